@@ -1,0 +1,25 @@
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean-venv
+
+# (Re)install when the project metadata changes; torch comes from this machine's local wheels.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[train,dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/streamlit run app.py --browser.gatherUsageStats false
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean-venv:
+	rm -rf $(VENV)

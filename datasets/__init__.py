@@ -1,0 +1,1 @@
+"""Synthetic training scenes, and checking a YOLO-format tile data set."""

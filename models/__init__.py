@@ -1,0 +1,1 @@
+"""Committed detector weights and their model card (README.md)."""

@@ -1,0 +1,1 @@
+"""Photo → detections → layout groups → legal-hand correction → scoring `Hand`."""
