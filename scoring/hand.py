@@ -1,0 +1,268 @@
+"""The hand as one immutable value: concealed tiles, winning tile, melds, flowers, situation.
+
+`Hand.from_json` / `Hand.to_json` speak exactly the JSON form of the rules spec (the `hand`
+objects of `shared/rules/tw16-2026.09-p0-examples.json`), with an optional `table` object for
+settlement. Constructing a value checks only its shape (known tile codes, meld kinds, winds);
+whether it is a legal win is `scoring.validate.check_hand`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .tiles import INDEX, WINDS, is_flower
+
+MELD_KINDS = ("chi", "pon", "kong", "ankong")  # chi, pon, open kong (incl. 加杠), concealed kong
+FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
+
+
+class HandError(ValueError):
+    """A hand that cannot be scored. The message names the problem in words a player reads."""
+
+
+def _tile(value: Any, where: str) -> str:
+    if not isinstance(value, str) or value not in INDEX:
+        raise HandError(
+            f"{where}: {value!r} is not a tile code (1m..9m, 1p..9p, 1s..9s, 1z..7z, 1f..8f)"
+        )
+    return value
+
+
+def _tiles(values: Any, where: str) -> tuple[str, ...]:
+    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+        raise HandError(f"{where}: expected a list of tile codes, got {values!r}")
+    return tuple(_tile(v, f"{where}[{i}]") for i, v in enumerate(values))
+
+
+def _wind(value: Any, where: str) -> str:
+    if value not in WINDS:
+        raise HandError(f"{where}: {value!r} is not a wind (E, S, W or N)")
+    return value
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise HandError(f"{where}: expected true or false, got {value!r}")
+    return value
+
+
+def _int(value: Any, where: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise HandError(f"{where}: expected a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def _object(value: Any, where: str, known: tuple[str, ...]) -> dict:
+    if not isinstance(value, dict):
+        raise HandError(f"{where}: expected an object, got {value!r}")
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise HandError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(known)})")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """An exposed set (吃 chi, 碰 pon, 明杠 kong incl. 加杠) or a concealed kong (暗杠 ankong)."""
+
+    kind: str
+    tiles: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.kind not in MELD_KINDS:
+            raise HandError(f"meld type {self.kind!r} is not one of {', '.join(MELD_KINDS)}")
+        object.__setattr__(self, "tiles", _tiles(list(self.tiles), f"{self.kind} meld"))
+
+    @property
+    def is_open(self) -> bool:
+        """吃, 碰 and 明杠 open the hand (break 门清); a 暗杠 does not."""
+        return self.kind != "ankong"
+
+    def to_json(self) -> dict:
+        return {"type": self.kind, "tiles": list(self.tiles)}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "meld") -> Meld:
+        data = _object(data, where, ("type", "tiles"))
+        if "type" not in data or "tiles" not in data:
+            raise HandError(f"{where}: needs 'type' and 'tiles'")
+        if data["type"] not in MELD_KINDS:
+            raise HandError(
+                f"{where}: type {data['type']!r} is not one of {', '.join(MELD_KINDS)}"
+            )
+        return cls(data["type"], _tiles(data["tiles"], f"{where}.tiles"))
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """How the hand was won: 门风 seat, 圈风 round, 自摸 or off a discard, and the four flags
+    海底/河底 (last_tile), 杠上 (after_kong), 抢杠 (rob_kong), 天和 (heavenly)."""
+
+    seat: str = "E"
+    round: str = "E"
+    self_draw: bool = False
+    last_tile: bool = False
+    after_kong: bool = False
+    rob_kong: bool = False
+    heavenly: bool = False
+
+    def __post_init__(self) -> None:
+        _wind(self.seat, "seat")
+        _wind(self.round, "round")
+        for name in ("self_draw", *FLAGS):
+            _flag(getattr(self, name), name)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The table around the hand, for settlement only: 庄家 seat, 连庄 streak, 底 and 每台,
+    听牌 declared before winning, and who discarded (for a win off a discard)."""
+
+    dealer: str
+    base: int
+    per_tai: int
+    streak: int = 0
+    declared_ready: bool = False
+    discarder: str | None = None
+
+    def __post_init__(self) -> None:
+        _wind(self.dealer, "table.dealer")
+        _int(self.base, "table.base")
+        _int(self.per_tai, "table.per_tai")
+        _int(self.streak, "table.streak")
+        _flag(self.declared_ready, "table.declared_ready")
+        if self.discarder is not None:
+            _wind(self.discarder, "table.discarder")
+
+    KEYS = ("dealer", "streak", "base", "per_tai", "declared_ready", "discarder")
+
+    def to_json(self) -> dict:
+        out = {"dealer": self.dealer, "streak": self.streak, "base": self.base,
+               "per_tai": self.per_tai, "declared_ready": self.declared_ready}
+        if self.discarder is not None:
+            out["discarder"] = self.discarder
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Table:
+        data = _object(data, "table", cls.KEYS)
+        missing = [k for k in ("dealer", "base", "per_tai") if k not in data]
+        if missing:
+            raise HandError(f"table: missing {', '.join(missing)}")
+        return cls(
+            dealer=data["dealer"],
+            base=data["base"],
+            per_tai=data["per_tai"],
+            streak=data.get("streak", 0),
+            declared_ready=data.get("declared_ready", False),
+            discarder=data.get("discarder"),
+        )
+
+
+HAND_KEYS = ("concealed", "win", "melds", "flowers", "seat", "round", "self_draw", *FLAGS,
+             "table")
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A winning hand: the concealed tiles (without the winning tile), the winning tile, the
+    melds, the flowers, and the situation. `table` is optional and used only for payments."""
+
+    concealed: tuple[str, ...]
+    win: str
+    melds: tuple[Meld, ...] = ()
+    flowers: tuple[str, ...] = ()
+    situation: Situation = field(default_factory=Situation)
+    table: Table | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "concealed", _tiles(list(self.concealed), "concealed"))
+        object.__setattr__(self, "flowers", _tiles(list(self.flowers), "flowers"))
+        object.__setattr__(self, "melds", tuple(self.melds))
+        _tile(self.win, "win")
+        for m in self.melds:
+            if not isinstance(m, Meld):
+                raise HandError(f"melds: {m!r} is not a Meld")
+        for t in self.concealed:
+            if is_flower(t):
+                raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
+        if is_flower(self.win):
+            raise HandError(f"win: {self.win} is a flower; a flower cannot win")
+        for m in self.melds:
+            for t in m.tiles:
+                if is_flower(t):
+                    raise HandError(f"{m.kind} meld: {t} is a flower; flowers form no sets")
+        for t in self.flowers:
+            if not is_flower(t):
+                raise HandError(f"flowers: {t} is not a flower (1f..8f)")
+
+    # -- views -----------------------------------------------------------------------------
+    @property
+    def seat(self) -> str:
+        return self.situation.seat
+
+    @property
+    def self_draw(self) -> bool:
+        return self.situation.self_draw
+
+    def held_tiles(self) -> tuple[str, ...]:
+        """The 16 (plus one per kong) tiles before the win: concealed and melds, no flowers."""
+        return self.concealed + tuple(t for m in self.melds for t in m.tiles)
+
+    def all_tiles(self) -> tuple[str, ...]:
+        """Every tile of the won hand except the flowers."""
+        return self.held_tiles() + (self.win,)
+
+    def replace(self, **changes: Any) -> Hand:
+        """A copy with some fields changed; situation fields may be given directly."""
+        sit = {k: changes.pop(k) for k in list(changes) if k in Situation.__dataclass_fields__}
+        if sit:
+            changes["situation"] = replace(changes.get("situation", self.situation), **sit)
+        return replace(self, **changes)
+
+    # -- JSON ------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        """The spec's JSON form; the optional flags appear only when true (as in the examples)."""
+        s = self.situation
+        out: dict[str, Any] = {
+            "concealed": list(self.concealed),
+            "win": self.win,
+            "melds": [m.to_json() for m in self.melds],
+            "flowers": list(self.flowers),
+            "seat": s.seat,
+            "round": s.round,
+            "self_draw": s.self_draw,
+        }
+        for flag in FLAGS:
+            if getattr(s, flag):
+                out[flag] = True
+        if self.table is not None:
+            out["table"] = self.table.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Hand:
+        """Read the spec's JSON form; any problem of shape raises HandError naming the key."""
+        data = _object(data, "hand", HAND_KEYS)
+        missing = [k for k in ("concealed", "win", "seat", "round") if k not in data]
+        if missing:
+            raise HandError(f"hand: missing {', '.join(missing)}")
+        melds = data.get("melds", [])
+        if not isinstance(melds, list):
+            raise HandError(f"melds: expected a list of melds, got {melds!r}")
+        situation = Situation(
+            seat=_wind(data["seat"], "seat"),
+            round=_wind(data["round"], "round"),
+            self_draw=_flag(data.get("self_draw", False), "self_draw"),
+            **{f: _flag(data.get(f, False), f) for f in FLAGS},
+        )
+        table = data.get("table")
+        return cls(
+            concealed=_tiles(data["concealed"], "concealed"),
+            win=_tile(data["win"], "win"),
+            melds=tuple(Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds)),
+            flowers=_tiles(data.get("flowers", []), "flowers"),
+            situation=situation,
+            table=None if table is None else Table.from_json(table),
+        )

@@ -1,0 +1,91 @@
+"""Score a hand: check it, read it every way, score each reading, keep the best.
+
+    from scoring import Hand, score
+    result = score(Hand.from_json({...}))
+    result.as_dict()  # {"门清": 1, "平和": 2}
+    result.total      # 3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .hand import Hand
+from .reading import Reading, View, readings
+from .ruleset import Entry, Ruleset, load_ruleset
+from .tiles import tile_name
+from .validate import check_hand
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One line of the result: `门风 东` 1 台 (traditional `門風 東`)."""
+
+    entry: str  # the entry's name without qualifier: 门风
+    name: str  # as printed, simplified: 门风 东
+    trad: str  # traditional rendering: 門風 東
+    tai: int
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    items: tuple[Item, ...]  # in the table's display order
+    total: int
+    waits: tuple[str, ...]  # 听 of the hand before the win
+    reading: Reading  # the reading that gave this score
+    ruleset: str  # ruleset id
+
+    def as_dict(self, script: str = "simplified") -> dict[str, int]:
+        key = "trad" if script == "traditional" else "name"
+        return {getattr(i, key): i.tai for i in self.items}
+
+
+def _qualifier(q, script: str) -> str:
+    tiles = (q,) if isinstance(q, str) else tuple(q)
+    return "".join(tile_name(t, script, short=True) for t in tiles)
+
+
+def _lines(entry: Entry, found) -> list[Item]:
+    if isinstance(found, list):
+        return [
+            Item(entry.name, f"{entry.name} {_qualifier(q, 'simplified')}",
+                 f"{entry.trad} {_qualifier(q, 'traditional')}", entry.tai)
+            for q in found
+        ]
+    if found:
+        return [Item(entry.name, entry.name, entry.trad, entry.tai * int(found))]
+    return []
+
+
+def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
+    """The items of one reading: every entry that holds, less those another one excludes."""
+    found = [(e, e.detect(reading)) for e in ruleset.entries]
+    present = {e.name for e, f in found if f}
+    excluded = {x for e, f in found if f for x in e.excludes}
+    return tuple(
+        item for e, f in found if e.name in present and e.name not in excluded
+        for item in _lines(e, f)
+    )
+
+
+def _rank(items: tuple[Item, ...]) -> tuple:
+    # Highest total first; among equal totals, a fixed order of the item lists so that the same
+    # hand (in any tile order) always reports the same reading.
+    return (sum(i.tai for i in items), tuple((i.name, i.tai) for i in items))
+
+
+def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
+    """The best score of a legal winning hand; raises HandError for anything else."""
+    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or
+                                                                      "tw16-2026.09-p0")
+    check_hand(hand)
+    view = View.of(hand)
+    best = None
+    for reading in readings(hand, view):
+        items = score_reading(reading, rules)
+        key = _rank(items)
+        if best is None or key > best[0]:
+            best = (key, items, reading)
+    assert best is not None, "check_hand passed, so the hand has a reading"
+    _, items, reading = best
+    return Score(items, sum(i.tai for i in items), view.waits, reading, rules.id)
