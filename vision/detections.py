@@ -1,0 +1,70 @@
+"""`Detections`: the one value that flows from the detector through layout and correction to the app.
+
+Boxes are xyxy in the pixels of the (EXIF-rotated) photo. `scores` keeps every class's score, not
+only the top one, because legal-hand correction needs the runner-up readings of each tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.classes import CLASSES
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    boxes: np.ndarray  # (N, 4) float32, x1 y1 x2 y2
+    scores: np.ndarray  # (N, len(CLASSES)) float32, independent per-class scores in [0, 1]
+
+    def __post_init__(self) -> None:
+        if self.boxes.shape != (len(self.scores), 4) or self.scores.shape[1:] != (len(CLASSES),):
+            raise ValueError(f"inconsistent shapes {self.boxes.shape} / {self.scores.shape}")
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros((0, len(CLASSES)), np.float32))
+
+    @classmethod
+    def concat(cls, parts: list[Detections]) -> Detections:
+        if not parts:
+            return cls.empty()
+        return cls(np.concatenate([p.boxes for p in parts]), np.concatenate([p.scores for p in parts]))
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def __getitem__(self, index) -> Detections:
+        index = np.atleast_1d(np.asarray(index))
+        return Detections(self.boxes[index].reshape(-1, 4), self.scores[index].reshape(-1, len(CLASSES)))
+
+    @property
+    def class_ids(self) -> np.ndarray:
+        return self.scores.argmax(axis=1) if len(self) else np.zeros(0, np.int64)
+
+    @property
+    def confidences(self) -> np.ndarray:
+        return self.scores.max(axis=1) if len(self) else np.zeros(0, np.float32)
+
+    @property
+    def codes(self) -> list[str]:
+        return [CLASSES[i] for i in self.class_ids]
+
+    @property
+    def widths(self) -> np.ndarray:
+        return self.boxes[:, 2] - self.boxes[:, 0]
+
+    @property
+    def heights(self) -> np.ndarray:
+        return self.boxes[:, 3] - self.boxes[:, 1]
+
+    @property
+    def centers(self) -> np.ndarray:
+        return np.stack([(self.boxes[:, 0] + self.boxes[:, 2]) / 2, (self.boxes[:, 1] + self.boxes[:, 3]) / 2], axis=1)
+
+    def scaled(self, factor: float, offset: tuple[float, float] = (0.0, 0.0)) -> Detections:
+        """Map boxes from a resized crop back to photo pixels: photo = crop / factor + offset."""
+        ox, oy = offset
+        boxes = self.boxes / factor + np.array([ox, oy, ox, oy], np.float32)
+        return Detections(boxes.astype(np.float32), self.scores)

@@ -1,0 +1,137 @@
+"""The tile detector at read time: the committed ONNX model on onnxruntime (no torch needed).
+
+`TileDetector.detect` is one forward pass at a given input size. `TileDetector.read` is what a
+photo gets: a first pass finds the tiles and their size, then the region holding them is resized
+so tiles come out at the size the model was trained on, and a second pass reads them. That makes
+a 12 MP photo whose tiles are 80 px wide read the same as a close-up (see models/README.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASSES
+from vision.detections import Detections
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+STRIDE = 32
+
+
+class ModelError(RuntimeError):
+    """The committed model is missing or does not match its recorded hash."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """`models/model.json`: which file to load, its SHA-256, and how it was trained to see tiles."""
+
+    onnx: Path
+    sha256: str
+    imgsz: int  # first-pass input size (long side)
+    tile_width: float  # median tile width (px, at network input) the model was trained around
+    max_side: int  # cap on the second pass's input long side
+
+    @classmethod
+    def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
+        meta_path = models_dir / "model.json"
+        if not meta_path.exists():
+            raise ModelError(f"no model card at {meta_path}")
+        meta = json.loads(meta_path.read_text())
+        if meta.get("classes") != list(CLASSES):
+            raise ModelError("model classes differ from vision.classes.CLASSES")
+        return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
+                   float(meta["tile_width"]), int(meta["max_side"]))
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """Resize so the long side is `long_side`, pad right/bottom to a multiple of the stride.
+
+    Padding only right/bottom keeps the mapping back to photo pixels a pure scale.
+    """
+    h, w = image.shape[:2]
+    scale = long_side / max(h, w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, (nw, nh), interpolation=interp)
+    ph, pw = -nh % STRIDE, -nw % STRIDE
+    padded = cv2.copyMakeBorder(resized, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    return padded, scale
+
+
+def decode(output: np.ndarray, conf: float, iou: float) -> Detections:
+    """YOLO head output (4 + classes, anchors) → boxes after class-agnostic NMS.
+
+    Agnostic NMS: two boxes on one tile are one tile whatever their classes; the losing class
+    survives as the runner-up score that correction can use.
+    """
+    pred = output.T  # (anchors, 4 + classes)
+    scores = pred[:, 4:]
+    keep = scores.max(axis=1) >= conf
+    pred, scores = pred[keep], scores[keep]
+    if not len(pred):
+        return Detections.empty()
+    cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    idx = cv2.dnn.NMSBoxes(np.stack([boxes[:, 0], boxes[:, 1], w, h], 1).tolist(),
+                           scores.max(axis=1).tolist(), conf, iou)
+    idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+    return Detections(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+
+
+class TileDetector:
+    def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        self.card = ModelCard.load(models_dir)
+        if not self.card.onnx.exists():
+            raise ModelError(f"model file {self.card.onnx} is missing")
+        actual = sha256_of(self.card.onnx)
+        if actual != self.card.sha256:
+            raise ModelError(f"{self.card.onnx.name} has SHA-256 {actual[:12]}…, expected "
+                             f"{self.card.sha256[:12]}… (corrupt or replaced; restore it from git)")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(self.card.onnx), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+
+    def detect(self, image: np.ndarray, long_side: int | None = None, conf: float = 0.25,
+               iou: float = 0.5) -> Detections:
+        """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels."""
+        padded, scale = letterbox(image, long_side or self.card.imgsz)
+        blob = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        output = self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0][0]
+        return decode(output, conf, iou).scaled(scale)
+
+    def read(self, image: np.ndarray, conf: float = 0.25) -> Detections:
+        """Two passes: find the tiles and their size, then read them at the trained tile size."""
+        first = self.detect(image, conf=conf)
+        if not len(first):
+            # Tiles too small to find at the first size: look once more at twice the resolution.
+            first = self.detect(image, long_side=min(2 * self.card.imgsz, self.card.max_side), conf=conf)
+            if not len(first):
+                return first
+        tile_w = float(np.median(np.minimum(first.widths, first.heights)))
+        pad = 1.5 * tile_w
+        x1, y1 = np.maximum(first.boxes[:, :2].min(axis=0) - pad, 0).astype(int)
+        h, w = image.shape[:2]
+        x2, y2 = np.minimum(first.boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
+        region = image[y1:y2, x1:x2]
+        factor = self.card.tile_width / tile_w
+        long_side = int(np.clip(max(region.shape[:2]) * factor, STRIDE, self.card.max_side))
+        second = self.detect(region, long_side=long_side, conf=conf)
+        return Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)

@@ -1,0 +1,104 @@
+"""What each layout group is: the concealed tiles (and the winning tile set apart), exposed melds,
+flowers. Geometry made the groups (`vision.layout`); the tiles' codes and counts decide here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scoring.tiles import is_flower, is_honour, rank, suit
+from vision.classes import BACK
+from vision.layout import Layout
+
+KINDS = ("concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown")
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: str
+    members: tuple[int, ...]  # detection indices in reading order
+    win_apart: bool = False  # concealed only: its last member was set apart as the winning tile
+
+
+def meld_kind(codes: list[str]) -> str:
+    """The kind a run of 3 or 4 shown tiles makes, or "unknown"."""
+    faces = [c for c in codes if c != BACK]
+    if len(codes) == 4 and len(faces) < 4:
+        return "ankong" if len(set(faces)) <= 1 else "unknown"
+    if BACK in codes or any(is_flower(c) for c in codes):
+        return "unknown"
+    if len(set(codes)) == 1 and len(codes) in (3, 4):
+        return "pon" if len(codes) == 3 else "kong"
+    if len(codes) == 3 and not any(is_honour(c) for c in codes) and len({suit(c) for c in codes}) == 1:
+        ranks = sorted(rank(c) for c in codes)
+        if ranks == [ranks[0], ranks[0] + 1, ranks[0] + 2]:
+            return "chi"
+    return "unknown"
+
+
+def _cuts(n: int) -> list[list[int]]:
+    """Every way to write n as an ordered sum of 3s and 4s."""
+    if n == 0:
+        return [[]]
+    return [[size] + rest for size in (3, 4) if size <= n for rest in _cuts(n - size)]
+
+
+def split_melds(members: tuple[int, ...], codes: list[str]) -> list[Group]:
+    """Cut a group of touching shown tiles into melds of 3 or 4 (players push melds together).
+
+    Among the cuts into runs of 3 and 4, the one with the most recognised sets wins; ties prefer
+    runs of 3, so a misread tile cannot turn two melds into a kong and a stray.
+    """
+    candidates = []
+    for sizes in _cuts(len(members)):
+        starts = [sum(sizes[:k]) for k in range(len(sizes))]
+        parts = [members[a:a + n] for a, n in zip(starts, sizes, strict=True)]
+        groups = [Group(meld_kind([codes[i] for i in part]), part) for part in parts]
+        candidates.append(((sum(g.kind != "unknown" for g in groups), -sizes.count(4)), groups))
+    if not candidates:
+        return [Group("unknown", members)]
+    return max(candidates, key=lambda c: c[0])[1]
+
+
+def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[str]]:
+    """Kinds for the layout's groups, with warnings where the reading is ambiguous."""
+    warnings: list[str] = []
+    flowers = tuple(i for g in layout.groups for i in g if is_flower(codes[i]))
+    plain = [tuple(i for i in g if not is_flower(codes[i])) for g in layout.groups]
+    order = [gi for row in layout.rows for gi in row if plain[gi]]
+    if not order:
+        return ([Group("flowers", flowers)] if flowers else []), ["no tiles found besides flowers"]
+
+    # The concealed tiles are the longest group; 17 − 3 per meld tiles, so ≡ 2 (mod 3) with the
+    # winning tile, ≡ 1 when the winning tile lies apart.
+    concealed = max(order, key=lambda gi: (len(plain[gi]) % 3 != 0, len(plain[gi]), -order.index(gi)))
+    members = plain[concealed]
+    win_apart = False
+    if len(members) % 3 == 1:
+        singles = [gi for gi in order if len(plain[gi]) == 1 and gi != concealed]
+        row = next(r for r in layout.rows if concealed in r)
+        after = [gi for gi in singles if gi in row and row.index(gi) == row.index(concealed) + 1]
+        pick = after[0] if after else (singles[0] if len(singles) == 1 else None)
+        if pick is not None:
+            members, win_apart = members + plain[pick], True
+            order.remove(pick)
+        else:
+            warnings.append("the concealed row has a tile too few or too many for a win")
+    elif len(members) % 3 == 0:
+        warnings.append("no group has the tile count of a concealed hand (17 − 3 per meld)")
+    if not win_apart:
+        warnings.append("the winning tile is not set apart: taken as the last tile of the concealed row")
+
+    groups = [Group("concealed", members, win_apart)]
+    for gi in order:
+        if gi == concealed:
+            continue
+        if len(plain[gi]) < 3:
+            groups.append(Group("unknown", plain[gi]))
+            warnings.append(f"a group of {len(plain[gi])} tile(s) apart from the others is not a meld")
+            continue
+        groups.extend(split_melds(plain[gi], codes))
+    if flowers:
+        groups.append(Group("flowers", flowers))
+    if any(g.kind == "unknown" for g in groups[1:]):
+        warnings.append("some shown tiles do not form a set")
+    return groups, warnings

@@ -1,0 +1,151 @@
+"""Layout: boxes → rows → groups → one tile per slot, in reading order.
+
+Players lay a winning hand out in rows of touching tiles: the concealed tiles, exposed melds as
+separate groups (beside the row or in a second row), flowers apart, sometimes the winning tile set
+a little apart at the end. Geometry alone decides rows, groups and slots here; what each group
+*is* (concealed, chi, pon, …) is decided from its tiles in `vision.groups`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.detections import Detections
+
+# Two boxes are in one group when their facing edges are closer than this many tile widths.
+GROUP_GAP = 0.45
+# Two boxes are in one row when their centres differ by less than this many tile heights.
+ROW_TOLERANCE = 0.5
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Groups of detection indices in reading order (rows top to bottom, tiles along the row)."""
+
+    groups: tuple[tuple[int, ...], ...]
+    rows: tuple[tuple[int, ...], ...]  # indices into `groups`, one tuple per row
+    dropped: tuple[int, ...]  # detections that lost their slot to a better box
+    angle: float  # row direction in degrees (0 = left to right)
+    warnings: tuple[str, ...] = ()
+
+
+def tile_size(dets: Detections) -> tuple[float, float]:
+    """Median (short side, long side) of the boxes: a tile's width and height whatever its turn."""
+    short = np.minimum(dets.widths, dets.heights)
+    long_ = np.maximum(dets.widths, dets.heights)
+    return float(np.median(short)), float(np.median(long_))
+
+
+def row_angle(centers: np.ndarray, tile_w: float) -> float:
+    """Direction of the rows, from each tile to its nearest neighbour (tiles touch along a row)."""
+    if len(centers) < 2:
+        return 0.0
+    diff = centers[None, :, :] - centers[:, None, :]
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    np.fill_diagonal(dist, np.inf)
+    nearest = dist.argmin(axis=1)
+    vec = diff[np.arange(len(centers)), nearest]
+    close = dist[np.arange(len(centers)), nearest] < 2.0 * tile_w
+    if not close.any():
+        return 0.0
+    # Doubled angles make a vector and its opposite agree (a row has no preferred direction yet).
+    doubled = 2 * np.arctan2(vec[close, 1], vec[close, 0])
+    angle = np.degrees(np.arctan2(np.sin(doubled).mean(), np.cos(doubled).mean()) / 2)
+    return float(angle)
+
+
+def _rotate(points: np.ndarray, degrees: float) -> np.ndarray:
+    t = np.radians(-degrees)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    return points @ rot.T
+
+
+def resolve_slots(order: list[int], x1: np.ndarray, x2: np.ndarray, conf: np.ndarray,
+                  pitch: float) -> tuple[list[int], list[int], int]:
+    """Keep one box per slot along a group: (kept, dropped, empty slots).
+
+    A box that straddles two neighbours (it covers a good part of each) is a misread of the
+    seam between two tiles, and two boxes on one slot are one tile read twice: the slots the
+    row's spacing implies decide, the more confident box keeps a contested slot.
+    """
+    def overlap(i: int, j: int) -> float:
+        return max(0.0, min(x2[i], x2[j]) - max(x1[i], x1[j])) / min(x2[i] - x1[i], x2[j] - x1[j])
+
+    dropped: set[int] = set()
+    for i in order:
+        covered = [j for j in order if j != i and overlap(i, j) > 0.25]
+        if len(covered) >= 2 and x2[i] - x1[i] > 1.3 * pitch:
+            dropped.add(i)
+    for i in sorted(order, key=lambda k: -conf[k]):
+        if i not in dropped:
+            dropped.update(j for j in order if j != i and j not in dropped and conf[j] <= conf[i]
+                           and overlap(i, j) > 0.5)
+    kept = [i for i in order if i not in dropped]
+    span = max(x2[kept]) - min(x1[kept])
+    empty = max(0, round(span / pitch) - len(kept))
+    return kept, [i for i in order if i in dropped], empty
+
+
+def group_rows(dets: Detections) -> Layout:
+    """Rows and groups of touching tiles, robust to a tilted photo and uneven spacing."""
+    n = len(dets)
+    if n == 0:
+        return Layout((), (), (), 0.0)
+    tile_w, tile_h = tile_size(dets)
+    angle = row_angle(dets.centers, tile_w)
+    # In the row frame rows run along x; box extents along x come from the rotated corners.
+    corners = dets.boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(n, 4, 2)
+    rc = _rotate(corners.reshape(-1, 2), angle).reshape(n, 4, 2)
+    x1, x2 = rc[..., 0].min(axis=1), rc[..., 0].max(axis=1)
+    cy = rc[..., 1].mean(axis=1)
+    # Rotating an axis-aligned box inflates it; the tile's own extent is closer to its short side.
+    inflate = np.maximum(0.0, (x2 - x1) - np.where(dets.widths < dets.heights, dets.widths, dets.heights))
+    shrink = np.abs(np.sin(np.radians(angle))) * inflate / 2
+    x1, x2 = x1 + shrink, x2 - shrink
+
+    # Rows: sort by the row-frame y and cut where consecutive centres jump by half a tile height.
+    by_y = np.argsort(cy, kind="stable")
+    rows: list[list[int]] = [[int(by_y[0])]]
+    for i in by_y[1:]:
+        if cy[i] - np.mean(cy[rows[-1]]) > ROW_TOLERANCE * tile_h:
+            rows.append([])
+        rows[-1].append(int(i))
+
+    conf = dets.confidences
+    warnings: list[str] = []
+    groups: list[tuple[int, ...]] = []
+    row_groups: list[tuple[int, ...]] = []
+    dropped: list[int] = []
+    for row in rows:
+        row.sort(key=lambda i: (x1[i] + x2[i]) / 2)
+        # Groups: cut the row where the gap between facing edges exceeds GROUP_GAP tile widths.
+        parts: list[list[int]] = [[row[0]]]
+        for i in row[1:]:
+            if x1[i] - max(x2[j] for j in parts[-1]) > GROUP_GAP * tile_w:
+                parts.append([])
+            parts[-1].append(i)
+        first = len(groups)
+        for part in parts:
+            pitch = float(np.median(x2[part] - x1[part])) if len(part) > 2 else tile_w
+            kept, lost, empty = resolve_slots(part, x1, x2, conf, min(pitch, 1.2 * tile_w))
+            dropped.extend(lost)
+            if empty:
+                warnings.append(f"group {len(groups) + 1} has room for {empty} more tile(s): "
+                                "a tile may be missing")
+            groups.append(tuple(kept))
+        row_groups.append(tuple(range(first, len(groups))))
+    if abs(angle) > 30:
+        warnings.append(f"rows run at {angle:.0f}°: check the reading order")
+    return Layout(tuple(groups), tuple(row_groups), tuple(dropped), angle, tuple(warnings))
+
+
+def in_reading_order(dets: Detections, layout: Layout) -> tuple[Detections, Layout]:
+    """The slotted detections only, renumbered in reading order, with the layout to match."""
+    order = [i for g in layout.groups for i in g]
+    groups, at = [], 0
+    for g in layout.groups:
+        groups.append(tuple(range(at, at + len(g))))
+        at += len(g)
+    return dets[np.array(order, dtype=np.int64)], Layout(tuple(groups), layout.rows, (), layout.angle, layout.warnings)

@@ -1,0 +1,73 @@
+"""A photo into a hand: detections → layout → group kinds → legal-hand correction → `Hand`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.hand import Hand, Situation
+from vision.correction import correct
+from vision.detections import Detections
+from vision.groups import Group, classify
+from vision.layout import group_rows, in_reading_order
+
+
+@dataclass(frozen=True)
+class Reading:
+    detections: Detections  # the tiles kept by the layout, in reading order
+    raw_codes: tuple[str, ...]  # the detector's top class per detection
+    codes: tuple[str, ...]  # the final reading per detection (after correction)
+    groups: tuple[Group, ...]  # members index `detections`
+    hand: Hand | None
+    confidence: float
+    changed: tuple[int, ...]  # detections whose code correction changed
+    warnings: tuple[str, ...]
+
+    def group_of(self) -> list[int]:
+        """The group index of each detection."""
+        out = [-1] * len(self.detections)
+        for gi, g in enumerate(self.groups):
+            for i in g.members:
+                out[i] = gi
+        return out
+
+    def to_json(self) -> dict:
+        """The `vision read --json` contract (one object per photo)."""
+        group = self.group_of()
+        conf = self.detections.confidences
+        return {
+            "detections": [
+                {"code": self.codes[i], "raw_code": self.raw_codes[i], "conf": round(float(conf[i]), 3),
+                 "box": [round(float(v), 1) for v in self.detections.boxes[i]], "group": group[i]}
+                for i in range(len(self.detections))
+            ],
+            "groups": [{"kind": g.kind, "tiles": [self.codes[i] for i in g.members],
+                        **({"win_apart": g.win_apart} if g.kind == "concealed" else {})}
+                       for g in self.groups],
+            "hand": self.hand.to_json() if self.hand else None,
+            "confidence": round(self.confidence, 3),
+            "warnings": list(self.warnings),
+        }
+
+
+def read_detections(dets: Detections, situation: Situation | None = None) -> Reading:
+    """Everything after the detector: pure geometry and rules, testable without a model."""
+    dets, layout = in_reading_order(dets, group_rows(dets))
+    raw = dets.codes
+    groups, group_warnings = classify(layout, raw)
+    warnings = list(layout.warnings) + group_warnings
+    if not len(dets):
+        return Reading(dets, (), (), (), None, 0.0, (), ("no tiles found in the photo",))
+    fixed = correct(dets, groups, situation)
+    warnings += fixed.warnings
+    for i, before, after in fixed.changed:
+        warnings.append(f"tile {i + 1} read as {before}, corrected to {after} to make a legal hand")
+    codes = tuple(fixed.codes.get(i, raw[i]) for i in range(len(dets)))
+    return Reading(dets, tuple(raw), codes, fixed.groups, fixed.hand, fixed.confidence,
+                   tuple(i for i, _, _ in fixed.changed), tuple(warnings))
+
+
+def read_photo(image: np.ndarray, detector, situation: Situation | None = None) -> Reading:
+    """Read a BGR photo with a `vision.detector.TileDetector`."""
+    return read_detections(detector.read(image), situation)
