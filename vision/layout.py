@@ -95,15 +95,16 @@ def group_rows(dets: Detections) -> Layout:
         return Layout((), (), (), 0.0)
     tile_w, tile_h = tile_size(dets)
     angle = row_angle(dets.centers, tile_w)
-    # In the row frame rows run along x; box extents along x come from the rotated corners.
-    corners = dets.boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(n, 4, 2)
-    rc = _rotate(corners.reshape(-1, 2), angle).reshape(n, 4, 2)
-    x1, x2 = rc[..., 0].min(axis=1), rc[..., 0].max(axis=1)
-    cy = rc[..., 1].mean(axis=1)
-    # Rotating an axis-aligned box inflates it; the tile's own extent is closer to its short side.
-    inflate = np.maximum(0.0, (x2 - x1) - np.where(dets.widths < dets.heights, dets.widths, dets.heights))
-    shrink = np.abs(np.sin(np.radians(angle))) * inflate / 2
-    x1, x2 = x1 + shrink, x2 - shrink
+    # In the row frame rows run along x. A turned tile's axis-aligned box is wider than the tile:
+    # for a w×h tile turned by t the box is (w·cos + h·sin) × (w·sin + h·cos); solve for w.
+    cx, cy = _rotate(dets.centers, angle).T
+    c, s = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+    if c * c - s * s > 0.3:
+        width = (dets.widths * c - dets.heights * s) / (c * c - s * s)
+        width = np.clip(width, 0.5 * tile_w, None)
+    else:  # near 45° the box says little about the tile: take the typical tile
+        width = np.full(n, tile_w)
+    x1, x2 = cx - width / 2, cx + width / 2
 
     # Rows: sort by the row-frame y and cut where consecutive centres jump by half a tile height.
     by_y = np.argsort(cy, kind="stable")

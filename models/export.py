@@ -1,0 +1,79 @@
+"""Make trained weights the committed model: ONNX export, hashes and the model card's metadata.
+
+    python -m models.export runs/train/tiles/weights/last.pt --data DATA/data.yaml
+
+Writes models/tiles.pt (to continue training from), models/tiles.onnx (what `vision` runs) and
+models/model.json (hashes checked at load, input size, the tile size the model was trained at).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import yaml
+from PIL import Image
+
+from models.ultralytics_env import REPO, load_ultralytics
+from vision.classes import CLASSES
+from vision.detector import MODELS_DIR, sha256_of
+
+MAX_SIDE = 1280  # second pass cap: keeps a many-row photo under ~0.5 s on 2 cores
+
+
+def training_tile_width(data_yaml: Path, imgsz: int, sample: int = 600) -> float:
+    """Median tile width (short side of the label boxes) in network-input pixels."""
+    cfg = yaml.safe_load(data_yaml.read_text())
+    root = Path(cfg.get("path") or data_yaml.parent)
+    images = sorted((root / cfg["train"]).glob("*.jpg"))[:sample]
+    widths = []
+    for image in images:
+        label = Path(str(image).replace("/images/", "/labels/")).with_suffix(".txt")
+        if not label.exists():
+            continue
+        w, h = Image.open(image).size
+        scale = imgsz / max(w, h)
+        for line in label.read_text().split("\n"):
+            if line.strip():
+                _, _, _, bw, bh = map(float, line.split())
+                widths.append(min(bw * w, bh * h) * scale)
+    if not widths:
+        raise SystemExit(f"no labels found under {root / cfg['train']}")
+    return round(float(np.median(widths)), 1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
+    parser.add_argument("weights", type=Path)
+    parser.add_argument("--data", type=Path, required=True, help="the data.yaml it was trained on")
+    parser.add_argument("--imgsz", type=int, default=416)
+    args = parser.parse_args(argv)
+
+    load_ultralytics()
+    from ultralytics import YOLO
+
+    model = YOLO(str(args.weights))
+    if list(model.names.values()) != list(CLASSES):
+        raise SystemExit("the weights' class names differ from vision.classes.CLASSES")
+    onnx = Path(model.export(format="onnx", dynamic=True, simplify=True, opset=17, imgsz=args.imgsz))
+    shutil.copyfile(args.weights, MODELS_DIR / "tiles.pt")
+    shutil.copyfile(onnx, MODELS_DIR / "tiles.onnx")
+    meta = {
+        "onnx": "tiles.onnx",
+        "pt": "tiles.pt",
+        "sha256": {name: sha256_of(MODELS_DIR / name) for name in ("tiles.onnx", "tiles.pt")},
+        "imgsz": args.imgsz,
+        "tile_width": training_tile_width(args.data, args.imgsz),
+        "max_side": MAX_SIDE,
+        "classes": list(CLASSES),
+        "trained_from": str(args.weights.relative_to(REPO) if args.weights.is_relative_to(REPO) else args.weights),
+    }
+    (MODELS_DIR / "model.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in meta.items() if k != "classes"}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Detections as a perfect detector would report a laid-out hand: for testing layout and correction
+without a model. Rows of touching tiles, melds in a second row, flowers apart."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.hand import Hand
+from vision.classes import CLASS_INDEX, CLASSES
+from vision.detections import Detections
+
+TILE_W, TILE_H = 30.0, 40.0
+
+
+def laid_out(hand: Hand, win_apart: bool = True, angle: float = 0.0, gap: float = 1.0) -> tuple[Detections, list[str]]:
+    """Boxes for `hand` as a player shows it; `angle` turns the whole layout (degrees)."""
+    centers, codes = [], []
+    x = 0.0
+    tiles = [*hand.concealed, hand.win]
+    for n, code in enumerate(tiles):
+        if win_apart and n == len(tiles) - 1:
+            x += TILE_W  # the winning tile a tile's width apart
+        centers.append((x + TILE_W / 2, 0.0))
+        codes.append(code)
+        x += TILE_W + gap
+    x = 0.0
+    for meld in hand.melds:
+        shown = ["back", meld.tiles[1], meld.tiles[2], "back"] if meld.kind == "ankong" else list(meld.tiles)
+        for code in shown:
+            centers.append((x + TILE_W / 2, 2 * TILE_H))
+            codes.append(code)
+            x += TILE_W + gap
+        x += TILE_W
+    x += TILE_W
+    for code in hand.flowers:
+        centers.append((x + TILE_W / 2, 2 * TILE_H))
+        codes.append(code)
+        x += TILE_W + gap
+    c = np.array(centers) @ _rotation(angle).T + 500.0
+    # The axis-aligned box of a turned tile, as a detector would draw it.
+    half = np.abs(_rotation(angle)) @ np.array([TILE_W / 2, TILE_H / 2])
+    boxes = np.concatenate([c - half, c + half], axis=1).astype(np.float32)
+    return Detections(boxes, one_hot(codes)), codes
+
+
+def one_hot(codes: list[str], top: float = 0.9, rest: float = 0.002) -> np.ndarray:
+    scores = np.full((len(codes), len(CLASSES)), rest, np.float32)
+    for i, code in enumerate(codes):
+        scores[i, CLASS_INDEX[code]] = top
+    return scores
+
+
+def _rotation(degrees: float) -> np.ndarray:
+    t = np.radians(degrees)
+    return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])

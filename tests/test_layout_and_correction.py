@@ -1,0 +1,128 @@
+"""Layout and legal-hand correction on the detections a perfect (or slightly wrong) detector reports."""
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from scoring.hand import Hand, Meld, Situation
+from scoring.random_hands import random_winning_hand
+from vision.classes import CLASS_INDEX
+from vision.detections import Detections
+from vision.groups import meld_kind, split_melds
+from vision.layout import group_rows
+from vision.read import read_detections
+
+from .fake_detections import TILE_W, laid_out
+
+HAND = Hand(
+    concealed=("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "2m"),
+    win="2m",
+    melds=(Meld("pon", ("3z", "3z", "3z")),),
+    flowers=("1f", "5f"),
+    situation=Situation(seat="E", round="S"),
+)
+
+
+def same_hand(a: Hand, b: Hand) -> bool:
+    return (Counter(a.concealed) == Counter(b.concealed) and a.win == b.win and a.flowers == b.flowers
+            and sorted((m.kind, m.tiles) for m in a.melds) == sorted((m.kind, m.tiles) for m in b.melds))
+
+
+@pytest.mark.parametrize("angle", [0.0, 12.0, -25.0])
+def test_a_laid_out_hand_reads_back(angle):
+    dets, _ = laid_out(HAND, angle=angle)
+    reading = read_detections(dets, HAND.situation)
+    assert reading.hand is not None, reading.warnings
+    assert same_hand(reading.hand, HAND)
+    kinds = [g.kind for g in reading.groups]
+    assert kinds == ["concealed", "pon", "flowers"]
+    assert reading.groups[0].win_apart
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_hands_read_back(seed):
+    hand = random_winning_hand(random.Random(seed))
+    dets, _ = laid_out(hand)
+    reading = read_detections(dets, hand.situation)
+    assert reading.hand is not None, (hand.to_json(), reading.warnings)
+    assert same_hand(reading.hand, hand)
+    assert not reading.changed
+
+
+def test_win_not_apart_is_the_last_tile_with_a_warning():
+    dets, _ = laid_out(HAND, win_apart=False)
+    reading = read_detections(dets, HAND.situation)
+    assert reading.hand is not None and reading.hand.win == "2m"
+    assert any("not set apart" in w for w in reading.warnings)
+
+
+def test_straddling_and_duplicate_boxes_are_resolved_into_slots():
+    dets, codes = laid_out(HAND, win_apart=True)
+    # A box across the seam of tiles 3 and 4, and a second weaker box on tile 6.
+    b3, b4, b6 = dets.boxes[2], dets.boxes[3], dets.boxes[5]
+    straddle = np.array([[b3[0] + TILE_W / 2, b3[1], b4[2] + TILE_W / 2, b4[3]]], np.float32)
+    double = (b6 + np.array([2, 1, 2, 1], np.float32))[None]
+    scores = np.full((2, dets.scores.shape[1]), 0.002, np.float32)
+    scores[0, CLASS_INDEX["9m"]] = 0.8
+    scores[1, CLASS_INDEX["1p"]] = 0.5
+    noisy = Detections.concat([dets, Detections(np.concatenate([straddle, double]), scores)])
+    layout = group_rows(noisy)
+    assert len(layout.dropped) == 2 and set(layout.dropped) == {len(dets), len(dets) + 1}
+    reading = read_detections(noisy, HAND.situation)
+    assert reading.hand is not None and same_hand(reading.hand, HAND)
+
+
+def test_correction_fixes_a_planted_misreading():
+    dets, codes = laid_out(HAND)
+    # Tile 2 (2m) read as 7m, with 2m the runner-up: 1m 7m 3m is no set, so the reading is illegal.
+    dets.scores[1, CLASS_INDEX["7m"]] = 0.95
+    dets.scores[1, CLASS_INDEX["2m"]] = 0.6
+    reading = read_detections(dets, HAND.situation)
+    assert reading.raw_codes[1] == "7m"
+    assert reading.hand is not None and same_hand(reading.hand, HAND)
+    assert reading.changed == (1,) and reading.codes[1] == "2m"
+    assert any("corrected to 2m" in w for w in reading.warnings)
+
+
+def test_no_close_legal_reading_returns_the_raw_reading_with_a_warning():
+    dets, codes = laid_out(HAND)
+    for i in range(6):  # six tiles confidently wrong, nothing else in sight
+        dets.scores[i] = 0.0
+        dets.scores[i, CLASS_INDEX["9p"]] = 0.99
+    reading = read_detections(dets, HAND.situation)
+    assert reading.hand is None
+    assert reading.codes[:6] == ("9p",) * 6
+    assert any("no legal winning hand" in w for w in reading.warnings)
+
+
+def test_concealed_kong_shown_with_backs():
+    hand = Hand(concealed=("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2m"), win="2m",
+                melds=(Meld("ankong", ("6z",) * 4), Meld("chi", ("3s", "4s", "5s"))), situation=Situation())
+    dets, codes = laid_out(hand)
+    assert codes.count("back") == 2
+    reading = read_detections(dets, hand.situation)
+    assert reading.hand is not None and same_hand(reading.hand, hand)
+
+
+def test_melds_pushed_together_are_split():
+    codes = ["3z", "3z", "3z", "4m", "5m", "6m", "1p", "1p", "1p", "1p"]
+    groups = split_melds(tuple(range(len(codes))), codes)
+    assert [(g.kind, len(g.members)) for g in groups] == [("pon", 3), ("chi", 3), ("kong", 4)]
+
+
+def test_meld_kinds():
+    assert meld_kind(["1m", "2m", "3m"]) == "chi"
+    assert meld_kind(["3m", "1m", "2m"]) == "chi"
+    assert meld_kind(["1z", "2z", "3z"]) == "unknown"
+    assert meld_kind(["5p"] * 3) == "pon"
+    assert meld_kind(["5p"] * 4) == "kong"
+    assert meld_kind(["back", "5p", "5p", "back"]) == "ankong"
+    assert meld_kind(["back"] * 4) == "ankong"
+    assert meld_kind(["1f", "2f", "3f"]) == "unknown"
+
+
+def test_no_tiles():
+    reading = read_detections(Detections.empty())
+    assert reading.hand is None and reading.warnings == ("no tiles found in the photo",)
