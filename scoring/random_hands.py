@@ -130,8 +130,9 @@ def _random_situation(rng: random.Random, melds: list[Meld]) -> Situation:
 
 
 def winning_hands(**knobs):
-    """A hypothesis strategy of random legal winning hands (hypothesis is a test dependency,
-    imported here only when the strategy is asked for)."""
+    """A hypothesis strategy of random legal winning hands, `random_winning_hand(**knobs)` from
+    a drawn seed (hypothesis is a test dependency, imported only when this is called)."""
     from hypothesis import strategies as st
 
-    return st.randoms(use_true_random=False).map(lambda rng: random_winning_hand(rng, **knobs))
+    return st.integers(0, 2**64 - 1).map(
+        lambda seed: random_winning_hand(random.Random(seed), **knobs))

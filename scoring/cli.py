@@ -1,0 +1,192 @@
+"""Command line: `python -m scoring score …` for people, `python -m scoring score --json` for
+programs (stdin: a JSON array of hands in the spec's form; stdout: one result per hand).
+
+    python -m scoring score "一万二万三万四万五万六万七万八万九万二筒三筒四筒四条五条九条九条" \\
+        --win 6s --seat E --round S --self-draw --base 50 --per-tai 20 --dealer S --streak 1
+    echo '[{...}, {...}]' | python -m scoring score --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .hand import Hand, HandError, Meld, Situation, Table
+from .notation import format_chinese, format_compact, parse_tile, parse_tiles
+from .ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
+from .score import score
+from .settle import settle
+from .tiles import WINDS, sort_tiles
+
+_MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
+_MELD_LABEL = {"chi": ("吃", "吃"), "pon": ("碰", "碰"), "kong": ("明杠", "明槓"),
+               "ankong": ("暗杠", "暗槓")}
+
+
+def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
+    """The contract's result for one hand: items and total (and payments), or an error."""
+    try:
+        hand = Hand.from_json(hand_json)
+        result = score(hand, ruleset)
+        out = {"items": result.as_dict(), "total": result.total}
+        if hand.table is not None:
+            out["payments"] = settle(result, hand).net
+        return out
+    except HandError as e:
+        return {"error": str(e)}
+    except Exception as e:  # noqa: BLE001 - one broken hand must not stop the others
+        return {"error": f"internal error: {type(e).__name__}: {e}"}
+
+
+def _run_json(args) -> int:
+    text = sys.stdin.read()
+    try:
+        hands = json.loads(text)
+    except json.JSONDecodeError as e:
+        print(f"input is not JSON: {e}", file=sys.stderr)
+        return 2
+    if not isinstance(hands, list):
+        print("input must be a JSON array of hands", file=sys.stderr)
+        return 2
+    results = [score_json(h, args.ruleset) for h in hands]
+    json.dump(results, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _meld(kind: str, text: str) -> Meld:
+    tiles = parse_tiles(text)
+    if len(tiles) == 1 and kind != "chi":
+        tiles = tiles * _MELD_SIZE[kind]
+    return Meld(kind, tiles)
+
+
+def hand_from_args(args) -> Hand:
+    text = args.hand
+    win = args.win
+    for mark in ("和", "胡"):
+        if mark in text:
+            text, _, tail = text.rpartition(mark)
+            tail_tile = parse_tile(tail)
+            if win is not None and parse_tile(win) != tail_tile:
+                raise HandError(f"the hand says 和{tail.strip()} but --win says {win}")
+            win = win or tail
+            break
+    if win is None:
+        raise HandError("give the winning tile with --win (or end the hand with 和<tile>)")
+    melds = [_meld(kind, t) for kind in _MELD_SIZE for t in getattr(args, kind) or ()]
+    flowers = parse_tiles(args.flowers) if args.flowers else ()
+    situation = Situation(
+        seat=args.seat, round=args.round, self_draw=args.self_draw, last_tile=args.last_tile,
+        after_kong=args.after_kong, rob_kong=args.rob_kong, heavenly=args.heavenly,
+    )
+    table = None
+    given = [x is not None for x in (args.base, args.per_tai, args.dealer)]
+    if any(given):
+        if not all(given):
+            raise HandError("payments need all of --base, --per-tai and --dealer")
+        table = Table(dealer=args.dealer, base=args.base, per_tai=args.per_tai,
+                      streak=args.streak, declared_ready=args.ready, discarder=args.discarder)
+    return Hand(parse_tiles(text), parse_tile(win), tuple(melds), flowers, situation, table)
+
+
+def _pad(text: str, width: int) -> str:
+    """Pad to a display width, counting a CJK character as two columns."""
+    shown = sum(2 if ord(c) > 0x2E7F else 1 for c in text)
+    return text + " " * max(1, width - shown)
+
+
+def _run_people(args) -> int:
+    script = "traditional" if args.trad else "simplified"
+    trad = args.trad
+    try:
+        hand = hand_from_args(args)
+        result = score(hand, args.ruleset)
+        paid = settle(result, hand) if hand.table is not None else None
+    except HandError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"{'手牌':<4} {format_chinese(sort_tiles(hand.concealed), script)} 和"
+          f"{format_chinese([hand.win], script)}   "
+          f"({format_compact(sort_tiles(hand.concealed))} + {hand.win})")
+    for m in hand.melds:
+        print(f"{_MELD_LABEL[m.kind][trad]:<4} {format_chinese(m.tiles, script)}")
+    if hand.flowers:
+        print(f"{'花':<4} {format_chinese(sort_tiles(hand.flowers), script)}")
+    waits = "、".join(format_chinese([t], script) for t in result.waits)
+    print(f"{'聽' if trad else '听':<4} {waits}")
+    print()
+    for item in result.items:
+        name = item.trad if trad else item.name
+        print(f"  {_pad(name, 14)}{item.tai:>3} 台")
+    if not result.items:
+        print("  (屁胡: no entry)")
+    print(f"  {_pad('合計' if trad else '合计', 14)}{result.total:>3} 台")
+    if paid is not None:
+        t = hand.table
+        print()
+        print(f"底 {t.base} 每台 {t.per_tai}; 庄家 {t.dealer}, 连庄 {t.streak}")
+        for p in paid.payments:
+            extras = "".join(f" + {n} {v}" for n, v in p.extras)
+            print(f"  {p.payer} pays {p.amount}  ({result.total}{extras} = {p.tai} 台)")
+        print("  " + "  ".join(f"{s} {paid.net[s]:+d}" if paid.net[s] else f"{s} 0"
+                               for s in WINDS))
+    return 0
+
+
+def _run_rules(args) -> int:
+    rules = load_ruleset(args.ruleset)
+    print(f"{rules.id}: {rules.title}")
+    for e in rules.entries:
+        name = e.trad if args.trad else e.name
+        ex = f"  (cancels {', '.join(e.excludes)})" if e.excludes else ""
+        print(f"  {_pad(name, 10)}{e.tai:>3} 台  {e.rule}{ex}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m scoring", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("score", help="score a hand (or, with --json, an array of hands)")
+    s.add_argument("hand", nargs="?", help="concealed tiles: 一万二万… / 123m 456p 77z")
+    s.add_argument("--json", action="store_true", help="read a JSON array of hands on stdin")
+    s.add_argument("--win", help="the winning tile (6s, 六条)")
+    s.add_argument("--seat", choices=WINDS, default="E", help="门风 (default E)")
+    s.add_argument("--round", choices=WINDS, default="E", help="圈风 (default E)")
+    s.add_argument("--self-draw", action="store_true", help="自摸 (else off a discard)")
+    for kind in _MELD_SIZE:
+        s.add_argument(f"--{kind}", action="append", metavar="TILES",
+                       help=f"a {kind} meld (repeatable): 123m / 一万二万三万; one tile for pon/kong")
+    s.add_argument("--flowers", help="梅兰菊竹春夏秋冬 / 1f2f")
+    s.add_argument("--last-tile", action="store_true", help="海底/河底")
+    s.add_argument("--after-kong", action="store_true", help="杠上开花")
+    s.add_argument("--rob-kong", action="store_true", help="抢杠")
+    s.add_argument("--heavenly", action="store_true", help="天和")
+    s.add_argument("--base", type=int, help="底")
+    s.add_argument("--per-tai", type=int, help="每台")
+    s.add_argument("--dealer", choices=WINDS, help="庄家 seat")
+    s.add_argument("--streak", type=int, default=0, help="连庄 count")
+    s.add_argument("--discarder", choices=WINDS, help="who discarded the winning tile")
+    s.add_argument("--ready", action="store_true", help="听牌 declared before winning")
+    s.add_argument("--trad", action="store_true", help="print in traditional characters")
+    s.add_argument("--ruleset", default=DEFAULT_RULESET,
+                   help=f"one of {', '.join(available_rulesets())}")
+
+    r = sub.add_parser("rules", help="print the 台 table of a ruleset")
+    r.add_argument("--ruleset", default=DEFAULT_RULESET)
+    r.add_argument("--trad", action="store_true")
+
+    args = p.parse_args(argv)
+    try:
+        if args.command == "rules":
+            return _run_rules(args)
+        if args.json:
+            return _run_json(args)
+        if not args.hand:
+            p.error("score needs a hand (or --json)")
+        return _run_people(args)
+    except RulesetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
