@@ -126,9 +126,11 @@ def _run_people(args) -> int:
     if paid is not None:
         t = hand.table
         print()
-        print(f"底 {t.base} 每台 {t.per_tai}; 庄家 {t.dealer}, 连庄 {t.streak}")
+        print(f"底 {t.base} 每台 {t.per_tai}; {'莊家' if trad else '庄家'} {t.dealer}, "
+              f"{'連莊' if trad else '连庄'} {t.streak}")
+        trad_names = {n: tr for n, tr in load_ruleset(args.ruleset).settlement.names.values()}
         for p in paid.payments:
-            extras = "".join(f" + {n} {v}" for n, v in p.extras)
+            extras = "".join(f" + {trad_names.get(n, n) if trad else n} {v}" for n, v in p.extras)
             print(f"  {p.payer} pays {p.amount}  ({result.total}{extras} = {p.tai} 台)")
         print("  " + "  ".join(f"{s} {paid.net[s]:+d}" if paid.net[s] else f"{s} 0"
                                for s in WINDS))

@@ -101,16 +101,19 @@ def parse_ruleset(data: dict, where: str = "ruleset") -> Ruleset:
     return Ruleset(data["id"], data.get("title", ""), entries, settlement)
 
 
-@cache
 def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
-    """A ruleset by file stem (`tw16-2026.09-p0`), by id (`tw16/2026.09-p0`), or by path."""
+    """A ruleset by file stem (`tw16-2026.09-p0`), by id (`tw16/2026.09-p0`), or by path
+    to a .json file; read once per process."""
     if name.endswith(".json"):
-        path = Path(name)
-    else:
-        path = RULESET_DIR / (name.replace("/", "-") + ".json")
+        return _load(Path(name).resolve())
+    return _load(RULESET_DIR / (name.replace("/", "-") + ".json"))
+
+
+@cache
+def _load(path: Path) -> Ruleset:
     if not path.is_file():
         known = ", ".join(available_rulesets())
-        raise RulesetError(f"no ruleset {name!r} (known: {known})")
+        raise RulesetError(f"no ruleset {path.stem!r} (known: {known})")
     with path.open(encoding="utf-8") as f:
         return parse_ruleset(json.load(f), path.name)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .hand import Hand
 from .reading import Reading, View, readings
-from .ruleset import Entry, Ruleset, load_ruleset
+from .ruleset import DEFAULT_RULESET, Entry, Ruleset, load_ruleset
 from .tiles import tile_name
 from .validate import check_hand
 
@@ -76,8 +76,7 @@ def _rank(items: tuple[Item, ...]) -> tuple:
 
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     """The best score of a legal winning hand; raises HandError for anything else."""
-    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or
-                                                                      "tw16-2026.09-p0")
+    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     check_hand(hand)
     view = View.of(hand)
     best = None

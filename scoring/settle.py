@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .hand import Hand, HandError, Table
-from .ruleset import Ruleset, SettlementRules, load_ruleset
+from .ruleset import DEFAULT_RULESET, Ruleset, SettlementRules, load_ruleset
 from .score import Score
 from .tiles import WINDS
 
@@ -53,9 +53,10 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
     table = table or hand.table
     if table is None:
         raise HandError("settlement needs a table: dealer, 底 (base) and 每台 (per_tai)")
-    rules = (ruleset if isinstance(ruleset, Ruleset)
-             else load_ruleset(ruleset or (result.ruleset if isinstance(result, Score)
-                                           else "tw16-2026.09-p0"))).settlement
+    if not isinstance(ruleset, Ruleset):
+        default = result.ruleset if isinstance(result, Score) else DEFAULT_RULESET
+        ruleset = load_ruleset(ruleset or default)
+    rules = ruleset.settlement
     total = result.total if isinstance(result, Score) else int(result)
     winner = hand.situation.seat
     if hand.situation.self_draw:
