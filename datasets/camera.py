@@ -33,9 +33,12 @@ def sample_size(rng: np.random.Generator, long_side: int) -> tuple[int, int]:
 
 
 def sample_tile_px(rng: np.random.Generator, long_side: int) -> float:
-    """Mostly 20-60 px at 640, sometimes 14-20 (a row across a third of a photo) or close-ups."""
+    """Mostly 26-64 px at 640, sometimes 16-26 (a row across a third of a photo) or close-ups.
+
+    The reader resizes a photo so its tiles come out near the training median (models/README.md),
+    so the bulk of the range is where tiles are large enough to tell 七 from 四 apart."""
     u = rng.random()
-    lo, hi = (14, 20) if u < 0.1 else (60, 120) if u > 0.87 else (20, 60)
+    lo, hi = (16, 26) if u < 0.1 else (64, 120) if u > 0.87 else (26, 64)
     return float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * long_side / 640
 
 
