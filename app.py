@@ -1,7 +1,302 @@
-"""taishu Streamlit front end (thin: widgets wired to scoring and vision)."""
+"""台數 taishu: photograph a winning hand, fix what the reader got wrong, see the 台 and who pays.
+
+Thin on purpose: widgets wired to `scoring` (rules) and `vision` (photos) through the small
+helpers in `ui/`. All state lives in `st.session_state`: the draft hand, the photo and its reading
+(by photo id, so editing never re-runs the model), the situation widgets.
+"""
+
+from __future__ import annotations
 
 import streamlit as st
 
-st.set_page_config(page_title="台數 taishu", page_icon="🀄", layout="centered")
-st.title("台數 taishu")
-st.write("Score a winning Taiwan 16-tile mahjong hand.")
+from scoring.hand import HandError, Situation, Table
+from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets
+from scoring.tiles import TILE_CODES, WINDS
+from ui.dataset import save_example
+from ui.draft import (
+    MELD_SIZE,
+    Draft,
+    add_meld,
+    add_tile,
+    from_reading,
+    from_text,
+    meld_index,
+    remove_meld,
+    remove_tile,
+    replace_tile,
+    set_meld_kind,
+    set_win,
+    to_text,
+)
+from ui.photo import annotate, box_codes, flagged, photo_id
+from ui.result import evaluate, item_rows, net_line, payment_rows
+from ui.text import SCRIPT_LABELS, SCRIPTS, WIND_NAMES, in_script, seat_label, tile_label
+from vision.detector import ModelError, TileDetector
+from vision.photo import PhotoError, load_photo
+from vision.read import read_photo
+
+st.set_page_config(page_title="台數 taishu", page_icon="🀄", layout="centered",
+                   initial_sidebar_state="collapsed")
+
+ss = st.session_state
+for key, value in {
+    "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
+    "source": "upload", "script": "traditional", "seat": "E", "round": "E", "dealer": "E", "streak": 0,
+    "how": "self", "base": 100, "per_tai": 20, "dataset_dir": "./my-dataset",
+    "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
+}.items():
+    ss.setdefault(key, value)
+# Keep these although their widgets are not drawn on every run (Streamlit drops a hidden widget's value).
+for key in ("target", "dataset_dir"):
+    ss[key] = ss[key]
+
+KIND_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
+
+
+# Labels read the `script` and `draft` of this run, not session state: Streamlit may call a
+# format_func after the run.
+def t(text: str) -> str:
+    return in_script(text, script)
+
+
+def group_label(group: str) -> str:
+    if group.startswith("meld:"):
+        meld = draft.melds[meld_index(group)]
+        return t(f"副露 {meld_index(group) + 1}（{KIND_NAMES.get(meld.kind, '未定')}）")
+    return t({"concealed": "手牌", "win": "胡的那張", "flowers": "花牌"}[group])
+
+
+def edit(draft: Draft) -> None:
+    """Every change of the hand: new widget keys for the tile rows, so no stale selection remains."""
+    ss.draft = draft
+    ss.version += 1
+    ss.selected = None
+
+
+@st.cache_resource(show_spinner=False)
+def tile_detector():
+    return TileDetector()
+
+
+# -- callbacks (run before the page is drawn again) ---------------------------------------------------
+def on_text() -> None:
+    try:
+        draft = from_text(ss.text)
+    except HandError as exc:
+        ss.text_error = str(exc)
+        return
+    ss.text_error = None
+    edit(draft)
+
+
+def on_select(group: str) -> None:
+    index = ss[f"tiles-{group}-{ss.version}"]
+    ss.selected = None if index is None else (group, index)
+    for other in ss.draft.groups():
+        if other != group:
+            ss[f"tiles-{other}-{ss.version}"] = None
+
+
+def on_face() -> None:
+    code = ss[f"face-{ss.version}"]
+    if code is None:
+        return
+    if ss.selected is not None:
+        edit(replace_tile(ss.draft, *ss.selected, code))
+    else:
+        edit(add_tile(ss.draft, ss.target, code))
+
+
+def on_kind(m: int) -> None:
+    edit(set_meld_kind(ss.draft, m, ss[f"kind-{m}-{ss.version}"]))
+
+
+def on_new_meld(kind: str) -> None:
+    edit(add_meld(ss.draft, kind))
+    ss.target = f"meld:{len(ss.draft.melds) - 1}"
+
+
+def on_remove_meld(m: int) -> None:
+    edit(remove_meld(ss.draft, m))
+    ss.target = "concealed"
+
+
+# -- page -------------------------------------------------------------------------------------------
+st.title("台數")
+st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
+         label_visibility="collapsed")
+script = ss.script
+st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
+
+# ① photo
+st.subheader(t("① 照片"))
+upload = st.file_uploader(
+    t("上傳胡牌照片（手機會提供拍照）"), type=["jpg", "jpeg", "png", "webp"], key="upload",
+    on_change=lambda: ss.update(source="upload"),
+    help=t("JPG、PNG 或 WebP。iPhone 的 HEIC 照片上傳時手機會轉成 JPG；若檔案仍是 HEIC，"
+           "請到 設定 › 相機 › 格式 選「最相容」再拍。"),
+)
+with st.expander(t("用網頁相機拍照（需 HTTPS 或 localhost）")):
+    st.caption(t("手機經由 Wi-Fi（http://…）連線時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
+    camera = st.camera_input(t("拍照"), key="camera", on_change=lambda: ss.update(source="camera"))
+
+photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
+if photo_file is None:
+    ss.photo = None
+else:
+    data = photo_file.getvalue()
+    pid = photo_id(data)
+    if ss.photo is None or ss.photo["id"] != pid:
+        try:
+            image = load_photo(data)
+        except PhotoError as exc:
+            ss.photo = None
+            st.error(t("這個檔案不能當照片讀：") + str(exc))
+        else:
+            ss.photo = {"id": pid, "image": image, "problem": None}
+            if pid not in ss.readings:
+                try:
+                    with st.spinner(t("讀牌中…")):
+                        ss.readings[pid] = read_photo(image, tile_detector(), Situation())
+                except ModelError as exc:
+                    ss.photo["problem"] = f"photo reading unavailable: {exc}"
+                except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
+                    ss.photo["problem"] = f"photo reading failed: {type(exc).__name__}: {exc}"
+            if pid in ss.readings:
+                edit(from_reading(ss.readings[pid]))
+
+reading = ss.readings.get(ss.photo["id"]) if ss.photo else None
+if ss.photo is not None:
+    if ss.photo["problem"]:
+        st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem']}")
+    if reading is None:
+        st.image(ss.photo["image"], channels="BGR")
+    else:
+        st.image(annotate(ss.photo["image"], reading, ss.draft), channels="BGR",
+                 caption=t(f"讀到 {len(reading.detections)} 張牌，把握度 {reading.confidence:.0%}。"
+                           "紅框：沒把握、被修正或你改過的牌；x：你刪掉的。"))
+        if reading.hand is None:
+            st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
+        if reading.warnings:
+            with st.expander(t(f"讀牌提示（{len(reading.warnings)}）")):
+                for warning in reading.warnings:
+                    st.write(f"- {warning}")
+
+# text entry
+st.text_input(t("或用文字輸入手牌"), key="text", on_change=on_text,
+              placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
+              help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
+                     "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
+st.button(t("讀入文字"), on_click=on_text)
+if ss.get("text_error"):
+    st.error(t("看不懂這手牌：") + ss.text_error)
+
+# ② hand
+st.subheader(t("② 手牌"))
+draft = ss.draft
+marks = flagged(reading, draft) if reading is not None else []
+if draft.empty:
+    st.info(t("先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
+for group in draft.groups():
+    slots = draft.slots(group)
+    if group == "flowers" and not slots:
+        continue
+    if group.startswith("meld:"):
+        m = meld_index(group)
+        kind = draft.melds[m].kind
+        st.selectbox(group_label(group), list(MELD_SIZE), index=None if kind is None else list(MELD_SIZE).index(kind),
+                     format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{ss.version}", on_change=on_kind,
+                     args=(m,), placeholder=t("選擇吃、碰、明槓或暗槓"))
+    if slots:
+        st.pills(
+            group_label(group), range(len(slots)), key=f"tiles-{group}-{ss.version}", on_change=on_select,
+            args=(group,), label_visibility="collapsed" if group.startswith("meld:") else "visible",
+            format_func=lambda i, s=slots: ("⚠" if s[i].det is not None and s[i].det < len(marks) and marks[s[i].det]
+                                            else "") + tile_label(s[i].code, script),
+        )
+    else:
+        st.caption(f"{group_label(group)}：" + t("（空）"))
+    if group.startswith("meld:"):
+        st.button(t("刪除這組副露"), key=f"drop-meld-{m}-{ss.version}", on_click=on_remove_meld, args=(m,))
+if not draft.empty:
+    st.caption(t("文字：") + to_text(draft))
+
+if ss.selected is not None:
+    group, index = ss.selected
+    st.markdown(t(f"**已選取**：{group_label(group)}的「{tile_label(draft.slots(group)[index].code, script)}」"))
+    with st.container(horizontal=True):
+        st.button(t("刪除這張"), on_click=lambda: edit(remove_tile(ss.draft, *ss.selected)))
+        if group == "concealed":
+            st.button(t("設為胡的那張"), on_click=lambda: edit(set_win(ss.draft, ss.selected[1])))
+        st.button(t("取消選取"), on_click=lambda: edit(ss.draft))
+    picker_label = t("點一張牌換掉它：")
+else:
+    if ss.target not in draft.groups():
+        ss.target = "concealed"
+    st.radio(t("點牌加到："), draft.groups(), key="target", horizontal=True, format_func=group_label)
+    picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
+st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face,
+         format_func=lambda code: tile_label(code, script))
+with st.container(horizontal=True):
+    for kind in MELD_SIZE:
+        st.button(t(f"＋{KIND_NAMES[kind]}"), key=f"new-{kind}", on_click=on_new_meld, args=(kind,))
+    st.button(t("清空手牌"), on_click=lambda: edit(Draft()))
+
+# ③ situation
+st.subheader(t("③ 牌局"))
+wind_name = {w: t(WIND_NAMES[w]) for w in WINDS}
+st.radio(t("門風（胡牌的人）"), WINDS, key="seat", horizontal=True, format_func=wind_name.get)
+st.radio(t("圈風"), WINDS, key="round", horizontal=True, format_func=wind_name.get)
+st.radio(t("怎麼胡"), ["self", *WINDS], key="how", horizontal=True,
+         format_func=lambda w: t("自摸") if w == "self" else seat_label(w, script) + t("放槍"))
+st.radio(t("莊家"), WINDS, key="dealer", horizontal=True, format_func=lambda w: seat_label(w, script))
+flags = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上（補牌胡）", "rob_kong": "搶槓", "heavenly": "天胡",
+         "ready": "聽牌（胡前宣告）"}
+with st.container(horizontal=True):
+    for key, label in flags.items():
+        st.checkbox(t(label), key=key)
+with st.container(horizontal=True):
+    st.number_input(t("連莊次數"), min_value=0, max_value=99, step=1, key="streak", width=100)
+    st.number_input(t("底"), min_value=0, step=10, key="base", width=100)
+    st.number_input(t("每台"), min_value=0, step=10, key="per_tai", width=100)
+
+# ④ result
+st.subheader(t("④ 台數"))
+self_draw = ss.how == "self"
+situation = Situation(seat=ss.seat, round=ss["round"], self_draw=self_draw, last_tile=ss.last_tile,
+                      after_kong=ss.after_kong, rob_kong=ss.rob_kong, heavenly=ss.heavenly)
+table = Table(dealer=ss.dealer, base=ss.base, per_tai=ss.per_tai, streak=ss.streak, declared_ready=ss.ready,
+              discarder=None if self_draw else ss.how)
+outcome = None
+try:
+    outcome = evaluate(draft, situation, table, ss.ruleset)
+except (HandError, RulesetError) as exc:
+    st.error(t("這手牌不能算：") + str(exc))
+if outcome is not None:
+    st.metric(t("合計"), f"{outcome.score.total} 台")
+    rows = item_rows(outcome.score, script)
+    if rows:
+        st.table(rows, hide_index=True)
+    else:
+        st.caption(t("沒有任何台（屁胡）"))
+    st.markdown(t("**誰付多少**"))
+    st.table(payment_rows(outcome.settlement, ss.ruleset, script), hide_index=True)
+    st.caption(net_line(outcome.settlement, script))
+
+# ⑤ saving the corrected photo
+if reading is not None:
+    st.subheader(t("⑤ 存成訓練資料"))
+    st.text_input(t("資料集資料夾"), key="dataset_dir")
+    if st.button(t("把這張照片加入我的資料集")):
+        codes = box_codes(reading, draft)
+        try:
+            saved = save_example(ss.dataset_dir, ss.photo["id"], ss.photo["image"], reading.detections.boxes, codes)
+        except OSError as exc:
+            st.error(t("存不進去：") + str(exc))
+        else:
+            unboxed = sum(s.det is None for s in draft.all_slots())
+            st.success(t(f"已存入 {saved.image}（{saved.boxes} 個框）。")
+                       + (t(f"有 {unboxed} 張牌是你加的，照片上沒有它的框，沒有存進標註。") if unboxed else ""))
+
+with st.expander(t("規則")):
+    st.selectbox(t("台數規則"), available_rulesets(), key="ruleset")

@@ -1,0 +1,207 @@
+"""The app's flows in Streamlit's AppTest (the script run in-process, widgets set from the test).
+
+The photo flow runs on a stand-in detector returning the detections of `tests/fake_detections.py`
+(the real one needs the committed model); `test_real_model_reads_a_sample_photo` runs the real one
+when `models/model.json` exists.
+"""
+
+import io
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from PIL import Image
+from streamlit.testing.v1 import AppTest
+
+import vision.detector
+from scoring.hand import Hand, Meld, Situation, Table
+from scoring.score import score
+from tests.fake_detections import laid_out
+from ui.draft import from_hand, from_text, to_hand
+from ui.result import evaluate
+from vision.classes import CLASS_INDEX
+from vision.detector import ModelError
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+MODELS = Path(__file__).resolve().parents[1] / "models"
+HAND = Hand.from_json({
+    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
+    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
+    "seat": "E", "round": "E", "self_draw": True,
+})
+TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
+
+
+def total_shown(at) -> str:
+    [metric] = at.metric
+    return metric.value
+
+
+def expected_total(hand: Hand) -> str:
+    return f"{score(hand.replace(seat='E', round='E', self_draw=True)).total} 台"
+
+
+def jpeg(width=1200, height=700) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (40, 110, 60)).save(buf, "JPEG")
+    return buf.getvalue()
+
+
+class FakeDetector:
+    """Stands in for `TileDetector`: every photo shows HAND as laid out on the table."""
+
+    reads = 0
+
+    def read(self, image):
+        FakeDetector.reads += 1
+        return laid_out(HAND)[0]
+
+
+class NoModel:
+    def __init__(self):
+        raise ModelError("no model card at models/model.json")
+
+
+@pytest.fixture
+def app(monkeypatch):
+    def start(detector=FakeDetector):
+        monkeypatch.setattr(vision.detector, "TileDetector", detector)
+        st.cache_resource.clear()
+        FakeDetector.reads = 0
+        return AppTest.from_file(str(APP), default_timeout=60).run()
+
+    yield start
+    st.cache_resource.clear()
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_typed_hand_scores_and_settles(app):
+    at = ok(app(NoModel))
+    assert not at.metric and "還沒有牌" in at.error[0].value
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    assert total_shown(at) == expected_total(HAND)
+    assert [r["項目"] for r in at.table[0].value.to_dict("records")] == [i.trad for i in score(HAND).items]
+    payers = at.table[1].value.to_dict("records")
+    assert [p["誰付"] for p in payers] == ["南家", "西家", "北家"]
+    assert all(p["金額"] == 100 + (score(HAND).total + 1) * 20 for p in payers)  # 底 100, 每台 20, 莊家 +1
+
+    ok(at.radio(key="how").set_value("N").run())  # off 北家's discard: 北家 alone pays
+    assert [p["誰付"] for p in at.table[1].value.to_dict("records")] == ["北家"]
+    ok(at.radio(key="script").set_value("simplified").run())
+    assert "谁付" in at.table[1].value.columns and at.metric[0].label == "合计"
+
+
+def test_illegal_hands_and_bad_text_get_messages(app):
+    at = ok(app(NoModel))
+    ok(at.text_input(key="text").set_value("123m 和5s").run())
+    assert not at.metric and "這手牌不能算：tile count" in at.error[0].value
+    ok(at.text_input(key="text").set_value("123q").run())
+    assert any("看不懂這手牌" in e.value for e in at.error)
+    assert at.session_state["draft"] == from_text("123m 和5s")  # the last good draft is kept
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(at.checkbox(key="heavenly").check().run())  # 天胡 with a meld cannot happen
+    assert "heavenly" in at.error[0].value
+
+
+def test_entering_a_hand_by_tapping_tiles(app):
+    at = ok(app(NoModel))
+    for code in [*HAND.concealed, HAND.win]:
+        ok(at.pills(key=f"face-{at.session_state['version']}").set_value(code).run())
+    ok(at.button(key="new-pon").click().run())
+    for _ in range(3):
+        ok(at.pills(key=f"face-{at.session_state['version']}").set_value("7z").run())
+    ok(at.pills(key=f"face-{at.session_state['version']}").set_value("1f").run())
+    # every tapped tile went to the concealed row: now choose the winning tile
+    draft = at.session_state["draft"]
+    assert draft.win is None and len(draft.concealed) == 14
+    v = at.session_state["version"]
+    ok(at.pills(key=f"tiles-concealed-{v}").set_value(13).run())
+    ok(next(b for b in at.button if b.label == "設為胡的那張").click().run())
+    assert to_hand(at.session_state["draft"], HAND.situation) == HAND
+    assert total_shown(at) == expected_total(HAND)
+
+
+def test_fixing_a_tile_and_a_meld(app):
+    at = ok(app(NoModel))
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    v = at.session_state["version"]
+    assert at.pills(key=f"tiles-concealed-{v}").options[:3] == ["一萬", "二萬", "三萬"]
+    ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
+    ok(at.pills(key=f"face-{v}").set_value("9m").run())
+    assert at.session_state["draft"].concealed[0].code == "9m" and "not a win" in at.error[0].value
+    v = at.session_state["version"]
+    ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
+    ok(at.pills(key=f"face-{v}").set_value("1m").run())
+    assert total_shown(at) == expected_total(HAND)
+    v = at.session_state["version"]
+    ok(at.selectbox(key=f"kind-0-{v}").set_value("kong").run())  # 碰 → 明槓 gets its fourth tile
+    assert [s.code for s in at.session_state["draft"].melds[0].tiles] == ["7z"] * 4
+    assert total_shown(at) == expected_total(HAND.replace(melds=(Meld("kong", ("7z",) * 4),)))
+
+
+def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path):
+    at = ok(app(FakeDetector))
+    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    assert FakeDetector.reads == 1
+    assert total_shown(at) == expected_total(HAND)
+    [photo] = at.image
+    assert photo.captions[0].startswith("讀到 18 張牌")
+    ok(at.radio(key="how").set_value("S").run())  # a widget change re-scores without reading again
+    ok(at.checkbox(key="ready").check().run())
+    assert FakeDetector.reads == 1
+
+    v = at.session_state["version"]
+    ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
+    ok(at.pills(key=f"face-{v}").set_value("9m").run())
+    assert "⚠九萬" in at.pills(key=f"tiles-concealed-{at.session_state['version']}").options
+
+    ok(at.text_input(key="dataset_dir").set_value(str(tmp_path / "mine")).run())
+    ok(next(b for b in at.button if b.label == "把這張照片加入我的資料集").click().run())
+    assert at.success, [e.value for e in at.error]
+    [labels] = (tmp_path / "mine" / "labels" / "train").glob("*.txt")
+    rows = [line.split() for line in labels.read_text().splitlines()]
+    assert len(rows) == len(laid_out(HAND)[0]) and rows[0][0] == str(CLASS_INDEX["9m"])
+    assert (tmp_path / "mine" / "data.yaml").exists() and len(list((tmp_path / "mine" / "images").rglob("*.jpg"))) == 1
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"this is not a photo", "不能當照片讀"),
+    (b"", "不能當照片讀"),
+    (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "HEIC"),
+])
+def test_a_broken_upload_gets_a_message_and_keeps_the_hand(app, data, message):
+    at = ok(app(FakeDetector))
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(at.file_uploader(key="upload").set_value(("hand.jpg", data, "image/jpeg")).run())
+    assert any(message in e.value for e in at.error)
+    assert FakeDetector.reads == 0 and total_shown(at) == expected_total(HAND)
+
+
+def test_without_a_model_the_photo_is_shown_and_typing_still_works(app):
+    at = ok(app(NoModel))
+    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    assert "photo reading unavailable: no model card" in at.warning[0].value
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    assert total_shown(at) == expected_total(HAND)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (MODELS / "model.json").exists(), reason="no committed model (models/model.json)")
+def test_real_model_reads_a_sample_photo(monkeypatch):
+    from datasets.generate import make_sample
+
+    photo, truth = next((j, tr) for j, _, tr in (make_sample(i, 2026, long_side=1600) for i in range(20))
+                        if tr["hand"] is not None)
+    hand = Hand.from_json(truth["hand"])
+    st.cache_resource.clear()
+    at = ok(AppTest.from_file(str(APP), default_timeout=120).run())
+    ok(at.file_uploader(key="upload").set_value(("sample.jpg", photo, "image/jpeg")).run())
+    assert not at.warning or "unavailable" not in at.warning[0].value
+    situation = Situation(self_draw=True)
+    assert sorted(to_hand(at.session_state["draft"], situation).all_tiles()) == sorted(hand.all_tiles())
+    want = evaluate(from_hand(hand), situation, Table(dealer="E", base=100, per_tai=20), "tw16-2026.09-p0")
+    assert total_shown(at) == f"{want.score.total} 台"

@@ -1,0 +1,192 @@
+"""The app's helpers without Streamlit: the draft hand and its edits, typed hands, the photo reading
+as a draft, boxes as the player corrected them, the YOLO export, results as rows, the two scripts."""
+
+import numpy as np
+import pytest
+import yaml
+
+from scoring.hand import Hand, HandError, Meld, Situation, Table
+from tests.fake_detections import laid_out, one_hot
+from ui.dataset import save_example, yolo_lines
+from ui.draft import (
+    Draft,
+    MeldDraft,
+    Slot,
+    add_meld,
+    add_tile,
+    from_hand,
+    from_reading,
+    from_text,
+    remove_tile,
+    replace_tile,
+    set_meld_kind,
+    set_win,
+    to_hand,
+    to_text,
+)
+from ui.photo import REMOVED, annotate, box_codes, flagged
+from ui.result import evaluate, item_rows, net_line, payment_rows
+from ui.text import in_script, seat_label, tile_label
+from vision.classes import CLASS_INDEX, CLASSES
+from vision.detections import Detections
+from vision.read import read_detections
+
+HAND = Hand.from_json({
+    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
+    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
+    "seat": "E", "round": "E", "self_draw": True,
+})
+SELF_DRAW = Situation(self_draw=True)
+TABLE = Table(dealer="E", base=100, per_tai=20)
+
+
+def codes(slots):
+    return [s.code for s in slots]
+
+
+def test_draft_round_trips_a_hand():
+    assert to_hand(from_hand(HAND), HAND.situation) == HAND
+
+
+@pytest.mark.parametrize("text", [
+    "123456m 789p 2345s 和5s 碰777z 花1f",
+    "一萬二萬三萬四萬五萬六萬七筒八筒九筒二條三條四條五條 胡五條 碰白板 梅",
+    "123456m 789p 2345s 梅 碰7z 5s",  # no 和: the last tile wins; a flower anywhere is a flower
+])
+def test_typed_hands(text):
+    assert to_hand(from_text(text), HAND.situation) == HAND
+
+
+def test_typed_kongs_and_chi():
+    draft = from_text("123m 和1m 暗槓9s 槓東 吃234p 碰中中中 456s")
+    assert [(m.kind, codes(m.tiles)) for m in draft.melds] == [
+        ("ankong", ["9s"] * 4), ("kong", ["1z"] * 4), ("chi", ["2p", "3p", "4p"]), ("pon", ["5z"] * 3)]
+    assert codes(draft.concealed) == ["1m", "2m", "3m", "4s", "5s", "6s"] and draft.win.code == "1m"
+    assert from_text(to_text(draft)) == draft
+
+
+@pytest.mark.parametrize("text, message", [
+    ("123x", "cannot read"),
+    ("123m 碰12m", "碰要 3 張牌，讀到 2 張"),
+    ("123m 和", "後面要寫胡的那張牌"),
+    ("123m 和1m 和2m", "寫了兩次"),
+    ("123m 和梅", "花牌不能當胡的那張牌"),
+])
+def test_typing_errors_say_what_is_wrong(text, message):
+    with pytest.raises(HandError, match=message):
+        from_text(text)
+
+
+@pytest.mark.parametrize("draft, message", [
+    (Draft(), "還沒有牌"),
+    (Draft(concealed=(Slot("1m"),)), "請選出胡的那張牌"),
+    (Draft(win=Slot("1m"), melds=(MeldDraft(None, (Slot("2m"),) * 3),)), "副露 1：請選擇"),
+    (Draft(win=Slot("1m"), melds=(MeldDraft("ankong", (Slot(None),) * 4),)), "副露 1：請選出是哪張牌"),
+])
+def test_an_unfinished_draft_says_what_is_missing(draft, message):
+    with pytest.raises(HandError, match=message):
+        to_hand(draft, SELF_DRAW)
+
+
+def test_edits():
+    draft = from_hand(HAND)
+    assert codes(replace_tile(draft, "concealed", 0, "9m").concealed)[0] == "9m"
+    moved = replace_tile(draft, "concealed", 0, "2f")  # a flower leaves the concealed tiles, box and all
+    assert len(moved.concealed) == 12 and codes(moved.flowers) == ["1f", "2f"]
+    back = replace_tile(moved, "flowers", 1, "1m")
+    assert codes(back.concealed)[-1] == "1m" and codes(back.flowers) == ["1f"]
+    assert remove_tile(draft, "win", 0).win is None
+    assert codes(remove_tile(draft, "meld:0", 1).melds[0].tiles) == ["7z", "7z"]
+    swapped = set_win(draft, 0)
+    assert swapped.win.code == "1m" and codes(swapped.concealed)[0] == "5s"
+    assert add_tile(remove_tile(draft, "win", 0), "win", "8s").win.code == "8s"
+    assert codes(add_tile(draft, "concealed", "3f").flowers) == ["1f", "3f"]
+    assert codes(add_tile(draft, "flowers", "3m").concealed)[-1] == "3m"
+    kong = set_meld_kind(draft, 0, "kong")
+    assert kong.melds[0].kind == "kong" and codes(kong.melds[0].tiles) == ["7z"] * 4
+    assert len(set_meld_kind(draft, 0, "chi").melds[0].tiles) == 3
+    built = add_tile(add_tile(add_tile(add_meld(draft, "chi"), "meld:1", "1p"), "meld:1", "2p"), "meld:1", "3p")
+    assert built.melds[1] == MeldDraft("chi", (Slot("1p"), Slot("2p"), Slot("3p")))
+
+
+def test_a_concealed_kong_face_down_takes_the_face_the_player_picks():
+    draft = Draft(melds=(MeldDraft("ankong", tuple(Slot(None, i) for i in range(4))),))
+    fixed = replace_tile(draft, "meld:0", 2, "9p")
+    assert fixed.melds[0].tiles == tuple(Slot("9p", i) for i in range(4))
+
+
+def test_a_reading_becomes_a_draft_with_its_boxes():
+    dets, _ = laid_out(HAND)
+    reading = read_detections(dets)
+    draft = from_reading(reading)
+    assert to_hand(draft, HAND.situation) == HAND
+    assert sorted(s.det for s in draft.all_slots()) == list(range(len(dets)))
+
+
+def test_a_concealed_kong_shown_face_down():
+    hand = Hand(("1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "5s"), "5s",
+                (HAND.melds[0], Meld("ankong", ("9s",) * 4)), situation=SELF_DRAW)
+    dets, shown = laid_out(hand)
+    scores = dets.scores.copy()
+    scores[[i for i, c in enumerate(shown) if c == "9s"]] = one_hot(["back"])[0]  # all four face down
+    reading = read_detections(Detections(dets.boxes, scores))
+    draft = from_reading(reading)
+    [ankong] = [m for m in draft.melds if m.kind == "ankong"]
+    assert codes(ankong.tiles) == [None] * 4
+    with pytest.raises(HandError, match="請選出是哪張牌"):
+        to_hand(draft, SELF_DRAW)
+    m = draft.melds.index(ankong)
+    fixed = replace_tile(draft, f"meld:{m}", 0, "9s")
+    assert to_hand(fixed, SELF_DRAW) == hand
+    assert box_codes(reading, fixed).count("back") == 4  # face-down tiles stay `back` as training labels
+
+
+def test_box_codes_and_flags_follow_the_players_corrections():
+    dets, shown = laid_out(HAND)
+    scores = dets.scores.copy()
+    scores[2] = one_hot(["9m"], top=0.6)[0]  # 3m misread as 9m; 3m the runner-up
+    scores[2, CLASS_INDEX["3m"]] = 0.3
+    reading = read_detections(Detections(dets.boxes, scores))
+    assert reading.codes[2] == "3m" and 2 in reading.changed
+    draft = from_reading(reading)
+    assert flagged(reading, draft) == [i == 2 for i in range(len(dets))]
+    edited = remove_tile(replace_tile(draft, "concealed", 0, "9m"), "flowers", 0)
+    now = box_codes(reading, edited)
+    assert now[0] == "9m" and now[len(dets) - 1] is None
+    assert [i for i, f in enumerate(flagged(reading, edited)) if f] == [0, 2, len(dets) - 1]
+    image = np.full((700, 1200, 3), 90, np.uint8)
+    drawn = annotate(image, reading, edited)
+    assert drawn.shape == image.shape and (drawn != image).any() and REMOVED == "x"
+
+
+def test_yolo_export(tmp_path):
+    boxes = np.array([[100, 50, 130, 90], [-5, 10, 20, 40], [0, 0, 10, 10]], np.float32)
+    lines = yolo_lines(boxes, ["1m", "back", None], 200, 100)
+    assert lines == [f"{CLASS_INDEX['1m']} 0.575000 0.700000 0.150000 0.400000",
+                     f"{CLASS_INDEX['back']} 0.050000 0.250000 0.100000 0.300000"]
+    image = np.zeros((100, 200, 3), np.uint8)
+    saved = save_example(tmp_path / "set", "abc", image, boxes, ["1m", "back", None])
+    assert saved.boxes == 2 and saved.image.read_bytes()[:2] == b"\xff\xd8"
+    assert saved.labels.read_text().splitlines() == lines
+    data = yaml.safe_load((tmp_path / "set" / "data.yaml").read_text())
+    assert data["names"] == dict(enumerate(CLASSES)) and data["train"] == "images/train"
+    assert (tmp_path / "set" / data["train"] / "abc.jpg").exists()
+
+
+def test_result_rows_in_both_scripts():
+    situation = Situation(seat="S", self_draw=False)
+    outcome = evaluate(from_hand(HAND), situation, Table(dealer="E", base=100, per_tai=20, streak=1,
+                                                          discarder="E"), "tw16-2026.09-p0")
+    assert outcome.score.total == sum(r["台"] for r in item_rows(outcome.score, "traditional"))
+    [row] = payment_rows(outcome.settlement, "tw16-2026.09-p0", "traditional")
+    assert row["誰付"] == "東家" and "莊家 +1" in row["台"] and "連莊 +2" in row["台"]
+    [simp] = payment_rows(outcome.settlement, "tw16-2026.09-p0", "simplified")
+    assert simp["谁付"] == "东家" and "庄家 +1" in simp["台"]
+    assert net_line(outcome.settlement, "traditional").startswith(f"東家 −{row['金額']}")
+
+
+def test_scripts():
+    assert in_script("門風 東家放槍 連莊 聽牌", "simplified") == "门风 东家放枪 连庄 听牌"
+    assert in_script("門風", "traditional") == "門風"
+    assert tile_label("2m", "traditional") == "二萬" and tile_label("6z", "simplified") == "发财"
+    assert tile_label(None, "traditional") == "？" and seat_label("N", "simplified") == "北家"

@@ -1,0 +1,3 @@
+"""What the app needs besides widgets, testable without Streamlit: the draft hand being fixed up
+(`draft`), its photo boxes (`photo`), saving corrections as training data (`dataset`), results as
+rows (`result`) and the words on screen in either script (`text`)."""

@@ -1,0 +1,251 @@
+"""The hand being fixed up in the app: tiles by group, each remembering its box in the photo.
+
+A `Draft` is what the player sees and edits: the concealed tiles, the winning tile, the melds
+(whose kind may still be unknown), the flowers. Each tile is a `Slot` holding its code (None while
+unknown, e.g. a concealed kong shown face down) and the index of its detection in the photo
+reading (None for a tile typed or tapped in), so corrections can be written back as labelled boxes.
+Every edit returns a new Draft; `to_hand` turns it into the scorer's `Hand` or says what is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from scoring.hand import Hand, HandError, Meld, Situation, Table
+from scoring.notation import format_compact, parse_tiles
+from scoring.tiles import is_flower
+from vision.classes import BACK
+
+MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
+# Written before a meld in typed text; the longest marker first so 暗槓 is not read as 槓.
+MELD_MARKS = {"暗槓": "ankong", "暗杠": "ankong", "明槓": "kong", "明杠": "kong", "槓": "kong", "杠": "kong",
+              "吃": "chi", "碰": "pon"}
+WIN_MARKS = ("和", "胡")
+FLOWER_MARK = "花"
+_SPLIT = re.compile("(" + "|".join([*MELD_MARKS, *WIN_MARKS, FLOWER_MARK]) + ")")
+
+
+@dataclass(frozen=True)
+class Slot:
+    code: str | None  # tile code, None while unknown
+    det: int | None = None  # detection index in the photo reading, None for a tile entered by hand
+
+
+@dataclass(frozen=True)
+class MeldDraft:
+    kind: str | None  # chi, pon, kong, ankong; None while the reading could not tell
+    tiles: tuple[Slot, ...] = ()
+
+
+@dataclass(frozen=True)
+class Draft:
+    concealed: tuple[Slot, ...] = ()
+    win: Slot | None = None
+    melds: tuple[MeldDraft, ...] = ()
+    flowers: tuple[Slot, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.concealed or self.win or self.melds or self.flowers)
+
+    def slots(self, group: str) -> tuple[Slot, ...]:
+        """The tiles of a group: "concealed", "win", "flowers" or "meld:<n>"."""
+        if group == "win":
+            return () if self.win is None else (self.win,)
+        if group.startswith("meld:"):
+            return self.melds[meld_index(group)].tiles
+        return getattr(self, group)
+
+    def groups(self) -> list[str]:
+        return ["concealed", "win", *(f"meld:{m}" for m in range(len(self.melds))), "flowers"]
+
+    def all_slots(self) -> list[Slot]:
+        return [s for g in self.groups() for s in self.slots(g)]
+
+
+def meld_index(group: str) -> int:
+    return int(group.split(":", 1)[1])
+
+
+def _with_slots(draft: Draft, group: str, slots: tuple[Slot, ...]) -> Draft:
+    if group == "win":
+        return replace(draft, win=slots[0] if slots else None)
+    if group.startswith("meld:"):
+        m = meld_index(group)
+        melds = list(draft.melds)
+        melds[m] = replace(melds[m], tiles=slots)
+        return replace(draft, melds=tuple(melds))
+    return replace(draft, **{group: slots})
+
+
+# -- edits ---------------------------------------------------------------------------------------
+def replace_tile(draft: Draft, group: str, index: int, code: str) -> Draft:
+    """Change one tile. A flower goes to the flowers and a face out of them, keeping its box;
+    in a concealed kong every tile changes (its tiles are one face, mostly shown face down)."""
+    slots = list(draft.slots(group))
+    slot = replace(slots[index], code=code)
+    if is_flower(code) != (group == "flowers"):
+        del slots[index]
+        draft = _with_slots(draft, group, tuple(slots))
+        target = "flowers" if is_flower(code) else "concealed"
+        return _with_slots(draft, target, draft.slots(target) + (slot,))
+    if group.startswith("meld:") and draft.melds[meld_index(group)].kind == "ankong":
+        slots = [replace(s, code=code) for s in slots]
+    else:
+        slots[index] = slot
+    return _with_slots(draft, group, tuple(slots))
+
+
+def remove_tile(draft: Draft, group: str, index: int) -> Draft:
+    slots = list(draft.slots(group))
+    del slots[index]
+    return _with_slots(draft, group, tuple(slots))
+
+
+def add_tile(draft: Draft, group: str, code: str) -> Draft:
+    """Add a tapped tile to a group; a flower always goes to the flowers, and a tile added as the
+    winning one replaces the previous winning tile."""
+    if is_flower(code):
+        group = "flowers"
+    elif group == "flowers":
+        group = "concealed"
+    if group == "win":
+        return replace(draft, win=Slot(code))
+    return _with_slots(draft, group, draft.slots(group) + (Slot(code),))
+
+
+def set_win(draft: Draft, index: int) -> Draft:
+    """Make concealed tile `index` the winning tile; the previous winning tile joins the concealed."""
+    concealed = list(draft.concealed)
+    chosen = concealed.pop(index)
+    if draft.win is not None:
+        concealed.insert(index, draft.win)
+    return replace(draft, concealed=tuple(concealed), win=chosen)
+
+
+def set_meld_kind(draft: Draft, m: int, kind: str) -> Draft:
+    """Change what a meld is. Three alike turned into a kong get their fourth tile."""
+    meld = draft.melds[m]
+    tiles = meld.tiles
+    codes = {s.code for s in tiles}
+    if MELD_SIZE[kind] == 4 and len(tiles) == 3 and len(codes) == 1 and None not in codes:
+        tiles = tiles + (Slot(tiles[0].code),)
+    melds = list(draft.melds)
+    melds[m] = MeldDraft(kind, tiles)
+    return replace(draft, melds=tuple(melds))
+
+
+def add_meld(draft: Draft, kind: str) -> Draft:
+    return replace(draft, melds=draft.melds + (MeldDraft(kind),))
+
+
+def remove_meld(draft: Draft, m: int) -> Draft:
+    return replace(draft, melds=draft.melds[:m] + draft.melds[m + 1:])
+
+
+# -- to and from the scorer -------------------------------------------------------------------------
+def to_hand(draft: Draft, situation: Situation, table: Table | None = None) -> Hand:
+    """The scorer's Hand; HandError (in words for the player) when a tile or a meld kind is missing."""
+    if draft.empty:
+        raise HandError("還沒有牌：拍照、上傳照片或輸入手牌")
+    if draft.win is None:
+        raise HandError("請選出胡的那張牌")
+    melds = []
+    for m, meld in enumerate(draft.melds, 1):
+        if meld.kind is None:
+            raise HandError(f"副露 {m}：請選擇是吃、碰、明槓還是暗槓")
+        if any(s.code is None for s in meld.tiles):
+            raise HandError(f"副露 {m}：請選出是哪張牌")
+        melds.append(Meld(meld.kind, tuple(s.code for s in meld.tiles)))
+    if any(s.code is None for s in (*draft.concealed, draft.win, *draft.flowers)):
+        raise HandError("有一張牌還沒選出是哪張")
+    return Hand(tuple(s.code for s in draft.concealed), draft.win.code, tuple(melds),
+                tuple(s.code for s in draft.flowers), situation, table)
+
+
+def from_hand(hand: Hand) -> Draft:
+    return Draft(
+        concealed=tuple(Slot(t) for t in hand.concealed),
+        win=Slot(hand.win),
+        melds=tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles)) for m in hand.melds),
+        flowers=tuple(Slot(t) for t in hand.flowers),
+    )
+
+
+def from_reading(reading) -> Draft:
+    """A `vision.read.Reading` as a draft: its groups and final codes, each tile with its box.
+
+    The concealed group's last tile is the winning one (as `vision` builds the hand); a concealed
+    kong's face-down tiles take the face shown, or stay unknown when all four are face down; a
+    group the reader could not name keeps its tiles with the kind left to the player."""
+    concealed: tuple[Slot, ...] = ()
+    melds, flowers = [], []
+    for g in reading.groups:
+        slots = tuple(Slot(reading.codes[i], i) for i in g.members)
+        if g.kind == "concealed":
+            concealed = slots
+        elif g.kind == "flowers":
+            flowers.extend(slots)
+        elif g.kind == "ankong":
+            face = next((s.code for s in slots if s.code != BACK), None)
+            melds.append(MeldDraft("ankong", tuple(replace(s, code=face) for s in slots)))
+        else:
+            melds.append(MeldDraft(g.kind if g.kind in MELD_SIZE else None, slots))
+    return Draft(concealed[:-1], concealed[-1] if concealed else None, tuple(melds), tuple(flowers))
+
+
+def from_text(text: str) -> Draft:
+    """Typed tiles (compact `123m 77z` or Chinese names), with optional markers: 和/胡 before the
+    winning tile (else the last tile wins), 吃/碰/槓/暗槓 before a meld's tiles (one tile name is
+    enough for a 碰 or 槓; the meld ends at the next space), 花 before flowers (flowers are found
+    anywhere anyway). Raises HandError naming what it cannot read."""
+    parts = _SPLIT.split(text)
+    concealed = list(parse_tiles(parts[0]))
+    win: str | None = None
+    melds: list[MeldDraft] = []
+    for mark, body in zip(parts[1::2], parts[2::2], strict=True):
+        if mark in MELD_MARKS:
+            kind = MELD_MARKS[mark]
+            head, _, rest = body.strip().partition(" ")
+            tiles = parse_tiles(head)
+            if len(tiles) == 1 and kind != "chi":
+                tiles = tiles * MELD_SIZE[kind]
+            if len(tiles) != MELD_SIZE[kind]:
+                raise HandError(f"「{mark}{head}」：{mark}要 {MELD_SIZE[kind]} 張牌，讀到 {len(tiles)} 張")
+            melds.append(MeldDraft(kind, tuple(Slot(t) for t in tiles)))
+            concealed.extend(parse_tiles(rest))
+        elif mark in WIN_MARKS:
+            tiles = parse_tiles(body)
+            if not tiles:
+                raise HandError(f"「{mark}」後面要寫胡的那張牌")
+            if win is not None:
+                raise HandError(f"「{mark}」寫了兩次：只能有一張胡的那張牌")
+            win, rest = tiles[0], tiles[1:]
+            concealed.extend(rest)
+        else:
+            concealed.extend(parse_tiles(body))
+    flowers = [t for t in concealed if is_flower(t)]
+    concealed = [t for t in concealed if not is_flower(t)]
+    if win is None and concealed:
+        win = concealed.pop()
+    if win is not None and is_flower(win):
+        raise HandError("花牌不能當胡的那張牌")
+    return Draft(tuple(Slot(t) for t in concealed), None if win is None else Slot(win), tuple(melds),
+                 tuple(Slot(t) for t in flowers))
+
+
+def to_text(draft: Draft) -> str:
+    """The draft as `from_text` reads it back: `123m 456p 和5s 碰777z 花1f`."""
+    def known(slots) -> list[str]:
+        return [s.code for s in slots if s.code is not None]
+
+    words = [format_compact(known(draft.concealed))] if draft.concealed else []
+    if draft.win is not None and draft.win.code is not None:
+        words.append(f"和{draft.win.code}")
+    marks = {"chi": "吃", "pon": "碰", "kong": "槓", "ankong": "暗槓"}
+    words += [f"{marks[m.kind]}{format_compact(known(m.tiles))}" for m in draft.melds
+              if m.kind is not None and known(m.tiles)]
+    if draft.flowers:
+        words.append(f"花{format_compact(known(draft.flowers))}")
+    return " ".join(words)
