@@ -1,0 +1,213 @@
+"""The app in a real browser: `streamlit run` on a free localhost port, driven by Playwright in
+Debian's Chromium at a phone's viewport. Screenshots go to test-artifacts/.
+
+Without /usr/bin/chromium these tests skip, except in CI (env CI set), where `.ci/run` installs it
+and its absence is a failure. The photo test runs the app with a stand-in detector (the committed
+model is not needed); `test_real_model_photo` uses the real one when models/model.json exists.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.hand import Hand, Situation, Table
+from tests.fake_detections import laid_out
+from ui.draft import from_hand
+from ui.result import evaluate
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+HAND = Hand.from_json({
+    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
+    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
+    "seat": "E", "round": "E", "self_draw": True,
+})
+TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
+# What the app shows for HAND with its default table: seat 東, self-drawn, 底 100, 每台 20.
+DEFAULTS = (Situation(self_draw=True), Table(dealer="E", base=100, per_tai=20), "tw16-2026.09-p0")
+TEXT_BOX = "或用文字輸入手牌"
+
+# Runs app.py with `TileDetector` replaced by one that finds HAND laid out (tests/fake_detections.py).
+FAKE_DETECTOR_APP = """
+import runpy, sys
+sys.path.insert(0, {root!r})
+import vision.detector
+from scoring.hand import Hand
+from tests.fake_detections import laid_out
+
+class FakeDetector:
+    def read(self, image):
+        return laid_out(Hand.from_json({hand!r}))[0]
+
+vision.detector.TileDetector = FakeDetector
+runpy.run_path({app!r}, run_name="__main__")
+"""
+
+
+def total_of(hand: Hand) -> str:
+    return f"{evaluate(from_hand(hand), *DEFAULTS).score.total} 台"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing in CI (.ci/run installs Debian's chromium)")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def serve(script: Path, log: Path):
+    """`streamlit run script` on a free port; yields the URL once the server answers."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}") from None
+                time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    yield from serve(ROOT / "app.py", tmp_path_factory.mktemp("streamlit") / "app.log")
+
+
+@pytest.fixture(scope="module")
+def fake_detector_url(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fake-detector")
+    script = folder / "app_with_fake_detector.py"
+    script.write_text(textwrap.dedent(FAKE_DETECTOR_APP).format(
+        root=str(ROOT), app=str(ROOT / "app.py"), hand=HAND.to_json()))
+    yield from serve(script, folder / "app.log")
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> None:
+    """The whole page at the phone's width (Streamlit scrolls inside the page, so grow the viewport)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": PHONE["width"], "height": 8000})
+    bottom, last = 0, -1
+    while bottom != last:  # until the page has settled at the new size
+        page.wait_for_timeout(700)
+        last, bottom = bottom, page.evaluate(
+            "Math.max(...Array.from(document.querySelectorAll('[data-testid=stMainBlockContainer] *'),"
+            " e => e.getBoundingClientRect().bottom))")
+    page.screenshot(path=str(ARTIFACTS / name), clip={"x": 0, "y": 0, "width": PHONE["width"], "height": bottom + 40})
+    page.set_viewport_size(PHONE)
+
+
+def type_hand(page, text: str) -> None:
+    box = page.get_by_role("textbox", name=TEXT_BOX)
+    box.fill(text)
+    box.press("Enter")
+
+
+def upload(page, name: str, data: bytes, mime: str = "image/jpeg") -> None:
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        files=[{"name": name, "mimeType": mime, "buffer": data}])
+
+
+def table_photo() -> bytes:
+    """A green table with HAND's tiles drawn where the stand-in detector will find them."""
+    image = np.full((700, 1200, 3), (60, 110, 40), np.uint8)
+    dets, codes = laid_out(HAND)
+    for (x0, y0, x1, y1), code in zip(dets.boxes.astype(int), codes, strict=True):
+        cv2.rectangle(image, (x0, y0), (x1, y1), (235, 240, 240), -1)
+        cv2.putText(image, code, (x0 + 3, y1 - 14), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1)
+    return cv2.imencode(".jpg", image)[1].tobytes()
+
+
+def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    type_hand(page, TYPED)
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
+    expect(page.get_by_text("誰付多少", exact=True)).to_be_visible()
+    screenshot(page, "browser-typed-hand-390.png")
+
+    page.get_by_text("简体").click()  # the same result in simplified characters
+    expect(page.get_by_test_id("stMetricLabel")).to_have_text("合计")
+    expect(page.get_by_text("谁付多少", exact=True)).to_be_visible()
+
+
+def test_a_broken_upload_gets_a_message_and_keeps_the_hand(page, app_url):
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    type_hand(page, TYPED)
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
+    upload(page, "hand.jpg", b"this is not a photo")
+    expect(page.get_by_text("這個檔案不能當照片讀")).to_be_visible()
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
+    assert page.get_by_test_id("stException").count() == 0
+
+
+def test_uploaded_photo_is_read_and_scored(page, fake_detector_url):
+    from playwright.sync_api import expect
+
+    page.goto(fake_detector_url)
+    upload(page, "hand.jpg", table_photo())
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
+    expect(page.get_by_text("讀到 18 張牌")).to_be_visible()
+    screenshot(page, "browser-photo-390.png")
+    assert page.get_by_test_id("stException").count() == 0
+
+
+@pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model (models/model.json)")
+def test_real_model_photo(page, app_url):
+    from playwright.sync_api import expect
+
+    from datasets.generate import make_sample
+
+    photo, truth = next((j, tr) for j, _, tr in (make_sample(i, 2026, long_side=1600) for i in range(20))
+                        if tr["hand"] is not None)
+    page.goto(app_url)
+    upload(page, "sample.jpg", photo)
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(Hand.from_json(truth["hand"])),
+                                                               timeout=120_000)
+    screenshot(page, "browser-real-model-390.png")
+
