@@ -1,7 +1,9 @@
-"""python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png"""
+"""python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png | check DIR [--json]"""
 
 import argparse
 from pathlib import Path
+
+from datasets.check import IOU_DUPLICATE
 
 
 def main(argv=None) -> None:
@@ -20,7 +22,15 @@ def main(argv=None) -> None:
     pre.add_argument("dir", type=Path)
     pre.add_argument("-n", type=int, default=16)
     pre.add_argument("out", type=Path)
+    chk = sub.add_parser("check", help="check a YOLO-format tile data set; exit status 1 on errors")
+    chk.add_argument("dir", type=Path)
+    chk.add_argument("--json", action="store_true", help="print the report as JSON")
+    chk.add_argument("--sheet", type=Path, metavar="OUT.png", help="contact sheet of sample images")
+    chk.add_argument("--samples", type=int, default=16, help="images on the contact sheet")
+    chk.add_argument("--iou", type=float, default=IOU_DUPLICATE, help="IoU at which two boxes are one tile twice")
     args = parser.parse_args(argv)
+    if args.command == "check":
+        raise SystemExit(_check(args))
     if args.command == "generate":
         from datasets.generate import generate
 
@@ -33,6 +43,21 @@ def main(argv=None) -> None:
         from datasets.preview import contact_sheet
 
         contact_sheet(args.dir, args.n, args.out)
+
+
+def _check(args) -> int:
+    import json
+
+    from datasets.check import check
+    from datasets.check_report import text, write_sheet
+
+    if not args.dir.is_dir():
+        raise SystemExit(f"error: {args.dir} is not a folder")
+    report, samples = check(args.dir, args.iou)
+    if args.sheet:
+        write_sheet(report, samples, args.sheet, args.samples)
+    print(json.dumps(report.to_json(), ensure_ascii=False, indent=1) if args.json else text(report))
+    return 1 if report.errors else 0
 
 
 if __name__ == "__main__":

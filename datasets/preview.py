@@ -1,4 +1,6 @@
-"""Contact sheet of generated images with their label boxes, to look at realism and boxes."""
+"""Contact sheet of generated images with their label boxes, to look at realism and boxes.
+
+`cell` and `sheet` are shared with the data-set checker, which draws its own samples."""
 
 from pathlib import Path
 
@@ -21,22 +23,32 @@ def read_labels(label_path: Path, w: int, h: int):
     return boxes, [CLASSES[int(r[0])] for r in rows]
 
 
-def contact_sheet(root: Path, n: int, out: Path, cols: int = 4) -> None:
-    images = sorted(Path(root).glob("images/*/*.jpg"))[:n]
-    cells = []
-    for path in images:
-        img = cv2.imread(str(path))
-        h, w = img.shape[:2]
-        label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
-        boxes, names = read_labels(label, w, h)
-        drawn = draw_boxes(img, boxes, names)
-        s = CELL / max(h, w)
-        drawn = cv2.resize(drawn, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
-        cell = np.full((CELL, CELL, 3), 40, np.uint8)
-        cell[: drawn.shape[0], : drawn.shape[1]] = drawn
-        cv2.putText(cell, path.stem, (4, CELL - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 0), 1)
-        cells.append(cell)
+def cell(image: np.ndarray, boxes: np.ndarray, names: list[str], caption: str,
+         highlight: list[bool] | None = None) -> np.ndarray:
+    """One CELL x CELL square: the image with its boxes drawn, shrunk to fit, captioned."""
+    h, w = image.shape[:2]
+    drawn = draw_boxes(image, boxes, names, highlight)
+    s = CELL / max(h, w)
+    drawn = cv2.resize(drawn, (max(1, int(w * s)), max(1, int(h * s))), interpolation=cv2.INTER_AREA)
+    out = np.full((CELL, CELL, 3), 40, np.uint8)
+    out[: drawn.shape[0], : drawn.shape[1]] = drawn
+    cv2.putText(out, caption, (4, CELL - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 0), 1)
+    return out
+
+
+def sheet(cells: list[np.ndarray], cols: int = 4) -> np.ndarray:
+    """Cells in rows of `cols`, the last row padded with black."""
+    cells = list(cells) or [np.zeros((CELL, CELL, 3), np.uint8)]
     while len(cells) % cols:
         cells.append(np.zeros((CELL, CELL, 3), np.uint8))
-    rows = [np.hstack(cells[i : i + cols]) for i in range(0, len(cells), cols)]
-    cv2.imwrite(str(out), np.vstack(rows))
+    return np.vstack([np.hstack(cells[i : i + cols]) for i in range(0, len(cells), cols)])
+
+
+def contact_sheet(root: Path, n: int, out: Path, cols: int = 4) -> None:
+    cells = []
+    for path in sorted(Path(root).glob("images/*/*.jpg"))[:n]:
+        img = cv2.imread(str(path))
+        label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
+        boxes, names = read_labels(label, img.shape[1], img.shape[0])
+        cells.append(cell(img, boxes, names, path.stem))
+    cv2.imwrite(str(out), sheet(cells, cols))

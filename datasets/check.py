@@ -1,0 +1,282 @@
+"""Check a YOLO-format tile data set: ours, or someone's own labelled photos.
+
+Layouts: `images/<split>/x.jpg` with `labels/<split>/x.txt` (ultralytics), `<split>/images` with
+`<split>/labels` (Roboflow exports), or labels next to their images; `data.yaml` is optional.
+A label belongs to the image whose path has its last `images` folder replaced by `labels`, as
+ultralytics pairs them.
+
+Errors make the set unfit to train on: an image with no label file (ultralytics would silently
+train on it as a photo without tiles), an unreadable image, a malformed line, a class id outside
+the 43 classes, a box outside the image or under a pixel wide, two boxes on one tile (IoU at or
+above the threshold), the same image in two splits (val leaking into train), a data.yaml whose
+class names are not ours. Warnings are legal but worth a look: empty labels (negatives), label
+files with no image (ignored by training), the same image twice in one split, classes never seen.
+"""
+
+import hashlib
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+from tqdm import tqdm
+
+from vision.classes import CLASSES
+from vision.photo import PhotoError, load_photo
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic"}
+IOU_DUPLICATE = 0.7  # tiles in a row touch but hardly overlap; above this it is one tile twice
+EDGE_TOLERANCE = 0.5  # pixels a box may stick out of the image (rounding of normalised values)
+MIN_BOX_PX = 1.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str  # "error" or "warning"
+    kind: str
+    path: str  # relative to the data set's root
+    line: int | None  # 1-based line of a label file
+    message: str
+
+
+@dataclass
+class Report:
+    root: str
+    iou: float
+    images: int = 0
+    labels: int = 0
+    boxes: int = 0
+    splits: dict[str, int] = field(default_factory=dict)
+    class_boxes: list[int] = field(default_factory=lambda: [0] * len(CLASSES))
+    class_images: list[int] = field(default_factory=lambda: [0] * len(CLASSES))
+    findings: list[Finding] = field(default_factory=list)
+    sheet: str | None = None
+
+    def add(self, severity: str, kind: str, path: str, message: str, line: int | None = None) -> None:
+        self.findings.append(Finding(severity, kind, path, line, message))
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def to_json(self) -> dict:
+        return {
+            "root": self.root,
+            "ok": not self.errors,
+            "images": self.images,
+            "labels": self.labels,
+            "boxes": self.boxes,
+            "splits": self.splits,
+            "iou_threshold": self.iou,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "findings": [asdict(f) for f in self.findings],
+            "classes": [
+                {"id": i, "code": code, "boxes": self.class_boxes[i], "images": self.class_images[i]}
+                for i, code in enumerate(CLASSES)
+            ],
+            "sheet": self.sheet,
+        }
+
+
+@dataclass
+class Sample:
+    """An image with its parsed boxes, for the contact sheet."""
+
+    image: Path
+    boxes: np.ndarray  # (N, 4) xyxy pixels
+    names: list[str]
+    bad: list[bool]  # boxes with a finding, drawn highlighted
+
+
+def label_path_of(root: Path, image: Path) -> Path:
+    parts = image.relative_to(root).parts
+    dirs = parts[:-1]
+    if "images" in dirs:
+        i = len(dirs) - 1 - dirs[::-1].index("images")
+        parts = parts[:i] + ("labels",) + parts[i + 1 :]
+    return root.joinpath(*parts).with_suffix(".txt")
+
+
+def split_of(root: Path, image: Path) -> str:
+    dirs = [d for d in image.relative_to(root).parts[:-1] if d != "images"]
+    return "/".join(dirs) or "."
+
+
+def _files(root: Path):
+    """(images, candidate label files) under root, skipping hidden folders."""
+    images, texts = [], []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).parts
+        if any(p.startswith(".") for p in rel) or not path.is_file():
+            continue
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            images.append(path)
+        elif path.suffix == ".txt":
+            texts.append(path)
+    image_dirs = {p.parent for p in images}
+    # Label files live under a `labels` folder or beside their images; a flat export's
+    # classes.txt is a list of names, not a label file.
+    labels = [t for t in texts if "labels" in t.relative_to(root).parts[:-1]
+              or (t.parent in image_dirs and t.name != "classes.txt")]
+    return images, labels
+
+
+def _check_data_yaml(root: Path, report: Report) -> None:
+    path = root / "data.yaml"
+    if not path.is_file():
+        return
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        report.add("error", "data-yaml", "data.yaml", f"unreadable: {exc}")
+        return
+    names = data.get("names") if isinstance(data, dict) else None
+    if isinstance(names, dict):
+        names = [names[k] for k in sorted(names)] if list(sorted(names)) == list(range(len(names))) else None
+    if not isinstance(names, list):
+        report.add("error", "data-yaml", "data.yaml", "no `names` list of classes")
+    elif names != list(CLASSES):
+        pairs = enumerate(zip(names, CLASSES, strict=False))
+        diff = next((i for i, (a, b) in pairs if a != b), min(len(names), len(CLASSES)))
+        got = names[diff] if diff < len(names) else "(none)"
+        want = CLASSES[diff] if diff < len(CLASSES) else "(none)"
+        report.add("error", "data-yaml", "data.yaml",
+                   f"names are not the {len(CLASSES)} tile classes in order ({len(names)} names; "
+                   f"class {diff} is {got!r}, expected {want!r})")
+
+
+def _parse_line(text: str):
+    """(class id, cx, cy, w, h) or a reason the line is malformed."""
+    fields = text.split()
+    if len(fields) != 5:
+        return f"{len(fields)} fields, expected 5 (class cx cy w h)"
+    try:
+        cls = int(fields[0])
+    except ValueError:
+        return f"class {fields[0]!r} is not an integer"
+    try:
+        values = [float(v) for v in fields[1:]]
+    except ValueError:
+        return "coordinates are not numbers"
+    if not all(math.isfinite(v) for v in values):
+        return "coordinates are not finite"
+    return (cls, *values)
+
+
+def iou_matrix(boxes: np.ndarray) -> np.ndarray:
+    """Pairwise IoU of (N, 4) xyxy boxes."""
+    x0 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    y0 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    x1 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
+    y1 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    union = area[:, None] + area[None, :] - inter
+    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+
+def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
+    """Findings for one label file of a w x h image; (boxes, names, bad) for the contact sheet."""
+    try:
+        lines = label.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        report.add("error", "unreadable-label", rel, f"cannot read: {exc}")
+        return None
+    boxes, names, bad, line_nos, seen = [], [], [], [], set()
+    for n, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        parsed = _parse_line(text)
+        if isinstance(parsed, str):
+            report.add("error", "malformed-line", rel, f"{parsed}: {text.strip()[:60]!r}", n)
+            continue
+        cls, cx, cy, bw, bh = parsed
+        box = np.array([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
+        flawed = False
+        if not 0 <= cls < len(CLASSES):
+            report.add("error", "class-out-of-range", rel, f"class {cls} is not in 0..{len(CLASSES) - 1}", n)
+            flawed = True
+        else:
+            report.class_boxes[cls] += 1
+            seen.add(cls)
+        if bw * w < MIN_BOX_PX or bh * h < MIN_BOX_PX:
+            report.add("error", "degenerate-box", rel,
+                       f"box is {bw * w:.2f} x {bh * h:.2f} px in a {w}x{h} image", n)
+            flawed = True
+        t = EDGE_TOLERANCE
+        if box[0] < -t or box[1] < -t or box[2] > w + t or box[3] > h + t:
+            report.add("error", "box-outside-image", rel,
+                       "box {:.1f},{:.1f}-{:.1f},{:.1f} px is outside the {}x{} image".format(*box, w, h), n)
+            flawed = True
+        boxes.append(box)
+        names.append(CLASSES[cls] if 0 <= cls < len(CLASSES) else f"#{cls}")
+        bad.append(flawed)
+        line_nos.append(n)
+    report.boxes += len(boxes)
+    for cls in seen:
+        report.class_images[cls] += 1
+    if not lines or not any(t.strip() for t in lines):
+        report.add("warning", "empty-label", rel, "no boxes (fine for a photo without tiles)")
+    boxes = np.array(boxes).reshape(-1, 4)
+    iou = iou_matrix(boxes)
+    for i, j in zip(*np.nonzero(np.triu(iou >= report.iou, 1)), strict=True):
+        report.add("error", "duplicate-box", rel,
+                   f"lines {line_nos[i]} and {line_nos[j]} ({names[i]}, {names[j]}) overlap with IoU "
+                   f"{iou[i, j]:.2f}: one tile labelled twice?", line_nos[j])
+        bad[i] = bad[j] = True
+    return boxes, names, bad
+
+
+def check(root: Path, iou: float = IOU_DUPLICATE) -> tuple[Report, list[Sample]]:
+    """Check every image and label file under root; the report and the drawable samples."""
+    root = Path(root)
+    report = Report(str(root), iou)
+    _check_data_yaml(root, report)
+    images, labels = _files(root)
+    report.images, report.labels = len(images), len(labels)
+    if not images:
+        report.add("error", "no-images", ".", f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) under {root}")
+    paired: set[Path] = set()
+    hashes: dict[str, list[Path]] = defaultdict(list)
+    samples = []
+    for image in tqdm(images, desc="checking", unit="img", delay=2.0):
+        rel = str(image.relative_to(root))
+        split = split_of(root, image)
+        report.splits[split] = report.splits.get(split, 0) + 1
+        label = label_path_of(root, image)
+        paired.add(label)
+        try:
+            photo = load_photo(image)
+        except PhotoError as exc:
+            report.add("error", "unreadable-image", rel, str(exc))
+            continue
+        hashes[hashlib.sha256(image.read_bytes()).hexdigest()].append(image)
+        if not label.is_file():
+            report.add("error", "missing-label", rel,
+                       f"no label file {label.relative_to(root)} (write an empty one for a photo without tiles)")
+            continue
+        h, w = photo.shape[:2]
+        drawn = _check_labels(report, label, str(label.relative_to(root)), w, h)
+        if drawn is not None:
+            samples.append(Sample(image, *drawn))
+    for label in labels:
+        if label not in paired:
+            report.add("warning", "orphan-label", str(label.relative_to(root)), "no image for this label file")
+    for same in hashes.values():
+        if len(same) > 1:
+            rels = ", ".join(str(p.relative_to(root)) for p in same[1:])
+            across = len({split_of(root, p) for p in same}) > 1
+            report.add("error" if across else "warning", "duplicate-image", str(same[0].relative_to(root)),
+                       f"same bytes as {rels}" + (" (in different splits: val leaks into train)" if across else ""))
+    if images:
+        unseen = [code for code, n in zip(CLASSES, report.class_boxes, strict=True) if n == 0]
+        if unseen:
+            report.add("warning", "class-unseen", ".", f"{len(unseen)} classes have no boxes: {' '.join(unseen)}")
+    return report, samples

@@ -1,0 +1,229 @@
+"""The data-set checker: a generated set passes; each kind of broken set is caught, with the right
+finding, severity and exit status."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import yaml
+
+from datasets.__main__ import main
+from datasets.check import check, iou_matrix
+from datasets.check_report import pick_samples, text
+from datasets.generate import generate
+from vision.classes import CLASSES
+
+GOOD_LINE = "4 0.5 0.5 0.25 0.4"  # 5m in the middle of the image
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _jpeg(seed: int, w: int = 80, h: int = 60) -> bytes:
+    img = np.random.default_rng(seed).integers(0, 255, (h, w, 3), dtype=np.uint8)
+    return cv2.imencode(".jpg", img)[1].tobytes()
+
+
+def make_set(root: Path, files: dict[str, bytes | str]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+    return root
+
+
+def base_files() -> dict[str, bytes | str]:
+    """A valid two-image set: a train and a val image, one box each."""
+    return {
+        "images/train/a.jpg": _jpeg(1),
+        "labels/train/a.txt": GOOD_LINE + "\n",
+        "images/val/b.jpg": _jpeg(2),
+        "labels/val/b.txt": GOOD_LINE + "\n",
+    }
+
+
+def kinds(report, severity):
+    return {f.kind for f in report.findings if f.severity == severity} - {"class-unseen"}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen")
+    generate(out, 10, seed=11, workers=1)
+    return out
+
+
+def test_generated_set_passes(generated):
+    report, samples = check(generated)
+    assert report.errors == []
+    assert kinds(report, "warning") == set()
+    assert report.images == report.labels == len(samples) == 10
+    assert report.splits == {"train": 9, "val": 1}
+    lines = [ln for p in generated.glob("labels/*/*.txt") for ln in p.read_text().splitlines()]
+    assert report.boxes == sum(report.class_boxes) == len(lines)
+    for i in range(len(CLASSES)):
+        assert report.class_boxes[i] == sum(int(ln.split()[0]) == i for ln in lines)
+
+
+def test_valid_fixture_has_no_findings(tmp_path):
+    report, _ = check(make_set(tmp_path, base_files()))
+    assert kinds(report, "error") == kinds(report, "warning") == set()
+    assert report.class_boxes[4] == 2 and report.class_images[4] == 2
+
+
+# (edit to the valid fixture, the finding expected, its severity)
+BROKEN = {
+    "missing-label": ({"labels/train/a.txt": None}, "error"),
+    "orphan-label": ({"labels/train/ghost.txt": GOOD_LINE}, "warning"),
+    "empty-label": ({"labels/train/a.txt": ""}, "warning"),
+    "unreadable-image": ({"images/train/a.jpg": b"not a jpeg at all"}, "error"),
+    "truncated-image": ({"images/train/a.jpg": _jpeg(1, 400, 300)[:2000]}, "error"),
+    "malformed-fields": ({"labels/train/a.txt": "4 0.5 0.5 0.25\n"}, "error"),
+    "malformed-class": ({"labels/train/a.txt": "5m 0.5 0.5 0.25 0.4\n"}, "error"),
+    "malformed-number": ({"labels/train/a.txt": "4 0.5 half 0.25 0.4\n"}, "error"),
+    "malformed-nan": ({"labels/train/a.txt": "4 nan 0.5 0.25 0.4\n"}, "error"),
+    "class-too-big": ({"labels/train/a.txt": "43 0.5 0.5 0.25 0.4\n"}, "error"),
+    "class-negative": ({"labels/train/a.txt": "-1 0.5 0.5 0.25 0.4\n"}, "error"),
+    "box-outside": ({"labels/train/a.txt": "4 0.95 0.5 0.25 0.4\n"}, "error"),
+    "box-zero-width": ({"labels/train/a.txt": "4 0.5 0.5 0 0.4\n"}, "error"),
+    "box-subpixel": ({"labels/train/a.txt": "4 0.5 0.5 0.25 0.01\n"}, "error"),  # 0.6 px tall
+    "box-twice": ({"labels/train/a.txt": GOOD_LINE + "\n" + GOOD_LINE + "\n"}, "error"),
+    "box-overlap": ({"labels/train/a.txt": GOOD_LINE + "\n9 0.52 0.51 0.25 0.4\n"}, "error"),
+    "duplicate-across-splits": ({"images/val/b.jpg": _jpeg(1)}, "error"),
+    "duplicate-in-split": ({"images/train/c.jpg": _jpeg(1), "labels/train/c.txt": GOOD_LINE}, "warning"),
+    "data-yaml-order": ({"data.yaml": yaml.safe_dump({"names": list(CLASSES[1:]) + [CLASSES[0]]})}, "error"),
+    "data-yaml-riichi": ({"data.yaml": yaml.safe_dump({"names": {0: "1m", 1: "2m"}})}, "error"),
+}
+KIND = {
+    "truncated-image": "unreadable-image",
+    "malformed-fields": "malformed-line",
+    "malformed-class": "malformed-line",
+    "malformed-number": "malformed-line",
+    "malformed-nan": "malformed-line",
+    "class-too-big": "class-out-of-range",
+    "class-negative": "class-out-of-range",
+    "box-outside": "box-outside-image",
+    "box-zero-width": "degenerate-box",
+    "box-subpixel": "degenerate-box",
+    "box-twice": "duplicate-box",
+    "box-overlap": "duplicate-box",
+    "duplicate-across-splits": "duplicate-image",
+    "duplicate-in-split": "duplicate-image",
+    "data-yaml-order": "data-yaml",
+    "data-yaml-riichi": "data-yaml",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_each_broken_fixture_is_caught(tmp_path, case, capsys):
+    edits, severity = BROKEN[case]
+    files = base_files()
+    for rel, content in edits.items():
+        if content is None:
+            files.pop(rel)
+        else:
+            files[rel] = content
+    root = make_set(tmp_path, files)
+    report, _ = check(root)
+    kind = KIND.get(case, case)
+    assert kinds(report, severity) == {kind}, report.findings
+    assert kinds(report, "error" if severity == "warning" else "warning") == set()
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", str(root)])
+    assert exit_.value.code == (1 if severity == "error" else 0)
+    assert kind in capsys.readouterr().out
+
+
+def test_touching_tiles_in_a_row_are_not_duplicates(tmp_path):
+    row = "".join(f"{i} {0.1 + 0.1 * i:.3f} 0.5 0.1 0.3\n" for i in range(9))  # a packed row, 1m..9m
+    report, _ = check(make_set(tmp_path, {"images/train/a.jpg": _jpeg(1), "labels/train/a.txt": row}))
+    assert report.errors == []
+    assert report.class_boxes[:9] == [1] * 9
+
+
+def test_findings_name_the_line_and_the_other_box(tmp_path):
+    files = base_files() | {"labels/train/a.txt": "# a comment\n" + GOOD_LINE + "\n" + GOOD_LINE + "\n"}
+    report, samples = check(make_set(tmp_path, files))
+    found = {(f.kind, f.path, f.line) for f in report.errors}
+    assert found == {("malformed-line", "labels/train/a.txt", 1), ("duplicate-box", "labels/train/a.txt", 3)}
+    dup = next(f for f in report.errors if f.kind == "duplicate-box")
+    assert "lines 2 and 3" in dup.message and "IoU 1.00" in dup.message
+    a = next(s for s in samples if s.image.name == "a.jpg")
+    assert a.bad == [True, True] and a.names == ["5m", "5m"]
+
+
+@pytest.mark.parametrize("layout", ["roboflow", "flat"])
+def test_other_layouts_pair_images_and_labels(tmp_path, layout):
+    if layout == "roboflow":  # <split>/images and <split>/labels
+        files = {"train/images/a.jpg": _jpeg(1), "train/labels/a.txt": GOOD_LINE,
+                 "valid/images/b.jpg": _jpeg(2), "valid/labels/b.txt": GOOD_LINE}
+    else:  # labels beside their images, with a class list that is not a label file
+        files = {"a.jpg": _jpeg(1), "a.txt": GOOD_LINE, "b.png": cv2.imencode(".png", np.zeros((9, 9, 3)))[1].tobytes(),
+                 "b.txt": "", "classes.txt": "\n".join(CLASSES)}
+    report, _ = check(make_set(tmp_path, files))
+    assert kinds(report, "error") == set()
+    assert report.images == report.labels == 2
+    assert kinds(report, "warning") == (set() if layout == "roboflow" else {"empty-label"})
+
+
+def test_no_images_is_an_error(tmp_path):
+    report, _ = check(tmp_path)
+    assert kinds(report, "error") == {"no-images"}
+
+
+def test_report_text_has_findings_and_histogram(tmp_path):
+    files = base_files() | {"labels/val/b.txt": GOOD_LINE + "\n33 0.1 0.1 0.1 0.1\n"}
+    report, _ = check(make_set(tmp_path, files))
+    out = text(report)
+    assert "OK: 0 errors" in out
+    assert "classes (boxes, images):" in out
+    histogram = out.split("classes (boxes, images):\n")[1].splitlines()[:-1]
+    bars = {ln.split()[0]: ln for ln in histogram}
+    assert set(bars) == set(CLASSES)
+    assert bars["5m"].count("█") == 30 and bars["7z"].count("█") == 15 and "█" not in bars["1m"]
+    assert "2 boxes" in bars["5m"] and "1 images" in bars["7z"]
+
+
+def test_sheet_samples_put_flagged_images_first(tmp_path):
+    files = {f"images/train/{i}.jpg": _jpeg(i) for i in range(10)}
+    files |= {f"labels/train/{i}.txt": GOOD_LINE for i in range(10)}
+    files["labels/train/7.txt"] = "4 0.99 0.5 0.25 0.4"
+    _, samples = check(make_set(tmp_path, files))
+    picked = pick_samples(samples, 4)
+    assert [s.image.stem for s in picked] == ["7", "0", "4", "9"]
+
+
+def test_iou_matrix():
+    boxes = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]], float)
+    iou = iou_matrix(boxes)
+    assert np.allclose(iou, [[1, 1 / 3, 0], [1 / 3, 1, 0], [0, 0, 1]])
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "datasets", "check", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_json_sheet_and_exit_status(tmp_path, generated):
+    sheet = tmp_path / "sheet.png"
+    ok = _cli(generated, "--json", "--sheet", sheet)
+    assert ok.returncode == 0, ok.stderr
+    data = json.loads(ok.stdout)
+    assert data["ok"] and data["errors"] == 0 and data["images"] == 10 and data["sheet"] == str(sheet)
+    assert [c["code"] for c in data["classes"]] == list(CLASSES)
+    assert sum(c["boxes"] for c in data["classes"]) == data["boxes"] > 0
+    img = cv2.imread(str(sheet))
+    assert img.shape == (3 * 480, 4 * 480, 3)
+
+    broken = make_set(tmp_path / "broken", base_files() | {"labels/val/b.txt": "43 0.5 0.5 0.2 0.2\n"})
+    bad = _cli(broken, "--json")
+    assert bad.returncode == 1
+    data = json.loads(bad.stdout)
+    assert not data["ok"] and data["errors"] == 1
+    assert [(f["kind"], f["path"], f["line"]) for f in data["findings"] if f["severity"] == "error"] == [
+        ("class-out-of-range", "labels/val/b.txt", 1)
+    ]
+    readable = _cli(broken)
+    assert readable.returncode == 1 and "FAILED: 1 errors" in readable.stdout
