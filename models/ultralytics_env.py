@@ -16,7 +16,10 @@ def load_ultralytics():
     os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / "runs" / "ultralytics-config"))
     Path(os.environ["YOLO_CONFIG_DIR"]).mkdir(parents=True, exist_ok=True)
     import ultralytics
-    from ultralytics.utils import SETTINGS
+    from ultralytics.utils import SETTINGS, torch_utils
+
+    # ultralytics gives torch cores-1 threads on a CPU: one thread on a 2-core machine. Use them all.
+    torch_utils.NUM_THREADS = os.cpu_count() or 1
 
     SETTINGS.update({"sync": False, "clearml": False, "comet": False, "dvc": False, "mlflow": False,
                      "raytune": False, "tensorboard": False, "wandb": False, "vscode_msg": False,

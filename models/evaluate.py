@@ -1,0 +1,212 @@
+"""Judge the committed detector on a generated data set, beside the peer detector.
+
+    python -m models.evaluate DIR [--split val] [--limit N] [--json OUT.json] [--no-map]
+
+Reports, on the images of DIR (a `python -m datasets generate` output, e.g. the unseen-styles set):
+- mAP50 / mAP50-95 and per-class recall (ultralytics val of models/tiles.pt, one pass at imgsz);
+- what a player gets from the ONNX read path (two passes + layout + correction): tile precision
+  and recall at IoU 0.5, the whole-row exact rate (every tile of the concealed row found once
+  with the right code), the hand exact rate after correction, and the median time per photo;
+- the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
+  on those 34 classes for both models, and its median time per photo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from scoring.hand import Hand
+from scoring.tiles import FLOWERS
+from vision.classes import CLASSES
+from vision.detector import MODELS_DIR, ModelCard, TileDetector
+from vision.photo import load_photo
+from vision.read import read_detections
+
+PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
+RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
+
+
+def read_labels(label: Path, width: int, height: int) -> tuple[np.ndarray, list[str]]:
+    """A YOLO label file as (boxes xyxy in pixels, codes)."""
+    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
+    boxes = np.array([[(float(x) - float(bw) / 2) * width, (float(y) - float(bh) / 2) * height,
+                       (float(x) + float(bw) / 2) * width, (float(y) + float(bh) / 2) * height]
+                      for _, x, y, bw, bh in rows], np.float32).reshape(-1, 4)
+    return boxes, [CLASSES[int(r[0])] for r in rows]
+
+
+def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
+    samples = []
+    for image in sorted((root / "images" / split).glob("*.jpg"))[:limit]:
+        scene = root / "scenes" / split / f"{image.stem}.json"
+        truth = json.loads(scene.read_text()) if scene.exists() else {}
+        h, w = truth.get("height"), truth.get("width")
+        if not (h and w):
+            h, w = load_photo(image).shape[:2]
+        boxes, codes = read_labels(root / "labels" / split / f"{image.stem}.txt", w, h)
+        samples.append({"image": image, "boxes": boxes, "codes": codes, "truth": truth})
+    return samples
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    tl = np.maximum(a[:, None, :2], b[None, :, :2])
+    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(br - tl, 0, None), axis=2)
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+def match(pred_boxes, pred_codes, true_boxes, true_codes, iou: float = 0.5) -> dict[int, int]:
+    """Greedy one-to-one matching by IoU, whatever the codes: true index → predicted index."""
+    if not len(pred_boxes) or not len(true_boxes):
+        return {}
+    m = iou_matrix(np.asarray(true_boxes, np.float32), np.asarray(pred_boxes, np.float32))
+    pairs = sorted(((m[t, p], t, p) for t, p in zip(*np.nonzero(m >= iou), strict=True)), reverse=True)
+    out, used = {}, set()
+    for _, t, p in pairs:
+        if t not in out and p not in used:
+            out[int(t)] = int(p)
+            used.add(p)
+    return out
+
+
+class Tally:
+    """Tile precision and recall (right box and right code) over a run."""
+
+    def __init__(self) -> None:
+        self.tp = self.pred = self.true = 0
+
+    def add(self, pred_boxes, pred_codes, true_boxes, true_codes) -> dict[int, int]:
+        pairs = match(pred_boxes, pred_codes, true_boxes, true_codes)
+        self.tp += sum(pred_codes[p] == true_codes[t] for t, p in pairs.items())
+        self.pred += len(pred_codes)
+        self.true += len(true_codes)
+        return pairs
+
+    def result(self) -> dict:
+        return {"precision": round(self.tp / max(self.pred, 1), 4), "recall": round(self.tp / max(self.true, 1), 4)}
+
+
+def same_hand(a: Hand, truth: dict) -> bool:
+    b = Hand.from_json(truth)
+    melds = lambda h: sorted((m.kind, tuple(sorted(m.tiles))) for m in h.melds)  # noqa: E731
+    return (Counter(a.concealed) == Counter(b.concealed) and a.win == b.win
+            and sorted(a.flowers) == sorted(b.flowers) and melds(a) == melds(b))
+
+
+def peer_detect(image_bgr: np.ndarray):
+    from mahjong_detector.predict import CLASS_NAMES, predict
+    from mahjong_detector.preprocess import preprocess_image
+    from PIL import Image
+
+    img, padding = preprocess_image(Image.fromarray(image_bgr[:, :, ::-1]))
+    found = predict(img, padding)
+    boxes = np.array([[d.x1, d.y1, d.x2, d.y2] for d in found], np.float32).reshape(-1, 4)
+    names = [CLASS_NAMES[d.class_id] for d in found]
+    return boxes, [PEER_NAMES.get(n, n) for n in names]
+
+
+def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool) -> dict:
+    ours, ours34, theirs34 = Tally(), Tally(), Tally()
+    rows_exact = rows = hands_exact = hands = 0
+    t_ours, t_peer = [], []
+    for s in samples:
+        image = load_photo(s["image"])
+        start = time.perf_counter()
+        dets = detector.read(image)
+        reading = read_detections(dets, None)
+        t_ours.append(time.perf_counter() - start)
+        codes = list(reading.raw_codes)
+        pairs = ours.add(reading.detections.boxes, codes, s["boxes"], s["codes"])
+        keep_t = [i for i, c in enumerate(s["codes"]) if c in RIICHI]
+        keep_p = [i for i, c in enumerate(codes) if c in RIICHI]
+        ours34.add(reading.detections.boxes[keep_p], [codes[i] for i in keep_p],
+                   s["boxes"][keep_t], [s["codes"][i] for i in keep_t])
+        truth = s["truth"]
+        for group in truth.get("groups", []):
+            if group["kind"] != "concealed" or None in group["label_rows"] or not group["label_rows"]:
+                continue
+            rows += 1
+            hit = [pairs.get(r) for r in group["label_rows"]]
+            rows_exact += all(p is not None and codes[p] == s["codes"][r] for r, p in zip(group["label_rows"], hit,
+                                                                                            strict=True))
+        if truth.get("hand") and all(None not in g["label_rows"] for g in truth["groups"]):
+            hands += 1
+            hands_exact += reading.hand is not None and same_hand(reading.hand, truth["hand"])
+        if peer:
+            start = time.perf_counter()
+            boxes, pcodes = peer_detect(image)
+            t_peer.append(time.perf_counter() - start)
+            theirs34.add(boxes, pcodes, s["boxes"][keep_t], [s["codes"][i] for i in keep_t])
+    out = {
+        "images": len(samples),
+        "tiles": ours.result(),
+        "row_exact": round(rows_exact / max(rows, 1), 4), "rows": rows,
+        "hand_exact": round(hands_exact / max(hands, 1), 4), "hands": hands,
+        "ms_per_photo": round(1000 * statistics.median(t_ours), 1) if t_ours else None,
+        "riichi34": {"ours": ours34.result()},
+    }
+    if peer:
+        out["riichi34"]["peer"] = theirs34.result()
+        out["peer_ms_per_photo"] = round(1000 * statistics.median(t_peer), 1)
+    return out
+
+
+def evaluate_map(root: Path, split: str, imgsz: int) -> dict:
+    from models.ultralytics_env import load_ultralytics
+
+    load_ultralytics()
+    from ultralytics import YOLO
+
+    cfg = yaml.safe_load((root / "data.yaml").read_text())
+    cfg.update(path=str(root.resolve()), train=f"images/{split}", val=f"images/{split}")
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data.yaml"
+        data.write_text(yaml.safe_dump(cfg, allow_unicode=True))
+        metrics = YOLO(str(MODELS_DIR / "tiles.pt")).val(data=str(data), split="val", imgsz=imgsz, batch=8,
+                                                          device="cpu", plots=False, verbose=False,
+                                                          project=tmp, name="val")
+    box = metrics.box
+    recall = {CLASSES[c]: round(float(box.r[i]), 3) for i, c in enumerate(box.ap_class_index)}
+    matrix = metrics.confusion_matrix.matrix  # rows: predicted, columns: true (last = background)
+    confused = sorted(((int(matrix[p, t]), CLASSES[t], CLASSES[p]) for t in range(len(CLASSES))
+                       for p in range(len(CLASSES)) if p != t and matrix[p, t] > 0), reverse=True)[:15]
+    return {"mAP50": round(float(box.map50), 4), "mAP50-95": round(float(box.map), 4),
+            "per_class_recall": recall,
+            "confused": [{"true": t, "read_as": p, "count": n} for n, t, p in confused]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__)
+    parser.add_argument("dir", type=Path)
+    parser.add_argument("--split", default="val")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--no-map", action="store_true", help="skip the ultralytics (torch) mAP pass")
+    parser.add_argument("--no-peer", action="store_true")
+    args = parser.parse_args(argv)
+
+    samples = load_samples(args.dir, args.split, args.limit)
+    if not samples:
+        raise SystemExit(f"no images under {args.dir / 'images' / args.split}")
+    result = {"data": str(args.dir), "split": args.split}
+    result["read_path"] = evaluate_read_path(samples, TileDetector(), peer=not args.no_peer)
+    if not args.no_map:
+        result["detector"] = evaluate_map(args.dir, args.split, ModelCard.load().imgsz)
+    text = json.dumps(result, indent=1, ensure_ascii=False)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Photo → hand time with the model loaded, beside the peer detector's time on the same photos.
+
+    python -m vision.bench [PHOTO_OR_DIR ...] [--repeat 1]
+
+Default photos: the real photos of tile sets in ../shared/data/real-scenes (sizes 640 px to
+3700 px) and the committed sample scenes upscaled to a 12 MP phone size (4000x3000). Our time is
+decode + EXIF + two detector passes + layout + correction; the peer's (`mahjong-detector`, one
+640 px pass, 34 classes) is its preprocessing + detection on the decoded image.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import cv2
+
+from vision.detector import TileDetector
+from vision.photo import load_photo
+from vision.read import read_photo
+
+REPO = Path(__file__).resolve().parents[1]
+REAL_SCENES = REPO.parent / "shared" / "data" / "real-scenes"
+SAMPLES = REPO / "tests" / "data" / "samples"
+PHONE = (4000, 3000)
+
+
+def default_photos(tmp: Path) -> list[Path]:
+    photos = sorted(p for p in REAL_SCENES.glob("*") if p.suffix.lower() in (".jpg", ".png"))
+    for sample in sorted(SAMPLES.glob("*.jpg")):
+        image = cv2.imread(str(sample))
+        h, w = image.shape[:2]
+        size = PHONE if w >= h else PHONE[::-1]
+        out = tmp / f"phone-{sample.name}"
+        cv2.imwrite(str(out), cv2.resize(image, size, interpolation=cv2.INTER_CUBIC), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        photos.append(out)
+    return photos
+
+
+def main(argv: list[str] | None = None) -> None:
+    import tempfile
+
+    from models.evaluate import peer_detect
+
+    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__)
+    parser.add_argument("photos", nargs="*", type=Path)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    detector = TileDetector()
+    with tempfile.TemporaryDirectory() as tmp:
+        photos = [p for arg in args.photos for p in (sorted(arg.glob("*.[jp][pn]g")) if arg.is_dir() else [arg])]
+        photos = photos or default_photos(Path(tmp))
+        ours, peer = [], []
+        for photo in photos:
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                image = load_photo(photo)
+                read_photo(image, detector)
+                ours.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                peer_detect(image)
+                peer.append(time.perf_counter() - start)
+    mo, mp = statistics.median(ours) * 1000, statistics.median(peer) * 1000
+    print(f"{len(photos)} photos x {args.repeat}")
+    print(f"taishu photo -> hand : median {mo:7.1f} ms  (max {max(ours) * 1000:.0f} ms)")
+    print(f"peer detection only  : median {mp:7.1f} ms  (max {max(peer) * 1000:.0f} ms)")
+    print(f"ratio                : {mo / mp:.2f}x the peer")
+
+
+if __name__ == "__main__":
+    main()
