@@ -1,9 +1,7 @@
 """Check a YOLO-format tile data set: ours, or someone's own labelled photos.
 
-Layouts: `images/<split>/x.jpg` with `labels/<split>/x.txt` (ultralytics), `<split>/images` with
-`<split>/labels` (Roboflow exports), or labels next to their images; `data.yaml` is optional.
-A label belongs to the image whose path has its last `images` folder replaced by `labels`, as
-ultralytics pairs them.
+Any layout `datasets.yolo` pairs (ultralytics, Roboflow exports, labels next to their images);
+`data.yaml` is optional.
 
 Errors make the set unfit to train on: an image with no label file (ultralytics would silently
 train on it as a photo without tiles), an unreadable image, a malformed line, a class id outside
@@ -14,7 +12,6 @@ files with no image (ignored by training), the same image twice in one split, cl
 """
 
 import hashlib
-import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,10 +20,11 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
+from datasets.yolo import IMAGE_SUFFIXES, find_files, label_path_of, parse_line, split_of, to_xyxy
+from vision.boxes import pairwise_iou
 from vision.classes import CLASSES
 from vision.photo import PhotoError, load_photo
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic"}
 IOU_DUPLICATE = 0.7  # tiles in a row touch but hardly overlap; above this it is one tile twice
 EDGE_TOLERANCE = 0.5  # pixels a box may stick out of the image (rounding of normalised values)
 MIN_BOX_PX = 1.0
@@ -95,39 +93,6 @@ class Sample:
     bad: list[bool]  # boxes with a finding, drawn highlighted
 
 
-def label_path_of(root: Path, image: Path) -> Path:
-    parts = image.relative_to(root).parts
-    dirs = parts[:-1]
-    if "images" in dirs:
-        i = len(dirs) - 1 - dirs[::-1].index("images")
-        parts = parts[:i] + ("labels",) + parts[i + 1 :]
-    return root.joinpath(*parts).with_suffix(".txt")
-
-
-def split_of(root: Path, image: Path) -> str:
-    dirs = [d for d in image.relative_to(root).parts[:-1] if d != "images"]
-    return "/".join(dirs) or "."
-
-
-def _files(root: Path):
-    """(images, candidate label files) under root, skipping hidden folders."""
-    images, texts = [], []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).parts
-        if any(p.startswith(".") for p in rel) or not path.is_file():
-            continue
-        if path.suffix.lower() in IMAGE_SUFFIXES:
-            images.append(path)
-        elif path.suffix == ".txt":
-            texts.append(path)
-    image_dirs = {p.parent for p in images}
-    # Label files live under a `labels` folder or beside their images; a flat export's
-    # classes.txt is a list of names, not a label file.
-    labels = [t for t in texts if "labels" in t.relative_to(root).parts[:-1]
-              or (t.parent in image_dirs and t.name != "classes.txt")]
-    return images, labels
-
-
 def _check_data_yaml(root: Path, report: Report) -> None:
     path = root / "data.yaml"
     if not path.is_file():
@@ -152,36 +117,6 @@ def _check_data_yaml(root: Path, report: Report) -> None:
                    f"class {diff} is {got!r}, expected {want!r})")
 
 
-def _parse_line(text: str):
-    """(class id, cx, cy, w, h) or a reason the line is malformed."""
-    fields = text.split()
-    if len(fields) != 5:
-        return f"{len(fields)} fields, expected 5 (class cx cy w h)"
-    try:
-        cls = int(fields[0])
-    except ValueError:
-        return f"class {fields[0]!r} is not an integer"
-    try:
-        values = [float(v) for v in fields[1:]]
-    except ValueError:
-        return "coordinates are not numbers"
-    if not all(math.isfinite(v) for v in values):
-        return "coordinates are not finite"
-    return (cls, *values)
-
-
-def iou_matrix(boxes: np.ndarray) -> np.ndarray:
-    """Pairwise IoU of (N, 4) xyxy boxes."""
-    x0 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    y0 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    x1 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-    y1 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    union = area[:, None] + area[None, :] - inter
-    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-
-
 def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
     """Findings for one label file of a w x h image; (boxes, names, bad) for the contact sheet."""
     try:
@@ -193,12 +128,12 @@ def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
     for n, text in enumerate(lines, 1):
         if not text.strip():
             continue
-        parsed = _parse_line(text)
+        parsed = parse_line(text)
         if isinstance(parsed, str):
             report.add("error", "malformed-line", rel, f"{parsed}: {text.strip()[:60]!r}", n)
             continue
         cls, cx, cy, bw, bh = parsed
-        box = np.array([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
+        box = to_xyxy(cx, cy, bw, bh, w, h)
         flawed = False
         if not 0 <= cls < len(CLASSES):
             report.add("error", "class-out-of-range", rel, f"class {cls} is not in 0..{len(CLASSES) - 1}", n)
@@ -225,7 +160,7 @@ def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
     if not lines or not any(t.strip() for t in lines):
         report.add("warning", "empty-label", rel, "no boxes (fine for a photo without tiles)")
     boxes = np.array(boxes).reshape(-1, 4)
-    iou = iou_matrix(boxes)
+    iou = pairwise_iou(boxes)
     for i, j in zip(*np.nonzero(np.triu(iou >= report.iou, 1)), strict=True):
         report.add("error", "duplicate-box", rel,
                    f"lines {line_nos[i]} and {line_nos[j]} ({names[i]}, {names[j]}) overlap with IoU "
@@ -239,7 +174,7 @@ def check(root: Path, iou: float = IOU_DUPLICATE) -> tuple[Report, list[Sample]]
     root = Path(root)
     report = Report(str(root), iou)
     _check_data_yaml(root, report)
-    images, labels = _files(root)
+    images, labels = find_files(root)
     report.images, report.labels = len(images), len(labels)
     if not images:
         report.add("error", "no-images", ".", f"no images ({', '.join(sorted(IMAGE_SUFFIXES))}) under {root}")

@@ -7,20 +7,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import CLASSES
+from datasets.yolo import label_path_of, read_labels
 from vision.draw import draw_boxes
 
 CELL = 480
-
-
-def read_labels(label_path: Path, w: int, h: int):
-    rows = [ln.split() for ln in label_path.read_text().splitlines() if ln.strip()]
-    boxes = np.array(
-        [[(float(x) - float(bw) / 2) * w, (float(y) - float(bh) / 2) * h,
-          (float(x) + float(bw) / 2) * w, (float(y) + float(bh) / 2) * h]
-         for _, x, y, bw, bh in rows]
-    ).reshape(-1, 4)
-    return boxes, [CLASSES[int(r[0])] for r in rows]
 
 
 def cell(image: np.ndarray, boxes: np.ndarray, names: list[str], caption: str,
@@ -48,7 +38,6 @@ def contact_sheet(root: Path, n: int, out: Path, cols: int = 4) -> None:
     cells = []
     for path in sorted(Path(root).glob("images/*/*.jpg"))[:n]:
         img = cv2.imread(str(path))
-        label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
-        boxes, names = read_labels(label, img.shape[1], img.shape[0])
+        boxes, names = read_labels(label_path_of(Path(root), path), img.shape[1], img.shape[0])
         cells.append(cell(img, boxes, names, path.stem))
     cv2.imwrite(str(out), sheet(cells, cols))

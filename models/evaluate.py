@@ -24,8 +24,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from datasets.yolo import label_path_of, read_labels
 from scoring.hand import Hand
 from scoring.tiles import FLOWERS
+from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import MODELS_DIR, ModelCard, TileDetector
 from vision.photo import load_photo
@@ -33,15 +35,6 @@ from vision.read import read_detections
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
-
-
-def read_labels(label: Path, width: int, height: int) -> tuple[np.ndarray, list[str]]:
-    """A YOLO label file as (boxes xyxy in pixels, codes)."""
-    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
-    boxes = np.array([[(float(x) - float(bw) / 2) * width, (float(y) - float(bh) / 2) * height,
-                       (float(x) + float(bw) / 2) * width, (float(y) + float(bh) / 2) * height]
-                      for _, x, y, bw, bh in rows], np.float32).reshape(-1, 4)
-    return boxes, [CLASSES[int(r[0])] for r in rows]
 
 
 def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
@@ -52,31 +45,9 @@ def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
         h, w = truth.get("height"), truth.get("width")
         if not (h and w):
             h, w = load_photo(image).shape[:2]
-        boxes, codes = read_labels(root / "labels" / split / f"{image.stem}.txt", w, h)
+        boxes, codes = read_labels(label_path_of(root, image), w, h)
         samples.append({"image": image, "boxes": boxes, "codes": codes, "truth": truth})
     return samples
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    tl = np.maximum(a[:, None, :2], b[None, :, :2])
-    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(br - tl, 0, None), axis=2)
-    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
-
-
-def match(pred_boxes, pred_codes, true_boxes, true_codes, iou: float = 0.5) -> dict[int, int]:
-    """Greedy one-to-one matching by IoU, whatever the codes: true index → predicted index."""
-    if not len(pred_boxes) or not len(true_boxes):
-        return {}
-    m = iou_matrix(np.asarray(true_boxes, np.float32), np.asarray(pred_boxes, np.float32))
-    pairs = sorted(((m[t, p], t, p) for t, p in zip(*np.nonzero(m >= iou), strict=True)), reverse=True)
-    out, used = {}, set()
-    for _, t, p in pairs:
-        if t not in out and p not in used:
-            out[int(t)] = int(p)
-            used.add(p)
-    return out
 
 
 class Tally:
@@ -86,7 +57,7 @@ class Tally:
         self.tp = self.pred = self.true = 0
 
     def add(self, pred_boxes, pred_codes, true_boxes, true_codes) -> dict[int, int]:
-        pairs = match(pred_boxes, pred_codes, true_boxes, true_codes)
+        pairs = match(true_boxes, pred_boxes)  # true index → predicted index, whatever the codes
         self.tp += sum(pred_codes[p] == true_codes[t] for t, p in pairs.items())
         self.pred += len(pred_codes)
         self.true += len(true_codes)

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from datasets.__main__ import main
-from datasets.check import check, iou_matrix
+from datasets.check import check
 from datasets.check_report import pick_samples, text
 from datasets.generate import generate
 from vision.classes import CLASSES
@@ -193,12 +193,6 @@ def test_sheet_samples_put_flagged_images_first(tmp_path):
     _, samples = check(make_set(tmp_path, files))
     picked = pick_samples(samples, 4)
     assert [s.image.stem for s in picked] == ["7", "0", "4", "9"]
-
-
-def test_iou_matrix():
-    boxes = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]], float)
-    iou = iou_matrix(boxes)
-    assert np.allclose(iou, [[1, 1 / 3, 0], [1 / 3, 1, 0], [0, 0, 1]])
 
 
 def _cli(*args):

@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 import yaml
 
-from vision.classes import CLASS_INDEX, CLASSES
+from datasets.yolo import yolo_lines
+from vision.classes import CLASSES
 
 JPEG_QUALITY = 95
 
@@ -25,19 +26,6 @@ class Saved:
     image: Path
     labels: Path
     boxes: int
-
-
-def yolo_lines(boxes: np.ndarray, codes: list[str | None], width: int, height: int) -> list[str]:
-    """`class cx cy w h` (normalised to the image) for every box with a code; None codes are skipped."""
-    lines = []
-    for (x0, y0, x1, y1), code in zip(np.asarray(boxes, np.float64).reshape(-1, 4), codes, strict=True):
-        if code is None:
-            continue
-        x0, x1 = np.clip([x0, x1], 0, width)
-        y0, y1 = np.clip([y0, y1], 0, height)
-        lines.append(f"{CLASS_INDEX[code]} {(x0 + x1) / 2 / width:.6f} {(y0 + y1) / 2 / height:.6f} "
-                     f"{(x1 - x0) / width:.6f} {(y1 - y0) / height:.6f}")
-    return lines
 
 
 def save_example(folder: str | Path, name: str, image: np.ndarray, boxes: np.ndarray,
