@@ -46,9 +46,8 @@ for key, value in {
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
 }.items():
     ss.setdefault(key, value)
-# Keep these although their widgets are not drawn on every run (Streamlit drops a hidden widget's value).
-for key in ("target", "dataset_dir"):
-    ss[key] = ss[key]
+# Keep it although its widget is not drawn on every run (Streamlit drops a hidden widget's value).
+ss.dataset_dir = ss.dataset_dir
 
 KIND_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
@@ -64,6 +63,15 @@ def group_label(group: str) -> str:
         meld = draft.melds[meld_index(group)]
         return t(f"副露 {meld_index(group) + 1}（{KIND_NAMES.get(meld.kind, '未定')}）")
     return t({"concealed": "手牌", "win": "胡的那張", "flowers": "花牌"}[group])
+
+
+def choice(label: str, options: list, name: str, format_func, key: str | None = None) -> None:
+    """A row of choices whose value lives in `ss[name]`. A radio remembers the *label* chosen, and
+    labels change with the script, so each script (and `key`, when callbacks move the value) gets
+    its own widget, started from `ss[name]`."""
+    key = f"{name}-{key or script}"
+    st.radio(label, options, index=options.index(ss[name]), key=key, horizontal=True, format_func=format_func,
+             on_change=lambda: ss.update({name: ss[key]}))
 
 
 def edit(draft: Draft) -> None:
@@ -108,7 +116,7 @@ def on_face() -> None:
 
 
 def on_kind(m: int) -> None:
-    edit(set_meld_kind(ss.draft, m, ss[f"kind-{m}-{ss.version}"]))
+    edit(set_meld_kind(ss.draft, m, ss[f"kind-{m}-{script}-{ss.version}"]))
 
 
 def on_new_meld(kind: str) -> None:
@@ -205,7 +213,8 @@ for group in draft.groups():
         m = meld_index(group)
         kind = draft.melds[m].kind
         st.selectbox(group_label(group), list(MELD_SIZE), index=None if kind is None else list(MELD_SIZE).index(kind),
-                     format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{ss.version}", on_change=on_kind,
+                     format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{ss.version}",
+                     on_change=on_kind,
                      args=(m,), placeholder=t("選擇吃、碰、明槓或暗槓"))
     if slots:
         st.pills(
@@ -233,7 +242,7 @@ if ss.selected is not None:
 else:
     if ss.target not in draft.groups():
         ss.target = "concealed"
-    st.radio(t("點牌加到："), draft.groups(), key="target", horizontal=True, format_func=group_label)
+    choice(t("點牌加到："), draft.groups(), "target", group_label, key=f"{script}-{ss.version}")
     picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
 st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face,
          format_func=lambda code: tile_label(code, script))
@@ -245,11 +254,10 @@ with st.container(horizontal=True):
 # ③ situation
 st.subheader(t("③ 牌局"))
 wind_name = {w: t(WIND_NAMES[w]) for w in WINDS}
-st.radio(t("門風（胡牌的人）"), WINDS, key="seat", horizontal=True, format_func=wind_name.get)
-st.radio(t("圈風"), WINDS, key="round", horizontal=True, format_func=wind_name.get)
-st.radio(t("怎麼胡"), ["self", *WINDS], key="how", horizontal=True,
-         format_func=lambda w: t("自摸") if w == "self" else seat_label(w, script) + t("放槍"))
-st.radio(t("莊家"), WINDS, key="dealer", horizontal=True, format_func=lambda w: seat_label(w, script))
+choice(t("門風（胡牌的人）"), list(WINDS), "seat", wind_name.get)
+choice(t("圈風"), list(WINDS), "round", wind_name.get)
+choice(t("怎麼胡"), ["self", *WINDS], "how", lambda w: t("自摸") if w == "self" else seat_label(w, script) + t("放槍"))
+choice(t("莊家"), list(WINDS), "dealer", lambda w: seat_label(w, script))
 flags = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上（補牌胡）", "rob_kong": "搶槓", "heavenly": "天胡",
          "ready": "聽牌（胡前宣告）"}
 with st.container(horizontal=True):

@@ -89,10 +89,11 @@ def test_typed_hand_scores_and_settles(app):
     assert [p["誰付"] for p in payers] == ["南家", "西家", "北家"]
     assert all(p["金額"] == 100 + (score(HAND).total + 1) * 20 for p in payers)  # 底 100, 每台 20, 莊家 +1
 
-    ok(at.radio(key="how").set_value("N").run())  # off 北家's discard: 北家 alone pays
+    ok(at.radio(key="how-traditional").set_value("N").run())  # off 北家's discard: 北家 alone pays
     assert [p["誰付"] for p in at.table[1].value.to_dict("records")] == ["北家"]
-    ok(at.radio(key="script").set_value("simplified").run())
-    assert "谁付" in at.table[1].value.columns and at.metric[0].label == "合计"
+    ok(at.radio(key="script").set_value("simplified").run())  # the labels change, the choices stay
+    assert at.metric[0].label == "合计" and at.radio(key="how-simplified").value == "N"
+    assert [p["谁付"] for p in at.table[1].value.to_dict("records")] == ["北家"]
 
 
 def test_illegal_hands_and_bad_text_get_messages(app):
@@ -138,7 +139,7 @@ def test_fixing_a_tile_and_a_meld(app):
     ok(at.pills(key=f"face-{v}").set_value("1m").run())
     assert total_shown(at) == expected_total(HAND)
     v = at.session_state["version"]
-    ok(at.selectbox(key=f"kind-0-{v}").set_value("kong").run())  # 碰 → 明槓 gets its fourth tile
+    ok(at.selectbox(key=f"kind-0-traditional-{v}").set_value("kong").run())  # 碰 → 明槓 gets its fourth tile
     assert [s.code for s in at.session_state["draft"].melds[0].tiles] == ["7z"] * 4
     assert total_shown(at) == expected_total(HAND.replace(melds=(Meld("kong", ("7z",) * 4),)))
 
@@ -150,7 +151,7 @@ def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path):
     assert total_shown(at) == expected_total(HAND)
     [photo] = at.image
     assert photo.captions[0].startswith("讀到 18 張牌")
-    ok(at.radio(key="how").set_value("S").run())  # a widget change re-scores without reading again
+    ok(at.radio(key="how-traditional").set_value("S").run())  # a widget change re-scores without reading again
     ok(at.checkbox(key="ready").check().run())
     assert FakeDetector.reads == 1
 

@@ -169,9 +169,13 @@ def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
     expect(page.get_by_text("誰付多少", exact=True)).to_be_visible()
     screenshot(page, "browser-typed-hand-390.png")
 
-    page.get_by_text("简体").click()  # the same result in simplified characters
+    page.get_by_text("北家放槍").click()  # off 北家's discard: 北家 alone pays
+    expect(page.get_by_test_id("stTable").nth(1).locator("tbody tr")).to_have_count(1)
+    page.get_by_text("简体").click()  # the same result in simplified characters, the choices kept
     expect(page.get_by_test_id("stMetricLabel")).to_have_text("合计")
-    expect(page.get_by_text("谁付多少", exact=True)).to_be_visible()
+    expect(page.get_by_role("radio", name="北家放枪")).to_be_checked()
+    expect(page.get_by_role("radio", name="东家", exact=True).first).to_be_checked()
+    expect(page.get_by_test_id("stTable").nth(1)).to_contain_text("北家")
 
 
 def test_a_broken_upload_gets_a_message_and_keeps_the_hand(page, app_url):
