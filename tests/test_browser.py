@@ -6,6 +6,7 @@ and its absence is a failure. The photo test runs the app with a stand-in detect
 model is not needed); `test_real_model_photo` uses the real one when models/model.json exists.
 """
 
+import json
 import os
 import socket
 import subprocess
@@ -205,13 +206,9 @@ def test_uploaded_photo_is_read_and_scored(page, fake_detector_url):
 def test_real_model_photo(page, app_url):
     from playwright.sync_api import expect
 
-    from datasets.generate import make_sample
-
-    photo, truth = next((j, tr) for j, _, tr in (make_sample(i, 2026, long_side=1600) for i in range(20))
-                        if tr["hand"] is not None)
+    sample = ROOT / "tests" / "data" / "samples" / "train-style-000009"  # committed, with its truth
+    hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
     page.goto(app_url)
-    upload(page, "sample.jpg", photo)
-    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(Hand.from_json(truth["hand"])),
-                                                               timeout=120_000)
+    upload(page, "sample.jpg", sample.with_suffix(".jpg").read_bytes())
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(hand), timeout=120_000)
     screenshot(page, "browser-real-model-390.png")
-
