@@ -13,7 +13,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --browser.gatherUsageStats false
+	@echo "taishu: open http://localhost:8501 on this machine, or on a phone on the same Wi-Fi:"
+	@echo "        http://$$(hostname -I 2>/dev/null | cut -d' ' -f1 || echo THIS-MACHINE-IP):8501"
+	$(BIN)/streamlit run app.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
