@@ -19,18 +19,44 @@ def _colour(rng, base, jitter=12):
     return np.clip(np.array(base, np.float32) + rng.normal(0, jitter, 3), 0, 255).astype(np.float32)
 
 
+def _muted(rng, lo=40, hi=230):
+    """A random colour pulled toward grey: tablecloths and mats are rarely fully saturated."""
+    c = rng.uniform(lo, hi, 3)
+    return (c.mean() + (c - c.mean()) * rng.uniform(0.3, 0.8)).astype(np.float32)
+
+
+def _streaks(rng, h, w, length, sigma):
+    """Noise stretched along x: the fine pores and fibres of wood."""
+    small = rng.normal(0, sigma, (h, max(2, int(w / length)))).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+WOODS = ((40, 62, 92), (55, 95, 150), (70, 120, 180), (95, 150, 200), (45, 75, 135))  # BGR mid tones
+
+
 def wood(rng, h, w):
+    """Flat-sawn planks: growth rings as long bands that wander slowly along the grain (x), dark
+    latewood lines, fibre streaks, a tone per plank and thin seams between planks."""
+    across = h > w and rng.random() < 0.5  # grain along the long side or across it
+    if across:
+        h, w = w, h
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    a = rng.uniform(0, np.pi)
-    u = xx * np.cos(a) + yy * np.sin(a)
-    v = -xx * np.sin(a) + yy * np.cos(a)
-    warp = _low_freq(rng, h, w, 4, 25)
-    grain = np.sin((v + warp) * rng.uniform(0.05, 0.2) + np.sin(u * 0.01) * 2)
-    grain = 0.5 + 0.5 * grain + _fine_noise(rng, h, w, 0.15, 1.0)
-    dark = _colour(rng, [30, 60, 100], 15)
-    light = _colour(rng, [80, 130, 185], 20)
-    t = np.clip(grain, 0, 1)[:, :, None]
-    return dark * (1 - t) * 0.6 + light * (0.4 + 0.6 * t) * 0.8
+    spacing = rng.uniform(4, 14)
+    # Distortion varying slowly along the grain and faster across it: cathedral arches, not swirls.
+    bend = cv2.resize(rng.normal(0, 1, (10, 3)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    phase = (yy + spacing * rng.uniform(1.5, 4) * bend + 0.002 * (xx - w / 2) ** 2 * rng.uniform(-1, 1)) / spacing
+    t = phase - np.floor(phase)
+    rings = t ** rng.uniform(2, 5)  # light earlywood darkening into a sharp latewood line
+    plank_h = int(rng.uniform(0.15, 0.5) * h) + 8
+    plank = (yy // plank_h).astype(np.int32)
+    tone = 1 + rng.normal(0, 0.07, plank.max() + 1).astype(np.float32)[plank]
+    shade = tone * (1 - rng.uniform(0.15, 0.35) * rings) * (1 + _streaks(rng, h, w, 30, 0.05))
+    shade *= 1 + 0.06 * _low_freq(rng, h, w, 3)
+    seam = (yy % plank_h) < 1
+    shade[seam] *= 0.6
+    base = np.float32(WOODS[int(rng.integers(len(WOODS)))]) * rng.uniform(0.8, 1.15) + rng.normal(0, 4, 3)
+    img = base.astype(np.float32) * shade[:, :, None]
+    return img.transpose(1, 0, 2) if across else img
 
 
 def felt(rng, h, w):
@@ -44,7 +70,7 @@ def felt(rng, h, w):
 
 
 def plain(rng, h, w):
-    c = _colour(rng, rng.uniform(40, 230, 3), 5)
+    c = _colour(rng, _muted(rng), 5)
     img = np.empty((h, w, 3), np.float32)
     img[:] = c
     return img * (1 + 0.06 * _low_freq(rng, h, w, 3))[:, :, None] + _fine_noise(rng, h, w, 3)[
@@ -53,15 +79,17 @@ def plain(rng, h, w):
 
 
 def dotted_mat(rng, h, w):
+    """Dots on a staggered grid, anti-aliased from their distance to the nearest grid point."""
     img = plain(rng, h, w)
-    step = int(rng.integers(8, 24))
-    dot = _colour(rng, rng.uniform(0, 255, 3), 10)
-    r = max(1, int(step * rng.uniform(0.12, 0.3)))
-    for y in range(step // 2, h, step):
-        off = step // 2 if (y // step) % 2 else 0
-        for x in range(off, w, step):
-            cv2.circle(img, (x, y), r, dot.tolist(), -1, cv2.LINE_AA)
-    return img
+    step = rng.uniform(8, 24)
+    dot = _muted(rng, 0, 255)
+    r = max(1.0, step * rng.uniform(0.12, 0.3))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    row = np.round(yy / step)
+    dy = yy - row * step
+    dx = (xx - (row % 2) * step / 2 + step / 2) % step - step / 2
+    m = np.clip(r - np.hypot(dx, dy) + 0.5, 0, 1)[:, :, None]
+    return img * (1 - m) + dot * m
 
 
 def woven(rng, h, w):
@@ -76,7 +104,7 @@ def woven(rng, h, w):
 def cloth(rng, h, w):
     """Plaid/striped fabric."""
     img = plain(rng, h, w)
-    stripe = _colour(rng, rng.uniform(0, 255, 3), 10)
+    stripe = _muted(rng, 0, 255)
     for axis in (0, 1):
         n = h if axis == 0 else w
         period = int(rng.integers(20, 80))
@@ -109,12 +137,33 @@ GENERATORS = {
 }
 
 
-def background(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, str]:
-    """A (h, w, 3) float32 BGR table surface and its kind. Built at half size (textures are
-    smooth enough) then upscaled, which keeps generation fast."""
+MAX_CANVAS = 0.5  # texture pixels per image pixel, at most
+
+
+def background(rng: np.random.Generator, h: int, w: int, cam) -> tuple[np.ndarray, str]:
+    """A (h, w, 3) float32 BGR table surface seen through the camera, and its kind.
+
+    The texture is made flat on the patch of table the photo sees, at about half the image's
+    scale (textures are smooth enough), then warped by the camera's homography, so its pattern
+    recedes and turns with the tiles on it."""
     names = list(GENERATORS)
     weights = np.array([GENERATORS[n][1] for n in names])
     name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
-    small = GENERATORS[name][0](rng, h // 2 + 1, w // 2 + 1)
-    img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    # The table patch: preimage of the frame (a grid, in case the horizon comes near), at most
+    # three frames wide around the frame centre's preimage.
+    gx, gy = np.meshgrid(np.linspace(0, w, 5), np.linspace(0, h, 5))
+    q = np.linalg.inv(cam.H) @ np.stack([gx.ravel(), gy.ravel(), np.ones(gx.size)])
+    ahead = q[2] > 1e-9
+    pts = (q[:2, ahead] / q[2, ahead]).T
+    centre = pts[12] if ahead[12] else pts.mean(0)
+    reach = 1.5 * np.array([w, h]) / cam.tile_px
+    lo = np.maximum(pts.min(0), centre - reach)
+    hi = np.minimum(pts.max(0), centre + reach)
+    scale = cam.tile_px / 2  # texture pixels per table unit
+    scale = min(scale, np.sqrt(MAX_CANVAS * w * h / np.prod(hi - lo)))
+    cw, ch = (np.ceil((hi - lo) * scale) + 2).astype(int)
+    small = GENERATORS[name][0](rng, ch, cw)
+    to_table = np.array([[1 / scale, 0, lo[0]], [0, 1 / scale, lo[1]], [0, 0, 1]])
+    img = cv2.warpPerspective(small.astype(np.float32), cam.H @ to_table, (w, h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT_101)
     return np.clip(img, 0, 255), name

@@ -1,21 +1,27 @@
-"""Render one synthetic photo: layout -> tile sprites -> camera -> shadows -> occluders.
+"""Render one synthetic photo: layout -> tile sprites -> camera -> shadows -> (printout) -> occluders.
 
 Every tile is warped straight from its sprite into the image by one homography (sprite ->
-table -> image), so its label box is exactly the box of its warped outline (the convex hull
-of the drawn sprite), clipped to the frame. A tile is labelled when >= 40% of it is visible.
+table -> image; a printout adds scene -> page -> photo to its outline), so its label box is
+exactly the box of its warped outline (the convex hull of the drawn sprite), cut to the frame,
+or the box of what shows when a tile in front hides part of it. A tile is labelled when >= 40%
+of it is visible.
 """
 
 import cv2
 import numpy as np
 
+from datasets import occluders
 from datasets import tile_bodies as tb
 from datasets.backgrounds import background
 from datasets.camera import apply, sample_camera, sample_size, sample_tile_px
+from datasets.printout import printout
 from datasets.scene_layout import TILE_D, layout
 from datasets.styles import SceneSet, pick_style
 from vision.classes import BACK, CLASS_INDEX
 
 MIN_VISIBLE = 0.4
+PRINTOUT = 0.05  # share of scenes that are photos of a printed photo
+NEIGHBOUR_HIDES = 0.95  # a tile showing less of itself than this gets the box of what shows
 
 
 def _affine(tx=0.0, ty=0.0, angle=0.0, scale=1.0):
@@ -64,49 +70,59 @@ def _blend(img, sprite, M, poly, light):
     roi[:] = roi * (1 - a) + warped[:, :, :3]
 
 
-def _visible_box(poly, w, h, occluder):
-    """(fraction visible, clipped xyxy box) of a convex image polygon."""
-    area = cv2.contourArea(poly.astype(np.float32))
-    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    inter_area, inter = cv2.intersectConvexConvex(poly.astype(np.float32), frame)
-    if area <= 0 or inter is None or inter_area <= 0:
-        return 0.0, None
-    inter = inter.reshape(-1, 2)
-    frac = inter_area / area
+def visibility(polys: list[np.ndarray], w: int, h: int, occluder: np.ndarray | None,
+               frame: np.ndarray | None = None):
+    """Per tile, in draw order: (fraction visible, xyxy box of what shows).
+
+    `frame` is the convex part of the w x h photo the scene shows in (all of it, or the printed
+    picture of a printout). Tiles, cut to it, are rasterised in draw order into an id buffer, so
+    what a later tile covers (a standing row in front of the melds behind it, the next row over
+    a front edge) is hidden, as is what lies outside the frame or under the occluder. A box
+    shrinks to the pixels that show only when neighbours hide a real part of the tile; otherwise
+    it is the exact box of the outline's part in the frame."""
+    if frame is None:
+        frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    cut = []
+    for poly in polys:
+        inside, part = cv2.intersectConvexConvex(poly.astype(np.float32), frame.astype(np.float32))
+        cut.append(part.reshape(-1, 2) if part is not None and inside > 0 else None)
+    ids = np.zeros((h, w), np.int32)
+    fixed = [None if c is None else np.round(c * 16).astype(np.int32) for c in cut]  # 4 bits of sub-pixel
+    for k, pts in enumerate(fixed):
+        if pts is not None:
+            cv2.fillConvexPoly(ids, pts, k + 1, cv2.LINE_8, 4)
+    own = np.bincount(ids.ravel(), minlength=len(polys) + 1)[1:]
+    shown = own.copy()
     if occluder is not None:
-        m = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(m, np.round(inter).astype(np.int32), 1)
-        n = m.sum()
-        if n:
-            frac *= 1 - (occluder[m > 0] > 0.5).sum() / n
-    x0, y0 = np.clip(inter.min(0), 0, [w, h])
-    x1, y1 = np.clip(inter.max(0), 0, [w, h])
-    return frac, (float(x0), float(y0), float(x1), float(y1))
+        shown -= np.bincount(ids[occluder > 0.5], minlength=len(polys) + 1)[1:]
+    out = []
+    for k, (poly, part) in enumerate(zip(polys, cut, strict=True)):
+        area = cv2.contourArea(poly.astype(np.float32))
+        if area <= 0 or part is None or own[k] == 0:
+            out.append((0.0, None))
+            continue
+        x0, y0 = np.clip(part.min(0), 0, [w, h])
+        x1, y1 = np.clip(part.max(0), 0, [w, h])
+        # Pixel counts against the tile's own raster (a raster overcounts small areas).
+        bx0, by0 = (np.floor([x0, y0]).astype(int) - 1).clip(0)
+        bx1, by1 = int(np.ceil(x1)) + 1, int(np.ceil(y1)) + 1
+        alone = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+        cv2.fillConvexPoly(alone, fixed[k] - [bx0 * 16, by0 * 16], 1, cv2.LINE_8, 4)
+        raster = max(int(alone.sum()), own[k])
+        if own[k] < NEIGHBOUR_HIDES * raster:
+            ys, xs = np.nonzero(ids[by0:by1, bx0:bx1] == k + 1)
+            x0, y0 = max(x0, bx0 + xs.min()), max(y0, by0 + ys.min())
+            x1, y1 = min(x1, bx0 + xs.max() + 1.0), min(y1, by0 + ys.max() + 1.0)
+        in_frame = cv2.contourArea(part.astype(np.float32))
+        out.append((in_frame / area * shown[k] / raster, (float(x0), float(y0), float(x1), float(y1))))
+    return out
 
 
 def _occluder(rng, img, cam):
-    """A hand-like blob or a cup in the scene; returns its coverage mask (0..1)."""
-    h, w = img.shape[:2]
-    mask = np.zeros((h, w), np.float32)
-    size = cam.tile_px * rng.uniform(1.5, 4)
-    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-    if rng.random() < 0.5:  # hand: palm and fingers reaching in
-        colour = np.array([120, 150, 200]) + rng.normal(0, 20, 3)
-        ang = rng.uniform(0, 360)
-        cv2.ellipse(mask, (int(cx), int(cy)), (int(size), int(size * 0.8)), ang, 0, 360, 1, -1)
-        for k in range(4):
-            a = np.deg2rad(ang + (k - 1.5) * 18)
-            fx, fy = cx + np.cos(a) * size * 1.6, cy + np.sin(a) * size * 1.6
-            cv2.ellipse(mask, (int(fx), int(fy)), (int(size * 0.8), int(size * 0.22)),
-                        np.degrees(a), 0, 360, 1, -1)
-    else:  # cup seen from above: rim and darker inside
-        colour = rng.uniform(60, 240, 3)
-        cv2.circle(mask, (int(cx), int(cy)), int(size), 1, -1)
-    mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
-    shade = 1 + 0.15 * (np.linspace(-1, 1, w)[None, :] * rng.uniform(-1, 1))
-    paint = colour[None, None, :] * shade[:, :, None]
-    img[:] = img * (1 - mask[:, :, None]) + paint * mask[:, :, None]
-    return mask
+    """A hand reaching in or a cup on the table; returns its coverage mask (0..1)."""
+    if rng.random() < 0.5:
+        return occluders.hand(rng, img, cam.tile_px)
+    return occluders.cup(rng, img, cam.tile_px, float(np.cos(np.deg2rad(cam.tilt))))
 
 
 def _glare(rng, img, cam):
@@ -135,7 +151,7 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     else:
         extent = (0, 0, 1, 1)
     cam = sample_camera(rng, width, height, tile_px, extent)
-    img, surface = background(rng, height, width)
+    img, surface = background(rng, height, width, cam)
 
     edge = cam.edge if rng.random() < 0.7 else 0.0
     tiles = []  # (placed, sprite, sprite->image map, image outline, brightness)
@@ -153,7 +169,9 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
             sprite = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
             M = M @ _affine(scale=1 / f)
         tiles.append((p, sprite, M, poly, rng.uniform(0.92, 1.05)))
-    tiles.sort(key=lambda t: t[3][:, 1].max())
+    # Far to near on the table (small y is far, whatever the photo's roll), so nearer tiles and a
+    # standing row cover what lies beyond them.
+    tiles.sort(key=lambda t: (t[0].y, t[0].upright))
 
     # Cast shadows, from one light for the whole scene.
     if tiles:
@@ -166,13 +184,20 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         img *= (1 - rng.uniform(0.25, 0.55) * shadow)[:, :, None]
     for _, sprite, M, poly, light in tiles:
         _blend(img, sprite, M, poly, light)
+    polys, frame = [t[3] for t in tiles], None
+    if rng.random() < PRINTOUT:
+        img, to_photo = printout(rng, img, background(rng, height, width, cam)[0])
+        polys = [apply(to_photo, poly) for poly in polys]
+        printed = apply(to_photo, np.float32([[0, 0], [width, 0], [width, height], [0, height]]))
+        photo = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+        frame = cv2.intersectConvexConvex(printed.astype(np.float32), photo)[1].reshape(-1, 2)
     if tiles and rng.random() < 0.2:
         _glare(rng, img, cam)
     occluder = _occluder(rng, img, cam) if rng.random() < 0.1 else None
 
     labels, rows = [], {}
-    for p, _, _, poly, _ in tiles:
-        frac, box = _visible_box(poly, width, height, occluder)
+    seen = visibility(polys, width, height, occluder, frame)
+    for (p, *_), (frac, box) in zip(tiles, seen, strict=True):
         if frac >= MIN_VISIBLE and box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
             rows[id(p)] = len(labels)
             labels.append((CLASS_INDEX[p.code], *box))

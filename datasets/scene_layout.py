@@ -2,8 +2,9 @@
 
 Layouts follow how players show a hand: the concealed row packed tight (touching, gaps of
 0-3% of a tile, a little jitter), exposed melds and flowers as separate groups beside it or in
-a second row, the winning tile sometimes set apart. Other scene kinds: rows of tiles (like a
-set laid out for a photo) and loose scattered tiles.
+a second row (nearer the camera, or beyond a standing row, which hides part of it), the
+winning tile sometimes set apart. Other scene kinds: rows of tiles (like a set laid out for a
+photo) and loose scattered tiles.
 """
 
 import random
@@ -87,7 +88,7 @@ def hand_scene(rng: np.random.Generator):
         tiles, x = _row([hand.win], x + rng.uniform(0.25, 1.0), 0.0, rng, len(groups) - 1,
                         upright=upright)
         placed += tiles
-    # Second row (nearer the camera) for melds and flowers not yet placed.
+    # Second row for melds and flowers not yet placed.
     second = [] if melds_beside else melds
     if flowers and rng.random() < 0.3:  # flowers off to the right of the main row
         groups.append(flowers)
@@ -95,7 +96,12 @@ def hand_scene(rng: np.random.Generator):
         placed += tiles
     elif flowers:
         second = second + [flowers]
-    y = TILE_D * (1.3 if upright else 1.0) + rng.uniform(0.15, 0.9)
+    if upright and rng.random() < 0.5:
+        # Melds laid out beyond a standing row, as seen from the player's seat: the standing
+        # tiles hide their near part, some of them mostly.
+        y = -rng.uniform(1.0, 2.2)
+    else:
+        y = TILE_D * (1.3 if upright else 1.0) + rng.uniform(0.15, 0.9)
     x = rng.uniform(-0.5, 3.0)
     for g in second:
         groups.append(g)

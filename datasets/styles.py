@@ -48,6 +48,9 @@ TRAIN_WEIGHTS = {
 UNSEEN_WEIGHTS = {"xmahjongg-real": 1.0, "real-crops-held-out": 1.0}
 # Art sets whose 白 is a blank face; Taiwanese sets mostly frame it, so it is often redrawn.
 BLANK_WHITE_SETS = {"fluffystuff-regular", "fluffystuff-black", "kmahjongg-default", "kmahjongg-jade"}
+# Art sets whose face glyphs are white, drawn for dark tiles: on an ivory body they vanish, so
+# these sets are only shown with their own full tiles.
+WHITE_GLYPH_SETS = {"fluffystuff-black", "kmahjongg-jade"}
 
 
 def crop_number(path: Path) -> int:
@@ -121,7 +124,7 @@ class SceneSet:
         self.style = style
         self.palette = tb.scene_palette(rng)
         self.variant = face_variant(rng)
-        self.glyph_mode = bool(style.faces) and rng.random() < 0.5
+        self.glyph_mode = bool(style.faces) and rng.random() < 0.5 and style.name not in WHITE_GLYPH_SETS
         self.frame_white = style.name in BLANK_WHITE_SETS and rng.random() < 0.7
         self.crop_anchor = float(rng.uniform(0, 650))  # nearby numbers ~ same crop design
         self.art_back = style.back is not None and rng.random() < 0.5

@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 import yaml
 
+from datasets import scene
 from datasets import tile_bodies as tb
 from datasets.camera import apply
 from datasets.generate import generate, make_sample, split_of
-from datasets.scene import _affine, _blend
+from datasets.printout import printout
+from datasets.scene import _affine, _blend, visibility
+from datasets.scene_layout import Group, Placed
 from vision.classes import CLASSES
 from vision.draw import draw_boxes
 
@@ -66,3 +69,91 @@ def test_draw_boxes_returns_a_copy():
     img = np.zeros((50, 80, 3), np.uint8)
     out = draw_boxes(img, np.array([[5, 20, 30, 45]]), ["5m"], [True])
     assert out.shape == img.shape and out.any() and not img.any()
+
+
+def _black_table(monkeypatch):
+    """Scenes on a black table with no glare or occluder: every bright pixel is a drawn tile."""
+    monkeypatch.setattr(scene, "background", lambda rng, h, w, cam: (np.zeros((h, w, 3), np.float32), "black"))
+    monkeypatch.setattr(scene, "_glare", lambda *a: None)
+    monkeypatch.setattr(scene, "_occluder", lambda *a: None)
+    monkeypatch.setattr(scene, "PRINTOUT", 0.0)
+
+
+def test_scene_boxes_cover_the_drawn_tiles(monkeypatch):
+    """Render whole scenes: every drawn tile pixel lies in a label box, and each box reaches drawn
+    pixels on all four sides (it is not loose around its tile)."""
+    _black_table(monkeypatch)
+    checked = 0
+    for index in range(16):
+        image, labels, truth = scene.render_scene(np.random.default_rng([4, index]))
+        rows = [r for g in truth["groups"] for r in g["label_rows"]]
+        if not rows or None in rows:  # negatives, and tiles too hidden or cut to be labelled
+            continue
+        checked += 1
+        h, w = image.shape[:2]
+        drawn = image.max(2) > 12
+        inside = np.zeros_like(drawn)
+        for _, x0, y0, x1, y1 in labels:
+            a, b, c, d = int(x0), int(y0), int(np.ceil(x1)), int(np.ceil(y1))
+            inside[max(0, b - 2) : d + 2, max(0, a - 2) : c + 2] = True
+            sides = [drawn[b:d, a : a + 2], drawn[b:d, c - 2 : c], drawn[b : b + 2, a:c], drawn[d - 2 : d, a:c]]
+            assert all(side.any() for side in sides), (index, x0, y0, x1, y1)
+        assert not (drawn & ~inside).any(), index
+    assert checked >= 6
+
+
+def _scene_with(monkeypatch, placed):
+    groups = [Group("loose", [p.code]) for p in placed]
+    monkeypatch.setattr(scene, "layout", lambda rng: ("rows", None, groups, placed))
+
+
+@pytest.mark.parametrize("seed", range(4))  # seed 0 has the photo rolled upside down
+def test_tile_hidden_behind_a_standing_tile_is_not_labelled(monkeypatch, seed):
+    _black_table(monkeypatch)
+    behind, standing, apart = Placed("1m", 0, 0, -0.2, 0), Placed("2m", 1, 0, 0, 0, True), Placed("3m", 2, 3, -0.2, 0)
+    _scene_with(monkeypatch, [behind, standing, apart])
+    _, labels, truth = scene.render_scene(np.random.default_rng([9, seed]))
+    rows = [g["label_rows"][0] for g in truth["groups"]]
+    assert rows[0] is None and None not in rows[1:]
+    assert [CLASSES[labels[r][0]] for r in rows[1:]] == ["2m", "3m"]
+
+
+def test_visibility_counts_what_neighbours_frame_and_occluder_hide():
+    square = np.float32([[10, 10], [50, 10], [50, 50], [10, 50]])
+    front = square + [0, 12]  # covers the lower 70% of the square
+    sliver = square + [39, 0]  # covers 1 px of its right side
+    (frac, box), _ = visibility([square, front], 100, 100, None)
+    assert frac == pytest.approx(0.3, abs=0.03) and box == pytest.approx((10, 10, 50, 22), abs=1)
+    (frac, box), _ = visibility([square, sliver], 100, 100, None)
+    assert frac > 0.95 and box == (10, 10, 50, 50)
+    (frac, box), = visibility([square - [30, 0]], 100, 100, None)
+    assert frac == pytest.approx(0.5, abs=0.03) and box == (0, 10, 20, 50)
+    occluder = np.zeros((100, 100), np.float32)
+    occluder[:, :30] = 1
+    (frac, box), = visibility([square], 100, 100, occluder)
+    assert frac == pytest.approx(0.5, abs=0.03) and box == (10, 10, 50, 50)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_printout_boxes_follow_the_page(monkeypatch, seed):
+    """The same scene photographed directly and as a printout: each printed tile's box lies in the
+    page image of its box in the direct photo (so cut tiles stay cut at the picture's edge)."""
+    _black_table(monkeypatch)
+    _, direct, _ = scene.render_scene(np.random.default_rng([6, seed]))
+    maps = []
+
+    def recorded(*args):
+        photo, to_photo = printout(*args)
+        maps.append(to_photo)
+        return photo, to_photo
+
+    monkeypatch.setattr(scene, "PRINTOUT", 1.0)
+    monkeypatch.setattr(scene, "printout", recorded)
+    _, printed, _ = scene.render_scene(np.random.default_rng([6, seed]))
+    assert printed and len(maps) == 1
+    for c, *box in printed:
+        inside = False
+        for c0, x0, y0, x1, y1 in direct:
+            q = apply(maps[0], np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+            inside |= c0 == c and (q.min(0) - 1 <= box[:2]).all() and (box[2:] <= q.max(0) + 1).all()
+        assert inside, (c, box)
