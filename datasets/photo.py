@@ -20,7 +20,9 @@ def photo_effects() -> A.Compose:
             A.RandomBrightnessContrast(brightness_limit=0.25, contrast_limit=0.25, p=0.7),
             A.ColorJitter(brightness=0, contrast=0, saturation=(0.7, 1.3), hue=(-0.03, 0.03),
                           p=0.4),
-            A.RandomShadow(shadow_roi=(0, 0, 1, 1), shadow_intensity_range=(0.2, 0.5), p=0.12),
+            # The photographer's own shadow: soft-edged (RandomShadow's sharp polygons look pasted on).
+            A.Illumination(mode="gaussian", effect_type="darken", intensity_range=(0.1, 0.2),
+                           sigma_range=(0.25, 0.5), p=0.12),
             A.OneOf(
                 [
                     A.GaussianBlur(blur_limit=(3, 5), p=1),

@@ -133,6 +133,11 @@ def with_thickness(
 
 def hull(sprite: np.ndarray) -> np.ndarray:
     """Convex outline (N, 2) float32 of a sprite's opaque pixels, in sprite pixel coordinates."""
-    pts = cv2.findNonZero((sprite[:, :, 3] > 96).astype(np.uint8))
+    opaque = sprite[:, :, 3] > 96
+    rows = np.nonzero(opaque.any(1))[0]
+    # Each row's first and last opaque pixel span the same hull as all of them, at a tenth the cost.
+    first = opaque[rows].argmax(1)
+    last = opaque.shape[1] - 1 - opaque[rows, ::-1].argmax(1)
+    pts = np.concatenate([np.stack([first, rows], 1), np.stack([last, rows], 1)]).astype(np.int32)
     outline = cv2.convexHull(pts).reshape(-1, 2).astype(np.float32)
     return outline + np.float32([0.5, 0.5]) * np.sign(outline - outline.mean(0))

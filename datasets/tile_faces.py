@@ -103,13 +103,91 @@ def _stick(face, cx, cy, w, h, colour, tilt):
         cv2.line(face, (c[0] - w // 2, c[1]), (c[0] + w // 2, c[1]), (225, 235, 235, 255), 2)
 
 
-def _bird(face, colour_body, colour_tail):
-    cv2.ellipse(face, (62, 88), (26, 36), 20, 0, 360, (*colour_body, 255), -1, cv2.LINE_AA)
-    cv2.circle(face, (50, 46), 15, (*colour_body, 255), -1, cv2.LINE_AA)
-    cv2.circle(face, (46, 42), 3, (235, 240, 245, 255), -1, cv2.LINE_AA)
-    tail = np.array([[72, 110], [108, 150], [96, 112], [110, 96]], np.int32)
-    cv2.fillPoly(face, [tail], (*colour_tail, 255), cv2.LINE_AA)
-    cv2.fillPoly(face, [np.array([[36, 44], [22, 52], [38, 52]], np.int32)], (*RED, 255))
+def _c(colour, shade=1.0):
+    return (*(float(v) * shade for v in colour), 255)
+
+
+def _bird(face, body, tail, rng):
+    """1s: a peacock-like bird on a bamboo perch, tail feathers with eye spots fanning down."""
+    cv2.line(face, (12, 138), (108, 122), _c(DARK_GREEN), 6, cv2.LINE_AA)
+    for k in range(5):  # tail feathers, each ending in an eye spot
+        a = np.deg2rad(25 + k * 14 + rng.normal(0, 3))
+        tip = (int(62 + 52 * np.cos(a)), int(96 + 52 * np.sin(a)))
+        cv2.line(face, (62, 96), tip, _c(tail), 4, cv2.LINE_AA)
+        cv2.circle(face, tip, 7, _c(tail), -1, cv2.LINE_AA)
+        cv2.circle(face, tip, 4, _c(BLUE), -1, cv2.LINE_AA)
+    cv2.line(face, (52, 112), (50, 132), _c(RED), 3, cv2.LINE_AA)  # legs on the perch
+    cv2.line(face, (62, 112), (64, 130), _c(RED), 3, cv2.LINE_AA)
+    cv2.ellipse(face, (56, 86), (21, 30), 25, 0, 360, _c(body), -1, cv2.LINE_AA)
+    cv2.ellipse(face, (50, 84), (9, 20), 20, 0, 360, _c(body, 1.45), -1, cv2.LINE_AA)  # pale breast
+    cv2.ellipse(face, (64, 88), (11, 22), 30, 0, 360, _c(body, 0.65), -1, cv2.LINE_AA)  # wing
+    for k in range(3):
+        cv2.ellipse(face, (66, 80 + 9 * k), (8, 5), 30, 0, 180, _c(tail), 2, cv2.LINE_AA)
+    cv2.circle(face, (42, 48), 13, _c(body), -1, cv2.LINE_AA)
+    for dx in (-5, 0, 5):  # crest
+        cv2.line(face, (42, 36), (42 + dx, 24), _c(body), 2, cv2.LINE_AA)
+        cv2.circle(face, (42 + dx, 24), 3, _c(tail), -1, cv2.LINE_AA)
+    cv2.circle(face, (38, 45), 4, _c((235, 240, 245)), -1, cv2.LINE_AA)
+    cv2.circle(face, (37, 45), 2, _c(BLACK), -1, cv2.LINE_AA)
+    cv2.fillPoly(face, [np.array([[31, 46], [16, 53], [32, 54]], np.int32)], _c(RED), cv2.LINE_AA)
+
+
+def _blossom(face, cx, cy, r, colour):
+    for k in range(5):
+        a = 2 * np.pi * k / 5
+        cv2.circle(face, (int(cx + r * 0.6 * np.cos(a)), int(cy + r * 0.6 * np.sin(a))), int(r * 0.5),
+                   _c(colour), -1, cv2.LINE_AA)
+    cv2.circle(face, (int(cx), int(cy)), max(1, int(r * 0.3)), _c((40, 190, 230)), -1, cv2.LINE_AA)
+
+
+def _leaf(face, x, y, angle, length, width, colour):
+    a = np.deg2rad(angle)
+    centre = (int(x + np.cos(a) * length / 2), int(y + np.sin(a) * length / 2))
+    cv2.ellipse(face, centre, (int(length / 2), int(width / 2)), angle, 0, 360, _c(colour), -1, cv2.LINE_AA)
+
+
+def _painting(face, n, rng):
+    """The picture of a flower/season tile, in the lower part of the face: plum, orchid,
+    chrysanthemum, bamboo, then spring blossom, summer lotus, autumn flower, winter pine."""
+    pink, purple, yellow, brown = (150, 110, 235), (170, 80, 150), (30, 170, 235), (40, 70, 110)
+    kind = (n - 1) % 4
+    if n == 6:  # lotus: broad petals over a round leaf
+        cv2.ellipse(face, (60, 138), (40, 12), 0, 0, 360, _c(GREEN), -1, cv2.LINE_AA)
+        for a in (-50, -25, 0, 25, 50):
+            _leaf(face, 60, 128, -90 + a, 46, 20, pink)
+        return
+    if n == 8:  # pine: a trunk and needle tufts, a little snow
+        cv2.line(face, (58, 156), (64, 60), _c(brown), 6, cv2.LINE_AA)
+        for y in (70, 95, 120):
+            for a in range(-70, 71, 20):
+                _leaf(face, 62, y, 180 + a if a < 0 else a, 30, 4, DARK_GREEN)
+            cv2.ellipse(face, (62, y - 3), (18, 4), 0, 180, 360, _c((245, 245, 245)), 3, cv2.LINE_AA)
+        return
+    if kind == 0:  # plum / spring: a crooked branch with blossoms
+        pts = np.array([[18, 156], [40, 120], [34, 96], [62, 78], [96, 60]], np.int32)
+        cv2.polylines(face, [pts], False, _c(brown), 5, cv2.LINE_AA)
+        for x, y in pts[1:]:
+            _blossom(face, x + rng.integers(-6, 7), y + rng.integers(-6, 7), 15, RED if n == 1 else pink)
+    elif kind == 1:  # orchid: long arching leaves, small purple flowers
+        for a, length in ((-120, 80), (-100, 95), (-70, 85), (-50, 70)):
+            _leaf(face, 60, 156, a, length, 8, GREEN)
+        for x, y in ((40, 80), (78, 72), (60, 98)):
+            _blossom(face, x, y, 13, purple)
+    elif kind == 2:  # chrysanthemum / autumn: a head of many thin petals on a leafy stem
+        cv2.line(face, (60, 156), (60, 100), _c(GREEN), 4, cv2.LINE_AA)
+        _leaf(face, 60, 135, -150, 30, 12, GREEN)
+        _leaf(face, 60, 125, -30, 30, 12, GREEN)
+        petal = yellow if n == 3 else (40, 90, 220)
+        for k in range(16):
+            _leaf(face, 60, 90, k * 22.5, 28, 7, petal)
+        cv2.circle(face, (60, 90), 8, _c(brown), -1, cv2.LINE_AA)
+    else:  # bamboo: two jointed stalks and leaves
+        for x in (46, 74):
+            cv2.line(face, (x, 156), (x, 58), _c(GREEN), 8, cv2.LINE_AA)
+            for y in (80, 110, 140):
+                cv2.line(face, (x - 5, y), (x + 5, y), _c(DARK_GREEN), 3, cv2.LINE_AA)
+        for x, y, a in ((46, 80, 200), (74, 70, -20), (74, 110, 15), (46, 118, 160)):
+            _leaf(face, x, y, a, 32, 9, DARK_GREEN)
 
 
 def draw_face(code: str, rng: np.random.Generator, variant: dict) -> np.ndarray:
@@ -133,7 +211,7 @@ def draw_face(code: str, rng: np.random.Generator, variant: dict) -> np.ndarray:
             _dot(face, int(x * FACE_W), int(y * FACE_H), r, colour, rng)
     elif suit == "s":
         if n == 1:
-            _bird(face, variant["stick_colour"], RED)
+            _bird(face, variant["stick_colour"], RED, rng)
         else:
             w, h = (16, 46) if n < 8 else (14, 44)
             for i, (x, y) in enumerate(BAMBOO_LAYOUT[n]):
@@ -147,7 +225,12 @@ def draw_face(code: str, rng: np.random.Generator, variant: dict) -> np.ndarray:
     elif suit == "z":
         colour = {5: RED, 6: GREEN}.get(n, variant["wind_colour"])
         _put_char(face, HONOUR_CHARS[n - 1], font, (10, 18, 110, 142), colour)
-    else:  # flowers: the character, the season/flower number and a few petals
+    elif variant["flower_painting"]:  # a picture, the number and a small character in the corners
+        colour = BLUE if n <= 4 else RED
+        _painting(face, n, rng)
+        _put_char(face, str((n - 1) % 4 + 1), 1, (6, 4, 30, 36), colour)
+        _put_char(face, FLOWER_CHARS[n - 1], font, (78, 4, 114, 40), variant["flower_colour"])
+    else:  # the character large, the number and a few petals
         colour = BLUE if n <= 4 else RED
         _put_char(face, FLOWER_CHARS[n - 1], font, (22, 40, 108, 150), variant["flower_colour"])
         _put_char(face, str((n - 1) % 4 + 1), 1, (8, 6, 34, 40), colour)
@@ -167,4 +250,5 @@ def face_variant(rng: np.random.Generator) -> dict:
         "flower_colour": [BLACK, BLUE, RED, DARK_GREEN][int(rng.integers(4))],
         "dot_colours": [(BLUE, GREEN), (GREEN, BLUE), (BLUE, RED)][int(rng.integers(3))],
         "stick_colour": GREEN if rng.random() < 0.7 else DARK_GREEN,
+        "flower_painting": bool(rng.random() < 0.5),
     }
