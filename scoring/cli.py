@@ -25,13 +25,28 @@ _MELD_LABEL = {"chi": ("吃", "吃"), "pon": ("碰", "碰"), "kong": ("明杠", 
 
 
 def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
-    """The contract's result for one hand: items and total (and payments), or an error."""
+    """The contract's result for one hand: items and total (and payments), or an error.
+    A hand may name its ruleset (`"ruleset": "tw16-common"`, by file stem or id); the result
+    then says which one scored it. An unknown ruleset is that hand's error."""
     try:
+        named = None
+        if isinstance(hand_json, dict) and "ruleset" in hand_json:
+            hand_json = dict(hand_json)
+            named = hand_json.pop("ruleset")
+            if not isinstance(named, str):
+                raise HandError(f"ruleset: expected a ruleset name, got {named!r} "
+                                f"(available: {', '.join(available_rulesets())})")
+            try:
+                ruleset = load_ruleset(named)
+            except RulesetError as e:
+                return {"error": f"ruleset: {e}"}
         hand = Hand.from_json(hand_json)
         result = score(hand, ruleset)
         out = {"items": result.as_dict(), "total": result.total}
         if hand.table is not None:
             out["payments"] = settle(result, hand).net
+        if named is not None:
+            out["ruleset"] = result.ruleset
         return out
     except HandError as e:
         return {"error": str(e)}
@@ -80,6 +95,8 @@ def hand_from_args(args) -> Hand:
     situation = Situation(
         seat=args.seat, round=args.round, self_draw=args.self_draw, last_tile=args.last_tile,
         after_kong=args.after_kong, rob_kong=args.rob_kong, heavenly=args.heavenly,
+        earthly=args.earthly, human=args.human, heavenly_ready=args.heavenly_ready,
+        earthly_ready=args.earthly_ready, after_flower=args.after_flower,
     )
     table = None
     given = [x is not None for x in (args.base, args.per_tai, args.dealer)]
@@ -107,6 +124,9 @@ def _run_people(args) -> int:
     except HandError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    rules = load_ruleset(args.ruleset)
+    if rules.id != load_ruleset(DEFAULT_RULESET).id:
+        print(f"{'規則' if trad else '规则'} {rules.id}  {rules.name}")
     print(f"{'手牌':<4} {format_chinese(sort_tiles(hand.concealed), script)} 和"
           f"{format_chinese([hand.win], script)}   "
           f"({format_compact(sort_tiles(hand.concealed))} + {hand.win})")
@@ -138,12 +158,25 @@ def _run_people(args) -> int:
 
 
 def _run_rules(args) -> int:
+    if args.list:
+        for name in available_rulesets():
+            r = load_ruleset(name)
+            opts = f"  (options: {', '.join(r.available_options)})" if r.available_options else ""
+            print(f"{_pad(name, 18)}{r.name}{opts}")
+        return 0
     rules = load_ruleset(args.ruleset)
-    print(f"{rules.id}: {rules.title}")
+    print(f"{rules.id}: {rules.name or rules.title}")
     for e in rules.entries:
         name = e.trad if args.trad else e.name
+        tai = f"{e.tai:>3}" if e.tai_open is None else f"{e.tai}/{e.tai_open}".rjust(3)
         ex = f"  (cancels {', '.join(e.excludes)})" if e.excludes else ""
-        print(f"  {_pad(name, 10)}{e.tai:>3} 台  {e.rule}{ex}")
+        print(f"  {_pad(name, 12)}{tai} 台  {e.rule}{ex}")
+        if e.decision:
+            print(f"  {'':12}     decision: {e.decision}")
+    if rules.settlement.rule:
+        print(f"  settlement: {rules.settlement.rule}")
+    if rules.min_tai:
+        print(f"  起胡: at least {rules.min_tai} 台")
     return 0
 
 
@@ -166,6 +199,12 @@ def main(argv=None) -> int:
     s.add_argument("--after-kong", action="store_true", help="杠上开花")
     s.add_argument("--rob-kong", action="store_true", help="抢杠")
     s.add_argument("--heavenly", action="store_true", help="天和")
+    s.add_argument("--earthly", action="store_true", help="地胡 (non-dealer, self-drawn on the first draw)")
+    s.add_argument("--human", action="store_true", help="人胡 (off a discard in the first go-round)")
+    s.add_argument("--heavenly-ready", action="store_true", help="天听 declared")
+    s.add_argument("--earthly-ready", action="store_true", help="地听 declared")
+    s.add_argument("--after-flower", action="store_true",
+                   help="self-drawn on the replacement after a flower (杠上开花 where the table counts it)")
     s.add_argument("--base", type=int, help="底")
     s.add_argument("--per-tai", type=int, help="每台")
     s.add_argument("--dealer", choices=WINDS, help="庄家 seat")
@@ -174,11 +213,12 @@ def main(argv=None) -> int:
     s.add_argument("--ready", action="store_true", help="听牌 declared before winning")
     s.add_argument("--trad", action="store_true", help="print in traditional characters")
     s.add_argument("--ruleset", default=DEFAULT_RULESET,
-                   help=f"one of {', '.join(available_rulesets())}")
+                   help=f"one of {', '.join(available_rulesets())} (house options: NAME+OPTION)")
 
     r = sub.add_parser("rules", help="print the 台 table of a ruleset")
     r.add_argument("--ruleset", default=DEFAULT_RULESET)
     r.add_argument("--trad", action="store_true")
+    r.add_argument("--list", action="store_true", help="list the rulesets")
 
     args = p.parse_args(argv)
     try:
@@ -186,8 +226,8 @@ def main(argv=None) -> int:
             return _run_rules(args)
         if args.json:
             return _run_json(args)
-        if not args.hand:
-            p.error("score needs a hand (or --json)")
+        if args.hand is None:
+            p.error("score needs a hand (or --json); a flower win: '' --win 冬 --flowers …")
         return _run_people(args)
     except RulesetError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -4,23 +4,50 @@ A ruleset (scoring/rulesets/*.json) names a predicate per entry, with arguments,
 台 and what it excludes; nothing here knows 台. A predicate takes a `Reading` and returns
   - a bool or a count: the entry counts that many times (0/False: absent; 正花 returns a count),
   - or a list of qualifiers: one line per qualifier (三元牌 中, 三元牌 发; 门风 东), each a tile
-    code or a tuple of codes that the display renders by name.
+    code or a tuple of codes that the display renders by name,
+  - or OPEN ("open"): it holds in its open form, worth the entry's `tai_open` (三色同顺 made
+    with a chi, 混带么 in a hand that is not 门清).
+
+Each predicate also says which shapes of a win it reads (`SHAPES_OF`): most read the 5 sets
+and a pair only; those about tiles, flowers or the situation also read the special shapes
+(seven pairs, 十三么) that some tables allow, and the flower ones a flower win.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 
-from .reading import Reading
-from .tiles import DRAGON_TILES, FLOWER_GROUPS, FLOWERS, SEAT_FLOWERS, WIND_TILE, WIND_TILES
+from .decompose import splits
+from .reading import HAND_SHAPES, SHAPES, STANDARD, Group, Reading
+from .tiles import (
+    DRAGON_TILES,
+    FLOWER_GROUPS,
+    FLOWERS,
+    PLAYING,
+    SEAT_FLOWERS,
+    WIND_TILE,
+    WIND_TILES,
+    is_honour,
+    is_terminal,
+    rank,
+    suit,
+)
 
-Result = bool | int | list
+Result = bool | int | list | str
+OPEN = "open"
 PREDICATES: dict[str, Callable[..., Result]] = {}
+SHAPES_OF: dict[str, frozenset[str]] = {}
 
 
-def predicate(fn: Callable[..., Result]) -> Callable[..., Result]:
-    PREDICATES[fn.__name__] = fn
-    return fn
+def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,)):
+    """Register a predicate under its function name; `shapes`: the shapes of a win it reads."""
+    def register(f: Callable[..., Result]) -> Callable[..., Result]:
+        PREDICATES[f.__name__] = f
+        SHAPES_OF[f.__name__] = frozenset(shapes)
+        return f
+    return register(fn) if fn is not None else register
 
 
 def _won_by(r: Reading, won_by: str | None) -> bool:
@@ -30,45 +57,45 @@ def _won_by(r: Reading, won_by: str | None) -> bool:
     return r.situation.self_draw == (won_by == "self_draw")
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def heavenly(r: Reading) -> bool:
     """天和 / 天胡: the dealer's dealt 17 tiles already win."""
     return r.situation.heavenly
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def concealed_hand(r: Reading, won_by: str | None = None) -> bool:
     """门清 / 門清: no chi, pon or open kong (暗杠 allowed); optionally won a given way."""
     return r.view.open_melds == 0 and _won_by(r, won_by)
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def self_drawn(r: Reading) -> bool:
     """自摸: the winning tile was drawn by the winner."""
     return r.situation.self_draw
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def single_wait(r: Reading) -> bool:
     """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape."""
     return len(r.view.waits) == 1
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def seat_wind_pung(r: Reading) -> list:
     """门风 / 門風: a pung or kong of one's seat wind (东家的东…)."""
     t = WIND_TILE[r.situation.seat]
     return [t] if t in r.pungs() else []
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def round_wind_pung(r: Reading) -> list:
     """圈风 / 圈風: a pung or kong of the round wind."""
     t = WIND_TILE[r.situation.round]
     return [t] if t in r.pungs() else []
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def dragon_pungs(r: Reading) -> list:
     """三元牌: each pung or kong of 中, 发, 白, one line per dragon."""
     pungs = r.pungs()
@@ -77,16 +104,45 @@ def dragon_pungs(r: Reading) -> list:
 
 @predicate
 def all_chows(r: Reading, no_honours: bool = True, no_flowers: bool = True,
-              won_by: str | None = "discard", min_waits: int = 2) -> bool:
+              won_by: str | None = "discard", min_waits: int = 2, two_sided: bool = False,
+              no_seat_flowers: bool = False) -> bool:
     """平和 / 平胡: five chows (chi allowed) and a pair, with the table's conditions on honours,
-    flowers, how it was won and how many tiles it waited on."""
+    flowers (any, or only one's own: 无本花), how it was won, how many tiles it waited on, and
+    whether the winning tile must have completed a chow on either side (两面, not 边张/中洞/
+    the pair)."""
     return (
         all(g.kind == "chow" for g in r.sets)
         and not (no_honours and r.view.has_honours)
-        and not (no_flowers and r.hand.flowers)
+        and not (no_flowers and r.view.flowers)
+        and not (no_seat_flowers and seat_flowers(r))
         and _won_by(r, won_by)
         and len(r.view.waits) >= min_waits
+        and not (two_sided and _wait_shape(r) != "two_sided")
     )
+
+
+def _wait_shape(r: Reading) -> str:
+    """Where the winning tile sits in this reading: "single" (单吊: it pairs), "edge" (边张:
+    the 3 of 12 or the 7 of 89), "middle" (中洞/崁张), "two_sided", or "pung" (双碰)."""
+    g = r.win_group
+    if g is None:
+        return "single"
+    if g.kind != "chow":
+        return "pung"
+    low, win = rank(g.tile), rank(r.hand.win)
+    if win == low + 1:
+        return "middle"
+    if (low == 1 and win == 3) or (low == 7 and win == 7):
+        return "edge"
+    return "two_sided"
+
+
+@predicate
+def wait_shape(r: Reading, shape: str, single_wait: bool = True) -> bool:
+    """边张 / 偏张 (shape "edge": 12 waiting on 3, 89 on 7), 中洞 / 崁张 ("middle": 24 on 3),
+    单吊 / 单骑 ("single": a lone tile waiting on its pair): the winning tile sits so in this
+    reading; with single_wait, the hand must also have waited on that one tile only."""
+    return _wait_shape(r) == shape and (not single_wait or len(r.view.waits) == 1)
 
 
 @predicate
@@ -129,65 +185,383 @@ def all_pungs(r: Reading) -> bool:
     return all(g.is_pung for g in r.sets)
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def half_flush(r: Reading) -> bool:
     """混一色: at most one suit, and honour tiles."""
     return len(r.view.suits) <= 1 and r.view.has_honours
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def all_honours(r: Reading) -> bool:
     """字一色: honour tiles only."""
     return not r.view.suits
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def full_flush(r: Reading) -> bool:
     """清一色: one suit, no honours."""
     return len(r.view.suits) == 1 and not r.view.has_honours
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def concealed_pungs(r: Reading, count: int) -> bool:
     """三暗刻 / 四暗刻 / 五暗刻: at least `count` concealed pungs (暗杠 counts; a pung the
     winning discard completed is exposed)."""
     return sum(g.is_pung and g.concealed for g in r.sets) >= count
 
 
-@predicate
-def seat_flowers(r: Reading) -> int:
-    """正花: how many of one's own seat's flowers (东 梅春, 南 兰夏, 西 菊秋, 北 竹冬)."""
+@predicate(shapes=SHAPES)
+def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
+    """正花 / 本花: how many of one's own seat's flowers (东 梅春, 南 兰夏, 西 菊秋, 北 竹冬);
+    with outside_sets, only those not in a complete 花杠 group (花杠 不计正花)."""
     own = SEAT_FLOWERS[r.situation.seat]
-    return sum(f in own for f in r.hand.flowers)
+    held = r.view.flowers
+    if outside_sets:
+        done = {f for g in FLOWER_GROUPS if set(held).issuperset(g) for f in g}
+        held = tuple(f for f in held if f not in done)
+    return sum(f in own for f in held)
 
 
-@predicate
+@predicate(shapes=SHAPES)
 def flower_sets(r: Reading) -> list:
     """花杠 / 花槓: each complete group, 梅兰菊竹 or 春夏秋冬."""
-    held = set(r.hand.flowers)
+    held = set(r.view.flowers)
     return [g for g in FLOWER_GROUPS if held.issuperset(g)]
 
 
-@predicate
+@predicate(shapes=SHAPES)
 def all_flowers(r: Reading) -> bool:
-    """八仙过海 / 八仙過海: all eight flowers."""
-    return set(r.hand.flowers) == set(FLOWERS)
+    """八仙过海 / 八仙過海: all eight flowers (a flower win by robbing the eighth is 七抢一)."""
+    if r.shape == "flowers" and not r.situation.self_draw:
+        return False
+    return set(r.view.flowers) == set(FLOWERS)
 
 
-@predicate
+@predicate(shapes=("flowers",))
+def flower_win(r: Reading, robbed: bool = False) -> bool:
+    """花胡, a flower win: 八仙过海 (the eighth flower drawn) or, robbed, 七抢一 / 七搶一 (seven
+    held and the eighth robbed from another player, who pays as a discarder)."""
+    return r.situation.self_draw != robbed
+
+
+@predicate(shapes=HAND_SHAPES)
 def last_tile(r: Reading, won_by: str | None = None) -> bool:
     """海底捞月 (self-drawn) / 河底捞鱼 (discard): won on the last tile of the wall."""
     return r.situation.last_tile and _won_by(r, won_by)
 
 
-@predicate
-def kong_replacement(r: Reading) -> bool:
-    """杠上开花 / 槓上開花: self-drawn on the replacement tile after a kong."""
+@predicate(shapes=HAND_SHAPES)
+def kong_replacement(r: Reading, flowers: bool = False) -> bool:
+    """杠上开花 / 槓上開花: self-drawn on the replacement tile after a kong; with flowers, also
+    after a flower (补花)."""
     s = r.situation
-    return s.after_kong and s.self_draw and any(g.kind == "kong" for g in r.sets)
+    if not s.self_draw:
+        return False
+    return (s.after_kong and any(g.kind == "kong" for g in r.sets)) or (flowers and s.after_flower)
 
 
-@predicate
+@predicate(shapes=HAND_SHAPES)
 def robbing_kong(r: Reading) -> bool:
     """抢杠 / 搶槓: won on the tile another player added to a pung (加杠)."""
     return r.situation.rob_kong and not r.situation.self_draw
+
+
+# -- first-turn wins and declared readiness (地胡, 人胡, 天听, 地听) -------------------------
+
+@predicate(shapes=HAND_SHAPES)
+def earthly(r: Reading) -> bool:
+    """地胡: a non-dealer self-draws the win on the first draw, nobody having called a tile."""
+    return r.situation.earthly and r.situation.self_draw
+
+
+@predicate(shapes=HAND_SHAPES)
+def human(r: Reading, declared_ready: bool = False) -> bool:
+    """人胡: won off a discard in the first go-round, nobody having called a tile; with
+    declared_ready, only after declaring 天听 (改良式: 人胡 必为天听)."""
+    s = r.situation
+    return s.human and not s.self_draw and (not declared_ready or s.heavenly_ready)
+
+
+@predicate(shapes=HAND_SHAPES)
+def declared_ready(r: Reading, when: str) -> bool:
+    """天听 (when "dealt": ready on the dealt hand) / 地听 (when "first": ready with the first
+    discard): declared and kept to the win."""
+    return r.situation.heavenly_ready if when == "dealt" else r.situation.earthly_ready
+
+
+# -- sets and chows (改良式 patterns) -----------------------------------------------------
+
+def _chows(r: Reading) -> list[Group]:
+    return [g for g in r.sets if g.kind == "chow"]
+
+
+@predicate
+def pure_double_chow(r: Reading) -> bool:
+    """一杯口 / 一盃口: two identical chows, at least one formed in the hand (not a chi, not
+    completed by the winning discard)."""
+    seen = Counter(g.tile for g in _chows(r))
+    return any(
+        n >= 2 and any(g.tile == t and g.meld is None and g.concealed for g in r.sets)
+        for t, n in seen.items()
+    )
+
+
+@predicate
+def identical_chows(r: Reading, count: int) -> bool:
+    """一色四同顺 (四海一家): `count` identical chows (chi allowed)."""
+    return any(n >= count for n in Counter(g.tile for g in _chows(r)).values())
+
+
+@predicate
+def mixed_triple_chow(r: Reading) -> Result:
+    """三色同顺 / 三色同順: the same chow in 万, 筒 and 条 (789万 789筒 789条); OPEN when it
+    cannot be made without a chi."""
+    best: Result = False
+    by_start: dict[int, dict[str, bool]] = {}
+    for g in _chows(r):
+        # per start rank and suit: True when one such chow is not a chi
+        d = by_start.setdefault(rank(g.tile), {})
+        d[suit(g.tile)] = d.get(suit(g.tile), False) or g.meld != "chi"
+    for d in by_start.values():
+        if len(d) == 3:
+            if all(d.values()):
+                return True
+            best = OPEN
+    return best
+
+
+@predicate(shapes=HAND_SHAPES)
+def pure_straight(r: Reading) -> Result:
+    """一条龙 / 一條龍: 1 to 9 of one suit all in the hand (不必成三顺); OPEN when a chi is
+    needed for it (the chi'd tiles left out, a rank is missing)."""
+    result: Result = False
+    for s in r.view.suits:
+        ranks = {rank(t) for t in r.view.tiles if suit(t) == s}
+        if len(ranks) < 9:
+            continue
+        unchi = Counter(t for t in r.view.tiles if suit(t) == s)
+        for m in r.hand.melds:
+            if m.kind == "chi":
+                unchi.subtract(m.tiles)
+        if len({rank(t) for t, n in unchi.items() if n > 0}) == 9:
+            return True
+        result = OPEN
+    return result
+
+
+@predicate
+def triple_pung(r: Reading) -> bool:
+    """三同刻: pungs of the same number in 万, 筒 and 条."""
+    numbered = [t for t in r.pungs() if not is_honour(t)]
+    return any(len({suit(t) for t in numbered if rank(t) == n}) == 3 for n in range(1, 10))
+
+
+@predicate
+def consecutive_pungs(r: Reading, count: int) -> bool:
+    """三连刻 / 四连刻 / 五连刻: `count` pungs of consecutive numbers in one suit."""
+    held = {t for t in r.pungs() if not is_honour(t)}
+    for t in held:
+        if all(f"{rank(t) + k}{suit(t)}" in held for k in range(count)):
+            return True
+    return False
+
+
+@predicate(shapes=HAND_SHAPES)
+def kongs(r: Reading, count: int) -> bool:
+    """两杠子 / 三杠子 / 四杠胡: at least `count` kongs, open or concealed."""
+    return sum(g.kind == "kong" for g in r.sets) >= count
+
+
+def _group_tiles(g: Group) -> tuple[str, ...]:
+    if g.kind == "chow":
+        i = PLAYING.index(g.tile)
+        return PLAYING[i:i + 3]
+    return (g.tile,)
+
+
+@predicate
+def outside_hand(r: Reading, honours: bool) -> Result:
+    """混带么 (honours: some 字牌) / 全带么 (no 字牌, the pair a 1 or 9): every set and the pair
+    holds a 1, a 9 or an honour, with at least one chow (all pungs is 混老头 / 清老头 / 字一色);
+    OPEN when the hand is not 门清."""
+    def outside(t: str) -> bool:
+        return is_terminal(t) or (honours and is_honour(t))
+    if not _chows(r):
+        return False
+    if not all(any(outside(t) for t in _group_tiles(g)) for g in r.sets) or not outside(r.pair):
+        return False
+    if r.view.has_honours != honours:
+        return False
+    return True if r.view.open_melds == 0 else OPEN
+
+
+@predicate(shapes=HAND_SHAPES)
+def all_simples(r: Reading) -> bool:
+    """断么九 / 斷么九: no 1, no 9 and no honour anywhere in the hand."""
+    return not any(is_terminal(t) or is_honour(t) for t in r.view.tiles)
+
+
+@predicate
+def wind_sets(r: Reading, pungs: int, wind_pair: bool) -> bool:
+    """小三风 (2 wind pungs and a wind pair) / 大三风 (3 wind pungs, the pair not a wind): exactly
+    `pungs` wind pungs, and the pair a wind or not."""
+    return _honour_pungs(r, WIND_TILES) == pungs and (r.pair in WIND_TILES) == wind_pair
+
+
+@predicate
+def terminal_pungs(r: Reading, honours: bool) -> bool:
+    """混老头 (1/9 pungs and honour pungs, both) / 清老头 (1/9 pungs only): every set a pung of
+    么九 tiles and the pair one too."""
+    tiles = r.view.tiles
+    if not all(g.is_pung for g in r.sets) or not all(is_terminal(t) or is_honour(t) for t in tiles):
+        return False
+    return r.view.has_honours == honours and any(is_terminal(t) for t in tiles)
+
+
+@predicate
+def pungs_of(r: Reading, tiles: list) -> bool:
+    """孔雀东南飞 (1条 东 南) / 风花雪月 (a wind, 5筒, 白, 1筒): a pung of each listed tile; an
+    inner list is "any one of these"."""
+    held = set(r.pungs())
+    used: set[str] = set()
+    for want in tiles:
+        options = [want] if isinstance(want, str) else list(want)
+        found = next((t for t in options if t in held and t not in used), None)
+        if found is None:
+            return False
+        used.add(found)
+    return True
+
+
+@predicate
+def pungs_and_pair(r: Reading, tiles: list[str]) -> bool:
+    """桃园三结义 (中 发 白 and 3万 3筒 3条): all five sets are pungs, and the five pungs and the
+    pair are exactly the listed tiles."""
+    return all(g.is_pung for g in r.sets) and sorted([*r.pungs(), r.pair]) == sorted(tiles)
+
+
+@predicate
+def straight_and_honours(r: Reading, honours: list[str]) -> bool:
+    """台湾纵贯线: 123 456 789 of one suit, and the listed honours (北 中 南) as the other two
+    sets and the pair (chi and pon allowed)."""
+    starts = {g.tile for g in _chows(r)}
+    line = any(all(f"{n}{s}" in starts for n in (1, 4, 7)) for s in "mps")
+    rest = sorted([*(g.tile for g in r.sets if g.is_pung), r.pair])
+    return line and len(_chows(r)) == 3 and rest == sorted(honours)
+
+
+@predicate
+def limited_tiles(r: Reading, tiles: list[str], free_group: bool = False, min_sum: int = 0) -> bool:
+    """绿一色 (2 3 4 6 8条 and 发), 全将碰 (2 5 8 only), 百万石 (5-9万 summing to 100): every
+    set and the pair use only the listed tiles, save one group (a set or the pair) when
+    free_group (一搭可随意吃碰); with min_sum, the ranks of the listed tiles add up to it."""
+    allowed = set(tiles)
+    groups = [(_group_tiles(g) if g.kind == "chow" else (g.tile,)) for g in r.sets] + [(r.pair,)]
+    outside = sum(not all(t in allowed for t in g) for g in groups)
+    if outside > (1 if free_group else 0):
+        return False
+    return not min_sum or sum(rank(t) for t in r.view.tiles if t in allowed) >= min_sum
+
+
+@lru_cache(maxsize=4096)
+def _waits_all_nine(counts13: tuple[int, ...]) -> bool:
+    """Thirteen tiles of one suit (counts by rank) whose shape any of the nine ranks completes
+    (九洞), a rank the hand holds all four of included: 变形九连宝灯 hold four of one rank."""
+    for k in range(9):
+        c = list(counts13) + [0] * 25
+        c[k] += 1
+        if not splits(tuple(c)):
+            return False
+    return True
+
+
+@predicate
+def nine_gates(r: Reading, pure: bool) -> bool:
+    """九连宝灯: thirteen concealed tiles of one suit that waited on all nine of it (九洞), the
+    winning tile one of them, and one set besides (一搭可随意吃碰). pure (纯正): the fourteen are
+    1112345678999 and one more; else (变形) any thirteen that wait on all nine."""
+    w = r.hand.win
+    if is_honour(w):
+        return False
+    s = suit(w)
+    for free in r.sets:
+        if free is r.win_group:
+            continue
+        core = [g for g in r.sets if g is not free]
+        if any(g.meld is not None for g in core):
+            continue
+        tiles = [t for g in core for t in (_group_tiles(g) if g.kind == "chow" else (g.tile,) * 3)]
+        tiles += [r.pair, r.pair]
+        if any(suit(t) != s for t in tiles):
+            continue
+        counts = [0] * 9
+        for t in tiles:
+            counts[rank(t) - 1] += 1
+        if pure:
+            if all(c >= n for c, n in zip(counts, (3, 1, 1, 1, 1, 1, 1, 1, 3), strict=True)):
+                return True
+            continue
+        counts[rank(w) - 1] -= 1
+        if _waits_all_nine(tuple(counts)):
+            return True
+    return False
+
+
+@predicate
+def pure_cups(r: Reading) -> bool:
+    """清杯口: one suit only, three pungs of consecutive numbers, two identical chows (一杯口)
+    and the pair, 门清."""
+    chows = [g.tile for g in _chows(r)]
+    return (
+        r.view.open_melds == 0
+        and len(r.view.suits) == 1 and not r.view.has_honours
+        and len(chows) == 2 and chows[0] == chows[1]
+        and consecutive_pungs(r, 3)
+    )
+
+
+# -- special shapes ----------------------------------------------------------------------
+
+@predicate(shapes=("orphans",))
+def thirteen_orphans(r: Reading) -> bool:
+    """十三么 (国士无双): the thirteen 么九 tiles, one of them twice, and one set."""
+    return True
+
+
+@predicate(shapes=("pairs",))
+def seven_pairs(r: Reading, pairs_of: list[str] | None = None, pung: bool = False,
+                concealed: bool = False) -> bool:
+    """瀝咕瀝咕 (八对半: 门清, seven pairs and a pung: pung, concealed) / 大车轮 (the seven pairs
+    are 2筒 to 8筒: pairs_of): seven pairs and one set."""
+    if pairs_of is not None and sorted(r.pairs) != sorted(pairs_of):
+        return False
+    if pung and not all(g.is_pung for g in r.sets):
+        return False
+    return not (concealed and r.view.open_melds)
+
+
+# -- house rules of the common table (地方性规则) --------------------------------------------
+
+@predicate(shapes=SHAPES)
+def any_flowers(r: Reading) -> int:
+    """见花见台 / 見花見台: every flower, whosever seat it is."""
+    return len(r.view.flowers)
+
+
+@predicate(shapes=HAND_SHAPES)
+def wind_pungs(r: Reading) -> list:
+    """见风见台 / 見風見台: each pung or kong of a wind, whatever the seat and round."""
+    pungs = r.pungs()
+    return [t for t in WIND_TILES if t in pungs]
+
+
+@predicate(shapes=HAND_SHAPES)
+def kong_count(r: Reading, kind: str) -> int:
+    """明杠或补杠 (kind "kong": open kongs, 加杠 included) / 暗杠 (kind "ankong"): how many."""
+    return sum(g.meld == kind for g in r.sets)
+
+
+@predicate(shapes=HAND_SHAPES)
+def no_honours_no_flowers(r: Reading) -> bool:
+    """无字无花 / 無字無花: no honour tile and no flower."""
+    return not r.view.has_honours and not r.view.flowers

@@ -15,6 +15,9 @@ from .tiles import INDEX, WINDS, is_flower
 
 MELD_KINDS = ("chi", "pon", "kong", "ankong")  # chi, pon, open kong (incl. 加杠), concealed kong
 FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
+# Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
+FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
+ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
 
 
 class HandError(ValueError):
@@ -96,8 +99,12 @@ class Meld:
 
 @dataclass(frozen=True, slots=True)
 class Situation:
-    """How the hand was won: 门风 seat, 圈风 round, 自摸 or off a discard, and the four flags
-    海底/河底 (last_tile), 杠上 (after_kong), 抢杠 (rob_kong), 天和 (heavenly)."""
+    """How the hand was won: 门风 seat, 圈风 round, 自摸 or off a discard, and the flags
+    海底/河底 (last_tile), 杠上 (after_kong), 抢杠 (rob_kong), 天和 (heavenly); and, for the
+    tables that score them, 地胡 (earthly: a non-dealer self-draws on the first draw), 人胡
+    (human: wins off a discard in the first go-round, nobody having called a tile), 天听
+    (heavenly_ready: declared ready on the dealt hand), 地听 (earthly_ready: declared ready with
+    the first discard), and after_flower (self-drawn on the replacement tile after a flower)."""
 
     seat: str = "E"
     round: str = "E"
@@ -106,11 +113,16 @@ class Situation:
     after_kong: bool = False
     rob_kong: bool = False
     heavenly: bool = False
+    earthly: bool = False
+    human: bool = False
+    heavenly_ready: bool = False
+    earthly_ready: bool = False
+    after_flower: bool = False
 
     def __post_init__(self) -> None:
         _wind(self.seat, "seat")
         _wind(self.round, "round")
-        for name in ("self_draw", *FLAGS):
+        for name in ("self_draw", *ALL_FLAGS):
             _flag(getattr(self, name), name)
 
 
@@ -160,14 +172,19 @@ class Table:
         )
 
 
-HAND_KEYS = ("concealed", "win", "melds", "flowers", "seat", "round", "self_draw", *FLAGS,
+HAND_KEYS = ("concealed", "win", "melds", "flowers", "seat", "round", "self_draw", *ALL_FLAGS,
              "table")
 
 
 @dataclass(frozen=True, slots=True)
 class Hand:
     """A winning hand: the concealed tiles (without the winning tile), the winning tile, the
-    melds, the flowers, and the situation. `table` is optional and used only for payments."""
+    melds, the flowers, and the situation. `table` is optional and used only for payments.
+
+    A flower win (花胡: 八仙过海 drawing the eighth flower, 七抢一 robbing it) is a hand whose
+    winning tile is that flower, with the other seven in `flowers` and no tiles shown (no
+    concealed tiles, no melds: the tiles of a flower win are not scored). Whether a table
+    allows it is `check_hand(hand, ruleset)`'s business."""
 
     concealed: tuple[str, ...]
     win: str
@@ -187,8 +204,9 @@ class Hand:
         for t in self.concealed:
             if is_flower(t):
                 raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
-        if is_flower(self.win):
-            raise HandError(f"win: {self.win} is a flower; a flower cannot win")
+        if is_flower(self.win) and (self.concealed or self.melds):
+            raise HandError(f"win: {self.win} is a flower; a flower wins only as a flower win "
+                            "(八仙过海 / 七抢一), with no tiles shown (concealed and melds empty)")
         for m in self.melds:
             for t in m.tiles:
                 if is_flower(t):
@@ -206,12 +224,23 @@ class Hand:
     def self_draw(self) -> bool:
         return self.situation.self_draw
 
+    @property
+    def flower_win(self) -> bool:
+        """花胡: the winning tile is the eighth flower (八仙过海 / 七抢一)."""
+        return is_flower(self.win)
+
+    def all_flowers(self) -> tuple[str, ...]:
+        """The flowers of the won hand, the winning flower of a flower win included."""
+        return self.flowers + (self.win,) if self.flower_win else self.flowers
+
     def held_tiles(self) -> tuple[str, ...]:
         """The 16 (plus one per kong) tiles before the win: concealed and melds, no flowers."""
         return self.concealed + tuple(t for m in self.melds for t in m.tiles)
 
     def all_tiles(self) -> tuple[str, ...]:
         """Every tile of the won hand except the flowers."""
+        if self.flower_win:
+            return self.held_tiles()
         return self.held_tiles() + (self.win,)
 
     def replace(self, **changes: Any) -> Hand:
@@ -234,7 +263,7 @@ class Hand:
             "round": s.round,
             "self_draw": s.self_draw,
         }
-        for flag in FLAGS:
+        for flag in ALL_FLAGS:
             if getattr(s, flag):
                 out[flag] = True
         if self.table is not None:
@@ -255,7 +284,7 @@ class Hand:
             seat=_wind(data["seat"], "seat"),
             round=_wind(data["round"], "round"),
             self_draw=_flag(data.get("self_draw", False), "self_draw"),
-            **{f: _flag(data.get(f, False), f) for f in FLAGS},
+            **{f: _flag(data.get(f, False), f) for f in ALL_FLAGS},
         )
         table = data.get("table")
         return cls(

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 
 from .decompose import counts_of, splits, waits
 from .hand import Hand, Situation
-from .tiles import PLAYING, is_honour, suit
+from .tiles import PLAYING, TERMINALS_AND_HONOURS, is_honour, suit
+
+# The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
+# The others are wins only where a ruleset has an entry that makes them one (its `shape`):
+# "pairs": seven pairs and one set (瀝咕瀝咕 八对半, 大车轮); "orphans": the thirteen 么九 tiles,
+# one of them twice, and one set (十三么); "flowers": a flower win (八仙过海, 七抢一), no tiles.
+STANDARD = "standard"
+HAND_SHAPES = (STANDARD, "pairs", "orphans")
+SHAPES = (*HAND_SHAPES, "flowers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,30 +57,40 @@ class View:
     suits: frozenset[str]  # suits of the numbered tiles ("m", "p", "s")
     has_honours: bool
     open_melds: int  # chi, pon and open kongs
+    flowers: tuple[str, ...]  # the flowers, a flower win's winning flower included
 
     @classmethod
-    def of(cls, hand: Hand) -> View:
+    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = ()) -> View:
+        """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
+        (see special_waits), added to the standard waits."""
         tiles = hand.all_tiles()
         w = waits(tuple(counts_of(hand.concealed)), tuple(counts_of(hand.held_tiles())))
+        found = {PLAYING[i] for i in w} | set(extra_waits)
         return cls(
             hand=hand,
             situation=hand.situation,
-            waits=tuple(PLAYING[i] for i in w),
+            waits=tuple(t for t in PLAYING if t in found),
             tiles=tiles,
             suits=frozenset(suit(t) for t in tiles if not is_honour(t)),
             has_honours=any(is_honour(t) for t in tiles),
             open_melds=sum(m.is_open for m in hand.melds),
+            flowers=hand.all_flowers(),
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """Five sets and a pair, and which of them the winning tile completed (None: the pair)."""
+    """Five sets and a pair, and which of them the winning tile completed (None: the pair).
+
+    A special shape (see SHAPES) keeps its one set (and any meld) in `sets`; `pair` is the
+    doubled tile of 十三么 (None for seven pairs and flower wins) and `pairs` the seven pairs."""
 
     sets: tuple[Group, ...]
-    pair: str
+    pair: str | None
     win_group: Group | None
     view: View
+    shape: str = STANDARD
+    pairs: tuple[str, ...] = ()
 
     @property
     def situation(self) -> Situation:
@@ -91,10 +109,9 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
     view = view or View.of(hand)
-    melded = tuple(
-        Group(_MELD_GROUP[m.kind], min(m.tiles, key=PLAYING.index), m.kind, m.kind == "ankong")
-        for m in hand.melds
-    )
+    if hand.flower_win:
+        return
+    melded = _melded(hand)
     full = counts_of(hand.concealed)
     w = PLAYING.index(hand.win)
     full[w] += 1
@@ -117,3 +134,92 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
                     win_group = g
                 groups.append(g)
             yield Reading(tuple(groups) + melded, PLAYING[pair], win_group, view)
+
+
+def _melded(hand: Hand) -> tuple[Group, ...]:
+    return tuple(
+        Group(_MELD_GROUP[m.kind], min(m.tiles, key=PLAYING.index), m.kind, m.kind == "ankong")
+        for m in hand.melds
+    )
+
+
+def _set_shapes(counts: list[int]):
+    """Every chow or pung that can be taken out of `counts`: ("chow"|"pung", index)."""
+    for i, n in enumerate(counts):
+        if n >= 3:
+            yield ("pung", i)
+        if i < 27 and i % 9 <= 6 and n and counts[i + 1] and counts[i + 2]:
+            yield ("chow", i)
+
+
+def _without(counts: list[int], shape) -> list[int]:
+    kind, i = shape
+    c = list(counts)
+    for k in ((i,) * 3 if kind == "pung" else (i, i + 1, i + 2)):
+        c[k] -= 1
+    return c
+
+
+def _seven_pairs(counts: list[int]) -> tuple[str, ...] | None:
+    """The seven pairs of 14 tiles (four alike are two pairs), or None."""
+    if sum(counts) != 14 or any(n % 2 for n in counts):
+        return None
+    return tuple(PLAYING[i] for i, n in enumerate(counts) for _ in range(n // 2))
+
+
+_ORPHANS = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
+
+
+def _thirteen_orphans(counts: list[int]) -> str | None:
+    """The doubled tile of 14 tiles that are the thirteen 么九 tiles and one more of them."""
+    if sum(counts) != 14 or any(counts[i] == 0 for i in _ORPHANS):
+        return None
+    extra = [i for i, n in enumerate(counts) if n and i not in _ORPHANS]
+    doubled = [i for i in _ORPHANS if counts[i] == 2]
+    if extra or len(doubled) != 1:
+        return None
+    return PLAYING[doubled[0]]
+
+
+def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
+    """Readings of the special shapes in `shapes` (the ruleset's): a flower win, or seven pairs
+    / the thirteen orphans with one set, that set either the one meld or taken from the hand."""
+    if hand.flower_win:
+        if "flowers" in shapes:
+            yield Reading((), None, None, view, "flowers")
+        return
+    wanted = [s for s in ("pairs", "orphans") if s in shapes]
+    if not wanted or len(hand.melds) > 1:
+        return
+    melded = _melded(hand)
+    full = counts_of(hand.concealed)
+    w = PLAYING.index(hand.win)
+    full[w] += 1
+    discard = not hand.situation.self_draw
+    # (the one set, or None when it is the meld; the remaining 14 tiles)
+    options = [(None, full)] if melded else [(s, _without(full, s)) for s in _set_shapes(full)]
+    for shape in wanted:
+        for set_shape, rest in options:
+            if shape == "pairs":
+                pairs, pair = _seven_pairs(rest), None
+                ok = pairs is not None
+            else:
+                pairs, pair = (), _thirteen_orphans(rest)
+                ok = pair is not None
+            if not ok:
+                continue
+            places: list = [None] if rest[w] else []  # the winning tile in a pair / the 14
+            if set_shape is not None:
+                kind, i = set_shape
+                if (kind == "pung" and i == w) or (kind == "chow" and i <= w <= i + 2):
+                    places.append(set_shape)
+            for place in places:
+                groups = melded
+                win_group = None
+                if set_shape is not None:
+                    kind, i = set_shape
+                    here = place == set_shape
+                    g = Group(kind, PLAYING[i], None, not (discard and here))
+                    win_group = g if here else None
+                    groups = (g,)
+                yield Reading(groups, pair, win_group, view, shape, pairs)

@@ -1,24 +1,35 @@
 """Rulesets as data: a 台 table is a JSON file in scoring/rulesets/, read into `Ruleset`.
 
 Each entry record holds everything about one entry: the name the page prints (simplified),
-its traditional rendering, 台, the predicate that detects it (`when`, with `args`), the entries
-it cancels when it counts (`excludes`), and the rule in words. The settlement record holds the
-庄家 / 连庄 / 听牌 台 and who pays a self-drawn win.
+its traditional rendering, 台 (and `tai_open`, its 台 in open form where the table has one),
+the predicate that detects it (`when`, with `args`), the entries it cancels when it counts
+(`excludes`: names, a qualified line such as "三元牌 白", or "*" for every other entry), the
+rule in words, and where the table was ambiguous the `decision` taken (one line, with its
+reason). Optional: `shape`, a hand shape other than 5 sets and a pair that this entry makes a
+win of its own (十三么, 瀝咕瀝咕, 八仙过海 …), and `payment`, how it changes the settlement.
+
+The settlement record holds the 庄家 / 连庄 / 听牌 台 and the payment formula: 底 or not,
+and how many times its 台 a discarder and each self-draw payer pay. `min_tai` is the least
+台 a win needs (起胡); `options` are house rules a name selects: `tw16-common+见花见台`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .entries import PREDICATES
+from .entries import OPEN, PREDICATES, SHAPES_OF
+from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
 DEFAULT_RULESET = "tw16-2026.09-p0"
-_ENTRY_KEYS = {"name", "trad", "tai", "when", "args", "excludes", "rule"}
+_ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "rule", "decision",
+               "shape", "payment"}
+_PAYMENT_KEYS = {"base", "drop"}
+_EXTRAS = ("dealer", "streak", "ready")
 
 
 class RulesetError(ValueError):
@@ -34,17 +45,32 @@ class Entry:
     args: dict[str, Any] = field(default_factory=dict)
     excludes: tuple[str, ...] = ()
     rule: str = ""
+    tai_open: int | None = None  # 台 when the predicate finds the open form (OPEN)
+    shape: str | None = None  # a special shape this entry makes a win of its own
+    payment_base: bool = True  # False: a payment for this win has no 底
+    payment_drop: tuple[str, ...] = ()  # settlement extras (dealer/streak/ready) it cancels
+    decision: str = ""
+    reads: frozenset[str] = frozenset((STANDARD,))  # shapes its predicate reads
 
     def detect(self, reading):
+        if reading.shape not in self.reads:
+            return False
         return PREDICATES[self.when](reading, **self.args)
+
+    def tai_of(self, found) -> int:
+        return self.tai_open if found == OPEN and self.tai_open is not None else self.tai
 
 
 @dataclass(frozen=True)
 class SettlementRules:
     dealer_tai: int = 1  # 庄家: +1 台 when the winner or the payer is the dealer
     streak_tai: int = 2  # 连庄: per consecutive dealer hand
-    ready_tai: int = 1  # 听牌: declared ready before winning
+    ready_tai: int = 1  # 听牌: declared ready before winning (0: the table has no such item)
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # key → (simplified, trad)
+    base: bool = True  # payment = 底 + 台 × 每台 × multiplier (False: no 底)
+    discard_multiplier: int = 1  # the discarder pays 台 × 每台 × this
+    self_draw_multiplier: int = 1  # each of the three pays 台 × 每台 × this
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,9 +79,18 @@ class Ruleset:
     title: str
     entries: tuple[Entry, ...]
     settlement: SettlementRules
+    name: str = ""  # display name in Chinese
+    min_tai: int = 0  # 起胡: the least 台 a win needs
+    options: tuple[str, ...] = ()  # house rules selected (tw16-common+见花见台)
+    available_options: tuple[str, ...] = ()
 
     def entry(self, name: str) -> Entry:
         return next(e for e in self.entries if e.name == name)
+
+    @property
+    def shapes(self) -> frozenset[str]:
+        """The special shapes some entry makes a win (beside 5 sets and a pair)."""
+        return frozenset(e.shape for e in self.entries if e.shape)
 
 
 def _entry(raw: dict, where: str) -> Entry:
@@ -69,6 +104,17 @@ def _entry(raw: dict, where: str) -> Entry:
             raise RulesetError(f"{where}: missing {key!r}")
     if raw["when"] not in PREDICATES:
         raise RulesetError(f"{where} ({raw['name']}): no predicate named {raw['when']!r}")
+    shape = raw.get("shape")
+    if shape is not None and (shape not in SHAPES or shape == STANDARD
+                              or shape not in SHAPES_OF[raw["when"]]):
+        raise RulesetError(f"{where} ({raw['name']}): {raw['when']} cannot make a win of shape "
+                           f"{shape!r}")
+    payment = raw.get("payment", {})
+    if not isinstance(payment, dict) or set(payment) - _PAYMENT_KEYS:
+        raise RulesetError(f"{where} ({raw['name']}): payment takes only {sorted(_PAYMENT_KEYS)}")
+    bad = [x for x in payment.get("drop", ()) if x not in _EXTRAS]
+    if bad:
+        raise RulesetError(f"{where} ({raw['name']}): payment.drop {bad} not in {_EXTRAS}")
     return Entry(
         name=raw["name"],
         trad=raw["trad"],
@@ -77,46 +123,87 @@ def _entry(raw: dict, where: str) -> Entry:
         args=dict(raw.get("args", {})),
         excludes=tuple(raw.get("excludes", ())),
         rule=raw.get("rule", ""),
+        tai_open=raw.get("tai_open"),
+        shape=shape,
+        payment_base=bool(payment.get("base", True)),
+        payment_drop=tuple(payment.get("drop", ())),
+        decision=raw.get("decision", ""),
+        reads=SHAPES_OF[raw["when"]],
     )
 
 
-def parse_ruleset(data: dict, where: str = "ruleset") -> Ruleset:
-    entries = tuple(_entry(e, f"{where}: entries[{i}]") for i, e in enumerate(data["entries"]))
+def _expand_excludes(entries: list[Entry], where: str) -> tuple[Entry, ...]:
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise RulesetError(f"{where}: an entry name appears twice")
+    out = []
     for e in entries:
-        missing = [x for x in e.excludes if x not in names]
+        if "*" in e.excludes:
+            e = replace(e, excludes=tuple(n for n in names if n != e.name))
+        # a qualified line ("三元牌 白") cancels that line only
+        missing = [x for x in e.excludes if x.split(" ")[0] not in names]
         if missing:
             raise RulesetError(f"{where}: {e.name} excludes unknown entries {missing}")
+        out.append(e)
+    return tuple(out)
+
+
+def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] = ()) -> Ruleset:
+    """A Ruleset from the JSON form; `options` names house rules of its `options` record
+    to apply (each may add entries, remove entries, and patch entries' fields)."""
+    raw_entries = list(data["entries"])
+    known = data.get("options", {})
+    for opt in options:
+        if opt not in known:
+            raise RulesetError(f"{where}: no option {opt!r} (options: {', '.join(known) or 'none'})")
+        o = known[opt]
+        gone = set(o.get("remove", ()))
+        raw_entries = [dict(e, **o.get("patch", {}).get(e["name"], {}))
+                       for e in raw_entries if e["name"] not in gone]
+        raw_entries += o.get("add", [])
+    entries = _expand_excludes(
+        [_entry(e, f"{where}: entries[{i}]") for i, e in enumerate(raw_entries)], where)
     s = data.get("settlement", {})
     names_map = {k: (v["name"], v["trad"]) for k, v in s.items()
                  if isinstance(v, dict) and "name" in v}
+    pay = s.get("payment", {})
     settlement = SettlementRules(
         dealer_tai=s.get("dealer", {}).get("tai", 1),
         streak_tai=s.get("streak", {}).get("tai_per_hand", 2),
-        ready_tai=s.get("ready", {}).get("tai", 1),
+        ready_tai=s.get("ready", {}).get("tai", 0) if "ready" in s else 0,
         names=names_map,
+        base=bool(pay.get("base", True)),
+        discard_multiplier=int(pay.get("discard_multiplier", 1)),
+        self_draw_multiplier=int(pay.get("self_draw_multiplier", 1)),
+        rule=s.get("rule", ""),
     )
-    return Ruleset(data["id"], data.get("title", ""), entries, settlement)
+    rid = data["id"] + "".join(f"+{o}" for o in options)
+    return Ruleset(rid, data.get("title", ""), entries, settlement,
+                   name=data.get("name", data.get("title", "")) + "".join(f" + {o}" for o in options),
+                   min_tai=int(data.get("min_tai", 0)), options=tuple(options),
+                   available_options=tuple(known))
 
 
 def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
     """A ruleset by file stem (`tw16-2026.09-p0`), by id (`tw16/2026.09-p0`), or by path
-    to a .json file; read once per process."""
-    if name.endswith(".json"):
-        return _load(Path(name).resolve())
-    return _load(RULESET_DIR / (name.replace("/", "-") + ".json"))
+    to a .json file, optionally with house rules of its `options` (`tw16-common+见花见台`);
+    read once per process."""
+    base, *options = name.split("+")
+    if base.endswith(".json"):
+        return _load(Path(base).resolve(), tuple(options))
+    return _load(RULESET_DIR / (base.replace("/", "-") + ".json"), tuple(options))
 
 
 @cache
-def _load(path: Path) -> Ruleset:
+def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
     if not path.is_file():
         known = ", ".join(available_rulesets())
         raise RulesetError(f"no ruleset {path.stem!r} (known: {known})")
     with path.open(encoding="utf-8") as f:
-        return parse_ruleset(json.load(f), path.name)
+        return parse_ruleset(json.load(f), path.name, options)
 
 
 def available_rulesets() -> list[str]:
-    return sorted(p.stem for p in RULESET_DIR.glob("*.json"))
+    """The rulesets by file stem, the default first (each also loads by its id)."""
+    stems = sorted(p.stem for p in RULESET_DIR.glob("*.json"))
+    return sorted(stems, key=lambda s: s != DEFAULT_RULESET)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .hand import Hand
+from .hand import Hand, HandError
 from .reading import Reading, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Ruleset, load_ruleset
 from .tiles import tile_name
-from .validate import check_hand
+from .validate import check_hand, shape_wins, special_waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,19 +52,21 @@ def _lines(entry: Entry, found) -> list[Item]:
                  f"{entry.trad} {_qualifier(q, 'traditional')}", entry.tai)
             for q in found
         ]
+    if isinstance(found, str):  # OPEN: the entry in its open form
+        return [Item(entry.name, entry.name, entry.trad, entry.tai_of(found))]
     if found:
         return [Item(entry.name, entry.name, entry.trad, entry.tai * int(found))]
     return []
 
 
 def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
-    """The items of one reading: every entry that holds, less those another one excludes."""
+    """The items of one reading: every entry that holds, less those another one excludes
+    (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line)."""
     found = [(e, e.detect(reading)) for e in ruleset.entries]
-    present = {e.name for e, f in found if f}
     excluded = {x for e, f in found if f for x in e.excludes}
     return tuple(
-        item for e, f in found if e.name in present and e.name not in excluded
-        for item in _lines(e, f)
+        item for e, f in found if f and e.name not in excluded
+        for item in _lines(e, f) if item.name not in excluded
     )
 
 
@@ -77,14 +79,21 @@ def _rank(items: tuple[Item, ...]) -> tuple:
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     """The best score of a legal winning hand; raises HandError for anything else."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
-    check_hand(hand)
-    view = View.of(hand)
+    check_hand(hand, rules)
+    view = View.of(hand, special_waits(hand, rules))
     best = None
-    for reading in readings(hand, view):
+    for reading in (*readings(hand, view), *shape_wins(hand, rules, view)):
         items = score_reading(reading, rules)
         key = _rank(items)
         if best is None or key > best[0]:
             best = (key, items, reading)
     assert best is not None, "check_hand passed, so the hand has a reading"
     _, items, reading = best
-    return Score(items, sum(i.tai for i in items), view.waits, reading, rules.id)
+    total = sum(i.tai for i in items)
+    if total < rules.min_tai:
+        t = hand.table
+        dealer = rules.settlement.dealer_tai if t is not None and t.dealer == hand.seat else 0
+        if total + dealer < rules.min_tai:
+            raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
+                            f"{rules.min_tai} 台 (起胡)")
+    return Score(items, total, view.waits, reading, rules.id)

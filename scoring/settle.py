@@ -1,9 +1,12 @@
 """Settlement (牌局另计): who pays what, from the hand's 台 and the table.
 
-Payment = 底 + 台 × 每台, where 台 is the hand's total plus, on that payment only,
-庄家 (+1, and +2 per 连庄) when the winner or the payer is the dealer, and 听牌 (+1) when the
-winner declared ready. Self-drawn: each of the other three pays; off a discard (抢杠
-included): the discarder alone.
+Payment = 底 + 台 × 每台 × multiplier, where 台 is the hand's total plus, on that payment only,
+庄家 (+1, and the ruleset's 台 per 连庄) when the winner or the payer is the dealer, and 听牌
+when the winner declared ready and the ruleset has that item. Self-drawn: each of the other
+three pays; off a discard (抢杠 and 七抢一 included): the discarder alone. The ruleset says
+whether there is a 底 and the multipliers (改良式: no 底; a discarder pays 台 × 每台 × 3,
+each self-draw payer 台 × 每台 × 2); an entry of the win may drop the 底 or some extras
+(比赛规则 八仙过海: 三家通赔8台, 不含底; 改良式 天胡: 不计庄家一台).
 
     settle(score(hand), hand).net == {"E": 810, "S": -310, "W": -250, "N": -250}
 """
@@ -23,7 +26,7 @@ class Payment:
     payer: str
     tai: int  # the hand's total plus the extras
     extras: tuple[tuple[str, int], ...]  # (庄家/连庄/听牌 name, 台) added on this payment
-    amount: int  # 底 + 台 × 每台
+    amount: int  # 底 + 台 × 每台 × multiplier
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,15 +36,16 @@ class Settlement:
     net: dict[str, int]  # per seat E, S, W, N: the winner positive, payers negative
 
 
-def _extras(rules: SettlementRules, table: Table, winner: str, payer: str):
+def _extras(rules: SettlementRules, table: Table, winner: str, payer: str, drop=()):
     names = {"dealer": "庄家", "streak": "连庄", "ready": "听牌"}
     names.update({k: v[0] for k, v in rules.names.items()})
     out = []
     if table.dealer in (winner, payer):
-        out.append((names["dealer"], rules.dealer_tai))
-        if table.streak:
+        if "dealer" not in drop and rules.dealer_tai:
+            out.append((names["dealer"], rules.dealer_tai))
+        if table.streak and "streak" not in drop and rules.streak_tai:
             out.append((names["streak"], rules.streak_tai * table.streak))
-    if table.declared_ready:
+    if table.declared_ready and "ready" not in drop and rules.ready_tai:
         out.append((names["ready"], rules.ready_tai))
     return tuple(out)
 
@@ -58,6 +62,11 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
         ruleset = load_ruleset(ruleset or default)
     rules = ruleset.settlement
     total = result.total if isinstance(result, Score) else int(result)
+    # entries of the win that change the payment (no 底, extras dropped)
+    won = {i.entry for i in result.items} if isinstance(result, Score) else set()
+    special = [e for e in ruleset.entries if e.name in won]
+    base = rules.base and all(e.payment_base for e in special)
+    drop = {x for e in special for x in e.payment_drop}
     winner = hand.situation.seat
     if hand.situation.self_draw:
         payers = [w for w in WINDS if w != winner]
@@ -68,10 +77,12 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
             raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder")
         payers = [table.discarder]
     payments = []
+    times = rules.self_draw_multiplier if hand.situation.self_draw else rules.discard_multiplier
     for payer in payers:
-        extras = _extras(rules, table, winner, payer)
+        extras = _extras(rules, table, winner, payer, drop)
         tai = total + sum(t for _, t in extras)
-        payments.append(Payment(payer, tai, extras, table.base + tai * table.per_tai))
+        amount = (table.base if base else 0) + tai * table.per_tai * times
+        payments.append(Payment(payer, tai, extras, amount))
     net = dict.fromkeys(WINDS, 0)
     for p in payments:
         net[p.payer] -= p.amount

@@ -22,6 +22,13 @@ WIND_TILE = dict(zip(WINDS, WIND_TILES, strict=True))
 SEAT_FLOWERS = {w: (f"{i + 1}f", f"{i + 5}f") for i, w in enumerate(WINDS)}
 FLOWER_GROUPS = (FLOWERS[:4], FLOWERS[4:])  # 梅蘭菊竹, 春夏秋冬
 COPIES = 4
+# 么九: the terminals and the honours (十三么, 混老头, 混带么).
+TERMINALS = tuple(f"{n}{s}" for s in SUITS for n in (1, 9))
+TERMINALS_AND_HONOURS = TERMINALS + HONOURS
+
+
+def is_terminal(code: str) -> bool:
+    return code[1] in "mps" and code[0] in "19"
 
 
 def is_tile(code: object) -> bool:

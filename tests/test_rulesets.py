@@ -1,0 +1,103 @@
+"""The other rules tables (issue 3), data-driven: tests/rulesets/<ruleset id>.json holds, for every
+entry of that ruleset (and of its options), a hand where it applies and one where it does not,
+each with the complete expected item list in display order and the seed's sentence it rests on;
+hands each table refuses; and settlements by its payment formula."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scoring import Hand, HandError, Meld, Situation, Table, check_hand, load_ruleset, parse_tile, parse_tiles, score
+from scoring.settle import settle
+
+CASE_DIR = Path(__file__).with_name("rulesets")
+FILES = sorted(CASE_DIR.glob("*.json"))
+DATA = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in FILES}
+RULESETS = ["tw16-common", "tw16-competition", "tw16-improved"]
+
+
+def build(h: dict, table: dict | None = None) -> Hand:
+    """A hand from a case's compact form: tiles as `123m 45s`, melds as [kind, tiles]."""
+    sit = {k: v for k, v in h.items() if k in Situation.__dataclass_fields__}
+    return Hand(
+        parse_tiles(h["concealed"]),
+        parse_tile(h["win"]),
+        tuple(Meld(kind, parse_tiles(tiles)) for kind, tiles in h.get("melds", ())),
+        parse_tiles(h.get("flowers", "")),
+        Situation(**sit),
+        None if table is None else Table(**table),
+    )
+
+
+def _cases(key):
+    return [(stem, c) for stem, d in DATA.items() for c in d[key]]
+
+
+def _ids(items):
+    return [f"{stem}:{c['id']}" for stem, c in items]
+
+
+CASES = _cases("cases")
+ERRORS = _cases("errors")
+SETTLEMENTS = _cases("settlements")
+
+
+def _rules(stem, case):
+    return case.get("ruleset", DATA[stem]["ruleset"])
+
+
+def test_every_new_ruleset_has_a_case_file():
+    assert sorted(DATA) == RULESETS
+    for stem in RULESETS:
+        assert DATA[stem]["ruleset"] == stem
+
+
+@pytest.mark.parametrize("stem", RULESETS)
+def test_every_entry_has_a_hand_where_it_applies_and_one_where_it_does_not(stem):
+    base = load_ruleset(stem)
+    names = {e.name for e in base.entries}
+    for option in base.available_options:
+        names |= {e.name for e in load_ruleset(f"{stem}+{option}").entries}
+    cases = DATA[stem]["cases"]
+    applies = {c["entry"] for c in cases if c["applies"]}
+    absent = {c["entry"] for c in cases if not c["applies"]}
+    assert names - applies == set(), "entries without a hand where they apply"
+    assert names - absent == set(), "entries without a hand where they do not"
+    assert (applies | absent) - names == set(), "cases for entries the table does not have"
+    assert all(c["seed"] for c in cases)
+
+
+@pytest.mark.parametrize("stem,case", CASES, ids=_ids(CASES))
+def test_case(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    hand = build(case["hand"])
+    result = score(hand, rules)
+    items = result.as_dict()
+    assert items == case["expect"]
+    assert list(items) == list(case["expect"])  # display order
+    assert result.total == sum(items.values())
+    entries = {i.entry for i in result.items}
+    assert (case["entry"] in entries) == case["applies"]
+    # the same hand through the JSON form, with the ruleset named per hand
+    assert Hand.from_json(hand.to_json()) == hand
+
+
+@pytest.mark.parametrize("stem,case", ERRORS, ids=_ids(ERRORS))
+def test_refused(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    with pytest.raises(HandError, match=case["error"]):
+        hand = build(case["hand"])
+        check_hand(hand, rules)
+        score(hand, rules)
+
+
+@pytest.mark.parametrize("stem,case", SETTLEMENTS, ids=_ids(SETTLEMENTS))
+def test_settlement(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    hand = build(case["hand"], case["table"])
+    result = score(hand, rules)
+    assert result.total == case["total"]
+    paid = settle(result, hand)
+    assert paid.net == case["payments"]
+    assert sum(paid.net.values()) == 0
