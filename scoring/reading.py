@@ -60,11 +60,12 @@ class View:
     flowers: tuple[str, ...]  # the flowers, a flower win's winning flower included
 
     @classmethod
-    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = ()) -> View:
+    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
-        (see special_waits), added to the standard waits."""
+        (see special_waits), added to the standard waits; with_waits=False skips the waits (a
+        trial hand that only asks whether it is a special shape)."""
         tiles = hand.all_tiles()
-        w = waits(tuple(counts_of(hand.concealed)), tuple(counts_of(hand.held_tiles())))
+        w = waits(tuple(counts_of(hand.concealed)), tuple(counts_of(hand.held_tiles()))) if with_waits else ()
         found = {PLAYING[i] for i in w} | set(extra_waits)
         return cls(
             hand=hand,
@@ -179,6 +180,17 @@ def _thirteen_orphans(counts: list[int]) -> str | None:
     if extra or len(doubled) != 1:
         return None
     return PLAYING[doubled[0]]
+
+
+def special_shape_possible(full: list[int], melded: bool, shapes) -> bool:
+    """Whether 17 tiles' worth of counts (the one meld apart when `melded`) could be seven
+    pairs or the thirteen orphans with one set: a cheap test before building readings."""
+    rests = [full] if melded else [_without(full, s) for s in _set_shapes(full)]
+    return any(
+        ("pairs" in shapes and _seven_pairs(rest) is not None)
+        or ("orphans" in shapes and _thirteen_orphans(rest) is not None)
+        for rest in rests
+    )
 
 
 def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:

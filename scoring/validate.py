@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .decompose import counts_of, is_complete, waits
+from .decompose import _candidates, counts_of, is_complete, waits
 from .hand import Hand, HandError, Meld
 from .notation import format_chinese
-from .reading import Reading, View, special_readings
+from .reading import Reading, View, special_readings, special_shape_possible
 from .ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
-from .tiles import COPIES, FLOWERS, PLAYING, is_honour, rank, suit, tile_name
+from .tiles import COPIES, FLOWERS, PLAYING, TERMINALS_AND_HONOURS, is_honour, rank, suit, tile_name
+
+_ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
 
 HAND_SIZE = 16  # tiles held before the win, a kong counting as 3
 
@@ -106,17 +108,26 @@ def special_waits(hand: Hand, rules: Ruleset) -> tuple[str, ...]:
         return ()
     held = counts_of(hand.held_tiles())
     c = counts_of(hand.concealed)
-    near_pairs = sum(n // 2 for n in c) >= 5
-    near_orphans = sum(1 for t in PLAYING if (t[1] == "z" or t[0] in "19") and c[PLAYING.index(t)]) >= 10
-    if not ((near_pairs and "pairs" in shapes) or (near_orphans and "orphans" in shapes)):
+    near_pairs = "pairs" in shapes and sum(n // 2 for n in c) >= 5
+    near_orphans = "orphans" in shapes and sum(1 for i in _ORPHAN_INDEX if c[i]) >= 10
+    if not (near_pairs or near_orphans):
         return ()
+    # a tile that completes a special shape pairs a held tile, completes a set near held
+    # tiles, or is a missing 么九 tile
+    candidates = set(_candidates(tuple(c))) | (set(_ORPHAN_INDEX) if near_orphans else set())
     out = []
-    for i, t in enumerate(PLAYING):
+    melded = bool(hand.melds)
+    for i in sorted(candidates):
         if held[i] >= COPIES:
             continue
-        trial = hand.replace(win=t)
-        if shape_wins(trial, rules):
-            out.append(t)
+        c[i] += 1
+        possible = special_shape_possible(c, melded, shapes)
+        c[i] -= 1
+        if not possible:
+            continue
+        trial = hand.replace(win=PLAYING[i])
+        if shape_wins(trial, rules, View.of(trial, with_waits=False)):
+            out.append(PLAYING[i])
     return tuple(out)
 
 

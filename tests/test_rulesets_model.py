@@ -1,0 +1,297 @@
+"""What issue 3 added around the tables: the situation flags, flower wins, check_hand with a
+ruleset, the ruleset data checks (shapes, payments, options, exclusions), the CLI and JSON
+interface naming a ruleset, and properties of every table on random legal hands."""
+
+import copy
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from scoring import Hand, HandError, Meld, Situation, Table, available_rulesets, check_hand, load_ruleset, score
+from scoring.cli import score_json
+from scoring.random_hands import random_winning_hand, winning_hands
+from scoring.ruleset import DEFAULT_RULESET, RULESET_DIR, RulesetError, parse_ruleset
+from scoring.settle import settle
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAIN = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "4s", "5s", "9s", "9s"]
+ORPHANS = ["1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "2m", "3m", "4m"]
+NEW = ["tw16-common", "tw16-competition", "tw16-improved"]
+
+
+def plain(**changes):
+    d = {"concealed": PLAIN, "win": "6s", "melds": [], "flowers": [], "seat": "E", "round": "E",
+         "self_draw": False}
+    d.update(changes)
+    return d
+
+
+# -- the rulesets on offer ------------------------------------------------------------------
+
+def test_available_rulesets_lists_the_default_first_and_the_three_tables():
+    names = available_rulesets()
+    assert names[0] == DEFAULT_RULESET
+    assert sorted(names[1:]) == NEW
+    for name in names:
+        rules = load_ruleset(name)
+        assert rules.name and any("\u4e00" <= c <= "\u9fff" for c in rules.name)  # a Chinese display name
+        assert load_ruleset(rules.id) is rules  # by id or file stem alike
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_every_ambiguity_decided_in_the_data_is_listed_in_the_rules_doc(name):
+    raw = json.loads((RULESET_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    doc = (ROOT / "docs/rules.md").read_text(encoding="utf-8")
+    section = doc.split(f"## Ruleset {name}", 1)[1].split("\n## ", 1)[0]
+    decided = [e["name"] for e in raw["entries"] if e.get("decision")] + [d["about"] for d in raw["decisions"]]
+    assert decided
+    for about in decided:
+        assert f"**{about}**" in section, about
+
+
+def test_the_default_table_is_untouched_by_the_new_machinery():
+    rules = load_ruleset()
+    assert not rules.shapes and not rules.min_tai and not rules.available_options
+    s = rules.settlement
+    assert (s.dealer_tai, s.streak_tai, s.ready_tai, s.base) == (1, 2, 1, True)
+    assert (s.discard_multiplier, s.self_draw_multiplier) == (1, 1)
+
+
+# -- situation flags --------------------------------------------------------------------
+
+def test_new_flags_default_to_false_and_appear_in_json_only_when_true():
+    hand = Hand.from_json(plain())
+    assert hand.to_json() == plain()
+    flagged = plain(seat="S", human=True, heavenly_ready=True)
+    assert Hand.from_json(flagged).to_json() == flagged
+    assert Hand.from_json(flagged).situation.human
+
+
+@pytest.mark.parametrize("changes,message", [
+    (dict(earthly=True), "地胡 is self-drawn"),
+    (dict(human=True, self_draw=True), "人胡 wins off a discard"),
+    (dict(earthly=True, self_draw=True, heavenly=True), "exclude one another"),
+    (dict(heavenly_ready=True, earthly_ready=True), "give one"),
+    (dict(after_flower=True, self_draw=True), "needs a flower"),
+    (dict(after_flower=True, flowers=["1f"]), "self_draw must be true"),
+    (dict(human=True, concealed=PLAIN[3:], melds=[{"type": "chi", "tiles": ["1m", "2m", "3m"]}]), "人胡 needs 门清"),
+    (dict(earthly=True, self_draw=True, table={"dealer": "E", "base": 50, "per_tai": 20}), "non-dealer"),
+    (dict(earthly=True, self_draw=True, earthly_ready="yes"), "expected true or false"),
+])
+def test_impossible_flag_combinations_are_refused(changes, message):
+    with pytest.raises(HandError, match=message):
+        check_hand(Hand.from_json(plain(**changes)), "tw16-common")
+
+
+# -- shapes and check_hand ---------------------------------------------------------------
+
+def test_check_hand_keeps_its_one_argument_form_with_the_default_table():
+    hand = Hand.from_json(plain(concealed=ORPHANS, win="1m"))
+    with pytest.raises(HandError, match="does not form 5 sets and a pair"):
+        check_hand(hand)
+    with pytest.raises(HandError, match="does not form 5 sets and a pair"):
+        check_hand(hand, "tw16-competition")
+    check_hand(hand, "tw16-improved")
+    check_hand(hand, load_ruleset("tw16-improved"))
+    assert score(hand, "tw16-improved").as_dict() == {"门清": 1, "十三么": 16}
+
+
+def test_the_refusal_under_a_table_with_special_shapes_names_them():
+    hand = Hand.from_json(plain(concealed=ORPHANS[:-1] + ["5m"], win="1m"))
+    with pytest.raises(HandError, match="nor 瀝咕瀝咕/十三么/大车轮 of tw16-improved"):
+        check_hand(hand, "tw16-improved")
+
+
+def test_a_flower_win_needs_a_table_that_has_one_and_shows_no_tiles():
+    win = plain(concealed=[], win="8f", flowers=["1f", "2f", "3f", "4f", "5f", "6f", "7f"], self_draw=True)
+    hand = Hand.from_json(win)
+    assert hand.flower_win and hand.all_tiles() == ()
+    assert Hand.from_json(hand.to_json()) == hand
+    with pytest.raises(HandError, match="has no flower win"):
+        check_hand(hand)
+    for name in NEW:
+        assert score(hand, name).as_dict() == {"八仙过海": 8}
+    with pytest.raises(HandError, match="a flower wins only as a flower win"):
+        Hand.from_json(plain(win="8f"))
+    with pytest.raises(HandError, match="appears 2 times"):
+        check_hand(Hand.from_json(dict(win, flowers=["1f", "2f", "3f", "4f", "5f", "6f", "8f"])), "tw16-common")
+
+
+def test_min_tai_counts_the_dealer_only_when_the_winner_is_the_dealer():
+    # 改良式 起胡: a pon hand with nothing in it is 0 台
+    hand = Hand(tuple("5m 6m 7m 2p 3p 4p 6p 7p 8p 4s 5s 9s 9s".split()), "3s",
+                (Meld("pon", ("2m", "2m", "2m")),), situation=Situation(seat="S"))
+    assert score(hand).total == 0  # the default table scores 屁胡 as 0 台
+    with pytest.raises(HandError, match="at least 1 台"):
+        score(hand, "tw16-improved")
+    with pytest.raises(HandError, match="at least 1 台"):
+        score(hand.replace(table=Table("E", 50, 20, discarder="E")), "tw16-improved")
+    assert score(hand.replace(table=Table("S", 50, 20, discarder="E")), "tw16-improved").total == 0
+
+
+# -- ruleset data checks -------------------------------------------------------------------
+
+RAW = json.loads((RULESET_DIR / "tw16-improved.json").read_text(encoding="utf-8"))
+
+
+def _entry(data, name):
+    return next(e for e in data["entries"] if e["name"] == name)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: _entry(d, "平胡").update(shape="pairs"), "cannot make a win of shape"),
+    (lambda d: _entry(d, "十三么").update(shape="standard"), "cannot make a win of shape"),
+    (lambda d: _entry(d, "天胡").update(payment={"drop": ["lunch"]}), "payment.drop"),
+    (lambda d: _entry(d, "天胡").update(payment={"base": False, "extra": 1}), "payment takes only"),
+    (lambda d: _entry(d, "风花雪月").update(excludes=["三元 白"]), "excludes unknown entries"),
+])
+def test_broken_new_fields_are_refused(change, message):
+    data = copy.deepcopy(RAW)
+    change(data)
+    with pytest.raises(RulesetError, match=message):
+        parse_ruleset(data)
+
+
+def test_star_excludes_every_other_entry():
+    rules = load_ruleset("tw16-improved")
+    assert set(rules.entry("四杠胡").excludes) == {e.name for e in rules.entries} - {"四杠胡"}
+
+
+def test_a_special_shape_is_a_data_change():
+    # A house that also wins on seven pairs and any set (七对子): one record.
+    data = copy.deepcopy(json.loads((RULESET_DIR / "tw16-competition.json").read_text(encoding="utf-8")))
+    data["entries"].append({"name": "七对子", "trad": "七對子", "tai": 8, "when": "seven_pairs", "shape": "pairs",
+                            "rule": "seven pairs and one set"})
+    house = parse_ruleset(data)
+    hand = Hand(tuple("1m 1m 2m 2m 3p 3p 4p 4p 5s 5s 6s 6s 1z 7s 8s 9s".split()), "1z")
+    with pytest.raises(HandError, match="not a win"):
+        score(hand, "tw16-competition")
+    # 单吊 reads where the winning tile sits among 5 sets and a pair, so not a seven-pairs win
+    assert score(hand, house).as_dict() == {"门清": 1, "七对子": 8}
+
+
+def test_options_are_selected_by_name_and_unknown_ones_refused():
+    rules = load_ruleset("tw16-common+见花见台+暗杠")
+    names = [e.name for e in rules.entries]
+    assert "正花" not in names and names[-2:] == ["见花见台", "暗杠"]
+    assert rules.id == "tw16-common+见花见台+暗杠"
+    with pytest.raises(RulesetError, match="no option '见鬼'"):
+        load_ruleset("tw16-common+见鬼")
+    with pytest.raises(RulesetError, match="no option"):
+        load_ruleset("tw16-competition+见花见台")
+
+
+# -- settlement formulas -----------------------------------------------------------------
+
+@pytest.mark.parametrize("name,streak_tai,base,times", [
+    ("tw16-2026.09-p0", 2, 50, (1, 1)),
+    ("tw16-common", 2, 50, (1, 1)),       # 连N拉N + 庄家 = 2N+1
+    ("tw16-competition", 1, 50, (1, 1)),  # 连庄 +1 each
+    ("tw16-improved", 2, 0, (3, 2)),      # no 底; 放枪 ×3, 自摸 ×2 each
+])
+def test_each_formula_on_a_discard_and_a_self_draw(name, streak_tai, base, times):
+    rules = load_ruleset(name)
+    hand = Hand.from_json(plain(seat="S"))
+    total = score(hand, rules).total
+    discard = settle(total, hand, Table("S", 50, 20, streak=3, discarder="W"), rules)
+    assert discard.net["W"] == -(base + (total + 1 + 3 * streak_tai) * 20 * times[0])
+    drawn = hand.replace(self_draw=True)
+    total = score(drawn, rules).total
+    paid = settle(total, drawn, Table("E", 50, 20, streak=3), rules)
+    assert paid.net["E"] == -(base + (total + 1 + 3 * streak_tai) * 20 * times[1])
+    assert paid.net["N"] == paid.net["W"] == -(base + total * 20 * times[1])
+    assert sum(paid.net.values()) == 0
+
+
+def test_the_new_tables_have_no_ready_item():
+    hand = Hand.from_json(plain(table={"dealer": "N", "base": 50, "per_tai": 20, "declared_ready": True,
+                                       "discarder": "W"}))
+    assert settle(score(hand), hand).net["W"] == -(50 + 4 * 20)  # default: 听牌 +1
+    for name in NEW:
+        result = score(hand, name)
+        assert settle(result, hand).payments[0].extras == ()
+
+
+# -- CLI and JSON interface --------------------------------------------------------------
+
+def run(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "scoring", *args], input=stdin, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_json_hands_name_their_ruleset_and_an_unknown_one_is_that_hands_error():
+    hands = [plain(), plain(ruleset="tw16-competition", self_draw=True), plain(ruleset="tw16/2026.09-p0"),
+             plain(ruleset="tw16-nope"), plain(ruleset=3), plain(ruleset="tw16-improved", concealed=ORPHANS, win="1m")]
+    p = run("score", "--json", stdin=json.dumps(hands))
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out[0] == {"items": {"门清": 1, "平和": 2}, "total": 3}  # unchanged without a ruleset
+    assert out[1] == {"items": {"门清": 1, "不求": 1, "自摸": 1}, "total": 3, "ruleset": "tw16-competition"}
+    assert out[2] == {"items": {"门清": 1, "平和": 2}, "total": 3, "ruleset": "tw16/2026.09-p0"}
+    assert set(out[3]) == {"error"}
+    for name in available_rulesets():
+        assert name in out[3]["error"]
+    assert "expected a ruleset name" in out[4]["error"]
+    assert out[5]["items"] == {"门清": 1, "十三么": 16}
+
+
+def test_score_json_takes_a_default_ruleset_that_a_hand_overrides():
+    items = score_json(plain(self_draw=True), "tw16-improved")["items"]
+    assert items == {"门清": 1, "自摸": 1, "一条龙": 2, "不求人": 1}
+    assert score_json(plain(self_draw=True, ruleset="tw16-common"), "tw16-improved")["items"] == {"门清自摸": 3}
+
+
+def test_cli_ruleset_flag_flags_and_flower_win():
+    p = run("score", "123m 456m 789m 234p 45s 99s", "--win", "6s", "--seat", "S", "--human",
+            "--heavenly-ready", "--ruleset", "tw16-improved")
+    assert p.returncode == 0, p.stderr
+    assert "改良式十六张麻将" in p.stdout and "人胡" in p.stdout and "天听" in p.stdout
+    p = run("score", "", "--win", "冬", "--flowers", "梅兰菊竹春夏秋", "--ruleset", "tw16-common",
+            "--base", "50", "--per-tai", "20", "--dealer", "W", "--discarder", "W")
+    assert p.returncode == 0, p.stderr
+    assert "七抢一" in p.stdout and "W pays 230" in p.stdout
+    p = run("score", "123m 456m 789m 234p 45s 99s", "--win", "6s", "--ruleset", "nope")
+    assert p.returncode == 2 and "tw16-common" in p.stderr
+    p = run("rules", "--list")
+    assert p.returncode == 0 and all(name in p.stdout for name in available_rulesets())
+
+
+# -- properties on random legal hands ------------------------------------------------------
+
+@settings(max_examples=150, deadline=None)
+@given(winning_hands(table_prob=0.3))
+def test_every_table_scores_random_hands_in_order_and_with_its_exclusions(hand):
+    for name in NEW:
+        rules = load_ruleset(name)
+        try:
+            result = score(hand, rules)
+        except HandError as e:
+            assert rules.min_tai and "at least" in str(e)
+            continue
+        order = [e.name for e in rules.entries]
+        positions = [order.index(i.entry) for i in result.items]
+        assert positions == sorted(positions)
+        present = {i.entry for i in result.items}
+        for e in rules.entries:
+            if e.name in present:
+                assert not present & {x for x in e.excludes if " " not in x}
+        assert result.total == sum(i.tai for i in result.items) >= rules.min_tai or hand.table
+        assert hand.win in result.waits
+        if hand.table is not None:
+            assert sum(settle(result, hand).net.values()) == 0
+
+
+def test_random_hands_score_the_same_under_the_default_table_and_its_copy():
+    # The default file read as a new ruleset gives the same items: the extended model does not
+    # change how it is read.
+    data = json.loads((RULESET_DIR / "tw16-2026.09-p0.json").read_text(encoding="utf-8"))
+    copy_rules = parse_ruleset(data)
+    rng = random.Random(3)
+    for _ in range(300):
+        hand = random_winning_hand(rng)
+        assert score(hand, copy_rules).items == score(hand).items
