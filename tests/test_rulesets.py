@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scoring import Hand, HandError, Meld, Situation, Table, check_hand, load_ruleset, parse_tile, parse_tiles, score
+from scoring.cli import score_json
 from scoring.settle import settle
 
 CASE_DIR = Path(__file__).with_name("rulesets")
@@ -79,8 +80,10 @@ def test_case(stem, case):
     assert result.total == sum(items.values())
     entries = {i.entry for i in result.items}
     assert (case["entry"] in entries) == case["applies"]
-    # the same hand through the JSON form, with the ruleset named per hand
+    # the same hand through the JSON interface, with the ruleset named per hand
     assert Hand.from_json(hand.to_json()) == hand
+    out = score_json(dict(hand.to_json(), ruleset=_rules(stem, case)))
+    assert out["items"] == case["expect"] and out["ruleset"] == rules.id
 
 
 @pytest.mark.parametrize("stem,case", ERRORS, ids=_ids(ERRORS))
