@@ -1,0 +1,83 @@
+"""Tile crops from a YOLO data set, for the crop classifier (`models/train_classifier.py`).
+
+    python -m models.crops data/gen-v1 --split train --jitters 2 --max-crops 130000 --out data/crops/gen-v1-train.npz
+    python -m models.crops data/gen-v1 --split val --out data/crops/gen-v1-val.npz
+    python -m models.crops data/unseen-v1 --split val --out data/crops/unseen-v1-val.npz
+
+Every labelled box is cut with `vision.crop_classifier.cut_crop`, the crop the classifier gets at
+read time, its edges moved by a random ±JITTER of the box's size per crop to mimic the detector's
+box error. When the boxes times `jitters` exceed `--max-crops`, whole images are drawn at random
+until the cap (all boxes of an image or none). Output: an .npz with `x` (N, CROP_H, CROP_W, 3) uint8
+BGR and `y` (N,) class ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from datasets.yolo import label_path_of, read_labels
+from vision.classes import CLASS_INDEX
+from vision.crop_classifier import CROP_H, CROP_W, cut_crop
+from vision.photo import load_photo
+
+JITTER = 0.08  # each box edge moves by up to this fraction of the box's size
+
+
+def count_boxes(label: Path) -> int:
+    return sum(1 for line in label.read_text().splitlines() if line.strip()) if label.exists() else 0
+
+
+def make_crops(root: Path, split: str, jitters: int = 1, max_crops: int | None = None, seed: int = 0,
+               jitter: float = JITTER) -> tuple[np.ndarray, np.ndarray]:
+    """(crops, class ids) of the labelled boxes under root/images/split."""
+    rng = np.random.default_rng(seed)
+    images = sorted((root / "images" / split).glob("*.jpg"))
+    if not images:
+        raise SystemExit(f"no images under {root / 'images' / split}")
+    order = rng.permutation(len(images)) if max_crops else np.arange(len(images))
+    chosen, total = [], 0
+    for i in order:
+        n = count_boxes(label_path_of(root, images[i])) * jitters
+        if max_crops and total + n > max_crops:
+            continue
+        chosen.append(images[i])
+        total += n
+    x = np.empty((total, CROP_H, CROP_W, 3), np.uint8)
+    y = np.empty(total, np.int64)
+    k = 0
+    for image_path in sorted(chosen):
+        image = load_photo(image_path)
+        h, w = image.shape[:2]
+        boxes, codes = read_labels(label_path_of(root, image_path), w, h)
+        for box, code in zip(boxes, codes, strict=True):
+            for _ in range(jitters):
+                x[k] = cut_crop(image, box, jitter=rng.uniform(-jitter, jitter, 4))
+                y[k] = CLASS_INDEX[code]
+                k += 1
+    return x[:k], y[:k]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m models.crops", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", type=Path, help="a YOLO data set (images/<split>, labels/<split>)")
+    parser.add_argument("--split", default="train")
+    parser.add_argument("--jitters", type=int, default=1, help="crops per box, each with its own edge jitter")
+    parser.add_argument("--max-crops", type=int, help="cap on the number of crops (whole images are drawn)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, required=True, help=".npz to write")
+    args = parser.parse_args(argv)
+
+    x, y = make_crops(args.root, args.split, args.jitters, args.max_crops, args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out, x=x, y=y)
+    counts = np.bincount(y, minlength=int(y.max()) + 1 if len(y) else 0)
+    print(f"{len(y)} crops of {CROP_H}x{CROP_W} from {args.root}/{args.split} → {args.out} "
+          f"({x.nbytes / 2**20:.0f} MiB); fewest per class: {int(counts.min()) if len(counts) else 0}")
+
+
+if __name__ == "__main__":
+    main()

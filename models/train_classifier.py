@@ -1,0 +1,242 @@
+"""Train the tile-crop classifier (second stage after the detector), export it to ONNX and judge it.
+
+    python -m models.crops data/gen-v1 --split train --max-crops 150000 --out data/crops/gen-v1-train.npz
+    python -m models.crops data/gen-v1 --split val --out data/crops/gen-v1-val.npz
+    python -m models.crops data/unseen-v1 --split val --out data/crops/unseen-v1-val.npz
+    python -m models.train_classifier --minutes 14 --threads 1
+
+Plain torch on the CPU: a small CNN (stride-2 conv-BN-ReLU stages, global average pooling, a
+linear layer to the 43 classes) on 64 x 48 crops, augmented on the fly in torch (photometric
+jitter, blur, down-and-up sampling, small rotations/scale/shifts, random grayscale), label
+smoothing, AdamW with warm-up and a cosine decay fitted to the wall-clock budget. Writes
+models/tile_classifier.onnx (uint8 NHWC BGR crops in, logits out, any batch size) and
+models/classifier.json (its hash and figures; `models/export.py` copies the name and hash into
+model.json). The unseen-styles crops are only ever judged, never trained on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from vision.classes import CLASSES
+from vision.crop_classifier import CROP_H, CROP_W, EXPAND, TileClassifier
+from vision.detector import MODELS_DIR, sha256_of
+
+CROPS = Path(__file__).resolve().parents[1] / "data" / "crops"
+STAGES = ((24, 2), (32, 2), (48, 1), (64, 2), (96, 1), (128, 2), (192, 1))  # (channels, stride)
+ONNX_NAME = "tile_classifier.onnx"
+
+
+class TileNet(nn.Module):
+    """Float NCHW crops in [0, 1] → 43 logits."""
+
+    def __init__(self, stages=STAGES, classes: int = len(CLASSES)) -> None:
+        super().__init__()
+        layers, c_in = [], 3
+        for c_out, stride in stages:
+            layers += [nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+            c_in = c_out
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(c_in, classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+class CropInput(nn.Module):
+    """What the ONNX file holds: uint8 NHWC BGR crops (as `cut_crop` makes them) → logits."""
+
+    def __init__(self, net: TileNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, crops: torch.Tensor) -> torch.Tensor:
+        return self.net(crops.permute(0, 3, 1, 2).float() / 255.0)
+
+
+def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """uint8 NHWC crops → augmented float NCHW in [0, 1]."""
+    x = batch.permute(0, 3, 1, 2).float() / 255.0
+    n = x.shape[0]
+
+    def u(lo: float, hi: float, shape=(n,)) -> torch.Tensor:
+        return lo + (hi - lo) * torch.rand(shape, generator=gen)
+
+    # Geometry: tilted tiles inside their box, box size and place errors beyond the crops' jitter.
+    angle = u(-8, 8) * math.pi / 180
+    scale = u(0.9, 1.1)
+    aspect = u(0.93, 1.07)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    theta = torch.stack([torch.stack([cos * scale * aspect, -sin * scale, u(-0.08, 0.08)], 1),
+                         torch.stack([sin * scale, cos * scale / aspect, u(-0.06, 0.06)], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    # Resolution: a far tile is a few pixels per stroke; down and up again.
+    low = torch.rand(n, generator=gen) < 0.3
+    if low.any():
+        f = float(u(0.35, 0.8, (1,)))
+        small = F.interpolate(x[low], scale_factor=f, mode="bilinear", align_corners=False, antialias=True)
+        x[low] = F.interpolate(small, size=(CROP_H, CROP_W), mode="bilinear", align_corners=False)
+    blur = torch.rand(n, generator=gen) < 0.2
+    if blur.any():
+        k = torch.tensor([0.25, 0.5, 0.25])
+        kernel = (k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous()
+        x[blur] = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), kernel, groups=3)
+    # Colour: exposure, contrast, white balance, saturation, grayscale prints, sensor noise.
+    gray = x.mean(1, keepdim=True)
+    sat = u(0.6, 1.3)[:, None, None, None]
+    x = gray + (x - gray) * sat
+    x = x * u(0.85, 1.15, (n, 3))[:, :, None, None]
+    mean = x.mean((1, 2, 3), keepdim=True)
+    x = (x - mean) * u(0.65, 1.35)[:, None, None, None] + mean + u(-0.15, 0.15)[:, None, None, None]
+    mono = torch.rand(n, generator=gen) < 0.1
+    x[mono] = x[mono].mean(1, keepdim=True).expand(-1, 3, -1, -1)
+    noisy = (torch.rand(n, generator=gen) < 0.3)[:, None, None, None]
+    x = x + noisy * torch.randn(x.shape, generator=gen) * u(0.0, 0.04)[:, None, None, None]
+    return x.clamp(0, 1)
+
+
+def load_crops(path: Path, limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    data = np.load(path)
+    x, y = data["x"], data["y"]
+    if limit and limit < len(y):
+        keep = np.random.default_rng(0).choice(len(y), limit, replace=False)
+        x, y = x[keep], y[keep]
+    return torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(y.astype(np.int64))
+
+
+@torch.no_grad()
+def accuracy(net: TileNet, x: torch.Tensor, y: torch.Tensor, batch: int = 512) -> float:
+    net.eval()
+    right = sum(int((net(x[i:i + batch].permute(0, 3, 1, 2).float() / 255.0).argmax(1) == y[i:i + batch]).sum())
+                for i in range(0, len(y), batch))
+    net.train()
+    return right / max(len(y), 1)
+
+
+def learning_rate(progress: float, peak: float, warmup: float = 0.03) -> float:
+    """Linear warm-up, then cosine to zero, over the fraction of the time budget spent."""
+    if progress < warmup:
+        return peak * progress / warmup
+    return 0.5 * peak * (1 + math.cos(math.pi * min(1.0, (progress - warmup) / (1 - warmup))))
+
+
+def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tensor, torch.Tensor], minutes: float,
+          batch: int, lr: float, seed: int) -> dict:
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    budget = 60 * minutes
+    start = time.monotonic()
+    steps = epoch = 0
+    history = []
+    done = False
+    while not done:
+        epoch += 1
+        order = torch.randperm(len(y), generator=gen)
+        seen = correct = 0
+        loss_sum = 0.0
+        for i in range(0, len(y) - batch + 1, batch):
+            progress = (time.monotonic() - start) / budget
+            if progress >= 1:
+                done = True
+                break
+            for group in opt.param_groups:
+                group["lr"] = learning_rate(progress, lr)
+            idx = order[i:i + batch]
+            logits = net(augment(x[idx], gen))
+            loss = F.cross_entropy(logits, y[idx], label_smoothing=0.1)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            steps += 1
+            seen += len(idx)
+            correct += int((logits.argmax(1) == y[idx]).sum())
+            loss_sum += loss.item() * len(idx)
+        val_acc = accuracy(net, *val)
+        history.append({"epoch": epoch, "crops": seen, "train_loss": round(loss_sum / max(seen, 1), 4),
+                        "train_top1": round(correct / max(seen, 1), 4), "val_top1": round(val_acc, 4),
+                        "minutes": round((time.monotonic() - start) / 60, 2)})
+        print(json.dumps(history[-1]), flush=True)
+    return {"epochs": round(epoch - 1 + seen / len(y), 2), "steps": steps, "history": history,
+            "minutes": round((time.monotonic() - start) / 60, 2)}
+
+
+def export_onnx(net: TileNet, path: Path) -> None:
+    net.eval()
+    dummy = torch.zeros(2, CROP_H, CROP_W, 3, dtype=torch.uint8)
+    torch.onnx.export(CropInput(net), (dummy,), str(path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+
+
+def judge(classifier: TileClassifier, crops: np.ndarray, labels: np.ndarray, worst: int = 12) -> dict:
+    """Top-1, per-class recall and the most frequent confusions of the ONNX model on crops."""
+    pred = classifier.probabilities(crops).argmax(1)
+    matrix = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
+    np.add.at(matrix, (labels, pred), 1)
+    recall = {CLASSES[c]: round(float(matrix[c, c] / matrix[c].sum()), 3) for c in range(len(CLASSES))
+              if matrix[c].sum()}
+    off = [(int(matrix[t, p]), CLASSES[t], CLASSES[p]) for t in range(len(CLASSES)) for p in range(len(CLASSES))
+           if t != p and matrix[t, p]]
+    return {"crops": len(labels), "top1": round(float((pred == labels).mean()), 4),
+            "worst_recall": dict(sorted(recall.items(), key=lambda kv: kv[1])[:8]),
+            "confused": [{"true": t, "read_as": p, "count": n} for n, t, p in sorted(off, reverse=True)[:worst]]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m models.train_classifier", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--train", type=Path, default=CROPS / "gen-v1-train.npz")
+    parser.add_argument("--val", type=Path, default=CROPS / "gen-v1-val.npz")
+    parser.add_argument("--unseen", type=Path, default=CROPS / "unseen-v1-val.npz",
+                        help="held-out styles: judged after training, never trained on")
+    parser.add_argument("--minutes", type=float, default=14.0, help="training wall-clock budget")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--limit", type=int, help="train on a random subset of this many crops (trial runs)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=MODELS_DIR, help="folder for the ONNX file and classifier.json")
+    args = parser.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    x, y = load_crops(args.train, args.limit)
+    val = load_crops(args.val)
+    net = TileNet()
+    params = sum(p.numel() for p in net.parameters())
+    print(f"{len(y)} train crops, {len(val[1])} val crops, {params} parameters, {args.minutes} min on "
+          f"{args.threads} thread(s)", flush=True)
+    run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx = args.out / ONNX_NAME
+    export_onnx(net, onnx)
+    classifier = TileClassifier(onnx, sha256_of(onnx))
+    report = {"val": judge(classifier, val[0].numpy(), val[1].numpy())}
+    if args.unseen.exists():
+        unseen = np.load(args.unseen)
+        report["unseen"] = judge(classifier, unseen["x"], unseen["y"])
+    card = {
+        "onnx": ONNX_NAME, "sha256": sha256_of(onnx), "classes": list(CLASSES),
+        "crop": {"height": CROP_H, "width": CROP_W, "expand": EXPAND},
+        "network": {"stages": [list(s) for s in STAGES], "parameters": params},
+        "training": {"train": str(args.train), "crops": len(y), "minutes": args.minutes, "threads": args.threads,
+                     "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],
+                     "steps": run["steps"], "history": run["history"]},
+        **report,
+    }
+    (args.out / "classifier.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps(report, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Second stage: a small CNN that reads each detected tile from a crop of the photo (onnxruntime, no torch).
+
+The detector finds tiles well but confuses look-alike faces (萬 numerals 七/四/六, 伍) that span a
+few pixels of its input. The classifier sees each tile on its own, cut from the photo's full
+resolution and resized to CROP_H x CROP_W, and replaces (or is blended with) the detector's
+per-class scores. `crop_region`/`cut_crop` are the one definition of the crop: training
+(`models/crops.py`) and read time both use them.
+
+Crop size 64 x 48 (h x w): tiles are portrait (box height/width ~1.3 at the median, 3:4 here), so
+the crop keeps their shape; 64 px of height is at or above the tile's own size in most training
+scenes (median box 31 x 41 px), so a 萬 numeral keeps its strokes, while the network stays cheap
+enough to train on one CPU thread. A box wider than tall (a tile lying sideways, or a photo rolled
+by ~90°) is turned a quarter turn so every crop is portrait.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASSES
+from vision.detections import Detections
+from vision.detector import MODELS_DIR, ModelError, sha256_of
+
+CROP_H, CROP_W = 64, 48
+EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
+PAD_VALUE = 114  # grey outside the photo, as the detector's letterbox
+# Read-time scores: weighted geometric mean of the classifier's softmax (weight) and the detector's
+# scores normalised to sum 1 (1 - weight). models/CLASSIFIER.md has the measurement behind it.
+CLASSIFIER_WEIGHT = 1.0
+BATCH = 64
+
+
+def crop_region(box, expand: float = EXPAND, jitter=None) -> np.ndarray:
+    """The photo region (x1 y1 x2 y2, float) cut for a tile box: each side pushed out by `expand` of
+    the box's size, then each edge moved by `jitter` (4 fractions of the box's width/height: x1 y1
+    x2 y2, positive outwards) to mimic a detector's box error when making training crops."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    grow = np.full(4, expand) if jitter is None else expand + np.asarray(jitter, np.float64)
+    return np.array([x1 - grow[0] * w, y1 - grow[1] * h, x2 + grow[2] * w, y2 + grow[3] * h])
+
+
+def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.ndarray:
+    """A (CROP_H, CROP_W, 3) uint8 crop of BGR `image` for a tile box in its pixels.
+
+    Parts of the region outside the photo are PAD_VALUE grey, so a tile at the border keeps its
+    place in the crop. Landscape regions are turned a quarter turn clockwise first.
+    """
+    x1, y1, x2, y2 = crop_region(box, expand, jitter)
+    ix1, iy1 = int(np.floor(x1)), int(np.floor(y1))
+    ix2, iy2 = max(int(np.ceil(x2)), ix1 + 1), max(int(np.ceil(y2)), iy1 + 1)
+    h, w = image.shape[:2]
+    inside = image[max(iy1, 0):max(min(iy2, h), 0), max(ix1, 0):max(min(ix2, w), 0)]
+    if inside.size == 0:
+        region = np.full((iy2 - iy1, ix2 - ix1, 3), PAD_VALUE, np.uint8)
+    else:
+        region = cv2.copyMakeBorder(inside, max(-iy1, 0), max(iy2 - h, 0), max(-ix1, 0), max(ix2 - w, 0),
+                                    cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3)
+    if region.shape[1] > region.shape[0]:
+        region = cv2.rotate(region, cv2.ROTATE_90_CLOCKWISE)
+    shrink = region.shape[0] > CROP_H
+    return cv2.resize(region, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+
+
+def cut_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(N, CROP_H, CROP_W, 3) uint8 crops of every box."""
+    return np.stack([cut_crop(image, b) for b in boxes]) if len(boxes) else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def combine(detector_scores: np.ndarray, classifier_probs: np.ndarray, weight: float) -> np.ndarray:
+    """Per-tile class probabilities from both stages: p ∝ p_cls^weight · p_det^(1-weight), where
+    p_det is the detector's independent per-class scores normalised to sum 1."""
+    if weight >= 1.0:
+        return classifier_probs.astype(np.float32)
+    det = np.clip(detector_scores, 1e-6, None)
+    det = det / det.sum(axis=1, keepdims=True)
+    log_p = weight * np.log(np.clip(classifier_probs, 1e-9, None)) + (1.0 - weight) * np.log(det)
+    return softmax(log_p).astype(np.float32)
+
+
+class TileClassifier:
+    """The crop classifier's ONNX model (uint8 NHWC BGR crops in, 43 logits out), hash-checked."""
+
+    def __init__(self, onnx: Path, sha256: str, threads: int | None = None,
+                 weight: float = CLASSIFIER_WEIGHT) -> None:
+        import onnxruntime as ort
+
+        if not onnx.exists():
+            raise ModelError(f"classifier file {onnx} is missing")
+        actual = sha256_of(onnx)
+        if actual != sha256:
+            raise ModelError(f"{onnx.name} has SHA-256 {actual[:12]}…, expected {sha256[:12]}… "
+                             "(corrupt or replaced; restore it from git)")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+        spec = self.session.get_inputs()[0]
+        if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
+            raise ModelError(f"{onnx.name} takes {spec.shape[1:]} crops, expected {[CROP_H, CROP_W, 3]}")
+        self.input_name = spec.name
+        self.weight = weight
+
+    @classmethod
+    def from_card(cls, models_dir: Path = MODELS_DIR, threads: int | None = None) -> TileClassifier:
+        """The classifier named by `models_dir/classifier.json` (what training wrote)."""
+        card_path = models_dir / "classifier.json"
+        if not card_path.exists():
+            raise ModelError(f"no classifier card at {card_path}")
+        card = json.loads(card_path.read_text())
+        if card.get("classes") != list(CLASSES):
+            raise ModelError("classifier classes differ from vision.classes.CLASSES")
+        return cls(models_dir / card["onnx"], card["sha256"], threads)
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 43) softmax over the classes for (N, CROP_H, CROP_W, 3) uint8 BGR crops."""
+        if not len(crops):
+            return np.zeros((0, len(CLASSES)), np.float32)
+        logits = [self.session.run(None, {self.input_name: np.ascontiguousarray(crops[i:i + BATCH])})[0]
+                  for i in range(0, len(crops), BATCH)]
+        return softmax(np.concatenate(logits).astype(np.float64)).astype(np.float32)
+
+    def rescore(self, image: np.ndarray, dets: Detections) -> Detections:
+        """The same boxes with each tile's scores from its crop of `image` (combined per `weight`)."""
+        if not len(dets):
+            return dets
+        probs = self.probabilities(cut_crops(image, dets.boxes))
+        return Detections(dets.boxes, combine(dets.scores, probs, self.weight))
