@@ -1,4 +1,5 @@
-"""python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png | check DIR [--json]"""
+"""python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png | check DIR [--json]
+| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf 0.25]"""
 
 import argparse
 from pathlib import Path
@@ -28,9 +29,17 @@ def main(argv=None) -> None:
     chk.add_argument("--sheet", type=Path, metavar="OUT.png", help="contact sheet of sample images")
     chk.add_argument("--samples", type=int, default=16, help="images on the contact sheet")
     chk.add_argument("--iou", type=float, default=IOU_DUPLICATE, help="IoU at which two boxes are one tile twice")
+    aud = sub.add_parser("audit", help="run the detector over a YOLO data set: mAP, confusions, likely label errors")
+    aud.add_argument("dir", type=Path)
+    aud.add_argument("--models", type=Path, help="folder with model.json and the ONNX model (default: models/)")
+    aud.add_argument("--out", type=Path, metavar="REPORT_DIR", help="write REPORT_DIR/index.html with thumbnails")
+    aud.add_argument("--json", action="store_true", help="print the audit as JSON (every flag)")
+    aud.add_argument("--conf", type=float, default=0.25, help="confidence at which a detection counts as read")
     args = parser.parse_args(argv)
     if args.command == "check":
         raise SystemExit(_check(args))
+    if args.command == "audit":
+        return _audit(args)
     if args.command == "generate":
         from datasets.generate import generate
 
@@ -58,6 +67,38 @@ def _check(args) -> int:
         write_sheet(report, samples, args.sheet, args.samples)
     print(json.dumps(report.to_json(), ensure_ascii=False, indent=1) if args.json else text(report))
     return 1 if report.errors else 0
+
+
+def _audit(args) -> None:
+    import json
+    import sys
+
+    from tqdm import tqdm
+
+    from datasets.audit import audit
+    from datasets.audit_report import text, write_html
+    from vision.detector import MODELS_DIR, ModelError, TileDetector
+
+    if not args.dir.is_dir():
+        raise SystemExit(f"error: {args.dir} is not a folder")
+    try:
+        detector = TileDetector(args.models or MODELS_DIR)
+    except ModelError as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    with tqdm(desc="auditing", unit="img", file=sys.stderr) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        result = audit(args.dir, detector, args.conf, progress)
+    if not result.images:
+        raise SystemExit(f"error: no labelled images under {args.dir}")
+    report = write_html(result, args.out) if args.out else None
+    if args.json:
+        print(json.dumps(result.to_json() | {"report": str(report) if report else None}, ensure_ascii=False,
+                         indent=1))
+    else:
+        print(text(result) + (f"\nreport: {report}" if report else ""))
 
 
 if __name__ == "__main__":

@@ -109,8 +109,8 @@ def find_files(root: Path) -> tuple[list[Path], list[Path]]:
     return images, labels
 
 
-def labelled_images(root: Path) -> list[tuple[Path, Path]]:
-    """(image, label file) for every image under root that has a label file."""
+def image_labels(root: Path) -> list[tuple[Path, Path | None]]:
+    """(image, its label file or None when it has none) for every image under root."""
     root = Path(root)
     pairs = ((image, label_path_of(root, image)) for image in find_files(root)[0])
-    return [(image, label) for image, label in pairs if label.is_file()]
+    return [(image, label if label.is_file() else None) for image, label in pairs]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from datasets.yolo import LabelError, labelled_images, read_labels, yolo_lines
+from datasets.yolo import LabelError, image_labels, read_labels, yolo_lines
 from vision.boxes import iou_matrix, match, pairwise_iou
 
 
@@ -43,8 +43,9 @@ def test_label_file_round_trip_and_errors(tmp_path):
     ("valid/images/a.jpg", "valid/labels/a.txt"),  # Roboflow export
     ("photos/a.jpg", "photos/a.txt"),  # labels beside the images
 ])
-def test_labelled_images_in_every_layout(tmp_path, image, label):
+def test_image_labels_in_every_layout(tmp_path, image, label):
     for rel in (image, label, "images/train/unlabelled.jpg"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(b"")
-    assert labelled_images(tmp_path) == [(tmp_path / image, tmp_path / label)]
+    assert sorted(image_labels(tmp_path)) == sorted([(tmp_path / image, tmp_path / label),
+                                                     (tmp_path / "images/train/unlabelled.jpg", None)])

@@ -1,0 +1,253 @@
+"""Audit a YOLO tile data set against the detector: how well the model reads it (mAP, per-class
+precision and recall, which codes it mistakes for which) and which labels look wrong.
+
+Every labelled image is read as a player's photo is (`TileDetector.read`, two passes). Detections
+at or above `conf` are the model's reading; lower ones down to MIN_SCORE only feed the
+precision-recall curves of AP and the evidence for a missed label.
+
+A flag is a label the model disagrees with. Its suspicion, from 0 to 1, ranks the flags of all
+kinds in one list (higher: more likely a label error, less likely a model error):
+
+- wrong-class: a labelled tile the model finds (IoU >= 0.5 with a detection) but reads as another
+  code. Suspicion: the detection's score for the code it reads minus its score for the labelled
+  code; a 2筒 labelled 2條 that the model reads as 2筒 at 0.9 and as 2條 at 0.01 scores 0.89.
+- missed: a label with no detection on it (a box on the empty table, or far off its tile).
+  Suspicion: 1 minus the highest score of any detection, however weak, covering it at IoU >= 0.5.
+- unlabelled: a detection that overlaps no label (IoU < 0.2 with every one): a tile nobody
+  boxed. Suspicion: its confidence.
+- shifted: a label and a detection of one tile that overlap only partly (0.1 <= IoU < 0.7).
+  Suspicion: the detection's confidence times (1 - IoU).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from datasets.metrics import IOU_THRESHOLDS, ap_per_class, confusion, true_positives
+from datasets.yolo import LabelError, image_labels, read_labels
+from vision.boxes import iou_matrix, match
+from vision.classes import CLASS_INDEX, CLASSES
+from vision.detections import Detections
+from vision.detector import TileDetector
+from vision.photo import PhotoError, load_photo
+
+MIN_SCORE = 0.01  # lowest detection kept (AP curves, evidence for a missed label)
+MATCH_IOU = 0.5  # a label and a detection of the same tile
+SHIFTED_IOU = 0.7  # a matched pair overlapping less than this is a shifted box
+PARTIAL_IOU = 0.1  # an unmatched label and detection overlapping this much are one tile, shifted
+LONE_IOU = 0.2  # a detection overlapping every label less than this is a tile without a label
+KINDS = ("wrong-class", "missed", "unlabelled", "shifted")
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str
+    suspicion: float
+    image: str  # relative to the data set's root
+    label: int | None  # index of the box in the image's label file (blank lines skipped)
+    detection: int | None  # index into the image's `detections`
+    labelled: str | None  # the labelled code
+    read: str | None  # the code the model reads
+    confidence: float | None  # the model's confidence in `read`
+    iou: float | None  # between the label and the detection
+    box: tuple[float, float, float, float]  # region in image pixels (label and detection together)
+
+    @property
+    def message(self) -> str:
+        if self.kind == "wrong-class":
+            return f"labelled {self.labelled}, read as {self.read} ({self.confidence:.2f})"
+        if self.kind == "missed":
+            return f"labelled {self.labelled}, nothing found there"
+        if self.kind == "unlabelled":
+            return f"{self.read} found ({self.confidence:.2f}) with no label"
+        return f"labelled {self.labelled}, {self.read} found ({self.confidence:.2f}) overlapping IoU {self.iou:.2f}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "suspicion": round(self.suspicion, 4), "image": self.image, "label": self.label,
+                "detection": self.detection, "labelled": self.labelled, "read": self.read,
+                "confidence": None if self.confidence is None else round(self.confidence, 4),
+                "iou": None if self.iou is None else round(self.iou, 4),
+                "box": [round(v, 1) for v in self.box], "message": self.message}
+
+
+@dataclass(eq=False)
+class ImageAudit:
+    """One labelled image: its labels, the model's detections and the flags between them."""
+
+    path: Path
+    rel: str
+    boxes: np.ndarray  # (N, 4) label boxes, xyxy pixels
+    codes: list[str]
+    detections: Detections  # down to MIN_SCORE
+    conf: float
+    flags: list[Flag] = field(default_factory=list)
+
+    @property
+    def reading(self) -> np.ndarray:
+        """Indices of the detections at or above `conf`: what the model reads."""
+        return np.nonzero(self.detections.confidences >= self.conf)[0]
+
+
+def _union(a, b) -> tuple[float, float, float, float]:
+    boxes = np.array([x for x in (a, b) if x is not None], np.float64).reshape(-1, 4)
+    return (*boxes[:, :2].min(axis=0).tolist(), *boxes[:, 2:].max(axis=0).tolist())
+
+
+def find_flags(rel: str, boxes: np.ndarray, codes: list[str], dets: Detections, conf: float) -> list[Flag]:
+    """The flags of one image (unranked)."""
+    reading = np.nonzero(dets.confidences >= conf)[0]
+    read_boxes = dets.boxes[reading]
+    iou = iou_matrix(boxes, read_boxes)
+    flags = []
+
+    def flag(kind: str, suspicion: float, t: int | None, r: int | None) -> None:
+        d = None if r is None else int(reading[r])
+        flags.append(Flag(
+            kind, float(suspicion), rel, t, d, None if t is None else codes[t],
+            None if d is None else CLASSES[int(dets.class_ids[d])],
+            None if d is None else float(dets.confidences[d]),
+            None if t is None or r is None else float(iou[t, r]),
+            _union(None if t is None else boxes[t], None if d is None else dets.boxes[d])))
+
+    pairs = match(boxes, read_boxes, MATCH_IOU)
+    for t, r in pairs.items():
+        scores = dets.scores[reading[r]]
+        top, labelled = int(scores.argmax()), CLASS_INDEX[codes[t]]
+        if top != labelled:
+            flag("wrong-class", scores[top] - scores[labelled], t, r)
+        if iou[t, r] < SHIFTED_IOU:
+            flag("shifted", scores[top] * (1 - iou[t, r]), t, r)
+    lone_labels = [t for t in range(len(boxes)) if t not in pairs]
+    lone_reads = [r for r in range(len(reading)) if r not in pairs.values()]
+    partial = match(boxes[lone_labels], read_boxes[lone_reads], PARTIAL_IOU)
+    for i, j in partial.items():
+        t, r = lone_labels[i], lone_reads[j]
+        flag("shifted", dets.confidences[reading[r]] * (1 - iou[t, r]), t, r)
+    covering = iou_matrix(boxes, dets.boxes) >= MATCH_IOU
+    for i, t in enumerate(lone_labels):
+        if i not in partial:
+            seen = dets.confidences[covering[t]]
+            flag("missed", 1 - (seen.max() if len(seen) else 0.0), t, None)
+    paired = set(partial.values())
+    for j, r in enumerate(lone_reads):
+        if j not in paired and (not len(boxes) or iou[:, r].max() < LONE_IOU):
+            flag("unlabelled", dets.confidences[reading[r]], None, r)
+    return flags
+
+
+def audit_image(detector: TileDetector, path: Path, label: Path, rel: str, conf: float) -> ImageAudit:
+    """Read one image and compare with its labels; PhotoError or LabelError when either is unreadable."""
+    image = load_photo(path)
+    h, w = image.shape[:2]
+    boxes, codes = read_labels(label, w, h)
+    dets = detector.read(image, conf=MIN_SCORE)
+    return ImageAudit(path, rel, boxes, codes, dets, conf, find_flags(rel, boxes, codes, dets, conf))
+
+
+@dataclass(eq=False)
+class Audit:
+    root: str
+    model: str
+    conf: float
+    images: list[ImageAudit]
+    skipped: list[tuple[str, str]]  # (image, why)
+    ap: np.ndarray  # (classes, IoU thresholds), NaN for classes without labels
+    labels: np.ndarray  # labels per class
+    detections: np.ndarray  # detections at or above conf per class
+    hits: np.ndarray  # of those, right box (IoU >= 0.5) and right code
+    confusion: np.ndarray  # (classes + 1, classes + 1): labelled x read; last row/column: none
+    flags: list[Flag]  # all images', most suspicious first
+
+    @property
+    def map50(self) -> float:
+        return float(np.nanmean(self.ap[:, 0])) if self.labels.any() else 0.0
+
+    @property
+    def map50_95(self) -> float:
+        return float(np.nanmean(self.ap)) if self.labels.any() else 0.0
+
+    @property
+    def precision(self) -> float:
+        return float(self.hits.sum() / max(self.detections.sum(), 1))
+
+    @property
+    def recall(self) -> float:
+        return float(self.hits.sum() / max(self.labels.sum(), 1))
+
+    def class_rows(self) -> list[dict]:
+        """Per class with labels or detections: counts, precision and recall at conf, AP."""
+        rows = []
+        for c, code in enumerate(CLASSES):
+            if not self.labels[c] and not self.detections[c]:
+                continue
+            rows.append({
+                "code": code, "labels": int(self.labels[c]), "detections": int(self.detections[c]),
+                "precision": round(float(self.hits[c] / self.detections[c]), 4) if self.detections[c] else None,
+                "recall": round(float(self.hits[c] / self.labels[c]), 4) if self.labels[c] else None,
+                "ap50": None if np.isnan(self.ap[c, 0]) else round(float(self.ap[c, 0]), 4),
+                "ap50_95": None if np.isnan(self.ap[c, 0]) else round(float(self.ap[c].mean()), 4),
+            })
+        return rows
+
+    def to_json(self) -> dict:
+        return {
+            "root": self.root, "model": self.model, "conf": self.conf,
+            "images": len(self.images), "labels": int(self.labels.sum()),
+            "detections": int(self.detections.sum()),
+            "mAP50": round(self.map50, 4), "mAP50-95": round(self.map50_95, 4),
+            "precision": round(self.precision, 4), "recall": round(self.recall, 4),
+            "classes": self.class_rows(),
+            "confusion": {"codes": [*CLASSES, "none"], "rows_labelled_columns_read": self.confusion.tolist()},
+            "flag_counts": {kind: sum(f.kind == kind for f in self.flags) for kind in KINDS},
+            "flags": [f.to_json() for f in self.flags],
+            "skipped": [{"image": image, "why": why} for image, why in self.skipped],
+        }
+
+
+def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
+              skipped: list[tuple[str, str]]) -> Audit:
+    n = len(CLASSES)
+    labels, detections, hits = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    matrix = np.zeros((n + 1, n + 1), np.int64)
+    tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
+    for item in images:
+        true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
+        dets = item.detections
+        tp = true_positives(dets.boxes, dets.class_ids, dets.confidences, item.boxes, true)
+        tps.append(tp)
+        scores.append(dets.confidences)
+        classes.append(dets.class_ids)
+        labels += np.bincount(true, minlength=n)
+        reading = item.reading
+        read_classes = dets.class_ids[reading]
+        detections += np.bincount(read_classes, minlength=n)
+        hits += np.bincount(read_classes[tp[reading, 0]], minlength=n)
+        matrix += confusion(dets.boxes[reading], read_classes, item.boxes, true, n, MATCH_IOU)
+    ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
+    flags = sorted((f for item in images for f in item.flags), key=lambda f: (-f.suspicion, f.image, f.kind))
+    return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, flags)
+
+
+def audit(root: Path, detector: TileDetector, conf: float = 0.25,
+          progress: Callable[[int, int], None] | None = None) -> Audit:
+    """Audit every image under root that has a label file; `progress(done, total)` after each."""
+    root = Path(root)
+    pairs = image_labels(root)
+    images, skipped = [], []
+    for i, (path, label) in enumerate(pairs):
+        rel = str(path.relative_to(root))
+        if label is None:
+            skipped.append((rel, "no label file"))
+        else:
+            try:
+                images.append(audit_image(detector, path, label, rel, conf))
+            except (PhotoError, LabelError, OSError, UnicodeDecodeError) as exc:
+                skipped.append((rel, str(exc)))
+        if progress:
+            progress(i + 1, len(pairs))
+    model = f"{detector.card.onnx} (SHA-256 {detector.card.sha256[:12]})"
+    return summarise(str(root), model, conf, images, skipped)
