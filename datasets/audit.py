@@ -6,23 +6,36 @@ at or above `conf` are the model's reading; lower ones down to MIN_SCORE only fe
 precision-recall curves of AP and the evidence for a missed label.
 
 A flag is a label the model disagrees with. Its suspicion, from 0 to 1, ranks the flags of all
-kinds in one list (higher: more likely a label error, less likely a model error):
+kinds in one list (higher: more likely a label error, less likely a model error). It is the
+evidence of the flag times the model's trust for its kind, both below:
 
 - wrong-class: a labelled tile the model finds (IoU >= 0.5 with a detection) but reads as another
-  code. Suspicion: the detection's score for the code it reads minus its score for the labelled
-  code; a 2筒 labelled 2條 that the model reads as 2筒 at 0.9 and as 2條 at 0.01 scores 0.89.
-- missed: a label with no detection on it (a box on the empty table, or far off its tile).
-  Suspicion: 1 minus the highest score of any detection, however weak, covering it at IoU >= 0.5.
+  code. Evidence: the detection's score for the code it reads, times `certainty` that the labelled
+  code is not there: 1 when its score for the labelled code is nothing (a 2筒 labelled 2條 that it
+  reads as 2筒 at 0.9 and 2條 at 0.005 gives 0.9), much less when it hesitates between the two
+  (0.9 against 0.3 gives 0.9 x 0.24). Trust: the share of the tiles it finds whose code it reads
+  as labelled.
+- missed: a label with no detection on it (a box on the bare table, or far off its tile).
+  Evidence: `certainty(conf, s)`, s the best score of any detection, however weak, covering the
+  label at IoU >= 0.5: 1 where the model sees nothing at all, 0.28 for a tile it doubts at 0.1.
+  Trust: the share of labels the model finds (box recall).
 - unlabelled: a detection that overlaps no label (IoU < 0.2 with every one): a tile nobody
-  boxed. Suspicion: its confidence.
+  boxed. Evidence: its confidence. Trust: the share of its detections that are on a label (box
+  precision).
 - shifted: a label and a detection of one tile that overlap only partly (0.1 <= IoU < 0.7).
-  Suspicion: the detection's confidence times (1 - IoU).
+  Evidence: the detection's confidence, scaled down linearly from IoU 0.5 (full) to 0.7 (none),
+  since a model's own boxes are rarely that far off. Trust: the share of the tiles it finds
+  whose box it places at IoU >= 0.7.
+
+The trusts are measured on the audited set itself (label errors are few, so they barely move
+them): a model that misses a third of the tiles cannot say much about a missing tile, and its
+"missed" flags sink below the kinds it is good at.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +59,7 @@ KINDS = ("wrong-class", "missed", "unlabelled", "shifted")
 @dataclass(frozen=True)
 class Flag:
     kind: str
-    suspicion: float
+    evidence: float  # how strongly the model disagrees, 0-1
     image: str  # relative to the data set's root
     label: int | None  # index of the box in the image's label file (blank lines skipped)
     detection: int | None  # index into the image's `detections`
@@ -55,6 +68,11 @@ class Flag:
     confidence: float | None  # the model's confidence in `read`
     iou: float | None  # between the label and the detection
     box: tuple[float, float, float, float]  # region in image pixels (label and detection together)
+    trust: float = 1.0  # how often the model is right about this kind of thing on the audited set
+
+    @property
+    def suspicion(self) -> float:
+        return self.evidence * self.trust
 
     @property
     def message(self) -> str:
@@ -67,7 +85,8 @@ class Flag:
         return f"labelled {self.labelled}, {self.read} found ({self.confidence:.2f}) overlapping IoU {self.iou:.2f}"
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "suspicion": round(self.suspicion, 4), "image": self.image, "label": self.label,
+        return {"kind": self.kind, "suspicion": round(self.suspicion, 4), "evidence": round(self.evidence, 4),
+                "trust": round(self.trust, 4), "image": self.image, "label": self.label,
                 "detection": self.detection, "labelled": self.labelled, "read": self.read,
                 "confidence": None if self.confidence is None else round(self.confidence, 4),
                 "iou": None if self.iou is None else round(self.iou, 4),
@@ -97,6 +116,14 @@ def _union(a, b) -> tuple[float, float, float, float]:
     return (*boxes[:, :2].min(axis=0).tolist(), *boxes[:, 2:].max(axis=0).tolist())
 
 
+def certainty(high: float, low: float) -> float:
+    """How sure a model scoring one thing `high` is that another it scores `low` is not there: 0 when
+    low >= high, 1 when low is at MIN_SCORE or below, log-scaled between (0.28 for 0.25 against 0.1)."""
+    if high <= MIN_SCORE:
+        return 0.0
+    return float(np.clip(np.log(high / max(low, MIN_SCORE)) / np.log(high / MIN_SCORE), 0.0, 1.0))
+
+
 def find_flags(rel: str, boxes: np.ndarray, codes: list[str], dets: Detections, conf: float) -> list[Flag]:
     """The flags of one image (unranked)."""
     reading = np.nonzero(dets.confidences >= conf)[0]
@@ -104,10 +131,10 @@ def find_flags(rel: str, boxes: np.ndarray, codes: list[str], dets: Detections, 
     iou = iou_matrix(boxes, read_boxes)
     flags = []
 
-    def flag(kind: str, suspicion: float, t: int | None, r: int | None) -> None:
+    def flag(kind: str, evidence: float, t: int | None, r: int | None) -> None:
         d = None if r is None else int(reading[r])
         flags.append(Flag(
-            kind, float(suspicion), rel, t, d, None if t is None else codes[t],
+            kind, float(evidence), rel, t, d, None if t is None else codes[t],
             None if d is None else CLASSES[int(dets.class_ids[d])],
             None if d is None else float(dets.confidences[d]),
             None if t is None or r is None else float(iou[t, r]),
@@ -118,20 +145,19 @@ def find_flags(rel: str, boxes: np.ndarray, codes: list[str], dets: Detections, 
         scores = dets.scores[reading[r]]
         top, labelled = int(scores.argmax()), CLASS_INDEX[codes[t]]
         if top != labelled:
-            flag("wrong-class", scores[top] - scores[labelled], t, r)
+            flag("wrong-class", scores[top] * certainty(scores[top], scores[labelled]), t, r)
         if iou[t, r] < SHIFTED_IOU:
-            flag("shifted", scores[top] * (1 - iou[t, r]), t, r)
+            flag("shifted", scores[top] * (SHIFTED_IOU - iou[t, r]) / (SHIFTED_IOU - MATCH_IOU), t, r)
     lone_labels = [t for t in range(len(boxes)) if t not in pairs]
     lone_reads = [r for r in range(len(reading)) if r not in pairs.values()]
     partial = match(boxes[lone_labels], read_boxes[lone_reads], PARTIAL_IOU)
     for i, j in partial.items():
         t, r = lone_labels[i], lone_reads[j]
-        flag("shifted", dets.confidences[reading[r]] * (1 - iou[t, r]), t, r)
+        flag("shifted", dets.confidences[reading[r]], t, r)
     covering = iou_matrix(boxes, dets.boxes) >= MATCH_IOU
     for i, t in enumerate(lone_labels):
         if i not in partial:
-            seen = dets.confidences[covering[t]]
-            flag("missed", 1 - (seen.max() if len(seen) else 0.0), t, None)
+            flag("missed", certainty(conf, dets.confidences[covering[t]].max(initial=0.0)), t, None)
     paired = set(partial.values())
     for j, r in enumerate(lone_reads):
         if j not in paired and (not len(boxes) or iou[:, r].max() < LONE_IOU):
@@ -160,6 +186,7 @@ class Audit:
     detections: np.ndarray  # detections at or above conf per class
     hits: np.ndarray  # of those, right box (IoU >= 0.5) and right code
     confusion: np.ndarray  # (classes + 1, classes + 1): labelled x read; last row/column: none
+    trust: dict[str, float]  # per kind of flag: how often the model is right about that on this set
     flags: list[Flag]  # all images', most suspicious first
 
     @property
@@ -203,6 +230,7 @@ class Audit:
             "classes": self.class_rows(),
             "confusion": {"codes": [*CLASSES, "none"], "rows_labelled_columns_read": self.confusion.tolist()},
             "flag_counts": {kind: sum(f.kind == kind for f in self.flags) for kind in KINDS},
+            "trust": {kind: round(value, 4) for kind, value in self.trust.items()},
             "flags": [f.to_json() for f in self.flags],
             "skipped": [{"image": image, "why": why} for image, why in self.skipped],
         }
@@ -213,6 +241,7 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     n = len(CLASSES)
     labels, detections, hits = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     matrix = np.zeros((n + 1, n + 1), np.int64)
+    tight = 0  # tiles found with their box at IoU >= SHIFTED_IOU
     tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
     for item in images:
         true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
@@ -227,9 +256,17 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         detections += np.bincount(read_classes, minlength=n)
         hits += np.bincount(read_classes[tp[reading, 0]], minlength=n)
         matrix += confusion(dets.boxes[reading], read_classes, item.boxes, true, n, MATCH_IOU)
+        iou = iou_matrix(item.boxes, dets.boxes[reading])
+        tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in match(item.boxes, dets.boxes[reading], MATCH_IOU).items())
     ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
+    found = int(matrix[:n, :n].sum())
+    trust = {"wrong-class": np.trace(matrix[:n, :n]) / max(found, 1), "missed": found / max(matrix[:n].sum(), 1),
+             "unlabelled": found / max(matrix[:, :n].sum(), 1), "shifted": tight / max(found, 1)}
+    trust = {kind: float(value) for kind, value in trust.items()}
+    for item in images:
+        item.flags = [replace(f, trust=trust[f.kind]) for f in item.flags]
     flags = sorted((f for item in images for f in item.flags), key=lambda f: (-f.suspicion, f.image, f.kind))
-    return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, flags)
+    return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, trust, flags)
 
 
 def audit(root: Path, detector: TileDetector, conf: float = 0.25,

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.audit import Audit, Flag, ImageAudit
+from datasets.audit import MIN_SCORE, Audit, Flag, ImageAudit
 from scoring.tiles import tile_name
 from vision.classes import BACK, CLASSES
 from vision.draw import draw_boxes
@@ -167,7 +167,7 @@ def write_html(audit: Audit, out: Path, shown: int = SHOWN) -> Path:
         f"<td class=num>{r['detections']}</td><td class=num>{_num(r['precision'])}</td>"
         f"<td class=num>{_num(r['recall'])}</td><td class=num>{_num(r['ap50'])}</td>"
         f"<td class=num>{_num(r['ap50_95'])}</td></tr>" for r in audit.class_rows())
-    counts = audit.to_json()["flag_counts"]
+    counts, trust = audit.to_json()["flag_counts"], audit.trust
     skipped = "".join(f"<li>{html.escape(i)}: {html.escape(w)}</li>" for i, w in audit.skipped)
     more = (f"<p>{len(audit.flags) - shown} less suspicious flags not shown here "
             "(<code>--json</code> lists them all).</p>") if len(audit.flags) > shown else ""
@@ -181,15 +181,21 @@ def write_html(audit: Audit, out: Path, shown: int = SHOWN) -> Path:
 <span>precision <b>{audit.precision:.3f}</b></span><span>recall <b>{audit.recall:.3f}</b></span></p>
 <h2>Likely label errors</h2>
 <p>{len(audit.flags)} flags: {", ".join(f"{k} {n}" for k, n in counts.items())}. Most suspicious first; each
-thumbnail shows the label (left) and the model's detection (right).</p>
+thumbnail shows the label (left) and the model's detection (right). Suspicion = evidence × trust, where the
+trust of a kind is how often the model is right about that on this data set (the share of the tiles it finds
+whose code it reads as labelled; the share of labels it finds; the share of its detections on a label; the
+share of the tiles it finds whose box it places at IoU ≥ 0.7).</p>
 <dl>
-<dt>wrong-class</dt><dd>the model finds the labelled tile but reads another code; suspicion = its score for
-that code − its score for the labelled code.</dd>
-<dt>missed</dt><dd>nothing found on the label (a box on no tile, or far off its tile); suspicion = 1 − the best
-score of any detection covering it (IoU ≥ 0.5).</dd>
-<dt>unlabelled</dt><dd>a tile found where there is no label (a box left out); suspicion = its confidence.</dd>
-<dt>shifted</dt><dd>label and detection of one tile overlap only partly (IoU under 0.7); suspicion =
-confidence × (1 − IoU).</dd>
+<dt>wrong-class (trust {trust['wrong-class']:.2f})</dt><dd>the model finds the labelled tile but reads another code;
+evidence = its score for that code × its certainty that the labelled code is not there (1 when it gives that
+code no score, much less when it hesitates between the two).</dd>
+<dt>missed (trust {trust['missed']:.2f})</dt><dd>nothing found on the label (a box on no tile, or far off its tile);
+evidence = log({audit.conf:g} / s) / log({audit.conf:g} / {MIN_SCORE:g}), s the best score (at least {MIN_SCORE:g})
+of any detection covering it (IoU ≥ 0.5): 1 where the model sees nothing at all.</dd>
+<dt>unlabelled (trust {trust['unlabelled']:.2f})</dt><dd>a tile found where there is no label (a box left out);
+evidence = its confidence.</dd>
+<dt>shifted (trust {trust['shifted']:.2f})</dt><dd>label and detection of one tile overlap only partly (IoU under 0.7);
+evidence = the detection's confidence, in full at IoU 0.5 or less, down to none at 0.7.</dd>
 </dl>
 <table><tr><th>#</th><th>suspicion</th><th>kind</th><th>image</th><th>labelled</th><th>read as</th>
 <th>confidence</th><th>IoU</th><th>label | detection</th></tr>

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = MODELS_DIR
 needs_model = pytest.mark.skipif(not (MODELS / "model.json").exists(),
                                  reason="no committed model (models/model.json) to audit with")
+PLANTED = ("swap", "drop", "shift", "spurious")
 PLANTED_PER_KIND = 4
 TOP_K_PER_PLANTED = 2  # every planted error must be among the top 2 x (number planted) flags
 
@@ -53,13 +54,13 @@ FOUND = dets(
 def test_each_kind_of_flag_and_its_suspicion():
     labels, codes, found = LABELS, CODES, FOUND
     flags = find_flags("a.jpg", labels, codes, found, conf=0.25)
-    got = sorted((f.kind, f.label, f.detection, round(f.suspicion, 3)) for f in flags)
+    got = sorted((f.kind, f.label, f.detection, round(f.evidence, 3)) for f in flags)
     assert got == sorted([
-        ("wrong-class", 1, 1, 0.75),
-        ("shifted", 2, 2, round(0.9 * (1 - 1 / 3), 3)),
-        ("missed", 3, None, 0.9),
+        ("wrong-class", 1, 1, round(0.8 * np.log(0.8 / 0.05) / np.log(0.8 / 0.01), 3)),  # sure it is not 2m
+        ("shifted", 2, 2, 0.9),  # IoU 1/3: well off, the detection's confidence
+        ("missed", 3, None, round(np.log(0.25 / 0.1) / np.log(0.25 / 0.01), 3)),  # doubted, not absent
         ("unlabelled", None, 4, 0.7),
-        ("shifted", 4, 5, round(0.95 * (1 - 8 / 12), 3)),
+        ("shifted", 4, 5, round(0.95 * (0.7 - 2 / 3) / 0.2, 3)),  # IoU 2/3: only a little off
     ])
     wrong = next(f for f in flags if f.kind == "wrong-class")
     assert (wrong.labelled, wrong.read, wrong.message) == ("2m", "2p", "labelled 2m, read as 2p (0.80)")
@@ -72,7 +73,12 @@ def test_pictures_and_html_report_of_hand_made_audit(tmp_path):
     cv2.imwrite(str(path), np.full((40, 100, 3), 120, np.uint8))
     item = ImageAudit(path, "a.jpg", LABELS, CODES, FOUND, 0.25, find_flags("a.jpg", LABELS, CODES, FOUND, 0.25))
     result = summarise(str(tmp_path), "hand-made", 0.25, [item], [("b.jpg", "no label file")])
-    assert [f.kind for f in result.flags] == ["missed", "wrong-class", "unlabelled", "shifted", "shifted"]
+    # found 3 of 5 labels (1m, 2m, 5m), 2 read as labelled, 2 boxed tightly; 3 of 5 detections on a label
+    assert result.trust == pytest.approx({"wrong-class": 2 / 3, "missed": 3 / 5, "unlabelled": 3 / 5,
+                                          "shifted": 2 / 3})
+    assert all(f.suspicion == f.evidence * result.trust[f.kind] for f in result.flags)
+    assert [(f.kind, f.label) for f in result.flags] == [("shifted", 2), ("unlabelled", None), ("wrong-class", 1),
+                                                         ("missed", 3), ("shifted", 4)]
     image = load_photo(path)
     assert label_picture(image, item).shape == reading_picture(image, item).shape == image.shape
     assert not np.array_equal(label_picture(image, item), reading_picture(image, item))
@@ -87,87 +93,152 @@ def test_pictures_and_html_report_of_hand_made_audit(tmp_path):
     assert cv2.imread(str(tmp_path / "report" / "confusion.png")) is not None
 
 
-def plant_errors(root: Path, seed: int = 7) -> dict[str, list[tuple[str, int | np.ndarray]]]:
-    """Swap a class, drop a box, shift a box by half a tile, or add a box on the empty table, each in an
-    image of its own; what was planted where: kind -> [(image, label index or the dropped box)]."""
+def plant(kind: str, boxes: np.ndarray, codes: list[str], width: int, height: int, rng):
+    """One label error in an image's labels: swap a class, drop a box, shift a box by half a tile, or add
+    a box on the bare table. (boxes, codes, tile, where): the index of the tile changed in the correct
+    labels (None for an added box), and where the error is: its label index, or for a drop the box."""
+    boxes, codes = boxes.copy(), list(codes)
+    t = int(rng.integers(len(codes)))
+    if kind == "swap":
+        codes[t] = str(rng.choice([c for c in CLASSES[:-1] if c != codes[t]]))
+        return boxes, codes, t, t
+    if kind == "drop":
+        return np.delete(boxes, t, axis=0), codes[:t] + codes[t + 1:], t, boxes[t]
+    size = np.median(boxes[:, 2:] - boxes[:, :2], axis=0)
+    if kind == "shift":
+        step = np.array([size[0], 0, size[0], 0]) if rng.random() < 0.5 else np.array([0, size[1], 0, size[1]])
+        boxes[t] += (0.5 if rng.random() < 0.5 else -0.5) * step
+        return boxes, codes, t, t
+    while True:  # somewhere on the table at least a tile clear of every tile
+        x, y = rng.uniform(0, width - size[0]), rng.uniform(0, height - size[1])
+        box = np.array([x, y, x + size[0], y + size[1]])
+        if iou_matrix(box[None] + [-size[0], -size[1], size[0], size[1]], boxes).max() == 0:
+            return np.vstack([boxes, box]), codes + [str(rng.choice(CLASSES[:-1]))], None, len(codes)
+
+
+def plant_errors(root: Path, seed: int = 7) -> list[tuple]:
+    """PLANTED_PER_KIND errors of each kind in a data set on disk, each in an image of its own:
+    [(kind, image, tile, where)] as `plant` says."""
     rng = np.random.default_rng(seed)
     pairs = [(image, label) for image, label in image_labels(root) if label and label.read_text().strip()]
-    chosen = rng.choice(len(pairs), 4 * PLANTED_PER_KIND, replace=False)
-    planted = {"swap": [], "drop": [], "shift": [], "spurious": []}
+    chosen = rng.choice(len(pairs), len(PLANTED) * PLANTED_PER_KIND, replace=False)
+    planted = []
     for n, i in enumerate(chosen):
         image, label = pairs[i]
-        kind = list(planted)[n // PLANTED_PER_KIND]
+        kind = PLANTED[n // PLANTED_PER_KIND]
         h, w = load_photo(image).shape[:2]
-        boxes, codes = read_labels(label, w, h)
-        t = int(rng.integers(len(codes)))
-        rel = str(image.relative_to(root))
-        if kind == "swap":
-            codes[t] = str(rng.choice([c for c in CLASSES[:-1] if c != codes[t]]))
-            planted[kind].append((rel, t))
-        elif kind == "drop":
-            planted[kind].append((rel, boxes[t].copy()))
-            boxes, codes = np.delete(boxes, t, axis=0), codes[:t] + codes[t + 1:]
-        elif kind == "shift":
-            bw, bh = boxes[t, 2] - boxes[t, 0], boxes[t, 3] - boxes[t, 1]
-            step = np.array([bw, 0, bw, 0]) if rng.random() < 0.5 else np.array([0, bh, 0, bh])
-            boxes[t] += (0.5 if rng.random() < 0.5 else -0.5) * step
-            planted[kind].append((rel, t))
-        else:
-            size = np.median(boxes[:, 2:] - boxes[:, :2], axis=0)
-            while True:  # somewhere on the table clear of every tile
-                x, y = rng.uniform(0, w - size[0]), rng.uniform(0, h - size[1])
-                box = np.array([x, y, x + size[0], y + size[1]])
-                if iou_matrix(box[None] + [-size[0], -size[1], size[0], size[1]], boxes).max() == 0:
-                    break
-            boxes, codes = np.vstack([boxes, box]), codes + [str(rng.choice(CLASSES[:-1]))]
-            planted[kind].append((rel, len(codes) - 1))
+        boxes, codes, tile, where = plant(kind, *read_labels(label, w, h), w, h, rng)
         label.write_text("".join(line + "\n" for line in yolo_lines(boxes, codes, w, h)))
+        planted.append((kind, str(image.relative_to(root)), tile, where))
     return planted
 
 
-def planted_ranks(result, planted) -> dict[str, list[int | None]]:
-    """1-based rank of the first flag that points at each planted error (None: not flagged)."""
-    def points_at(flag, kind, where) -> bool:
-        rel, what = where
+def planted_ranks(clean_flags, result, planted) -> list[tuple[str, bool, int | None]]:
+    """(kind, findable, rank) of each planted error. Findable: on a tile the model reads right in the
+    correct labels (no flag on it there), or an added box. Rank: 1-based, of the first flag that points
+    at the error (None: not flagged)."""
+    def points_at(flag, kind, rel, where) -> bool:
         if flag.image != rel:
             return False
         if kind == "drop":
-            return flag.kind == "unlabelled" and iou_matrix(np.array(flag.box)[None], what[None])[0, 0] >= 0.5
+            return flag.kind == "unlabelled" and iou_matrix(np.array(flag.box)[None], where[None])[0, 0] >= 0.5
         accepted = {"swap": {"wrong-class"}, "shift": {"shifted", "missed"}, "spurious": {"missed"}}[kind]
-        return flag.kind in accepted and flag.label == what
+        return flag.kind in accepted and flag.label == where
 
-    return {kind: [next((r for r, f in enumerate(result.flags, 1) if points_at(f, kind, w)), None) for w in wheres]
-            for kind, wheres in planted.items()}
+    doubted = {(f.image, f.label) for f in clean_flags}
+    return [(kind, tile is None or (rel, tile) not in doubted,
+             next((r for r, f in enumerate(result.flags, 1) if points_at(f, kind, rel, where)), None))
+            for kind, rel, tile, where in planted]
+
+
+def assert_planted_at_the_top(ranks, flags: int, context: str) -> None:
+    """Every findable planted error among the top TOP_K_PER_PLANTED x (number planted) flags, and at
+    least 3 in 4 planted errors findable (else the model is too weak for this to say anything)."""
+    limit = TOP_K_PER_PLANTED * len(ranks)
+    summary = f"{context}: (kind, findable, rank) {ranks} of {flags} flags, top-{limit} required"
+    assert all(rank is not None and rank <= limit for _, findable, rank in ranks if findable), summary
+    assert sum(findable for _, findable, _ in ranks) >= 0.75 * len(ranks), summary
+
+
+def laid_out(rng, width: int = 640, height: int = 480) -> tuple[np.ndarray, list[str]]:
+    """Labels of 2-3 rows of 8-16 touching 30x40 tiles, as hands lie on a table."""
+    boxes, codes = [], []
+    for row in range(int(rng.integers(2, 4))):
+        n = int(rng.integers(8, 17))
+        x, y = rng.uniform(10, width - 10 - 30 * n), 20 + 140 * row + rng.uniform(0, 60)
+        boxes += [[x + 30 * i, y, x + 30 * (i + 1), y + 40] for i in range(n)]
+        codes += [str(c) for c in rng.choice(CLASSES[:-1], n)]
+    return np.array(boxes), codes
+
+
+def simulated_reading(boxes: np.ndarray, codes: list[str], rng) -> Detections:
+    """What a fair detector reads from correctly labelled tiles: boxes a little off; 8% of tiles only
+    doubted (scores 0.03-0.2); 5% read as a neighbouring face that it prefers to the right one; and
+    now and then a confident detection of nothing."""
+    rows = []
+    for box, code in zip(boxes, codes, strict=True):
+        size = np.array([box[2] - box[0], box[3] - box[1]] * 2)
+        jittered = box + rng.uniform(-0.06, 0.06, 4) * size
+        other = CLASSES[(CLASS_INDEX[code] + 1) % 42]
+        r = rng.random()
+        if r < 0.08:
+            rows.append((jittered, {code: rng.uniform(0.03, 0.2)}))
+        elif r < 0.13:
+            rows.append((jittered, {other: rng.uniform(0.4, 0.8), code: rng.uniform(0.1, 0.4)}))
+        else:
+            rows.append((jittered, {code: rng.uniform(0.5, 0.95), other: rng.uniform(0, 0.15)}))
+    for _ in range(rng.poisson(0.3)):
+        x, y = rng.uniform(0, 600), rng.uniform(0, 440)
+        rows.append(([x, y, x + 30, y + 40], {str(rng.choice(CLASSES)): rng.uniform(0.25, 0.5)}))
+    return dets(*rows)
+
+
+def test_planted_label_errors_rank_at_the_top_on_a_simulated_detector():
+    """The ranking itself, whatever model is committed: a fair detector's own mistakes (doubted tiles,
+    confusions, stray detections) must not bury the planted label errors."""
+    rng = np.random.default_rng(3)
+    images, clean_flags, planted = [], [], []
+    for i in range(30):
+        rel = f"{i:02d}.jpg"
+        boxes, codes = laid_out(rng)
+        found = simulated_reading(boxes, codes, rng)
+        clean_flags += find_flags(rel, boxes, codes, found, 0.25)
+        if i < len(PLANTED) * PLANTED_PER_KIND:
+            kind = PLANTED[i // PLANTED_PER_KIND]
+            boxes, codes, tile, where = plant(kind, boxes, codes, 640, 480, rng)
+            planted.append((kind, rel, tile, where))
+        images.append(ImageAudit(Path(rel), rel, boxes, codes, found, 0.25, find_flags(rel, boxes, codes, found, 0.25)))
+    result = summarise("simulated", "simulated", 0.25, images, [])
+    assert_planted_at_the_top(planted_ranks(clean_flags, result, planted), len(result.flags), "simulated detector")
 
 
 @pytest.fixture(scope="module")
 def planted_set(tmp_path_factory):
+    """A generated set audited as generated (correct labels), then with errors planted."""
     root = tmp_path_factory.mktemp("planted")
     generate(root, 30, seed=9091, workers=1, long_side=512)
     return root, plant_errors(root)
 
 
 @pytest.fixture(scope="module")
-def planted_audit(planted_set):
+def planted_audit(planted_set, tmp_path_factory):
     root, planted = planted_set
-    return audit(root, TileDetector(MODELS)), planted
+    clean = tmp_path_factory.mktemp("clean")
+    generate(clean, 30, seed=9091, workers=1, long_side=512)
+    detector = TileDetector(MODELS)
+    return audit(clean, detector), audit(root, detector), planted
 
 
 @needs_model
 def test_planted_label_errors_rank_at_the_top(planted_audit):
-    result, planted = planted_audit
-    ranks = planted_ranks(result, planted)
-    n = sum(len(v) for v in planted.values())
-    worst = max((r or len(result.flags) + 1) for rs in ranks.values() for r in rs)
-    summary = f"ranks {ranks} of {len(result.flags)} flags; mAP50 {result.map50:.3f}"
-    assert worst <= TOP_K_PER_PLANTED * n, summary
-    assert result.map50 > 0.5, summary
+    clean, result, planted = planted_audit
+    context = f"committed model, mAP50 {clean.map50:.3f} on the correct labels"
+    assert_planted_at_the_top(planted_ranks(clean.flags, result, planted), len(result.flags), context)
 
 
 @needs_model
-def test_report_json_and_html(planted_set, planted_audit, tmp_path):
-    root, _ = planted_set
-    result, _ = planted_audit
+def test_report_json_and_html(planted_audit, tmp_path):
+    _, result, _ = planted_audit
     data = result.to_json()
     assert data["images"] == 30 and data["labels"] == sum(len(r.codes) for r in result.images)
     assert data["flags"][0]["suspicion"] >= data["flags"][-1]["suspicion"]
