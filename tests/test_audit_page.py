@@ -1,0 +1,86 @@
+"""The app's data-set audit page in AppTest, on a stand-in detector that reads every image the same
+way: 1m and a 3p where the labels say 1m and 2m."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import vision.detector
+from tests.test_audit import dets
+
+TILES = [[20, 20, 60, 80], [60, 20, 100, 80]]
+
+
+class FakeDetector:
+    card = SimpleNamespace(onnx=Path("fake.onnx"), sha256="0" * 64)
+
+    def __init__(self, models_dir):
+        pass
+
+    def read(self, image, conf=0.25):
+        return dets((TILES[0], {"1m": 0.9}), (TILES[1], {"3p": 0.85, "2m": 0.02}))
+
+
+@pytest.fixture
+def data_set(tmp_path):
+    for name, lines in {"a": ["0 0.2 0.5 0.2 0.6", "1 0.4 0.5 0.2 0.6"], "b": ["0 0.2 0.5 0.2 0.6"]}.items():
+        (tmp_path / "images" / "train").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "labels" / "train").mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(tmp_path / "images" / "train" / f"{name}.jpg"), np.full((100, 200, 3), 90, np.uint8))
+        (tmp_path / "labels" / "train" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def audit_page_alone():
+    from ui.audit_page import render
+
+    render()
+
+
+@pytest.fixture
+def page(monkeypatch):
+    monkeypatch.setattr(vision.detector, "TileDetector", FakeDetector)
+    st.cache_resource.clear()
+    yield ok(AppTest.from_function(audit_page_alone, default_timeout=60).run())
+    st.cache_resource.clear()
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
+    assert page.text_input(key="audit_dir").value == "./my-dataset"
+    ok(page.text_input(key="audit_dir").set_value(str(data_set)).run())
+    at = ok(page.button(key="audit_run").click().run())
+    assert [(m.label, m.value) for m in at.metric] == [("mAP50", "0.500"), ("mAP50-95", "0.500"),
+                                                      ("precision", "0.500"), ("recall", "0.667")]
+    # most suspicious first: b's unlabelled 3p (0.85 x 3/4 of detections on a label) before a's 2m read as
+    # 3p (0.85 x certainty 0.84 that it is not 2m at 0.02, x 2/3 of the tiles found read as labelled)
+    assert at.selectbox(key="audit_image").options == ["images/train/b.jpg（1 個可疑）",
+                                                       "images/train/a.jpg（1 個可疑）"]
+
+    ok(at.selectbox(key="audit_kind").set_value("wrong-class").run())
+    assert at.dataframe[-1].value.to_dict("records") == [
+        {"可疑度": 0.48, "問題": "wrong-class", "圖": "images/train/a.jpg", "說明": "labelled 2m, read as 3p (0.85)"}]
+    assert at.selectbox(key="audit_image").options == ["images/train/a.jpg（1 個可疑）"]
+    assert [i.captions[0] for i in at.image[-3:-1]] == ["標註（紅：可疑）", "模型讀到的（信心 ≥ 0.25）"]
+    assert "讀成別的牌" in at.image[-1].captions[0]  # the flag's thumbnail under the two pictures
+
+    ok(at.selectbox(key="audit_kind").set_value("全部").run())
+    ok(at.selectbox(key="audit_code").set_value("2m").run())
+    assert at.selectbox(key="audit_image").options == ["images/train/a.jpg（1 個可疑）"]
+    ok(at.selectbox(key="audit_kind").set_value("unlabelled").run())
+    assert at.selectbox(key="audit_code").value == "2m" and not at.dataframe[1:]  # 3p on b has no 2m
+
+
+def test_a_missing_folder_is_an_error_not_a_crash(page, tmp_path):
+    ok(page.text_input(key="audit_dir").set_value(str(tmp_path / "nowhere")).run())
+    at = ok(page.button(key="audit_run").click().run())
+    assert "找不到資料夾" in at.error[0].value and not at.metric

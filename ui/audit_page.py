@@ -1,0 +1,118 @@
+"""The app's data-set audit page: run `datasets.audit` over a folder of YOLO data (by default the
+app's own saved corrections), then browse its images with their labels beside the model's reading,
+filtered by class or by the kind of problem flagged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+import vision.detector
+from datasets.audit import KINDS, Audit, audit
+from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
+from vision.classes import CLASSES
+from vision.photo import PhotoError, load_photo
+
+ALL = "全部"
+KIND_NAMES = {"wrong-class": "讀成別的牌", "missed": "標了但沒找到", "unlabelled": "找到但沒標", "shifted": "框偏了"}
+
+
+@st.cache_resource(show_spinner=False)
+def _detector(models: str):
+    return vision.detector.TileDetector(Path(models))
+
+
+def _run(folder: str, models: str, conf: float) -> Audit | None:
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        st.error(f"找不到資料夾 {root}")
+        return None
+    try:
+        detector = _detector(models)
+    except vision.detector.ModelError as exc:
+        st.error(f"沒有可用的模型：{exc}")
+        return None
+    bar = st.progress(0.0, text="檢查中…")
+    result = audit(root, detector, conf, lambda done, total: bar.progress(done / total, text=f"檢查中… {done}/{total}"))
+    bar.empty()
+    if not result.images:
+        st.warning(f"{root} 裡沒有帶標註的圖片（images/… 與 labels/…，YOLO 格式）。")
+        return None
+    return result
+
+
+def _summary(result: Audit) -> None:
+    cols = st.columns(4)
+    for col, (name, value) in zip(cols, [("mAP50", result.map50), ("mAP50-95", result.map50_95),
+                                         ("precision", result.precision), ("recall", result.recall)], strict=True):
+        col.metric(name, f"{value:.3f}")
+    counts = result.to_json()["flag_counts"]
+    st.caption(f"{len(result.images)} 張圖、{int(result.labels.sum())} 個標註、{int(result.detections.sum())} 個偵測"
+               f"（信心 ≥ {result.conf:g}）；可疑：" + "、".join(f"{KIND_NAMES[k]} {n}" for k, n in counts.items()))
+    for image, why in result.skipped:
+        st.warning(f"略過 {image}：{why}")
+    with st.expander("混淆矩陣（哪些牌被讀成哪些牌）"):
+        st.image(confusion_picture(result), channels="BGR")
+    with st.expander("各類別"):
+        st.dataframe(result.class_rows(), hide_index=True)
+
+
+def _browse(result: Audit) -> None:
+    st.subheader("瀏覽")
+    left, right = st.columns(2)
+    kind = left.selectbox("問題", [ALL, *KINDS], key="audit_kind",
+                          format_func=lambda k: k if k == ALL else f"{KIND_NAMES[k]} ({k})")
+    present = sorted({c for item in result.images for c in item.codes}, key=CLASSES.index)
+    code = right.selectbox("牌", [ALL, *present], key="audit_code",
+                           format_func=lambda c: c if c == ALL else code_name(c))
+
+    def wanted(flag) -> bool:
+        return (kind == ALL or flag.kind == kind) and (code == ALL or code in (flag.labelled, flag.read))
+
+    flags = [f for f in result.flags if wanted(f)]
+    if kind == ALL:
+        images = sorted((item for item in result.images if code == ALL or code in item.codes
+                         or any(wanted(f) for f in item.flags)),
+                        key=lambda item: -max((f.suspicion for f in item.flags), default=-1.0))
+    else:
+        every = {item.rel: item for item in result.images}
+        images = [every[rel] for rel in dict.fromkeys(f.image for f in flags)]
+    st.caption(f"{len(flags)} 個可疑之處，{len(images)} 張圖（可疑的排前面）")
+    if flags:
+        st.dataframe([{"可疑度": round(f.suspicion, 2), "問題": f.kind, "圖": f.image, "說明": f.message}
+                      for f in flags], hide_index=True, height=min(400, 38 + 35 * len(flags)))
+    if not images:
+        return
+    by_rel = {i.rel: i for i in images}
+    item = by_rel[st.selectbox("圖", list(by_rel), key="audit_image",
+                               format_func=lambda r: f"{r}（{len(by_rel[r].flags)} 個可疑）" if by_rel[r].flags else r)]
+    try:
+        image = load_photo(item.path)
+    except PhotoError as exc:
+        st.error(str(exc))
+        return
+    left, right = st.columns(2)
+    left.image(label_picture(image, item), channels="BGR", caption="標註（紅：可疑）")
+    right.image(reading_picture(image, item), channels="BGR", caption=f"模型讀到的（信心 ≥ {result.conf:g}）")
+    for flag in item.flags:
+        if wanted(flag):
+            st.image(thumbnail(image, item, flag), channels="BGR",
+                     caption=f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：{flag.message}")
+
+
+def render() -> None:
+    st.title("資料集檢查")
+    st.caption("用模型檢查 YOLO 格式的牌資料集：讀得多準，以及哪些標註可能標錯了。")
+    # By default the folder the main page saves corrected photos to.
+    st.text_input("資料集資料夾", value=st.session_state.get("dataset_dir", "./my-dataset"), key="audit_dir")
+    with st.expander("設定"):
+        st.text_input("模型資料夾", value=str(vision.detector.MODELS_DIR), key="audit_models")
+        st.number_input("信心門檻", min_value=0.05, max_value=0.95, value=0.25, step=0.05, key="audit_conf")
+    if st.button("開始檢查", key="audit_run", type="primary"):
+        st.session_state.audit_result = _run(st.session_state.audit_dir, st.session_state.audit_models,
+                                             st.session_state.audit_conf)
+    result = st.session_state.get("audit_result")
+    if result is not None:
+        _summary(result)
+        _browse(result)
