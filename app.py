@@ -12,6 +12,7 @@ import streamlit as st
 from scoring.hand import HandError, Situation, Table
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets
 from scoring.tiles import TILE_CODES, WINDS
+from ui import audit_page
 from ui.dataset import save_example
 from ui.draft import (
     MELD_SIZE,
@@ -37,6 +38,9 @@ from vision.read import read_photo
 
 st.set_page_config(page_title="台數 taishu", page_icon="🀄", layout="centered",
                    initial_sidebar_state="collapsed")
+if st.sidebar.radio("頁面", ("台數", "資料集檢查"), key="page") == "資料集檢查":  # ui/audit_page.py
+    audit_page.render()
+    st.stop()
 
 ss = st.session_state
 for key, value in {

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 import vision.detector
 from tests.test_audit import dets
 
+APP = Path(__file__).resolve().parents[1] / "app.py"
 TILES = [[20, 20, 60, 80], [60, 20, 100, 80]]
 
 
@@ -84,3 +85,13 @@ def test_a_missing_folder_is_an_error_not_a_crash(page, tmp_path):
     ok(page.text_input(key="audit_dir").set_value(str(tmp_path / "nowhere")).run())
     at = ok(page.button(key="audit_run").click().run())
     assert "找不到資料夾" in at.error[0].value and not at.metric
+
+
+def test_the_app_sidebar_opens_the_audit_page_and_back(monkeypatch):
+    monkeypatch.setattr(vision.detector, "TileDetector", FakeDetector)
+    at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
+    assert [t.value for t in at.title] == ["台數"]
+    ok(at.sidebar.radio(key="page").set_value("資料集檢查").run())
+    assert [t.value for t in at.title] == ["資料集檢查"] and at.button(key="audit_run")
+    ok(at.sidebar.radio(key="page").set_value("台數").run())
+    assert [t.value for t in at.title] == ["台數"]
