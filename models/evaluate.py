@@ -1,12 +1,14 @@
 """Judge the committed detector on a generated data set, beside the peer detector.
 
-    python -m models.evaluate DIR [--split val] [--limit N] [--json OUT.json] [--no-map]
+    python -m models.evaluate DIR [--split val] [--limit N] [--json OUT.json] [--no-map] [--no-classifier]
 
 Reports, on the images of DIR (a `python -m datasets generate` output, e.g. the unseen-styles set):
 - mAP50 / mAP50-95 and per-class recall (ultralytics val of models/tiles.pt, one pass at imgsz);
 - what a player gets from the ONNX read path (two passes + layout + correction): tile precision
   and recall at IoU 0.5, the whole-row exact rate (every tile of the concealed row found once
   with the right code), the hand exact rate after correction, and the median time per photo;
+  with the crop classifier when model.json names one (`--no-classifier`: the detector's own
+  classes, to see what the second stage adds; `--classifier-weight`: its blend with the detector);
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
   on those 34 classes for both models, and its median time per photo.
 """
@@ -51,20 +53,23 @@ def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
 
 
 class Tally:
-    """Tile precision and recall (right box and right code) over a run."""
+    """Tile precision and recall (right box and right code) over a run, and how many of the found
+    tiles (right box, any code) got the right code: the classes alone, apart from box finding."""
 
     def __init__(self) -> None:
-        self.tp = self.pred = self.true = 0
+        self.tp = self.pred = self.true = self.found = 0
 
     def add(self, pred_boxes, pred_codes, true_boxes, true_codes) -> dict[int, int]:
         pairs = match(true_boxes, pred_boxes)  # true index → predicted index, whatever the codes
         self.tp += sum(pred_codes[p] == true_codes[t] for t, p in pairs.items())
         self.pred += len(pred_codes)
         self.true += len(true_codes)
+        self.found += len(pairs)
         return pairs
 
     def result(self) -> dict:
-        return {"precision": round(self.tp / max(self.pred, 1), 4), "recall": round(self.tp / max(self.true, 1), 4)}
+        return {"precision": round(self.tp / max(self.pred, 1), 4), "recall": round(self.tp / max(self.true, 1), 4),
+                "code_right_of_found": round(self.tp / max(self.found, 1), 4)}
 
 
 def same_hand(a: Hand, truth: dict) -> bool:
@@ -132,7 +137,7 @@ def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool) 
     return out
 
 
-def evaluate_map(root: Path, split: str, imgsz: int) -> dict:
+def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_DIR) -> dict:
     from models.ultralytics_env import load_ultralytics
 
     load_ultralytics()
@@ -143,7 +148,7 @@ def evaluate_map(root: Path, split: str, imgsz: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.yaml"
         data.write_text(yaml.safe_dump(cfg, allow_unicode=True))
-        metrics = YOLO(str(MODELS_DIR / "tiles.pt")).val(data=str(data), split="val", imgsz=imgsz, batch=8,
+        metrics = YOLO(str(models_dir / "tiles.pt")).val(data=str(data), split="val", imgsz=imgsz, batch=8,
                                                           device="cpu", plots=False, verbose=False,
                                                           project=tmp, name="val")
     box = metrics.box
@@ -164,15 +169,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--no-map", action="store_true", help="skip the ultralytics (torch) mAP pass")
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="folder holding model.json")
+    parser.add_argument("--no-classifier", action="store_true", help="read without the crop classifier")
+    parser.add_argument("--classifier-weight", type=float,
+                        help="1: the classifier's scores only, 0: the detector's only, between: a blend")
     args = parser.parse_args(argv)
 
     samples = load_samples(args.dir, args.split, args.limit)
     if not samples:
         raise SystemExit(f"no images under {args.dir / 'images' / args.split}")
-    result = {"data": str(args.dir), "split": args.split}
-    result["read_path"] = evaluate_read_path(samples, TileDetector(), peer=not args.no_peer)
+    detector = TileDetector(args.models, classifier=not args.no_classifier)
+    if detector.classifier and args.classifier_weight is not None:
+        detector.classifier.weight = args.classifier_weight
+    result = {"data": str(args.dir), "split": args.split,
+              "classifier": detector.card.classifier.name if detector.classifier else None,
+              "classifier_weight": detector.classifier.weight if detector.classifier else None}
+    result["read_path"] = evaluate_read_path(samples, detector, peer=not args.no_peer)
     if not args.no_map:
-        result["detector"] = evaluate_map(args.dir, args.split, ModelCard.load().imgsz)
+        result["detector"] = evaluate_map(args.dir, args.split, ModelCard.load(args.models).imgsz, args.models)
     text = json.dumps(result, indent=1, ensure_ascii=False)
     print(text)
     if args.json:

@@ -1,9 +1,13 @@
 """Make trained weights the committed model: ONNX export, hashes and the model card's metadata.
 
     python -m models.export runs/train/tiles/weights/last.pt --data DATA/data.yaml
+    python -m models.export --classifier-only
 
 Writes models/tiles.pt (to continue training from), models/tiles.onnx (what `vision` runs) and
 models/model.json (hashes checked at load, input size, the tile size the model was trained at).
+The crop classifier that `models/train_classifier.py` recorded in models/classifier.json goes into
+model.json too (its file name and hash), so the read path keeps its second stage; with
+`--classifier-only` only that entry of the existing model.json is (re)written.
 """
 
 from __future__ import annotations
@@ -45,12 +49,49 @@ def training_tile_width(data_yaml: Path, imgsz: int, sample: int = 600) -> float
     return round(float(np.median(widths)), 1)
 
 
+def classifier_entry(models_dir: Path = MODELS_DIR) -> tuple[str, str] | None:
+    """(file, SHA-256) of the crop classifier named in models/classifier.json, checked against the file."""
+    card = models_dir / "classifier.json"
+    if not card.exists():
+        return None
+    meta = json.loads(card.read_text())
+    if meta.get("classes") != list(CLASSES):
+        raise SystemExit("the crop classifier's classes differ from vision.classes.CLASSES")
+    actual = sha256_of(models_dir / meta["onnx"])
+    if actual != meta["sha256"]:
+        raise SystemExit(f"{meta['onnx']} does not match the hash in classifier.json (retrain or restore it)")
+    return meta["onnx"], actual
+
+
+def with_classifier(meta: dict, models_dir: Path = MODELS_DIR) -> dict:
+    """The model.json fields with the crop classifier's entry set (or removed when there is none)."""
+    meta = {**meta, "sha256": {k: v for k, v in meta["sha256"].items() if k != meta.get("classifier")}}
+    meta.pop("classifier", None)
+    entry = classifier_entry(models_dir)
+    if entry:
+        meta["classifier"] = entry[0]
+        meta["sha256"][entry[0]] = entry[1]
+    return meta
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
-    parser.add_argument("weights", type=Path)
-    parser.add_argument("--data", type=Path, required=True, help="the data.yaml it was trained on")
+    parser.add_argument("weights", type=Path, nargs="?")
+    parser.add_argument("--data", type=Path, help="the data.yaml it was trained on")
     parser.add_argument("--imgsz", type=int, default=416)
+    parser.add_argument("--classifier-only", action="store_true",
+                        help="only set the crop classifier's entry in the existing model.json")
     args = parser.parse_args(argv)
+    if args.classifier_only:
+        card = MODELS_DIR / "model.json"
+        if not card.exists():
+            raise SystemExit(f"no {card} to add the classifier to: export the detector first")
+        meta = with_classifier(json.loads(card.read_text()))
+        card.write_text(json.dumps(meta, indent=1) + "\n")
+        print(json.dumps({k: v for k, v in meta.items() if k != "classes"}, indent=1))
+        return
+    if args.weights is None or args.data is None:
+        parser.error("weights and --data are needed to export a detector")
 
     load_ultralytics()
     from ultralytics import YOLO
@@ -71,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
         "classes": list(CLASSES),
         "trained_from": str(args.weights.relative_to(REPO) if args.weights.is_relative_to(REPO) else args.weights),
     }
+    meta = with_classifier(meta)
     (MODELS_DIR / "model.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps({k: v for k, v in meta.items() if k != "classes"}, indent=1))
 

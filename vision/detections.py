@@ -16,7 +16,9 @@ from vision.classes import CLASSES
 @dataclass(frozen=True, eq=False)
 class Detections:
     boxes: np.ndarray  # (N, 4) float32, x1 y1 x2 y2
-    scores: np.ndarray  # (N, len(CLASSES)) float32, independent per-class scores in [0, 1]
+    # (N, len(CLASSES)) float32 per-class scores in [0, 1]: the detector's independent scores, or the
+    # crop classifier's probabilities (vision/crop_classifier.py) once `TileDetector.read` rescored them
+    scores: np.ndarray
 
     def __post_init__(self) -> None:
         if self.boxes.shape != (len(self.scores), 4) or self.scores.shape[1:] != (len(CLASSES),):

@@ -36,6 +36,8 @@ class ModelCard:
     imgsz: int  # first-pass input size (long side)
     tile_width: float  # median tile width (px, at network input) the model was trained around
     max_side: int  # cap on the second pass's input long side
+    classifier: Path | None = None  # the crop classifier (second stage), when the card names one
+    classifier_sha256: str | None = None
 
     @classmethod
     def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
@@ -45,8 +47,10 @@ class ModelCard:
         meta = json.loads(meta_path.read_text())
         if meta.get("classes") != list(CLASSES):
             raise ModelError("model classes differ from vision.classes.CLASSES")
+        name = meta.get("classifier")
         return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
-                   float(meta["tile_width"]), int(meta["max_side"]))
+                   float(meta["tile_width"]), int(meta["max_side"]),
+                   models_dir / name if name else None, meta["sha256"].get(name) if name else None)
 
 
 def sha256_of(path: Path) -> str:
@@ -93,7 +97,10 @@ def decode(output: np.ndarray, conf: float, iou: float) -> Detections:
 
 
 class TileDetector:
-    def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None) -> None:
+    """The detector, and the crop classifier when the model card names one (`classifier=False` leaves it
+    out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""
+
+    def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
         import onnxruntime as ort
 
         self.card = ModelCard.load(models_dir)
@@ -108,6 +115,11 @@ class TileDetector:
             options.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(self.card.onnx), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
+        self.classifier = None
+        if classifier and self.card.classifier:
+            from vision.crop_classifier import TileClassifier
+
+            self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads)
 
     def detect(self, image: np.ndarray, long_side: int | None = None, conf: float = 0.25,
                iou: float = 0.5) -> Detections:
@@ -118,7 +130,8 @@ class TileDetector:
         return decode(output, conf, iou).scaled(scale)
 
     def read(self, image: np.ndarray, conf: float = 0.25) -> Detections:
-        """Two passes: find the tiles and their size, then read them at the trained tile size."""
+        """Two passes: find the tiles and their size, then read them at the trained tile size; with a
+        classifier, each tile's scores then come from its crop of the photo."""
         first = self.detect(image, conf=conf)
         if not len(first):
             # Tiles too small to find at the first size: look once more at twice the resolution.
@@ -134,4 +147,5 @@ class TileDetector:
         factor = self.card.tile_width / tile_w
         long_side = int(np.clip(max(region.shape[:2]) * factor, STRIDE, self.card.max_side))
         second = self.detect(region, long_side=long_side, conf=conf)
-        return Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
+        dets = Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
+        return self.classifier.rescore(image, dets) if self.classifier else dets
