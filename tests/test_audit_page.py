@@ -91,7 +91,8 @@ def test_the_app_sidebar_opens_the_audit_page_and_back(monkeypatch):
     monkeypatch.setattr(vision.detector, "TileDetector", FakeDetector)
     at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
     assert [t.value for t in at.title] == ["台數"]
+    ok(at.number_input(key="base").set_value(250).run())
     ok(at.sidebar.radio(key="page").set_value("資料集檢查").run())
     assert [t.value for t in at.title] == ["資料集檢查"] and at.button(key="audit_run")
     ok(at.sidebar.radio(key="page").set_value("台數").run())
-    assert [t.value for t in at.title] == ["台數"]
+    assert [t.value for t in at.title] == ["台數"] and at.number_input(key="base").value == 250  # kept
