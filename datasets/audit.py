@@ -1,9 +1,10 @@
 """Audit a YOLO tile data set against the detector: how well the model reads it (mAP, per-class
 precision and recall, which codes it mistakes for which) and which labels look wrong.
 
-Every labelled image is read as a player's photo is (`TileDetector.read`, two passes). Detections
-at or above `conf` are the model's reading; lower ones down to MIN_SCORE only feed the
-precision-recall curves of AP and the evidence for a missed label.
+Every labelled image is read as a player's photo is (`TileDetector.read` at `conf`): that reading
+gives precision, recall, the confusions and the flags. One more pass of the detector alone over
+the whole image, at the scale the reading found the tiles and with scores down to MIN_SCORE, gives
+the precision-recall curves of AP (as ultralytics' val does) and the evidence for a missed label.
 
 A flag is a label the model disagrees with. Its suspicion, from 0 to 1, ranks the flags of all
 kinds in one list (higher: more likely a label error, less likely a model error). It is the
@@ -45,10 +46,10 @@ from datasets.yolo import LabelError, image_labels, read_labels
 from vision.boxes import iou_matrix, match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
-from vision.detector import TileDetector
+from vision.detector import STRIDE, TileDetector
 from vision.photo import PhotoError, load_photo
 
-MIN_SCORE = 0.01  # lowest detection kept (AP curves, evidence for a missed label)
+MIN_SCORE = 0.01  # lowest detection score in the tail (AP curves, evidence for a missed label)
 MATCH_IOU = 0.5  # a label and a detection of the same tile
 SHIFTED_IOU = 0.7  # a matched pair overlapping less than this is a shifted box
 PARTIAL_IOU = 0.1  # an unmatched label and detection overlapping this much are one tile, shifted
@@ -62,7 +63,7 @@ class Flag:
     evidence: float  # how strongly the model disagrees, 0-1
     image: str  # relative to the data set's root
     label: int | None  # index of the box in the image's label file (blank lines skipped)
-    detection: int | None  # index into the image's `detections`
+    detection: int | None  # index into the image's `reading`
     labelled: str | None  # the labelled code
     read: str | None  # the code the model reads
     confidence: float | None  # the model's confidence in `read`
@@ -95,20 +96,15 @@ class Flag:
 
 @dataclass(eq=False)
 class ImageAudit:
-    """One labelled image: its labels, the model's detections and the flags between them."""
+    """One labelled image: its labels, the model's reading and the flags between them."""
 
     path: Path
     rel: str
     boxes: np.ndarray  # (N, 4) label boxes, xyxy pixels
     codes: list[str]
-    detections: Detections  # down to MIN_SCORE
-    conf: float
+    reading: Detections  # what the model reads, at or above the audit's confidence
+    tail: Detections  # the detector alone, down to MIN_SCORE
     flags: list[Flag] = field(default_factory=list)
-
-    @property
-    def reading(self) -> np.ndarray:
-        """Indices of the detections at or above `conf`: what the model reads."""
-        return np.nonzero(self.detections.confidences >= self.conf)[0]
 
 
 def _union(a, b) -> tuple[float, float, float, float]:
@@ -124,25 +120,25 @@ def certainty(high: float, low: float) -> float:
     return float(np.clip(np.log(high / max(low, MIN_SCORE)) / np.log(high / MIN_SCORE), 0.0, 1.0))
 
 
-def find_flags(rel: str, boxes: np.ndarray, codes: list[str], dets: Detections, conf: float) -> list[Flag]:
-    """The flags of one image (unranked)."""
-    reading = np.nonzero(dets.confidences >= conf)[0]
-    read_boxes = dets.boxes[reading]
+def find_flags(rel: str, boxes: np.ndarray, codes: list[str], reading: Detections, tail: Detections,
+               conf: float) -> list[Flag]:
+    """The flags of one image (unranked): its labels against the reading at `conf`, with the
+    detector's weak detections (`tail`) as the evidence for a missed label."""
+    read_boxes = reading.boxes
     iou = iou_matrix(boxes, read_boxes)
     flags = []
 
     def flag(kind: str, evidence: float, t: int | None, r: int | None) -> None:
-        d = None if r is None else int(reading[r])
         flags.append(Flag(
-            kind, float(evidence), rel, t, d, None if t is None else codes[t],
-            None if d is None else CLASSES[int(dets.class_ids[d])],
-            None if d is None else float(dets.confidences[d]),
+            kind, float(evidence), rel, t, r, None if t is None else codes[t],
+            None if r is None else CLASSES[int(reading.class_ids[r])],
+            None if r is None else float(reading.confidences[r]),
             None if t is None or r is None else float(iou[t, r]),
-            _union(None if t is None else boxes[t], None if d is None else dets.boxes[d])))
+            _union(None if t is None else boxes[t], None if r is None else read_boxes[r])))
 
     pairs = match(boxes, read_boxes, MATCH_IOU)
     for t, r in pairs.items():
-        scores = dets.scores[reading[r]]
+        scores = reading.scores[r]
         top, labelled = int(scores.argmax()), CLASS_INDEX[codes[t]]
         if top != labelled:
             flag("wrong-class", scores[top] * certainty(scores[top], scores[labelled]), t, r)
@@ -153,16 +149,24 @@ def find_flags(rel: str, boxes: np.ndarray, codes: list[str], dets: Detections, 
     partial = match(boxes[lone_labels], read_boxes[lone_reads], PARTIAL_IOU)
     for i, j in partial.items():
         t, r = lone_labels[i], lone_reads[j]
-        flag("shifted", dets.confidences[reading[r]], t, r)
-    covering = iou_matrix(boxes, dets.boxes) >= MATCH_IOU
+        flag("shifted", reading.confidences[r], t, r)
+    covering = iou_matrix(boxes, tail.boxes) >= MATCH_IOU
     for i, t in enumerate(lone_labels):
         if i not in partial:
-            flag("missed", certainty(conf, dets.confidences[covering[t]].max(initial=0.0)), t, None)
+            flag("missed", certainty(conf, tail.confidences[covering[t]].max(initial=0.0)), t, None)
     paired = set(partial.values())
     for j, r in enumerate(lone_reads):
         if j not in paired and (not len(boxes) or iou[:, r].max() < LONE_IOU):
-            flag("unlabelled", dets.confidences[reading[r]], None, r)
+            flag("unlabelled", reading.confidences[r], None, r)
     return flags
+
+
+def tail_side(detector: TileDetector, image: np.ndarray, reading: Detections) -> int:
+    """The input size at which the whole image shows the reading's tiles at the trained tile size."""
+    if not len(reading):
+        return detector.card.imgsz
+    tile = float(np.median(np.minimum(reading.widths, reading.heights)))
+    return int(np.clip(max(image.shape[:2]) * detector.card.tile_width / tile, STRIDE, detector.card.max_side))
 
 
 def audit_image(detector: TileDetector, path: Path, label: Path, rel: str, conf: float) -> ImageAudit:
@@ -170,8 +174,9 @@ def audit_image(detector: TileDetector, path: Path, label: Path, rel: str, conf:
     image = load_photo(path)
     h, w = image.shape[:2]
     boxes, codes = read_labels(label, w, h)
-    dets = detector.read(image, conf=MIN_SCORE)
-    return ImageAudit(path, rel, boxes, codes, dets, conf, find_flags(rel, boxes, codes, dets, conf))
+    reading = detector.read(image, conf=conf)
+    tail = detector.detect(image, long_side=tail_side(detector, image, reading), conf=MIN_SCORE)
+    return ImageAudit(path, rel, boxes, codes, reading, tail, find_flags(rel, boxes, codes, reading, tail, conf))
 
 
 @dataclass(eq=False)
@@ -181,7 +186,7 @@ class Audit:
     conf: float
     images: list[ImageAudit]
     skipped: list[tuple[str, str]]  # (image, why)
-    ap: np.ndarray  # (classes, IoU thresholds), NaN for classes without labels
+    ap: np.ndarray  # (classes, IoU thresholds) of the detector alone, NaN for classes without labels
     labels: np.ndarray  # labels per class
     detections: np.ndarray  # detections at or above conf per class
     hits: np.ndarray  # of those, right box (IoU >= 0.5) and right code
@@ -245,19 +250,18 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
     for item in images:
         true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
-        dets = item.detections
-        tp = true_positives(dets.boxes, dets.class_ids, dets.confidences, item.boxes, true)
-        tps.append(tp)
-        scores.append(dets.confidences)
-        classes.append(dets.class_ids)
+        tail, reading = item.tail, item.reading
+        tps.append(true_positives(tail.boxes, tail.class_ids, tail.confidences, item.boxes, true))
+        scores.append(tail.confidences)
+        classes.append(tail.class_ids)
         labels += np.bincount(true, minlength=n)
-        reading = item.reading
-        read_classes = dets.class_ids[reading]
-        detections += np.bincount(read_classes, minlength=n)
-        hits += np.bincount(read_classes[tp[reading, 0]], minlength=n)
-        matrix += confusion(dets.boxes[reading], read_classes, item.boxes, true, n, MATCH_IOU)
-        iou = iou_matrix(item.boxes, dets.boxes[reading])
-        tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in match(item.boxes, dets.boxes[reading], MATCH_IOU).items())
+        right = true_positives(reading.boxes, reading.class_ids, reading.confidences, item.boxes, true,
+                               np.array([MATCH_IOU]))[:, 0]
+        detections += np.bincount(reading.class_ids, minlength=n)
+        hits += np.bincount(reading.class_ids[right], minlength=n)
+        matrix += confusion(reading.boxes, reading.class_ids, item.boxes, true, n, MATCH_IOU)
+        iou = iou_matrix(item.boxes, reading.boxes)
+        tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in match(item.boxes, reading.boxes, MATCH_IOU).items())
     ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
     found = int(matrix[:n, :n].sum())
     trust = {"wrong-class": np.trace(matrix[:n, :n]) / max(found, 1), "missed": found / max(matrix[:n].sum(), 1),

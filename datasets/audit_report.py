@@ -36,12 +36,11 @@ def label_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
 
 
 def reading_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
-    """The image with the model's reading (detections at or above the audit's confidence) as
-    `code score`; detections behind a flag in red."""
+    """The image with the model's reading as `code score`; detections behind a flag in red."""
     flagged = {f.detection for f in item.flags}
-    dets, reading = item.detections, item.reading
-    names = [f"{CLASSES[dets.class_ids[d]]} {dets.confidences[d]:.2f}" for d in reading]
-    return draw_boxes(image, dets.boxes[reading], names, [d in flagged for d in reading])
+    reading = item.reading
+    names = [f"{code} {score:.2f}" for code, score in zip(reading.codes, reading.confidences, strict=True)]
+    return draw_boxes(image, reading.boxes, names, [r in flagged for r in range(len(reading))])
 
 
 def thumbnail(image: np.ndarray, item: ImageAudit, flag: Flag) -> np.ndarray:
@@ -62,7 +61,7 @@ def thumbnail(image: np.ndarray, item: ImageAudit, flag: Flag) -> np.ndarray:
         return draw_boxes(crop, ((np.asarray(box) - offset) * scale)[None], [name], [True])
 
     label = None if flag.label is None else item.boxes[flag.label]
-    found = None if flag.detection is None else item.detections.boxes[flag.detection]
+    found = None if flag.detection is None else item.reading.boxes[flag.detection]
     read = None if flag.read is None else f"{flag.read} {flag.confidence:.2f}"
     gap = np.full((THUMB, 4, 3), 255, np.uint8)
     return np.hstack([panel(label, flag.labelled or ""), gap, panel(found, read or "")])
@@ -205,7 +204,8 @@ evidence = the detection's confidence, in full at IoU 0.5 or less, down to none 
 without a detection (column).</p>
 <img src="confusion.png" alt="confusion matrix">
 <h2>Per class</h2>
-<p>Precision and recall at confidence ≥ {audit.conf:g} and IoU ≥ 0.5; AP all-point interpolated.</p>
+<p>Precision and recall of the reading (confidence ≥ {audit.conf:g}, IoU ≥ 0.5); AP of the detector alone
+(one pass, scores down to {MIN_SCORE:g}), all-point interpolated.</p>
 <table><tr><th>class</th><th>labels</th><th>detections</th><th>precision</th><th>recall</th><th>AP50</th>
 <th>AP50-95</th></tr>{classes}</table>
 {f"<h2>Skipped images</h2><ul>{skipped}</ul>" if skipped else ""}

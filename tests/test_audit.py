@@ -51,27 +51,33 @@ FOUND = dets(
 )
 
 
+def read(found: Detections, conf: float = 0.25) -> Detections:
+    """The reading at `conf` out of all that was found."""
+    return found[np.nonzero(found.confidences >= conf)[0]]
+
+
 def test_each_kind_of_flag_and_its_suspicion():
     labels, codes, found = LABELS, CODES, FOUND
-    flags = find_flags("a.jpg", labels, codes, found, conf=0.25)
+    flags = find_flags("a.jpg", labels, codes, read(found), found, conf=0.25)
     got = sorted((f.kind, f.label, f.detection, round(f.evidence, 3)) for f in flags)
     assert got == sorted([
         ("wrong-class", 1, 1, round(0.8 * np.log(0.8 / 0.05) / np.log(0.8 / 0.01), 3)),  # sure it is not 2m
         ("shifted", 2, 2, 0.9),  # IoU 1/3: well off, the detection's confidence
         ("missed", 3, None, round(np.log(0.25 / 0.1) / np.log(0.25 / 0.01), 3)),  # doubted, not absent
-        ("unlabelled", None, 4, 0.7),
-        ("shifted", 4, 5, round(0.95 * (0.7 - 2 / 3) / 0.2, 3)),  # IoU 2/3: only a little off
+        ("unlabelled", None, 3, 0.7),  # detections counted in the reading, which leaves out the weak 4m
+        ("shifted", 4, 4, round(0.95 * (0.7 - 2 / 3) / 0.2, 3)),  # IoU 2/3: only a little off
     ])
     wrong = next(f for f in flags if f.kind == "wrong-class")
     assert (wrong.labelled, wrong.read, wrong.message) == ("2m", "2p", "labelled 2m, read as 2p (0.80)")
-    assert find_flags("b.jpg", labels[:1], codes[:1], found[[0]], conf=0.25) == []
-    assert [f.kind for f in find_flags("c.jpg", np.zeros((0, 4)), [], found[[4]], conf=0.25)] == ["unlabelled"]
+    assert find_flags("b.jpg", labels[:1], codes[:1], found[[0]], found[[0]], conf=0.25) == []
+    assert [f.kind for f in find_flags("c.jpg", np.zeros((0, 4)), [], found[[4]], found, 0.25)] == ["unlabelled"]
 
 
 def test_pictures_and_html_report_of_hand_made_audit(tmp_path):
     path = tmp_path / "a.jpg"
     cv2.imwrite(str(path), np.full((40, 100, 3), 120, np.uint8))
-    item = ImageAudit(path, "a.jpg", LABELS, CODES, FOUND, 0.25, find_flags("a.jpg", LABELS, CODES, FOUND, 0.25))
+    item = ImageAudit(path, "a.jpg", LABELS, CODES, read(FOUND), FOUND,
+                      find_flags("a.jpg", LABELS, CODES, read(FOUND), FOUND, 0.25))
     result = summarise(str(tmp_path), "hand-made", 0.25, [item], [("b.jpg", "no label file")])
     # found 3 of 5 labels (1m, 2m, 5m), 2 read as labelled, 2 boxed tightly; 3 of 5 detections on a label
     assert result.trust == pytest.approx({"wrong-class": 2 / 3, "missed": 3 / 5, "unlabelled": 3 / 5,
@@ -202,12 +208,13 @@ def test_planted_label_errors_rank_at_the_top_on_a_simulated_detector():
         rel = f"{i:02d}.jpg"
         boxes, codes = laid_out(rng)
         found = simulated_reading(boxes, codes, rng)
-        clean_flags += find_flags(rel, boxes, codes, found, 0.25)
+        clean_flags += find_flags(rel, boxes, codes, read(found), found, 0.25)
         if i < len(PLANTED) * PLANTED_PER_KIND:
             kind = PLANTED[i // PLANTED_PER_KIND]
             boxes, codes, tile, where = plant(kind, boxes, codes, 640, 480, rng)
             planted.append((kind, rel, tile, where))
-        images.append(ImageAudit(Path(rel), rel, boxes, codes, found, 0.25, find_flags(rel, boxes, codes, found, 0.25)))
+        flags = find_flags(rel, boxes, codes, read(found), found, 0.25)
+        images.append(ImageAudit(Path(rel), rel, boxes, codes, read(found), found, flags))
     result = summarise("simulated", "simulated", 0.25, images, [])
     assert_planted_at_the_top(planted_ranks(clean_flags, result, planted), len(result.flags), "simulated detector")
 

@@ -18,13 +18,16 @@ TILES = [[20, 20, 60, 80], [60, 20, 100, 80]]
 
 
 class FakeDetector:
-    card = SimpleNamespace(onnx=Path("fake.onnx"), sha256="0" * 64)
+    card = SimpleNamespace(onnx=Path("fake.onnx"), sha256="0" * 64, imgsz=512, tile_width=30.0, max_side=1280)
 
     def __init__(self, models_dir):
         pass
 
     def read(self, image, conf=0.25):
         return dets((TILES[0], {"1m": 0.9}), (TILES[1], {"3p": 0.85, "2m": 0.02}))
+
+    def detect(self, image, long_side=None, conf=0.25):
+        return self.read(image)
 
 
 @pytest.fixture
