@@ -160,14 +160,16 @@ def test_reads_the_tiles_of_the_committed_sample_photos(classifier, style):
     assert right / total >= SAMPLES_RIGHT_AT_LEAST[style], right / total
 
 
-def test_rescore_keeps_the_boxes_and_sets_probabilities(classifier):
+def test_rescore_keeps_the_boxes_and_the_detectors_confidence_in_each_tile(classifier):
     photo = sample_images()[0]
     image = load_photo(photo)
     boxes, codes = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
-    dets = Detections(boxes, np.full((len(boxes), len(CLASSES)), 0.3, np.float32))
+    sure = np.linspace(0.3, 0.9, len(boxes), dtype=np.float32)
+    dets = Detections(boxes, np.repeat(sure[:, None], len(CLASSES), axis=1))  # the detector cannot tell classes
     out = classifier.rescore(image, dets)
     assert np.array_equal(out.boxes, boxes)
-    assert np.allclose(out.scores.sum(axis=1), 1.0, atol=1e-4)
+    probs = classifier.probabilities(cut_crops(image, boxes))
+    assert np.allclose(out.scores, probs * sure[:, None], atol=1e-6)
     assert np.mean([a == b for a, b in zip(out.codes, codes, strict=True)]) >= 0.9
     assert len(classifier.rescore(image, Detections.empty())) == 0
 

@@ -6,6 +6,12 @@ resolution and resized to CROP_H x CROP_W, and replaces (or is blended with) the
 per-class scores. `crop_region`/`cut_crop` are the one definition of the crop: training
 (`models/crops.py`) and read time both use them.
 
+A rescored tile's scores are the classifier's class probabilities times the detector's confidence
+that a tile is there (its top score). They keep the meaning of the detector's own scores (a YOLO
+class score is P(tile and class)), so the layout's choice between boxes competing for a slot, the
+confidence shown to the player and the audit's precision ranking still weigh box quality, while
+legal-hand correction, which normalises each tile's scores, gets the classifier's probabilities.
+
 Crop size 64 x 48 (h x w): tiles are portrait (box height/width ~1.3 at the median, 3:4 here), so
 the crop keeps their shape; 64 px of height is at or above the tile's own size in most training
 scenes (median box 31 x 41 px), so a 萬 numeral keeps its strokes, while the network stays cheap
@@ -131,8 +137,9 @@ class TileClassifier:
         return softmax(np.concatenate(logits).astype(np.float64)).astype(np.float32)
 
     def rescore(self, image: np.ndarray, dets: Detections) -> Detections:
-        """The same boxes with each tile's scores from its crop of `image` (combined per `weight`)."""
+        """The same boxes; each tile's scores are the class probabilities from its crop of `image`
+        (combined with the detector's per `weight`) times the detector's confidence in the tile."""
         if not len(dets):
             return dets
-        probs = self.probabilities(cut_crops(image, dets.boxes))
-        return Detections(dets.boxes, combine(dets.scores, probs, self.weight))
+        probs = combine(dets.scores, self.probabilities(cut_crops(image, dets.boxes)), self.weight)
+        return Detections(dets.boxes, (probs * dets.confidences[:, None]).astype(np.float32))

@@ -16,8 +16,9 @@ from vision.classes import CLASSES
 @dataclass(frozen=True, eq=False)
 class Detections:
     boxes: np.ndarray  # (N, 4) float32, x1 y1 x2 y2
-    # (N, len(CLASSES)) float32 per-class scores in [0, 1]: the detector's independent scores, or the
-    # crop classifier's probabilities (vision/crop_classifier.py) once `TileDetector.read` rescored them
+    # (N, len(CLASSES)) float32 per-class scores in [0, 1]: the detector's independent scores, or, once
+    # `TileDetector.read` rescored them, the crop classifier's probabilities times the detector's
+    # confidence in the tile (vision/crop_classifier.py)
     scores: np.ndarray
 
     def __post_init__(self) -> None:
