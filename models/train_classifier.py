@@ -31,7 +31,8 @@ from vision.classes import CLASSES
 from vision.crop_classifier import CROP_H, CROP_W, EXPAND, TileClassifier
 from vision.detector import MODELS_DIR, sha256_of
 
-CROPS = Path(__file__).resolve().parents[1] / "data" / "crops"
+REPO = Path(__file__).resolve().parents[1]
+CROPS = REPO / "data" / "crops"
 STAGES = ((24, 2), (32, 2), (48, 1), (64, 2), (96, 1), (128, 2), (192, 1))  # (channels, stride)
 ONNX_NAME = "tile_classifier.onnx"
 
@@ -191,6 +192,12 @@ def judge(classifier: TileClassifier, crops: np.ndarray, labels: np.ndarray, wor
             "confused": [{"true": t, "read_as": p, "count": n} for n, t, p in sorted(off, reverse=True)[:worst]]}
 
 
+def shown(path: Path) -> Path:
+    """A path as the card records it: relative to the repository when inside it."""
+    path = path.resolve()
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.train_classifier", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -229,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
         "onnx": ONNX_NAME, "sha256": sha256_of(onnx), "classes": list(CLASSES),
         "crop": {"height": CROP_H, "width": CROP_W, "expand": EXPAND},
         "network": {"stages": [list(s) for s in STAGES], "parameters": params},
-        "training": {"train": str(args.train), "crops": len(y), "minutes": args.minutes, "threads": args.threads,
+        "training": {"train": str(shown(args.train)), "crops": len(y), "minutes": args.minutes, "threads": args.threads,
                      "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],
                      "steps": run["steps"], "history": run["history"]},
         **report,
