@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 import yaml
 
@@ -91,22 +92,32 @@ def peer_detect(image_bgr: np.ndarray):
     return boxes, [PEER_NAMES.get(n, n) for n in names]
 
 
-def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool) -> dict:
+def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool, passes: int = 2,
+                       upscale: float = 1.0) -> dict:
+    """`passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
+    enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'."""
     ours, ours34, theirs34 = Tally(), Tally(), Tally()
     rows_exact = rows = hands_exact = hands = 0
     t_ours, t_peer = [], []
     for s in samples:
         image = load_photo(s["image"])
+        true_boxes = s["boxes"] * upscale
+        if upscale != 1.0:
+            image = cv2.resize(image, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
         start = time.perf_counter()
-        dets = detector.read(image)
+        if passes == 2:
+            dets = detector.read(image)
+        else:
+            dets = detector.detect(image)
+            dets = detector.classifier.rescore(image, dets) if detector.classifier else dets
         reading = read_detections(dets, None)
         t_ours.append(time.perf_counter() - start)
         codes = list(reading.raw_codes)
-        pairs = ours.add(reading.detections.boxes, codes, s["boxes"], s["codes"])
+        pairs = ours.add(reading.detections.boxes, codes, true_boxes, s["codes"])
         keep_t = [i for i, c in enumerate(s["codes"]) if c in RIICHI]
         keep_p = [i for i, c in enumerate(codes) if c in RIICHI]
         ours34.add(reading.detections.boxes[keep_p], [codes[i] for i in keep_p],
-                   s["boxes"][keep_t], [s["codes"][i] for i in keep_t])
+                   true_boxes[keep_t], [s["codes"][i] for i in keep_t])
         truth = s["truth"]
         for group in truth.get("groups", []):
             if group["kind"] != "concealed" or None in group["label_rows"] or not group["label_rows"]:
@@ -122,7 +133,7 @@ def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool) 
             start = time.perf_counter()
             boxes, pcodes = peer_detect(image)
             t_peer.append(time.perf_counter() - start)
-            theirs34.add(boxes, pcodes, s["boxes"][keep_t], [s["codes"][i] for i in keep_t])
+            theirs34.add(boxes, pcodes, true_boxes[keep_t], [s["codes"][i] for i in keep_t])
     out = {
         "images": len(samples),
         "tiles": ours.result(),
@@ -169,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--no-map", action="store_true", help="skip the ultralytics (torch) mAP pass")
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--passes", type=int, choices=(1, 2), default=2, help="1: no tile-size normalisation")
+    parser.add_argument("--upscale", type=float, default=1.0, help="enlarge each photo first (phone-size tiles)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, help="folder holding model.json")
     parser.add_argument("--no-classifier", action="store_true", help="read without the crop classifier")
     parser.add_argument("--classifier-weight", type=float,
@@ -181,10 +194,10 @@ def main(argv: list[str] | None = None) -> None:
     detector = TileDetector(args.models, classifier=not args.no_classifier)
     if detector.classifier and args.classifier_weight is not None:
         detector.classifier.weight = args.classifier_weight
-    result = {"data": str(args.dir), "split": args.split,
+    result = {"data": str(args.dir), "split": args.split, "passes": args.passes, "upscale": args.upscale,
               "classifier": detector.card.classifier.name if detector.classifier else None,
               "classifier_weight": detector.classifier.weight if detector.classifier else None}
-    result["read_path"] = evaluate_read_path(samples, detector, peer=not args.no_peer)
+    result["read_path"] = evaluate_read_path(samples, detector, not args.no_peer, args.passes, args.upscale)
     if not args.no_map:
         result["detector"] = evaluate_map(args.dir, args.split, ModelCard.load(args.models).imgsz, args.models)
     text = json.dumps(result, indent=1, ensure_ascii=False)

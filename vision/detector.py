@@ -21,6 +21,8 @@ from vision.detections import Detections
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 STRIDE = 32
+# Below this width (px at the network input) the first pass misses tiles: look again larger.
+MIN_FOUND_TILE = 12.0
 
 
 class ModelError(RuntimeError):
@@ -132,20 +134,29 @@ class TileDetector:
     def read(self, image: np.ndarray, conf: float = 0.25) -> Detections:
         """Two passes: find the tiles and their size, then read them at the trained tile size; with a
         classifier, each tile's scores then come from its crop of the photo."""
-        first = self.detect(image, conf=conf)
+        first = self.find(image, conf)
         if not len(first):
-            # Tiles too small to find at the first size: look once more at twice the resolution.
-            first = self.detect(image, long_side=min(2 * self.card.imgsz, self.card.max_side), conf=conf)
-            if not len(first):
-                return first
+            return first
         tile_w = float(np.median(np.minimum(first.widths, first.heights)))
         pad = 1.5 * tile_w
-        x1, y1 = np.maximum(first.boxes[:, :2].min(axis=0) - pad, 0).astype(int)
         h, w = image.shape[:2]
+        x1, y1 = np.maximum(first.boxes[:, :2].min(axis=0) - pad, 0).astype(int)
         x2, y2 = np.minimum(first.boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
         region = image[y1:y2, x1:x2]
-        factor = self.card.tile_width / tile_w
-        long_side = int(np.clip(max(region.shape[:2]) * factor, STRIDE, self.card.max_side))
+        long_side = int(np.clip(max(region.shape[:2]) * self.card.tile_width / tile_w, STRIDE, self.card.max_side))
         second = self.detect(region, long_side=long_side, conf=conf)
         dets = Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
         return self.classifier.rescore(image, dets) if self.classifier else dets
+
+    def find(self, image: np.ndarray, conf: float) -> Detections:
+        """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
+        too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
+        at 512)."""
+        long_side, photo_side = self.card.imgsz, max(image.shape[:2])
+        while True:
+            found = self.detect(image, long_side=long_side, conf=conf)
+            input_tile = float(np.median(np.minimum(found.widths, found.heights))) * long_side / photo_side \
+                if len(found) else 0.0
+            if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, 2 * self.card.max_side):
+                return found
+            long_side *= 2
