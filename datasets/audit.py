@@ -290,5 +290,8 @@ def audit(root: Path, detector: TileDetector, conf: float = 0.25,
                 skipped.append((rel, str(exc)))
         if progress:
             progress(i + 1, len(pairs))
-    model = f"{detector.card.onnx} (SHA-256 {detector.card.sha256[:12]})"
+    card = detector.card
+    model = f"{card.onnx} (SHA-256 {card.sha256[:12]})"
+    if detector.classifier:  # the crop classifier rescoring each tile in `read`
+        model += f" with classifier {card.classifier.name} (SHA-256 {card.classifier_sha256[:12]})"
     return summarise(str(root), model, conf, images, skipped)

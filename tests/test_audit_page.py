@@ -19,6 +19,7 @@ TILES = [[20, 20, 60, 80], [60, 20, 100, 80]]
 
 class FakeDetector:
     card = SimpleNamespace(onnx=Path("fake.onnx"), sha256="0" * 64, imgsz=512, tile_width=30.0, max_side=1280)
+    classifier = None
 
     def __init__(self, models_dir):
         pass
