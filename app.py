@@ -267,6 +267,12 @@ flags = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上
 with st.container(horizontal=True):
     for key, label in flags.items():
         st.checkbox(t(label), key=key)
+with st.expander(t("開局與補花（地胡、人胡、天聽、地聽、花上自摸：常見、比賽、改良式規則才算）")):
+    first_turn = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽", "earthly_ready": "地聽",
+                  "after_flower": "補花後自摸"}
+    with st.container(horizontal=True):
+        for key, label in first_turn.items():
+            st.checkbox(t(label), key=key)
 with st.container(horizontal=True):
     st.number_input(t("連莊次數"), min_value=0, max_value=99, step=1, key="streak", width=100)
     st.number_input(t("底"), min_value=0, step=10, key="base", width=100)
@@ -276,7 +282,8 @@ with st.container(horizontal=True):
 st.subheader(t("④ 台數"))
 self_draw = ss.how == "self"
 situation = Situation(seat=ss.seat, round=ss["round"], self_draw=self_draw, last_tile=ss.last_tile,
-                      after_kong=ss.after_kong, rob_kong=ss.rob_kong, heavenly=ss.heavenly)
+                      after_kong=ss.after_kong, rob_kong=ss.rob_kong, heavenly=ss.heavenly,
+                      **{key: ss[key] for key in first_turn})
 table = Table(dealer=ss.dealer, base=ss.base, per_tai=ss.per_tai, streak=ss.streak, declared_ready=ss.ready,
               discarder=None if self_draw else ss.how)
 outcome = None

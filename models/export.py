@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
     parser.add_argument("weights", type=Path, nargs="?")
     parser.add_argument("--data", type=Path, help="the data.yaml it was trained on")
-    parser.add_argument("--imgsz", type=int, default=416)
+    parser.add_argument("--imgsz", type=int, default=512)
     parser.add_argument("--classifier-only", action="store_true",
                         help="only set the crop classifier's entry in the existing model.json")
     args = parser.parse_args(argv)

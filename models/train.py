@@ -1,6 +1,6 @@
 """Train the tile detector from scratch (or continue from the committed weights) on generated scenes.
 
-    python -m models.train DATA/data.yaml --hours 1.2 [--from models/tiles.pt] [--imgsz 416]
+    python -m models.train DATA/data.yaml --hours 1.65 [--from models/tiles.pt] [--imgsz 512]
 
 Then `python -m models.export RUN/weights/last.pt` to commit it. The recipe and why is in
 models/README.md; change it there and here together.
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hours", type=float, default=1.2, help="wall-clock budget; the LR schedule fits it")
     parser.add_argument("--from", dest="start", default="yolo11n.yaml",
                         help="model yaml (from scratch) or weights to continue from")
-    parser.add_argument("--imgsz", type=int, default=416)
+    parser.add_argument("--imgsz", type=int, default=512)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--name", default="tiles")
     parser.add_argument("--device", default="cpu")

@@ -204,3 +204,14 @@ def test_real_model_reads_a_sample_photo():
     situation = Situation(self_draw=True)
     assert sorted(to_hand(at.session_state["draft"], situation).all_tiles()) == sorted(hand.all_tiles())
     assert total_shown(at) == expected_total(hand)
+
+
+def test_first_turn_flags_reach_the_rulesets_that_score_them(app):
+    """地胡 (a non-dealer's self-draw on the first draw) is an entry of the competition table only."""
+    at = ok(app())
+    ok(at.text_input(key="text").set_value("123m 456m 789m 234p 45s 99s 和6s").run())
+    ok(at.radio(key="seat-traditional").set_value("S").run())
+    ok(at.checkbox(key="earthly").check().run())
+    assert "地胡" not in str(at.table[0].value)  # the default table has no 地胡
+    ok(at.selectbox(key="ruleset").set_value("tw16-competition").run())
+    assert "地胡" in str(at.table[0].value)
