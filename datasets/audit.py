@@ -30,7 +30,10 @@ evidence of the flag times the model's trust for its kind, both below:
 
 The trusts are measured on the audited set itself (label errors are few, so they barely move
 them): a model that misses a third of the tiles cannot say much about a missing tile, and its
-"missed" flags sink below the kinds it is good at.
+"missed" flags sink below the kinds it is good at. Images differ in how well the model sees them
+(style, blur, light), so the box recall and precision behind "missed" and "unlabelled" are the
+image's own, shrunk toward the whole set's with PRIOR pseudo-counts: a label the model misses in an
+image where it finds every other tile is suspect; one of a row it misses whole is not.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ SHIFTED_IOU = 0.7  # a matched pair overlapping less than this is a shifted box
 PARTIAL_IOU = 0.1  # an unmatched label and detection overlapping this much are one tile, shifted
 LONE_IOU = 0.2  # a detection overlapping every label less than this is a tile without a label
 KINDS = ("wrong-class", "missed", "unlabelled", "shifted")
+PRIOR = 5  # pseudo-counts of the whole set's box recall/precision in an image's own
 
 
 @dataclass(frozen=True)
@@ -247,6 +251,7 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     labels, detections, hits = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     matrix = np.zeros((n + 1, n + 1), np.int64)
     tight = 0  # tiles found with their box at IoU >= SHIFTED_IOU
+    per_image = []  # (tiles found, labels, detections read) of each image
     tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
     for item in images:
         true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
@@ -261,14 +266,18 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         hits += np.bincount(reading.class_ids[right], minlength=n)
         matrix += confusion(reading.boxes, reading.class_ids, item.boxes, true, n, MATCH_IOU)
         iou = iou_matrix(item.boxes, reading.boxes)
-        tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in match(item.boxes, reading.boxes, MATCH_IOU).items())
+        pairs = match(item.boxes, reading.boxes, MATCH_IOU)
+        tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in pairs.items())
+        per_image.append((len(pairs), len(item.boxes), len(reading)))
     ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
     found = int(matrix[:n, :n].sum())
     trust = {"wrong-class": np.trace(matrix[:n, :n]) / max(found, 1), "missed": found / max(matrix[:n].sum(), 1),
              "unlabelled": found / max(matrix[:, :n].sum(), 1), "shifted": tight / max(found, 1)}
     trust = {kind: float(value) for kind, value in trust.items()}
-    for item in images:
-        item.flags = [replace(f, trust=trust[f.kind]) for f in item.flags]
+    for item, (found_here, labels_here, reads_here) in zip(images, per_image, strict=True):
+        here = {"missed": (found_here + PRIOR * trust["missed"]) / (labels_here + PRIOR),
+                "unlabelled": (found_here + PRIOR * trust["unlabelled"]) / (reads_here + PRIOR)}
+        item.flags = [replace(f, trust=here.get(f.kind, trust[f.kind])) for f in item.flags]
     flags = sorted((f for item in images for f in item.flags), key=lambda f: (-f.suspicion, f.image, f.kind))
     return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, trust, flags)
 

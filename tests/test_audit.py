@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.audit import ImageAudit, audit, find_flags, summarise
+from datasets.audit import PRIOR, ImageAudit, audit, find_flags, summarise
 from datasets.audit_report import label_picture, reading_picture, thumbnail, write_html
 from datasets.generate import generate
 from datasets.yolo import image_labels, read_labels, yolo_lines
@@ -99,6 +99,19 @@ def test_pictures_and_html_report_of_hand_made_audit(tmp_path):
     assert cv2.imread(str(tmp_path / "report" / "confusion.png")) is not None
 
 
+def test_a_miss_among_tiles_found_outranks_misses_where_nothing_is_found():
+    row = np.array([[30 * i, 0, 30 * (i + 1), 40] for i in range(10)], float)
+    codes = ["1m"] * 10
+    seen = dets(*[(box, {"1m": 0.9}) for box in row[:9]])  # all but the last tile
+    items = [ImageAudit(Path(rel), rel, row, codes, found, found, find_flags(rel, row, codes, found, found, 0.25))
+             for rel, found in (("blind.jpg", Detections.empty()), ("sharp.jpg", seen))]
+    result = summarise("two", "hand-made", 0.25, items, [])
+    assert [(f.image, f.evidence) for f in result.flags[:2]] == [("sharp.jpg", 1.0), ("blind.jpg", 1.0)]
+    recall = 9 / 20
+    assert result.flags[0].suspicion == pytest.approx((9 + PRIOR * recall) / (10 + PRIOR))
+    assert result.flags[1].suspicion == pytest.approx(PRIOR * recall / (10 + PRIOR))
+
+
 def plant(kind: str, boxes: np.ndarray, codes: list[str], width: int, height: int, rng):
     """One label error in an image's labels: swap a class, drop a box, shift a box by half a tile, or add
     a box on the bare table. (boxes, codes, tile, where): the index of the tile changed in the correct
@@ -141,8 +154,8 @@ def plant_errors(root: Path, seed: int = 7) -> list[tuple]:
 
 def planted_ranks(clean_flags, result, planted) -> list[tuple[str, bool, int | None]]:
     """(kind, findable, rank) of each planted error. Findable: on a tile the model reads right in the
-    correct labels (no flag on it there), or an added box. Rank: 1-based, of the first flag that points
-    at the error (None: not flagged)."""
+    correct labels (no flag on it there), or a box added to an image where it reads most tiles right.
+    Rank: 1-based, of the first flag that points at the error (None: not flagged)."""
     def points_at(flag, kind, rel, where) -> bool:
         if flag.image != rel:
             return False
@@ -152,7 +165,14 @@ def planted_ranks(clean_flags, result, planted) -> list[tuple[str, bool, int | N
         return flag.kind in accepted and flag.label == where
 
     doubted = {(f.image, f.label) for f in clean_flags}
-    return [(kind, tile is None or (rel, tile) not in doubted,
+    labels = {item.rel: len(item.codes) for item in result.images}
+
+    def seen(rel: str, tile: int | None) -> bool:
+        if tile is not None:
+            return (rel, tile) not in doubted
+        return sum(image == rel for image, _ in doubted) < (labels[rel] - 1) / 2  # the added box is not doubted
+
+    return [(kind, seen(rel, tile),
              next((r for r, f in enumerate(result.flags, 1) if points_at(f, kind, rel, where)), None))
             for kind, rel, tile, where in planted]
 
