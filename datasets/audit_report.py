@@ -183,7 +183,8 @@ def write_html(audit: Audit, out: Path, shown: int = SHOWN) -> Path:
 thumbnail shows the label (left) and the model's detection (right). Suspicion = evidence × trust, where the
 trust of a kind is how often the model is right about that on this data set (the share of the tiles it finds
 whose code it reads as labelled; the share of labels it finds; the share of its detections on a label; the
-share of the tiles it finds whose box it places at IoU ≥ 0.7).</p>
+share of the tiles it finds whose box it places at IoU ≥ 0.7); for missed and unlabelled flags, the recall and
+precision of the flag's own image, shrunk toward the set's shown below.</p>
 <dl>
 <dt>wrong-class (trust {trust['wrong-class']:.2f})</dt><dd>the model finds the labelled tile but reads another code;
 evidence = its score for that code × its certainty that the labelled code is not there (1 when it gives that
