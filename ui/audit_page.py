@@ -15,6 +15,7 @@ from vision.classes import CLASSES
 from vision.photo import PhotoError, load_photo
 
 ALL = "全部"
+THUMBS = 10  # flag thumbnails under an image, most suspicious first
 KIND_NAMES = {"wrong-class": "讀成別的牌", "missed": "標了但沒找到", "unlabelled": "找到但沒標", "shifted": "框偏了"}
 
 
@@ -95,10 +96,12 @@ def _browse(result: Audit) -> None:
     left, right = st.columns(2)
     left.image(label_picture(image, item), channels="BGR", caption="標註（紅：可疑）")
     right.image(reading_picture(image, item), channels="BGR", caption=f"模型讀到的（信心 ≥ {result.conf:g}）")
-    for flag in item.flags:
-        if wanted(flag):
-            st.image(thumbnail(image, item, flag), channels="BGR",
-                     caption=f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：{flag.message}")
+    shown = sorted((f for f in item.flags if wanted(f)), key=lambda f: -f.suspicion)
+    for flag in shown[:THUMBS]:
+        st.image(thumbnail(image, item, flag), channels="BGR",
+                 caption=f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：{flag.message}")
+    if len(shown) > THUMBS:
+        st.caption(f"還有 {len(shown) - THUMBS} 個較不可疑的")
 
 
 def render() -> None:
