@@ -1,5 +1,5 @@
 """python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png | check DIR [--json]
-| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf 0.25]"""
+| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf C]"""
 
 import argparse
 from pathlib import Path
@@ -34,7 +34,8 @@ def main(argv=None) -> None:
     aud.add_argument("--models", type=Path, help="folder with model.json and the ONNX model (default: models/)")
     aud.add_argument("--out", type=Path, metavar="REPORT_DIR", help="write REPORT_DIR/index.html with thumbnails")
     aud.add_argument("--json", action="store_true", help="print the audit as JSON (every flag)")
-    aud.add_argument("--conf", type=float, default=0.25, help="confidence at which a detection counts as read")
+    aud.add_argument("--conf", type=float,
+                     help="confidence at which a detection counts as read (default: the model card's)")
     args = parser.parse_args(argv)
     if args.command == "check":
         raise SystemExit(_check(args))

@@ -282,10 +282,12 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, trust, flags)
 
 
-def audit(root: Path, detector: TileDetector, conf: float = 0.25,
+def audit(root: Path, detector: TileDetector, conf: float | None = None,
           progress: Callable[[int, int], None] | None = None) -> Audit:
-    """Audit every image under root that has a label file; `progress(done, total)` after each."""
+    """Audit every image under root that has a label file; `progress(done, total)` after each.
+    `conf` defaults to the model card's, the threshold the app reads photos at."""
     root = Path(root)
+    conf = detector.card.conf if conf is None else conf
     pairs = image_labels(root)
     images, skipped = [], []
     for i, (path, label) in enumerate(pairs):

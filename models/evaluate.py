@@ -93,7 +93,7 @@ def peer_detect(image_bgr: np.ndarray):
 
 
 def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool, passes: int = 2,
-                       upscale: float = 1.0) -> dict:
+                       upscale: float = 1.0, conf: float | None = None) -> dict:
     """`passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
     enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'."""
     ours, ours34, theirs34 = Tally(), Tally(), Tally()
@@ -106,9 +106,9 @@ def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool, 
             image = cv2.resize(image, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
         start = time.perf_counter()
         if passes == 2:
-            dets = detector.read(image)
+            dets = detector.read(image, conf)
         else:
-            dets = detector.detect(image)
+            dets = detector.detect(image, conf=conf)
             dets = detector.classifier.rescore(image, dets) if detector.classifier else dets
         reading = read_detections(dets, None)
         t_ours.append(time.perf_counter() - start)
@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--passes", type=int, choices=(1, 2), default=2, help="1: no tile-size normalisation")
     parser.add_argument("--upscale", type=float, default=1.0, help="enlarge each photo first (phone-size tiles)")
+    parser.add_argument("--conf", type=float, help="tile threshold (default: the model card's)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, help="folder holding model.json")
     parser.add_argument("--no-classifier", action="store_true", help="read without the crop classifier")
     parser.add_argument("--classifier-weight", type=float,
@@ -195,9 +196,11 @@ def main(argv: list[str] | None = None) -> None:
     if detector.classifier and args.classifier_weight is not None:
         detector.classifier.weight = args.classifier_weight
     result = {"data": str(args.dir), "split": args.split, "passes": args.passes, "upscale": args.upscale,
+              "conf": detector.card.conf if args.conf is None else args.conf,
               "classifier": detector.card.classifier.name if detector.classifier else None,
               "classifier_weight": detector.classifier.weight if detector.classifier else None}
-    result["read_path"] = evaluate_read_path(samples, detector, not args.no_peer, args.passes, args.upscale)
+    result["read_path"] = evaluate_read_path(samples, detector, not args.no_peer, args.passes, args.upscale,
+                                             args.conf)
     if not args.no_map:
         result["detector"] = evaluate_map(args.dir, args.split, ModelCard.load(args.models).imgsz, args.models)
     text = json.dumps(result, indent=1, ensure_ascii=False)

@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("weights", type=Path, nargs="?")
     parser.add_argument("--data", type=Path, help="the data.yaml it was trained on")
     parser.add_argument("--imgsz", type=int, default=512)
+    parser.add_argument("--conf", type=float, default=0.25,
+                        help="tile threshold of the read path, chosen on held-out data (models/README.md)")
     parser.add_argument("--classifier-only", action="store_true",
                         help="only set the crop classifier's entry in the existing model.json")
     args = parser.parse_args(argv)
@@ -109,6 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         "imgsz": args.imgsz,
         "tile_width": training_tile_width(args.data, args.imgsz),
         "max_side": MAX_SIDE,
+        "conf": args.conf,
         "classes": list(CLASSES),
         "trained_from": str(args.weights.relative_to(REPO) if args.weights.is_relative_to(REPO) else args.weights),
     }

@@ -111,7 +111,7 @@ def render() -> None:
     st.text_input("資料集資料夾", value=st.session_state.get("dataset_dir", "./my-dataset"), key="audit_dir")
     with st.expander("設定"):
         st.text_input("模型資料夾", value=str(vision.detector.MODELS_DIR), key="audit_models")
-        st.number_input("信心門檻", min_value=0.05, max_value=0.95, value=0.25, step=0.05, key="audit_conf")
+        st.number_input("信心門檻", min_value=0.01, max_value=0.95, value=0.05, step=0.01, key="audit_conf")
     if st.button("開始檢查", key="audit_run", type="primary"):
         st.session_state.audit_result = _run(st.session_state.audit_dir, st.session_state.audit_models,
                                              st.session_state.audit_conf)

@@ -38,6 +38,7 @@ class ModelCard:
     imgsz: int  # first-pass input size (long side)
     tile_width: float  # median tile width (px, at network input) the model was trained around
     max_side: int  # cap on the second pass's input long side
+    conf: float = 0.25  # a box is a tile when its best class scores this much (chosen per model)
     classifier: Path | None = None  # the crop classifier (second stage), when the card names one
     classifier_sha256: str | None = None
 
@@ -51,7 +52,7 @@ class ModelCard:
             raise ModelError("model classes differ from vision.classes.CLASSES")
         name = meta.get("classifier")
         return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
-                   float(meta["tile_width"]), int(meta["max_side"]),
+                   float(meta["tile_width"]), int(meta["max_side"]), float(meta.get("conf", 0.25)),
                    models_dir / name if name else None, meta["sha256"].get(name) if name else None)
 
 
@@ -123,15 +124,15 @@ class TileDetector:
 
             self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads)
 
-    def detect(self, image: np.ndarray, long_side: int | None = None, conf: float = 0.25,
+    def detect(self, image: np.ndarray, long_side: int | None = None, conf: float | None = None,
                iou: float = 0.5) -> Detections:
         """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels."""
         padded, scale = letterbox(image, long_side or self.card.imgsz)
         blob = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0][0]
-        return decode(output, conf, iou).scaled(scale)
+        return decode(output, self.card.conf if conf is None else conf, iou).scaled(scale)
 
-    def read(self, image: np.ndarray, conf: float = 0.25) -> Detections:
+    def read(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """Two passes: find the tiles and their size, then read them at the trained tile size; with a
         classifier, each tile's scores then come from its crop of the photo."""
         first = self.find(image, conf)
@@ -148,7 +149,7 @@ class TileDetector:
         dets = Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
         return self.classifier.rescore(image, dets) if self.classifier else dets
 
-    def find(self, image: np.ndarray, conf: float) -> Detections:
+    def find(self, image: np.ndarray, conf: float | None) -> Detections:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
         at 512)."""
