@@ -4,6 +4,7 @@ auto-installs, no telemetry. Everything that trains, exports or evaluates goes t
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,8 +17,15 @@ def load_ultralytics():
     os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / "runs" / "ultralytics-config"))
     Path(os.environ["YOLO_CONFIG_DIR"]).mkdir(parents=True, exist_ok=True)
     import ultralytics
-    from ultralytics.utils import SETTINGS, torch_utils
+    from matplotlib import font_manager
+    from ultralytics.utils import SETTINGS, USER_CONFIG_DIR, torch_utils
 
+    # Its dataset check looks for a plotting font and downloads one when missing, even offline:
+    # give it matplotlib's DejaVu Sans under the names it asks for.
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if not (USER_CONFIG_DIR / name).exists():
+            USER_CONFIG_DIR.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(font_manager.findfont("DejaVu Sans", fallback_to_default=True), USER_CONFIG_DIR / name)
     # ultralytics gives torch cores-1 threads on a CPU: one thread on a 2-core machine. Use them all.
     torch_utils.NUM_THREADS = os.cpu_count() or 1
 

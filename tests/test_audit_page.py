@@ -75,7 +75,7 @@ def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
     assert at.dataframe[-1].value.to_dict("records") == [
         {"可疑度": 0.48, "問題": "wrong-class", "圖": "images/train/a.jpg", "說明": "labelled 2m, read as 3p (0.85)"}]
     assert at.selectbox(key="audit_image").options == ["images/train/a.jpg（1 個可疑）"]
-    assert [i.captions[0] for i in at.image[-3:-1]] == ["標註（紅：可疑）", "模型讀到的（信心 ≥ 0.25）"]
+    assert [i.captions[0] for i in at.image[-3:-1]] == ["標註（紅：可疑）", "模型讀到的（信心 ≥ 0.05）"]
     assert "讀成別的牌" in at.image[-1].captions[0]  # the flag's thumbnail under the two pictures
 
     ok(at.selectbox(key="audit_kind").set_value("全部").run())

@@ -8,8 +8,10 @@ _LOCAL = ("127.", "::1", "localhost", "0.0.0.0")
 
 
 def _record(what: str) -> None:
+    import traceback
+
     with open(os.environ.get("NETWORK_GUARD_LOG", os.devnull), "a") as log:
-        log.write(what + "\n")
+        log.write(what + "\n" + "".join(traceback.format_stack(limit=40)[:-2]))
 
 
 def _local(host) -> bool:
