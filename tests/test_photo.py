@@ -52,3 +52,14 @@ def test_broken_uploads_get_a_clear_error(data, message):
 def test_missing_file(tmp_path):
     with pytest.raises(PhotoError, match="cannot open"):
         load_photo(tmp_path / "nope.jpg")
+
+
+def test_broken_uploads_still_get_a_clear_error_once_ultralytics_patched_pillow():
+    from models.ultralytics_env import load_ultralytics
+
+    load_ultralytics()
+    import ultralytics.utils.patches  # noqa: F401  (replaces PIL.Image.open with a HEIF-trying wrapper)
+
+    for data in (b"this is not an image at all", b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64):
+        with pytest.raises(PhotoError, match="not a readable image"):
+            load_photo(data)

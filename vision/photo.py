@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageOps
 
 # A 12 MP phone photo is ~4000x3000; refuse absurd sizes before decoding them (decompression bombs).
 MAX_PIXELS = 80_000_000
@@ -33,7 +33,9 @@ def load_photo(source: str | Path | bytes) -> np.ndarray:
             rgb = np.asarray(img.convert("RGB"))
     except PhotoError:
         raise
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+    # Any decoder failure is a bad upload, whatever it raises (ultralytics, when imported, patches
+    # Image.open to try a HEIF plugin it may not have: ModuleNotFoundError).
+    except Exception as exc:  # noqa: BLE001
         heic = data[4:12] in (b"ftypheic", b"ftypmif1", b"ftypheix")
         hint = " (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', or send a JPEG)" if heic else ""
         raise PhotoError(f"{name} is not a readable image{hint}: {exc}") from exc
