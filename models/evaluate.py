@@ -156,11 +156,11 @@ def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_D
 
     cfg = yaml.safe_load((root / "data.yaml").read_text())
     cfg.update(path=str(root.resolve()), train=f"images/{split}", val=f"images/{split}")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:  # plots on: ultralytics fills its confusion matrix only then
         data = Path(tmp) / "data.yaml"
         data.write_text(yaml.safe_dump(cfg, allow_unicode=True))
         metrics = YOLO(str(models_dir / "tiles.pt")).val(data=str(data), split="val", imgsz=imgsz, batch=8,
-                                                          device="cpu", plots=False, verbose=False,
+                                                          device="cpu", plots=True, verbose=False,
                                                           project=tmp, name="val")
     box = metrics.box
     recall = {CLASSES[c]: round(float(box.r[i]), 3) for i, c in enumerate(box.ap_class_index)}

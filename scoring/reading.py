@@ -113,9 +113,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     if hand.flower_win:
         return
     melded = _melded(hand)
-    full = counts_of(hand.concealed)
-    w = PLAYING.index(hand.win)
-    full[w] += 1
+    full, w = _with_win(hand)
     discard = not hand.situation.self_draw
     for pair, shapes in splits(tuple(full)):
         places: list[tuple[str, int] | None] = [None] if pair == w else []
@@ -142,6 +140,14 @@ def _melded(hand: Hand) -> tuple[Group, ...]:
         Group(_MELD_GROUP[m.kind], min(m.tiles, key=PLAYING.index), m.kind, m.kind == "ankong")
         for m in hand.melds
     )
+
+
+def _with_win(hand: Hand) -> tuple[list[int], int]:
+    """Counts of the concealed tiles with the winning tile added, and the winning tile's index."""
+    full = counts_of(hand.concealed)
+    w = PLAYING.index(hand.win)
+    full[w] += 1
+    return full, w
 
 
 def _set_shapes(counts: list[int]):
@@ -204,9 +210,7 @@ def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
     if not wanted or len(hand.melds) > 1:
         return
     melded = _melded(hand)
-    full = counts_of(hand.concealed)
-    w = PLAYING.index(hand.win)
-    full[w] += 1
+    full, w = _with_win(hand)
     discard = not hand.situation.self_draw
     # (the one set, or None when it is the meld; the remaining 14 tiles)
     options = [(None, full)] if melded else [(s, _without(full, s)) for s in _set_shapes(full)]

@@ -21,7 +21,6 @@ by ~90°) is turned a quarter turn so every crop is portrait.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
@@ -29,7 +28,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, sha256_of
+from vision.detector import MODELS_DIR, ModelError, read_card, sha256_of
 
 CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
@@ -120,12 +119,7 @@ class TileClassifier:
     @classmethod
     def from_card(cls, models_dir: Path = MODELS_DIR, threads: int | None = None) -> TileClassifier:
         """The classifier named by `models_dir/classifier.json` (what training wrote)."""
-        card_path = models_dir / "classifier.json"
-        if not card_path.exists():
-            raise ModelError(f"no classifier card at {card_path}")
-        card = json.loads(card_path.read_text())
-        if card.get("classes") != list(CLASSES):
-            raise ModelError("classifier classes differ from vision.classes.CLASSES")
+        card = read_card(models_dir / "classifier.json", "classifier")
         return cls(models_dir / card["onnx"], card["sha256"], threads)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:

@@ -44,16 +44,21 @@ class ModelCard:
 
     @classmethod
     def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
-        meta_path = models_dir / "model.json"
-        if not meta_path.exists():
-            raise ModelError(f"no model card at {meta_path}")
-        meta = json.loads(meta_path.read_text())
-        if meta.get("classes") != list(CLASSES):
-            raise ModelError("model classes differ from vision.classes.CLASSES")
+        meta = read_card(models_dir / "model.json", "model")
         name = meta.get("classifier")
         return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
                    float(meta["tile_width"]), int(meta["max_side"]), float(meta.get("conf", 0.25)),
                    models_dir / name if name else None, meta["sha256"].get(name) if name else None)
+
+
+def read_card(path: Path, what: str) -> dict:
+    """A model's JSON card, refused unless it exists and lists our classes in our order."""
+    if not path.exists():
+        raise ModelError(f"no {what} card at {path}")
+    card = json.loads(path.read_text())
+    if card.get("classes") != list(CLASSES):
+        raise ModelError(f"{what} classes differ from vision.classes.CLASSES")
+    return card
 
 
 def sha256_of(path: Path) -> str:
