@@ -8,9 +8,9 @@ import numpy as np
 
 from ui.draft import Draft
 from vision.classes import BACK
+from vision.detections import UNSURE_BELOW
 from vision.draw import draw_boxes
 
-LOW_CONFIDENCE = 0.5  # below this top-class score a tile is shown as one the reader is unsure of
 REMOVED = "x"  # drawn on a box whose tile the player removed from the hand
 
 
@@ -32,9 +32,9 @@ def box_codes(reading, draft: Draft) -> list[str | None]:
 def flagged(reading, draft: Draft) -> list[bool]:
     """Boxes to highlight: the reader was unsure, correction changed the tile, or the player did."""
     now = box_codes(reading, draft)
-    conf = reading.detections.confidences
+    sure = reading.detections.certainty
     changed = set(reading.changed)
-    return [bool(conf[i] < LOW_CONFIDENCE) or i in changed or now[i] != reading.codes[i] for i in range(len(now))]
+    return [bool(sure[i] < UNSURE_BELOW) or i in changed or now[i] != reading.codes[i] for i in range(len(now))]
 
 
 def annotate(image: np.ndarray, reading, draft: Draft) -> np.ndarray:

@@ -14,6 +14,7 @@ import cv2
 
 from scoring.hand import Situation
 from scoring.notation import format_compact
+from vision.detections import UNSURE_BELOW
 from vision.detector import ModelError, TileDetector
 from vision.draw import draw_boxes
 from vision.photo import PhotoError, load_photo
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(describe(path, reading), flush=True)
         if args.annotate and n == 0:
-            highlight = [i in reading.changed or c < 0.5 for i, c in enumerate(reading.detections.confidences)]
+            highlight = [i in reading.changed or c < UNSURE_BELOW for i, c in enumerate(reading.detections.certainty)]
             cv2.imwrite(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes), highlight))
     return 1 if failed else 0
 

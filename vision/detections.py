@@ -12,6 +12,9 @@ import numpy as np
 
 from vision.classes import CLASSES
 
+# A tile whose face the reading is less sure of than this is shown to the player as one to check.
+UNSURE_BELOW = 0.5
+
 
 @dataclass(frozen=True, eq=False)
 class Detections:
@@ -49,6 +52,13 @@ class Detections:
     @property
     def confidences(self) -> np.ndarray:
         return self.scores.max(axis=1) if len(self) else np.zeros(0, np.float32)
+
+    @property
+    def certainty(self) -> np.ndarray:
+        """How sure the reading is of each tile's face: its top class's share of the tile's scores (with
+        the crop classifier, that class's probability), whatever the detector's confidence that a tile
+        is there at all."""
+        return self.confidences / np.maximum(self.scores.sum(axis=1), 1e-9) if len(self) else np.zeros(0, np.float32)
 
     @property
     def codes(self) -> list[str]:
