@@ -23,6 +23,9 @@ MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 STRIDE = 32
 # Below this width (px at the network input) the first pass misses tiles: look again larger.
 MIN_FOUND_TILE = 12.0
+# Tiles found between these multiples of the trained tile width are read as found, in one pass
+# (measured: a second pass at the trained size did not read such scenes better; models/README.md).
+SAME_SCALE = (0.7, 1.5)
 
 
 class ModelError(RuntimeError):
@@ -138,31 +141,36 @@ class TileDetector:
         return decode(output, self.card.conf if conf is None else conf, iou).scaled(scale)
 
     def read(self, image: np.ndarray, conf: float | None = None) -> Detections:
-        """Two passes: find the tiles and their size, then read them at the trained tile size; with a
-        classifier, each tile's scores then come from its crop of the photo."""
-        first = self.find(image, conf)
+        """Find the tiles; when they came out far from the trained tile size, read the region holding
+        them again resized so they match it; with a classifier, each tile's scores then come from its
+        crop of the photo."""
+        first, long_side = self.find(image, conf)
         if not len(first):
             return first
         tile_w = float(np.median(np.minimum(first.widths, first.heights)))
-        pad = 1.5 * tile_w
-        h, w = image.shape[:2]
-        x1, y1 = np.maximum(first.boxes[:, :2].min(axis=0) - pad, 0).astype(int)
-        x2, y2 = np.minimum(first.boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
-        region = image[y1:y2, x1:x2]
-        long_side = int(np.clip(max(region.shape[:2]) * self.card.tile_width / tile_w, STRIDE, self.card.max_side))
-        second = self.detect(region, long_side=long_side, conf=conf)
-        dets = Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
+        at_input = tile_w * long_side / max(image.shape[:2])
+        if SAME_SCALE[0] <= at_input / self.card.tile_width <= SAME_SCALE[1]:
+            dets = first  # already at the trained scale: a second pass costs time and gains nothing
+        else:
+            pad = 1.5 * tile_w
+            h, w = image.shape[:2]
+            x1, y1 = np.maximum(first.boxes[:, :2].min(axis=0) - pad, 0).astype(int)
+            x2, y2 = np.minimum(first.boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
+            region = image[y1:y2, x1:x2]
+            side = int(np.clip(max(region.shape[:2]) * self.card.tile_width / tile_w, STRIDE, self.card.max_side))
+            second = self.detect(region, long_side=side, conf=conf)
+            dets = Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
         return self.classifier.rescore(image, dets) if self.classifier else dets
 
-    def find(self, image: np.ndarray, conf: float | None) -> Detections:
+    def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
-        at 512)."""
+        at 512). Returns the detections and the input size that found them."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
         while True:
             found = self.detect(image, long_side=long_side, conf=conf)
             input_tile = float(np.median(np.minimum(found.widths, found.heights))) * long_side / photo_side \
                 if len(found) else 0.0
             if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, 2 * self.card.max_side):
-                return found
+                return found, long_side
             long_side *= 2
