@@ -126,3 +126,13 @@ def test_meld_kinds():
 def test_no_tiles():
     reading = read_detections(Detections.empty())
     assert reading.hand is None and reading.warnings == ("no tiles found in the photo",)
+
+
+def test_a_tile_count_no_hand_has_is_reported_without_searching():
+    """A photo of a whole set (or a hand with a tile missed): no reading of these tiles is a win."""
+    hand = HAND.replace(concealed=HAND.concealed + ("9p", "9p", "9p"))  # 3 tiles too many
+    dets, codes = laid_out(hand)
+    reading = read_detections(dets, HAND.situation)
+    assert reading.hand is None and reading.codes == tuple(codes)
+    assert any("17 concealed tiles with the winning tile; with 1 meld(s) a winning hand has 14" in w
+               for w in reading.warnings), reading.warnings

@@ -71,10 +71,32 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation)
     return hand
 
 
+def count_problem(groups: list[Group]) -> str | None:
+    """What makes these groups no winning hand whatever their tiles read (a photo of a whole set,
+    a tile missed by the detector): no code change can fix a count, so correction need not search."""
+    concealed = groups[0] if groups and groups[0].kind == "concealed" else None
+    melds = [g for g in groups[1:] if g.kind != "flowers"]
+    flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
+    if concealed is None:
+        return "no concealed tiles"
+    if any(len(g.members) not in (3, 4) for g in melds):
+        return "a group of shown tiles is not a meld of 3 or 4"
+    if len(concealed.members) != 17 - 3 * len(melds):
+        return (f"{len(concealed.members)} concealed tiles with the winning tile; with {len(melds)} meld(s) a "
+                f"winning hand has {17 - 3 * len(melds)}")
+    if flowers > 8:
+        return f"{flowers} flowers; there are 8"
+    return None
+
+
 def correct(dets: Detections, groups: list[Group], situation: Situation | None = None) -> Correction:
     situation = situation or Situation()
     members = [(g, i) for g in groups for i in g.members]
     raw = dets.codes
+    problem = count_problem(groups)
+    if problem:
+        return Correction({i: raw[i] for _, i in members}, (), None, 0.0, tuple(groups),
+                          (f"no legal winning hand is close to what was read ({problem})",))
     options: list[list[tuple[float, str]]] = []
     for g, i in members:
         allowed = _allowed(g, raw[i])
