@@ -17,18 +17,11 @@ from scoring.cli import score_json
 from scoring.random_hands import random_winning_hand, winning_hands
 from scoring.ruleset import DEFAULT_RULESET, RULESET_DIR, RulesetError, parse_ruleset
 from scoring.settle import settle
+from tests.example_hands import PLAIN, plain
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAIN = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "4s", "5s", "9s", "9s"]
 ORPHANS = ["1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "2m", "3m", "4m"]
 NEW = ["tw16-common", "tw16-competition", "tw16-improved"]
-
-
-def plain(**changes):
-    d = {"concealed": PLAIN, "win": "6s", "melds": [], "flowers": [], "seat": "E", "round": "E",
-         "self_draw": False}
-    d.update(changes)
-    return d
 
 
 # -- the rulesets on offer ------------------------------------------------------------------

@@ -5,9 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.example_hands import PLAIN, plain
+
 ROOT = Path(__file__).resolve().parents[1]
-PLAIN = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "4s", "5s",
-         "9s", "9s"]
 
 
 def run(*args, stdin=""):
@@ -15,21 +15,14 @@ def run(*args, stdin=""):
                           capture_output=True, text=True, timeout=60)
 
 
-def hand(**changes):
-    d = {"concealed": PLAIN, "win": "6s", "melds": [], "flowers": [], "seat": "E", "round": "E",
-         "self_draw": False}
-    d.update(changes)
-    return d
-
-
 def test_json_batch_with_one_bad_hand_among_good_ones():
     hands = [
-        hand(),
-        hand(concealed=PLAIN[:-1]),  # 15 tiles
+        plain(),
+        plain(concealed=PLAIN[:-1]),  # 15 tiles
         {"not": "a hand"},
-        hand(self_draw=True, table={"dealer": "S", "streak": 1, "base": 50, "per_tai": 20}),
-        hand(win="7s"),
-        hand(melds=[{"type": "pon", "tiles": ["5z", "5z", "5z"]}], concealed=PLAIN[3:]),
+        plain(self_draw=True, table={"dealer": "S", "streak": 1, "base": 50, "per_tai": 20}),
+        plain(win="7s"),
+        plain(melds=[{"type": "pon", "tiles": ["5z", "5z", "5z"]}], concealed=PLAIN[3:]),
     ]
     p = run("score", "--json", stdin=json.dumps(hands))
     assert p.returncode == 0, p.stderr
