@@ -8,28 +8,30 @@ the precision-recall curves of AP (as ultralytics' val does) and the evidence fo
 
 A flag is a label the model disagrees with. Its suspicion, from 0 to 1, ranks the flags of all
 kinds in one list (higher: more likely a label error, less likely a model error). It is the
-evidence of the flag times the model's trust for its kind, both below:
+evidence of the flag (how plainly the model disagrees) times the model's trust (how often, on the
+audited set, the model is right in a claim like this one):
 
 - wrong-class: a labelled tile the model finds (IoU >= 0.5 with a detection) but reads as another
-  code. Evidence: the detection's score for the code it reads, times `certainty` that the labelled
-  code is not there: 1 when its score for the labelled code is nothing (a 2筒 labelled 2條 that it
-  reads as 2筒 at 0.9 and 2條 at 0.005 gives 0.9), much less when it hesitates between the two
-  (0.9 against 0.3 gives 0.9 x 0.24). Trust: the share of the tiles it finds whose code it reads
-  as labelled.
+  code. Evidence: `certainty` that the labelled code is not there: 1 when its score for the
+  labelled code is nothing (a 2筒 labelled 2條 that it reads as 2筒 at 0.9 and 2條 at 0.005),
+  much less when it hesitates between the two (0.9 against 0.3 gives 0.24). Trust: the share of
+  the found tiles it reads at this score whose code it reads as labelled.
 - missed: a label with no detection on it (a box on the bare table, or far off its tile).
   Evidence: `certainty(conf, s)`, s the best score of any detection, however weak, covering the
   label at IoU >= 0.5: 1 where the model sees nothing at all, 0.28 for a tile it doubts at 0.1.
   Trust: the share of labels the model finds (box recall).
-- unlabelled: a detection that overlaps no label (IoU < 0.2 with every one): a tile nobody
-  boxed. Evidence: its confidence. Trust: the share of its detections that are on a label (box
-  precision).
+- unlabelled: a detection that overlaps no label much (IoU < 0.2 with every one): a tile nobody
+  boxed. Evidence: 1 (its confidence is weighed by the trust). Trust: the share of its
+  detections at this confidence that lie on a label (box precision).
 - shifted: a label and a detection of one tile that overlap only partly (0.1 <= IoU < 0.7).
-  Evidence: the detection's confidence, scaled down linearly from IoU 0.5 (full) to 0.7 (none),
-  since a model's own boxes are rarely that far off. Trust: the share of the tiles it finds
-  whose box it places at IoU >= 0.7.
+  Evidence: 1 at IoU 0.5 or less, falling to 0 at 0.7, since a model's own boxes are rarely that
+  far off. Trust: box precision at the detection's confidence, times the share of the tiles it
+  finds whose box it places at IoU >= 0.7.
 
-The trusts are measured on the audited set itself (label errors are few, so they barely move
-them): a model that misses a third of the tiles cannot say much about a missing tile, and its
+Trust is measured on the audited set itself (label errors are few, so they barely move it), and
+at the model's own score (`datasets.calibration`): a score means different things for different
+models, and an undertrained model that reads most tiles right at 0.1 deserves to be believed at
+0.1. A model that misses a third of the tiles cannot say much about a missing tile, and its
 "missed" flags sink below the kinds it is good at. Images differ in how well the model sees them
 (style, blur, light), so the box recall and precision behind "missed" and "unlabelled" are the
 image's own, shrunk toward the whole set's with PRIOR pseudo-counts: a label the model misses in an
@@ -44,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from datasets.calibration import Calibration
 from datasets.metrics import IOU_THRESHOLDS, ap_per_class, confusion, true_positives
 from datasets.yolo import LabelError, image_labels, read_labels
 from vision.boxes import iou_matrix, match
@@ -64,7 +67,7 @@ PRIOR = 5  # pseudo-counts of the whole set's box recall/precision in an image's
 @dataclass(frozen=True)
 class Flag:
     kind: str
-    evidence: float  # how strongly the model disagrees, 0-1
+    evidence: float  # how plainly the model disagrees, 0-1
     image: str  # relative to the data set's root
     label: int | None  # index of the box in the image's label file (blank lines skipped)
     detection: int | None  # index into the image's `reading`
@@ -73,7 +76,7 @@ class Flag:
     confidence: float | None  # the model's confidence in `read`
     iou: float | None  # between the label and the detection
     box: tuple[float, float, float, float]  # region in image pixels (label and detection together)
-    trust: float = 1.0  # how often the model is right about this kind of thing on the audited set
+    trust: float = 1.0  # how often the model is right in a claim like this on the audited set
 
     @property
     def suspicion(self) -> float:
@@ -145,15 +148,15 @@ def find_flags(rel: str, boxes: np.ndarray, codes: list[str], reading: Detection
         scores = reading.scores[r]
         top, labelled = int(scores.argmax()), CLASS_INDEX[codes[t]]
         if top != labelled:
-            flag("wrong-class", scores[top] * certainty(scores[top], scores[labelled]), t, r)
+            flag("wrong-class", certainty(scores[top], scores[labelled]), t, r)
         if iou[t, r] < SHIFTED_IOU:
-            flag("shifted", scores[top] * (SHIFTED_IOU - iou[t, r]) / (SHIFTED_IOU - MATCH_IOU), t, r)
+            flag("shifted", (SHIFTED_IOU - iou[t, r]) / (SHIFTED_IOU - MATCH_IOU), t, r)
     lone_labels = [t for t in range(len(boxes)) if t not in pairs]
     lone_reads = [r for r in range(len(reading)) if r not in pairs.values()]
     partial = match(boxes[lone_labels], read_boxes[lone_reads], PARTIAL_IOU)
     for i, j in partial.items():
         t, r = lone_labels[i], lone_reads[j]
-        flag("shifted", reading.confidences[r], t, r)
+        flag("shifted", 1.0, t, r)
     covering = iou_matrix(boxes, tail.boxes) >= MATCH_IOU
     for i, t in enumerate(lone_labels):
         if i not in partial:
@@ -161,7 +164,7 @@ def find_flags(rel: str, boxes: np.ndarray, codes: list[str], reading: Detection
     paired = set(partial.values())
     for j, r in enumerate(lone_reads):
         if j not in paired and (not len(boxes) or iou[:, r].max() < LONE_IOU):
-            flag("unlabelled", reading.confidences[r], None, r)
+            flag("unlabelled", 1.0, None, r)
     return flags
 
 
@@ -253,6 +256,7 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     tight = 0  # tiles found with their box at IoU >= SHIFTED_IOU
     per_image = []  # (tiles found, labels, detections read) of each image
     tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
+    read_scores, read_right, tile_scores, on_tile = [], [], [], []  # the calibrations' observations
     for item in images:
         true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
         tail, reading = item.tail, item.reading
@@ -269,15 +273,30 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         pairs = match(item.boxes, reading.boxes, MATCH_IOU)
         tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in pairs.items())
         per_image.append((len(pairs), len(item.boxes), len(reading)))
+        read_scores += [reading.confidences[r] for r in pairs.values()]
+        read_right += [reading.class_ids[r] == true[t] for t, r in pairs.items()]
+        tile_scores += reading.confidences.tolist()
+        on_tile += [r in pairs.values() for r in range(len(reading))]
     ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
     found = int(matrix[:n, :n].sum())
     trust = {"wrong-class": np.trace(matrix[:n, :n]) / max(found, 1), "missed": found / max(matrix[:n].sum(), 1),
              "unlabelled": found / max(matrix[:, :n].sum(), 1), "shifted": tight / max(found, 1)}
     trust = {kind: float(value) for kind, value in trust.items()}
+    reads_right, is_tile = Calibration(read_scores, read_right), Calibration(tile_scores, on_tile)
+
+    def trusted(f: Flag, recall_here: float, precision_here: float) -> float:
+        if f.kind == "wrong-class":
+            return reads_right(f.confidence)
+        if f.kind == "shifted":
+            return is_tile(f.confidence) * trust["shifted"]
+        if f.kind == "unlabelled":  # an image full of stray detections (a busy mat) says less
+            return is_tile(f.confidence) * min(1.0, precision_here / max(trust["unlabelled"], 1e-9))
+        return recall_here
+
     for item, (found_here, labels_here, reads_here) in zip(images, per_image, strict=True):
-        here = {"missed": (found_here + PRIOR * trust["missed"]) / (labels_here + PRIOR),
-                "unlabelled": (found_here + PRIOR * trust["unlabelled"]) / (reads_here + PRIOR)}
-        item.flags = [replace(f, trust=here.get(f.kind, trust[f.kind])) for f in item.flags]
+        recall_here = (found_here + PRIOR * trust["missed"]) / (labels_here + PRIOR)
+        precision_here = (found_here + PRIOR * trust["unlabelled"]) / (reads_here + PRIOR)
+        item.flags = [replace(f, trust=trusted(f, recall_here, precision_here)) for f in item.flags]
     flags = sorted((f for item in images for f in item.flags), key=lambda f: (-f.suspicion, f.image, f.kind))
     return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, trust, flags)
 

@@ -180,22 +180,24 @@ def write_html(audit: Audit, out: Path, shown: int = SHOWN) -> Path:
 <span>precision <b>{audit.precision:.3f}</b></span><span>recall <b>{audit.recall:.3f}</b></span></p>
 <h2>Likely label errors</h2>
 <p>{len(audit.flags)} flags: {", ".join(f"{k} {n}" for k, n in counts.items())}. Most suspicious first; each
-thumbnail shows the label (left) and the model's detection (right). Suspicion = evidence × trust, where the
-trust of a kind is how often the model is right about that on this data set (the share of the tiles it finds
-whose code it reads as labelled; the share of labels it finds; the share of its detections on a label; the
-share of the tiles it finds whose box it places at IoU ≥ 0.7); for missed and unlabelled flags, the recall and
-precision of the flag's own image, shrunk toward the set's shown below.</p>
+thumbnail shows the label (left) and the model's detection (right). Suspicion = evidence × trust: evidence is
+how plainly the model disagrees, trust how often the model is right in a claim like this one on this data set,
+measured at the flag's own score (isotonic in the score; the overall shares are in brackets below).</p>
 <dl>
-<dt>wrong-class (trust {trust['wrong-class']:.2f})</dt><dd>the model finds the labelled tile but reads another code;
-evidence = its score for that code × its certainty that the labelled code is not there (1 when it gives that
-code no score, much less when it hesitates between the two).</dd>
-<dt>missed (trust {trust['missed']:.2f})</dt><dd>nothing found on the label (a box on no tile, or far off its tile);
-evidence = log({audit.conf:g} / s) / log({audit.conf:g} / {MIN_SCORE:g}), s the best score (at least {MIN_SCORE:g})
-of any detection covering it (IoU ≥ 0.5): 1 where the model sees nothing at all.</dd>
-<dt>unlabelled (trust {trust['unlabelled']:.2f})</dt><dd>a tile found where there is no label (a box left out);
-evidence = its confidence.</dd>
-<dt>shifted (trust {trust['shifted']:.2f})</dt><dd>label and detection of one tile overlap only partly (IoU under 0.7);
-evidence = the detection's confidence, in full at IoU 0.5 or less, down to none at 0.7.</dd>
+<dt>wrong-class (codes read right: {trust['wrong-class']:.2f})</dt><dd>the model finds the labelled tile but reads
+another code; evidence = its certainty that the labelled code is not there (1 when it gives that code no score,
+much less when it hesitates between the two); trust = the share of found tiles read at that score whose code
+agrees with the label.</dd>
+<dt>missed (labels found: {trust['missed']:.2f})</dt><dd>nothing found on the label (a box on no tile, or far off
+its tile); evidence = log({audit.conf:g} / s) / log({audit.conf:g} / {MIN_SCORE:g}), s the best score (at least
+{MIN_SCORE:g}) of any detection covering it (IoU ≥ 0.5): 1 where the model sees nothing at all; trust = the
+share of labels it finds in the flag's image, shrunk toward the set's.</dd>
+<dt>unlabelled (detections on a label: {trust['unlabelled']:.2f})</dt><dd>a tile found where there is no label (a
+box left out); trust = the share of detections at its confidence that lie on a label, lowered in an image
+with more stray detections than the set's.</dd>
+<dt>shifted (boxes tight: {trust['shifted']:.2f})</dt><dd>label and detection of one tile overlap only partly
+(IoU under 0.7); evidence = 1 at IoU 0.5 or less, down to none at 0.7; trust = the share of detections at its
+confidence that lie on a label × the share of found tiles boxed at IoU ≥ 0.7.</dd>
 </dl>
 <table><tr><th>#</th><th>suspicion</th><th>kind</th><th>image</th><th>labelled</th><th>read as</th>
 <th>confidence</th><th>IoU</th><th>label | detection</th></tr>
