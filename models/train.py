@@ -28,17 +28,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--name", default="tiles")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--warmup", type=float, default=None,
+                        help="warm-up epochs (default: 3 from scratch, 0.5 when continuing from weights: "
+                             "a trained model needs no ramp, and a CPU budget holds only a few epochs)")
     args = parser.parse_args(argv)
 
     load_ultralytics()
     from ultralytics import YOLO
 
+    continuing = args.start.endswith(".pt")
+    warmup = args.warmup if args.warmup is not None else (0.5 if continuing else 3.0)
+    # pretrained=False makes train() rebuild a .pt's architecture with fresh weights; a yaml start has none
+    # to keep, and True there would look for downloadable ones.
     model = YOLO(args.start)
     model.train(
         data=os.path.abspath(args.data), time=args.hours, epochs=1000, imgsz=args.imgsz, batch=args.batch,
         device=args.device, workers=2, cache="ram", plots=False, amp=False, val=False,
         project=str(REPO / "runs" / "train"), name=args.name, exist_ok=True, seed=0, deterministic=False,
-        pretrained=False, patience=0, cos_lr=True, **AUGMENT,
+        pretrained=continuing, patience=0, cos_lr=True, warmup_epochs=warmup, **AUGMENT,
     )
 
 
