@@ -95,7 +95,7 @@ def on_text() -> None:
     try:
         draft = from_text(ss.text)
     except HandError as exc:
-        ss.text_error = str(exc)
+        ss.text_error = exc.for_player
         return
     ss.text_error = None
     edit(draft)
@@ -201,7 +201,7 @@ st.text_input(t("或用文字輸入手牌"), key="text", on_change=on_text,
                      "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
 st.button(t("讀入文字"), on_click=on_text)
 if ss.get("text_error"):
-    st.error(t("看不懂這手牌：") + ss.text_error)
+    st.error(t("看不懂這手牌：" + ss.text_error))
 
 # ② hand
 st.subheader(t("② 手牌"))
@@ -289,7 +289,9 @@ table = Table(dealer=ss.dealer, base=ss.base, per_tai=ss.per_tai, streak=ss.stre
 outcome = None
 try:
     outcome = evaluate(draft, situation, table, ss.ruleset)
-except (HandError, RulesetError) as exc:
+except HandError as exc:
+    st.error(t("這手牌不能算：" + exc.for_player))
+except RulesetError as exc:
     st.error(t("這手牌不能算：") + str(exc))
 if outcome is not None:
     st.metric(t("合計"), f"{outcome.score.total} 台")

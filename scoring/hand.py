@@ -21,7 +21,16 @@ ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
 
 
 class HandError(ValueError):
-    """A hand that cannot be scored. The message names the problem in words a player reads."""
+    """A hand that cannot be scored. The message names the problem in words a player reads; `zh`,
+    where given, says it in Traditional Chinese for the table (the app shows `for_player`)."""
+
+    def __init__(self, message: str, zh: str | None = None) -> None:
+        super().__init__(message)
+        self.zh = zh
+
+    @property
+    def for_player(self) -> str:
+        return self.zh or str(self)
 
 
 def _tile(value: Any, where: str) -> str:

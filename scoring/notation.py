@@ -39,7 +39,8 @@ def parse_tiles(text: str) -> tuple[str, ...]:
                     code = f"{d}{s}"
                     if code not in INDEX:
                         raise HandError(f"{d}{s} in {text[i:j + 1]!r} is not a tile "
-                                        "(m, p, s: 1-9; z: 1-7; f: 1-8)")
+                                        "(m, p, s: 1-9; z: 1-7; f: 1-8)",
+                                        f"「{text[i:j + 1]}」裡的 {d}{s} 不是牌（m、p、s 是 1-9，z 是 1-7，f 是 1-8）")
                     out.append(code)
                 i = j + 1
                 continue
@@ -50,7 +51,8 @@ def parse_tiles(text: str) -> tuple[str, ...]:
                 i += size
                 break
         else:
-            raise HandError(f"cannot read a tile at {text[i:i + 4]!r} (position {i} of {text!r})")
+            raise HandError(f"cannot read a tile at {text[i:i + 4]!r} (position {i} of {text!r})",
+                            f"看不懂第 {i + 1} 個字起的「{text[i:i + 4]}」")
     return tuple(out)
 
 
@@ -61,7 +63,8 @@ def parse_tile(text: str) -> str:
         text = text[1:]
     tiles = parse_tiles(text)
     if len(tiles) != 1:
-        raise HandError(f"expected one tile, read {len(tiles)} from {text!r}")
+        raise HandError(f"expected one tile, read {len(tiles)} from {text!r}",
+                        f"要一張牌，「{text}」讀到 {len(tiles)} 張")
     return tiles[0]
 
 

@@ -95,5 +95,5 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
         dealer = rules.settlement.dealer_tai if t is not None and t.dealer == hand.seat else 0
         if total + dealer < rules.min_tai:
             raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
-                            f"{rules.min_tai} 台 (起胡)")
+                            f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
     return Score(items, total, view.waits, reading, rules.id)

@@ -56,7 +56,8 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
     (or just its total). Raises HandError when the table cannot settle this hand."""
     table = table or hand.table
     if table is None:
-        raise HandError("settlement needs a table: dealer, 底 (base) and 每台 (per_tai)")
+        raise HandError("settlement needs a table: dealer, 底 (base) and 每台 (per_tai)",
+                        "算錢要知道莊家、底和每台多少")
     if not isinstance(ruleset, Ruleset):
         default = result.ruleset if isinstance(result, Score) else DEFAULT_RULESET
         ruleset = load_ruleset(ruleset or default)
@@ -72,9 +73,11 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
         payers = [w for w in WINDS if w != winner]
     else:
         if table.discarder is None:
-            raise HandError("table.discarder: a win off a discard needs the discarder's seat")
+            raise HandError("table.discarder: a win off a discard needs the discarder's seat",
+                            "胡別人的牌：請選放槍的人")
         if table.discarder == winner:
-            raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder")
+            raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder",
+                            "放槍的人不能是胡牌的人")
         payers = [table.discarder]
     payments = []
     times = rules.self_draw_multiplier if hand.situation.self_draw else rules.discard_multiplier

@@ -18,25 +18,29 @@ from .tiles import COPIES, FLOWERS, PLAYING, TERMINALS_AND_HONOURS, is_honour, r
 _ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
 
 HAND_SIZE = 16  # tiles held before the win, a kong counting as 3
+_MELD_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
 
-def _meld_problem(m: Meld) -> str | None:
+def _meld_problem(m: Meld) -> HandError | None:
     t = m.tiles
     shown = f"{m.kind} {format_chinese(t)} ({' '.join(t)})"
+    zh = f"{_MELD_NAMES[m.kind]} {format_chinese(t, 'traditional')}"
     if m.kind == "chi":
         if len(t) != 3:
-            return f"{shown}: a chi has 3 tiles, not {len(t)}"
+            return HandError(f"{shown}: a chi has 3 tiles, not {len(t)}", f"{zh}：吃要 3 張牌，這裡有 {len(t)} 張")
         s = sorted(t, key=lambda x: (suit(x), rank(x)))
         if any(is_honour(x) for x in s) or len({suit(x) for x in s}) != 1 or [
             rank(x) - rank(s[0]) for x in s
         ] != [0, 1, 2]:
-            return f"{shown} is not a chow (three consecutive tiles of one suit)"
+            return HandError(f"{shown} is not a chow (three consecutive tiles of one suit)",
+                             f"{zh} 不是順子（同一花色連續三張）")
         return None
     size = 3 if m.kind == "pon" else 4
     if len(t) != size:
-        return f"{shown}: a {m.kind} has {size} tiles, not {len(t)}"
+        return HandError(f"{shown}: a {m.kind} has {size} tiles, not {len(t)}",
+                         f"{zh}：{_MELD_NAMES[m.kind]}要 {size} 張牌，這裡有 {len(t)} 張")
     if len(set(t)) != 1:
-        return f"{shown} is not a set of {size} identical tiles"
+        return HandError(f"{shown} is not a set of {size} identical tiles", f"{zh} 不是 {size} 張一樣的牌")
     return None
 
 
@@ -45,48 +49,56 @@ def check_situation(hand: Hand) -> None:
     s = hand.situation
     if s.rob_kong and s.self_draw:
         raise HandError("rob_kong: robbing a kong wins on another player's tile, "
-                        "so self_draw must be false")
+                        "so self_draw must be false", "搶槓是胡別人加槓的牌，不能是自摸")
     if s.after_kong and not s.self_draw:
         raise HandError("after_kong: the replacement tile after a kong is self-drawn, "
-                        "so self_draw must be true")
+                        "so self_draw must be true", "槓上開花是槓後補牌自摸，要選自摸")
     if s.heavenly and not s.self_draw:
         raise HandError("heavenly: 天和 wins on the dealer's own dealt tiles, "
-                        "so self_draw must be true")
+                        "so self_draw must be true", "天胡是莊家起手就胡，要選自摸")
     if s.heavenly and hand.melds:
-        raise HandError("heavenly: 天和 is won on the dealt tiles, before any chi, pon or kong")
+        raise HandError("heavenly: 天和 is won on the dealt tiles, before any chi, pon or kong",
+                        "天胡是起手就胡，不會有吃、碰、槓")
     first = [f for f in ("heavenly", "earthly", "human") if getattr(s, f)]
     if len(first) > 1:
-        raise HandError(f"{' and '.join(first)}: 天胡, 地胡 and 人胡 exclude one another")
+        raise HandError(f"{' and '.join(first)}: 天胡, 地胡 and 人胡 exclude one another",
+                        "天胡、地胡、人胡只能選一個")
     if s.earthly and not s.self_draw:
-        raise HandError("earthly: 地胡 is self-drawn on the first draw, so self_draw must be true")
+        raise HandError("earthly: 地胡 is self-drawn on the first draw, so self_draw must be true",
+                        "地胡是閒家第一次摸牌就自摸，要選自摸")
     if s.human and s.self_draw:
-        raise HandError("human: 人胡 wins off a discard, so self_draw must be false")
+        raise HandError("human: 人胡 wins off a discard, so self_draw must be false", "人胡是胡別人打的牌，不能是自摸")
     opened = sum(m.is_open for m in hand.melds)
-    for flag, name in (("earthly", "地胡"), ("human", "人胡"), ("heavenly_ready", "天听"),
-                       ("earthly_ready", "地听")):
+    for flag, name, zh in (("earthly", "地胡", "地胡"), ("human", "人胡", "人胡"), ("heavenly_ready", "天听", "天聽"),
+                           ("earthly_ready", "地听", "地聽")):
         if getattr(s, flag) and opened:
-            raise HandError(f"{flag}: {name} needs 门清 (no chi, pon or open kong)")
+            raise HandError(f"{flag}: {name} needs 门清 (no chi, pon or open kong)",
+                            f"{zh}要門清（沒有吃、碰、明槓）")
     if s.heavenly_ready and s.earthly_ready:
         raise HandError("heavenly_ready and earthly_ready: 天听 and 地听 are two ways of one "
-                        "declaration; give one")
+                        "declaration; give one", "天聽和地聽只能選一個")
     if s.after_flower and not s.self_draw:
         raise HandError("after_flower: the replacement tile after a flower is self-drawn, "
-                        "so self_draw must be true")
+                        "so self_draw must be true", "補花後胡是補花摸到的牌，要選自摸")
     if s.after_flower and not hand.flowers:
-        raise HandError("after_flower: a replacement after a flower needs a flower in 'flowers'")
+        raise HandError("after_flower: a replacement after a flower needs a flower in 'flowers'",
+                        "補花後胡要有花牌")
     t = hand.table
     if t is not None:
         if s.heavenly and t.dealer != s.seat:
             raise HandError(f"heavenly: only the dealer ({t.dealer}) can win 天和, "
-                            f"not seat {s.seat}")
+                            f"not seat {s.seat}", "天胡只有莊家能胡：莊家不是你的座位")
         if s.earthly and t.dealer == s.seat:
-            raise HandError(f"earthly: 地胡 is a non-dealer's win; seat {s.seat} is the dealer")
+            raise HandError(f"earthly: 地胡 is a non-dealer's win; seat {s.seat} is the dealer",
+                            "地胡是閒家的胡，莊家不能胡地胡")
         if not s.self_draw and t.discarder is None:
-            raise HandError("table.discarder: a win off a discard needs the discarder's seat")
+            raise HandError("table.discarder: a win off a discard needs the discarder's seat",
+                            "胡別人的牌：請選放槍的人")
         if s.self_draw and t.discarder is not None:
-            raise HandError("table.discarder: a self-drawn win has no discarder")
+            raise HandError("table.discarder: a self-drawn win has no discarder", "自摸沒有放槍的人")
         if t.discarder == s.seat:
-            raise HandError(f"table.discarder: the winner ({s.seat}) cannot be the discarder")
+            raise HandError(f"table.discarder: the winner ({s.seat}) cannot be the discarder",
+                            "放槍的人不能是胡牌的人")
 
 
 def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Reading]:
@@ -138,10 +150,15 @@ def _not_a_win(hand: Hand, rules: Ruleset) -> HandError:
     shown = f"{format_chinese(hand.concealed)} 和{tile_name(hand.win)}"
     others = [e.name for e in rules.entries if e.shape in ("pairs", "orphans")]
     shape = "5 sets and a pair" + (f" (nor {'/'.join(others)} of {rules.id})" if others else "")
+    zh_shown = f"{format_chinese(hand.concealed, 'traditional')} 胡{tile_name(hand.win, 'traditional')}"
+    zh_shape = "五組加一對" + (f"（也不是{rules.id}的{'、'.join(others)}）" if others else "")
     if w:
         need = "、".join(tile_name(t) for t in PLAYING if t in w)
-        return HandError(f"not a win: {shown} does not form {shape} (this hand waits on {need})")
-    return HandError(f"not a win: {shown} does not form {shape} (and no tile would complete it)")
+        zh_need = "、".join(tile_name(t, "traditional") for t in PLAYING if t in w)
+        return HandError(f"not a win: {shown} does not form {shape} (this hand waits on {need})",
+                         f"沒有胡：{zh_shown} 湊不成{zh_shape}（這手牌聽的是 {zh_need}）")
+    return HandError(f"not a win: {shown} does not form {shape} (and no tile would complete it)",
+                     f"沒有胡：{zh_shown} 湊不成{zh_shape}（也沒有聽任何牌）")
 
 
 def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
@@ -151,33 +168,38 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     seen = Counter(hand.all_flowers())
     for f, n in seen.items():
         if n > 1:
-            raise HandError(f"flower {tile_name(f)} ({f}) appears {n} times; there is only one")
+            raise HandError(f"flower {tile_name(f)} ({f}) appears {n} times; there is only one",
+                            f"花牌{tile_name(f, 'traditional')}出現 {n} 次，只有一張")
     if hand.flower_win:
         if set(hand.all_flowers()) != set(FLOWERS):
             raise HandError(f"flower win: {tile_name(hand.win)} wins only as the eighth flower; "
-                            f"'flowers' must hold the other seven")
+                            f"'flowers' must hold the other seven", "花胡要湊齊八張花：另外七張要在花牌裡")
         if not shape_wins(hand, rules):
             raise HandError(f"flower win: {rules.id} has no flower win (花胡); score the tiles "
-                            "of the hand with the flowers in 'flowers'")
+                            "of the hand with the flowers in 'flowers'",
+                            f"{rules.id} 沒有花胡：請用手牌算，花放在花牌裡")
         check_situation(hand)
         return
     if len(hand.melds) > 5:
-        raise HandError(f"{len(hand.melds)} melds; a winning hand has 5 sets in all")
+        raise HandError(f"{len(hand.melds)} melds; a winning hand has 5 sets in all",
+                        f"{len(hand.melds)} 組副露太多：胡牌一共只有 5 組")
     for m in hand.melds:
         problem = _meld_problem(m)
         if problem:
-            raise HandError(problem)
+            raise problem
     expected = HAND_SIZE - 3 * len(hand.melds)
     if len(hand.concealed) != expected:
         raise HandError(
             f"tile count: {len(hand.concealed)} concealed tiles besides the winning tile; with "
-            f"{len(hand.melds)} meld(s) there must be {expected} (16 − 3 per meld)"
-        )
+            f"{len(hand.melds)} meld(s) there must be {expected} (16 − 3 per meld)",
+            f"張數不對：胡的那張以外手牌有 {len(hand.concealed)} 張，{len(hand.melds)} 組副露時要有 {expected} 張"
+            "（16 減每組副露 3 張）")
     counts = Counter(hand.all_tiles())
     for t, n in sorted(counts.items()):
         if n > COPIES:
             raise HandError(f"{n} copies of {tile_name(t)} ({t}) across hand and melds; "
-                            f"there are only {COPIES}")
+                            f"there are only {COPIES}",
+                            f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
     full = counts_of(hand.concealed)
     full[PLAYING.index(hand.win)] += 1
     if not is_complete(tuple(full)) and not shape_wins(hand, rules):

@@ -2,6 +2,7 @@
 flowers of every seat, every kind of illegal hand, notation round-trips, settlement."""
 
 import random
+import re
 
 import pytest
 
@@ -258,6 +259,28 @@ def test_illegal_hand_is_refused_with_a_message_naming_the_problem(name):
     with pytest.raises(HandError) as err:
         score(Hand.from_json(data))
     assert message in str(err.value)
+
+
+def _reads(data: dict) -> bool:
+    try:
+        Hand.from_json(data)
+    except HandError:
+        return False
+    return True
+
+
+# What a player at the table can get wrong (the app builds well-formed hands, so not the JSON slips).
+AT_THE_TABLE = [name for name, (data, _) in ILLEGAL.items() if _reads(data)]
+
+
+@pytest.mark.parametrize("name", AT_THE_TABLE)
+def test_what_a_player_can_get_wrong_is_said_in_chinese_too(name):
+    with pytest.raises(HandError) as err:
+        score(Hand.from_json(ILLEGAL[name][0]))
+    zh = err.value.zh
+    assert zh and err.value.for_player == zh and re.search("[一-鿿]", zh), (name, zh)
+    assert not re.search("[A-Za-z]{3,}", zh), (name, zh)  # no English words (a ruleset id is not one)
+    assert len(AT_THE_TABLE) >= 20
 
 
 def test_the_base_of_the_illegal_cases_is_legal():
