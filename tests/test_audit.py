@@ -120,7 +120,8 @@ def test_a_miss_among_tiles_found_outranks_misses_where_nothing_is_found():
 def plant(kind: str, boxes: np.ndarray, codes: list[str], width: int, height: int, rng):
     """One label error in an image's labels: swap a class, drop a box, shift a box by half a tile, or add
     a box on the bare table. (boxes, codes, tile, where): the index of the tile changed in the correct
-    labels (None for an added box), and where the error is: its label index, or for a drop the box."""
+    labels (None for an added box), and where the error is: its label index, or for a drop the box.
+    None when the image has no bare table for an added box."""
     boxes, codes = boxes.copy(), list(codes)
     t = int(rng.integers(len(codes)))
     if kind == "swap":
@@ -133,11 +134,12 @@ def plant(kind: str, boxes: np.ndarray, codes: list[str], width: int, height: in
         step = np.array([size[0], 0, size[0], 0]) if rng.random() < 0.5 else np.array([0, size[1], 0, size[1]])
         boxes[t] += (0.5 if rng.random() < 0.5 else -0.5) * step
         return boxes, codes, t, t
-    while True:  # somewhere on the table at least a tile clear of every tile
+    for _ in range(1000):  # somewhere on the table at least a tile clear of every tile
         x, y = rng.uniform(0, width - size[0]), rng.uniform(0, height - size[1])
         box = np.array([x, y, x + size[0], y + size[1]])
         if iou_matrix(box[None] + [-size[0], -size[1], size[0], size[1]], boxes).max() == 0:
             return np.vstack([boxes, box]), codes + [str(rng.choice(CLASSES[:-1]))], None, len(codes)
+    return None
 
 
 def plant_errors(root: Path, seed: int = 7) -> list[tuple]:
@@ -145,13 +147,19 @@ def plant_errors(root: Path, seed: int = 7) -> list[tuple]:
     [(kind, image, tile, where)] as `plant` says."""
     rng = np.random.default_rng(seed)
     pairs = [(image, label) for image, label in image_labels(root) if label and label.read_text().strip()]
-    chosen = rng.choice(len(pairs), len(PLANTED) * PLANTED_PER_KIND, replace=False)
+    chosen = rng.choice(len(pairs), len(PLANTED) * PLANTED_PER_KIND, replace=False).tolist()
+    spare = [i for i in range(len(pairs)) if i not in chosen]  # for an image a kind cannot be planted in
     planted = []
     for n, i in enumerate(chosen):
-        image, label = pairs[i]
         kind = PLANTED[n // PLANTED_PER_KIND]
-        h, w = load_photo(image).shape[:2]
-        boxes, codes, tile, where = plant(kind, *read_labels(label, w, h), w, h, rng)
+        while True:
+            image, label = pairs[i]
+            h, w = load_photo(image).shape[:2]
+            changed = plant(kind, *read_labels(label, w, h), w, h, rng)
+            if changed:
+                break
+            i = spare.pop(0)
+        boxes, codes, tile, where = changed
         label.write_text("".join(line + "\n" for line in yolo_lines(boxes, codes, w, h)))
         planted.append((kind, str(image.relative_to(root)), tile, where))
     return planted
