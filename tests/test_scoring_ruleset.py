@@ -13,6 +13,11 @@ SPEC_ORDER = ["天和", "门清自摸", "门清", "自摸", "独听", "门风", 
               "小三元", "大三元", "小四喜", "大四喜", "碰碰和", "混一色", "字一色", "清一色", "五暗刻",
               "四暗刻", "三暗刻", "正花", "花杠", "八仙过海", "海底捞月", "河底捞鱼", "杠上开花", "抢杠"]
 RAW = json.loads((RULESET_DIR / "tw16-2026.09-p0.json").read_text(encoding="utf-8"))
+IMPROVED = json.loads((RULESET_DIR / "tw16-improved.json").read_text(encoding="utf-8"))
+
+
+def _entry(data, name):
+    return next(e for e in data["entries"] if e["name"] == name)
 
 
 def test_default_table_has_every_entry_of_the_spec_in_order():
@@ -27,15 +32,21 @@ def test_every_predicate_is_documented_in_chinese():
         assert fn.__doc__ and any("\u4e00" <= c <= "\u9fff" for c in fn.__doc__), name
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda d: d["entries"][0].update(when="no_such_thing"), "no predicate named"),
-    (lambda d: d["entries"][0].update(excludes=["不存在"]), "excludes unknown entries"),
-    (lambda d: d["entries"][0].update(colour="red"), "unknown key"),
-    (lambda d: d["entries"][1].pop("tai"), "missing 'tai'"),
-    (lambda d: d["entries"].append(dict(d["entries"][2])), "appears twice"),
+@pytest.mark.parametrize("table,change,message", [
+    (RAW, lambda d: d["entries"][0].update(when="no_such_thing"), "no predicate named"),
+    (RAW, lambda d: d["entries"][0].update(excludes=["不存在"]), "excludes unknown entries"),
+    (RAW, lambda d: d["entries"][0].update(colour="red"), "unknown key"),
+    (RAW, lambda d: d["entries"][1].pop("tai"), "missing 'tai'"),
+    (RAW, lambda d: d["entries"].append(dict(d["entries"][2])), "appears twice"),
+    # the fields of the other tables (issue 3): shapes, payments
+    (IMPROVED, lambda d: _entry(d, "平胡").update(shape="pairs"), "cannot make a win of shape"),
+    (IMPROVED, lambda d: _entry(d, "十三么").update(shape="standard"), "cannot make a win of shape"),
+    (IMPROVED, lambda d: _entry(d, "天胡").update(payment={"drop": ["lunch"]}), "payment.drop"),
+    (IMPROVED, lambda d: _entry(d, "天胡").update(payment={"base": False, "extra": 1}), "payment takes only"),
+    (IMPROVED, lambda d: _entry(d, "风花雪月").update(excludes=["三元 白"]), "excludes unknown entries"),
 ])
-def test_broken_tables_are_refused(change, message):
-    data = copy.deepcopy(RAW)
+def test_broken_tables_are_refused(table, change, message):
+    data = copy.deepcopy(table)
     change(data)
     with pytest.raises(RulesetError, match=message):
         parse_ruleset(data)
