@@ -51,6 +51,28 @@ def test_random_hands_read_back(seed):
     assert not reading.changed
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_packed_rows_stay_whole_under_box_noise_like_the_detectors(seed):
+    """Box edges off by 4.5% of a tile (the committed detector's centres are off by about 3%, edges 5%:
+    models/README.md) must not split a packed concealed row into groups."""
+    hand = random_winning_hand(random.Random(seed))
+    reading = read_detections(laid_out(hand, noise=0.045, seed=seed)[0], hand.situation)
+    assert reading.hand is not None and same_hand(reading.hand, hand), (hand.to_json(), reading.warnings)
+
+
+@pytest.mark.parametrize("apart", [0.3, 0.6])
+def test_melds_beside_the_concealed_row_are_told_apart_from_it(apart):
+    """Melds laid in the concealed row's line a third of a tile apart: closer than GROUP_GAP, and read
+    as concealed sets (a silent 门清) if not split off."""
+    hand = Hand(concealed=("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2m"), win="2m",
+                melds=(Meld("pon", ("6z",) * 3), Meld("chi", ("3s", "4s", "5s"))), situation=Situation())
+    dets, _ = laid_out(hand, melds_beside=apart)
+    assert len(group_rows(dets).rows) == 1
+    reading = read_detections(dets, hand.situation)
+    assert [g.kind for g in reading.groups] == ["concealed", "pon", "chi"]
+    assert reading.hand is not None and same_hand(reading.hand, hand)
+
+
 def test_win_not_apart_is_the_last_tile_with_a_warning():
     dets, _ = laid_out(HAND, win_apart=False)
     reading = read_detections(dets, HAND.situation)
