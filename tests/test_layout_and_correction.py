@@ -2,10 +2,13 @@
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from models.evaluate import load_samples
+from models.evaluate_layout import evaluate_layout
 from scoring.hand import Hand, Meld, Situation
 from scoring.random_hands import random_winning_hand
 from vision.classes import CLASS_INDEX
@@ -158,3 +161,13 @@ def test_a_tile_count_no_hand_has_is_reported_without_searching():
     assert reading.hand is None and reading.codes == tuple(codes)
     assert any("17 concealed tiles with the winning tile; with 1 meld(s) a winning hand has 14" in w
                for w in reading.warnings), reading.warnings
+
+
+def test_perfect_detections_of_the_committed_unseen_scenes_read_as_measured():
+    """models.evaluate_layout on tests/data/unseen-small: 13 of its 15 whole hands read exactly from
+    their label boxes; one has its winning tile inside the row (no photo says which tile won)."""
+    samples = load_samples(Path(__file__).parent / "data" / "unseen-small", "val", None)
+    result = evaluate_layout(samples)
+    assert (result["hands"], result["hand_exact"]) == (15, round(13 / 15, 4)), result
+    assert result["wrong"] == {"no legal hand read": 1, "winning tile inside the row, another taken": 1}
+    assert evaluate_layout(samples, noise=0.045)["hand_exact"] >= 12 / 15
