@@ -22,7 +22,8 @@ audited set, the model is right in a claim like this one):
   Trust: the share of labels the model finds (box recall).
 - unlabelled: a detection that overlaps no label much (IoU < 0.2 with every one): a tile nobody
   boxed. Evidence: 1 (its confidence is weighed by the trust). Trust: the share of its
-  detections at this confidence that lie on a label (box precision).
+  detections at this confidence that lie on a label (box precision), lowered for a code it
+  finds off the labels more than others (a back seen in the side of a standing tile).
 - shifted: a label and a detection of one tile that overlap only partly (0.1 <= IoU < 0.7).
   Evidence: 1 at IoU 0.5 or less, falling to 0 at 0.7, since a model's own boxes are rarely that
   far off. Trust: box precision at the detection's confidence, times the share of the tiles it
@@ -257,6 +258,7 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     per_image = []  # (tiles found, labels, detections read) of each image
     tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
     read_scores, read_right, tile_scores, on_tile = [], [], [], []  # the calibrations' observations
+    read_as = []  # the code of each detection, beside on_tile
     for item in images:
         true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
         tail, reading = item.tail, item.reading
@@ -277,12 +279,18 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         read_right += [reading.class_ids[r] == true[t] for t, r in pairs.items()]
         tile_scores += reading.confidences.tolist()
         on_tile += [r in pairs.values() for r in range(len(reading))]
+        read_as += reading.class_ids.tolist()
     ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
     found = int(matrix[:n, :n].sum())
     trust = {"wrong-class": np.trace(matrix[:n, :n]) / max(found, 1), "missed": found / max(matrix[:n].sum(), 1),
              "unlabelled": found / max(matrix[:, :n].sum(), 1), "shifted": tight / max(found, 1)}
     trust = {kind: float(value) for kind, value in trust.items()}
     reads_right, is_tile = Calibration(read_scores, read_right), Calibration(tile_scores, on_tile)
+    # Box precision per code read, shrunk toward the set's: a model that sees a back in the side of
+    # a standing tile makes "unlabelled back" flags that say little.
+    on_code = np.bincount(read_as, np.array(on_tile, np.float64), minlength=n) if read_as else np.zeros(n)
+    code_share = (on_code + PRIOR * trust["unlabelled"]) / (np.bincount(read_as, minlength=n) + PRIOR)
+    code_factor = np.minimum(1.0, code_share / max(trust["unlabelled"], 1e-9))
 
     def trusted(f: Flag, recall_here: float, precision_here: float) -> float:
         if f.kind == "wrong-class":
@@ -290,7 +298,8 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         if f.kind == "shifted":
             return is_tile(f.confidence) * trust["shifted"]
         if f.kind == "unlabelled":  # an image full of stray detections (a busy mat) says less
-            return is_tile(f.confidence) * min(1.0, precision_here / max(trust["unlabelled"], 1e-9))
+            return (is_tile(f.confidence) * min(1.0, precision_here / max(trust["unlabelled"], 1e-9))
+                    * code_factor[CLASS_INDEX[f.read]])
         return recall_here
 
     for item, (found_here, labels_here, reads_here) in zip(images, per_image, strict=True):

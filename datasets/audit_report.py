@@ -194,7 +194,7 @@ its tile); evidence = log({audit.conf:g} / s) / log({audit.conf:g} / {MIN_SCORE:
 share of labels it finds in the flag's image, shrunk toward the set's.</dd>
 <dt>unlabelled (detections on a label: {trust['unlabelled']:.2f})</dt><dd>a tile found where there is no label (a
 box left out); trust = the share of detections at its confidence that lie on a label, lowered in an image
-with more stray detections than the set's.</dd>
+with more stray detections than the set's and for a code the model often finds off the labels.</dd>
 <dt>shifted (boxes tight: {trust['shifted']:.2f})</dt><dd>label and detection of one tile overlap only partly
 (IoU under 0.7); evidence = 1 at IoU 0.5 or less, down to none at 0.7; trust = the share of detections at its
 confidence that lie on a label × the share of found tiles boxed at IoU ≥ 0.7.</dd>

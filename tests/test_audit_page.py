@@ -67,8 +67,8 @@ def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
     assert [(m.label, m.value) for m in at.metric] == [("mAP50", "0.500"), ("mAP50-95", "0.500"),
                                                       ("precision", "0.500"), ("recall", "0.667")]
     # most suspicious first: b's unlabelled 3p (at 0.85 one of two detections is on a label: (1 + 2 x 3/4) / 4,
-    # x 0.9 for b's strays) before a's 2m read as 3p (certainty 0.84 that it is not 2m at 0.02, x the share of
-    # codes read right at 0.85: none of one, (0 + 2 x 2/3) / 3)
+    # x 0.9 for b's strays, x 0.9 for 3p's) before a's 2m read as 3p (certainty 0.84 that it is not 2m at 0.02,
+    # x the share of codes read right at 0.85: none of one, (0 + 2 x 2/3) / 3)
     assert at.selectbox(key="audit_image").options == ["images/train/b.jpg（1 個可疑）",
                                                        "images/train/a.jpg（1 個可疑）"]
 
