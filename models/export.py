@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--imgsz", type=int, default=512)
     parser.add_argument("--conf", type=float, default=0.25,
                         help="tile threshold of the read path, chosen on held-out data (models/README.md)")
+    parser.add_argument("--classifier-weight", type=float, default=1.0,
+                        help="the crop classifier's share in the class scores against this detector's "
+                             "(1: the classifier alone), chosen on held-out data (models/README.md)")
     parser.add_argument("--classifier-only", action="store_true",
                         help="only set the crop classifier's entry in the existing model.json")
     args = parser.parse_args(argv)
@@ -112,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         "tile_width": training_tile_width(args.data, args.imgsz),
         "max_side": MAX_SIDE,
         "conf": args.conf,
+        "classifier_weight": args.classifier_weight,
         "classes": list(CLASSES),
         "trained_from": str(args.weights.relative_to(REPO) if args.weights.is_relative_to(REPO) else args.weights),
     }

@@ -215,3 +215,15 @@ def test_read_takes_the_classes_from_the_classifier():
         assert np.array_equal(plain.boxes, rescored.boxes)
         assert np.allclose(rescored.scores, with_cls.classifier.rescore(image, plain).scores)
         assert not np.allclose(rescored.scores, plain.scores)
+
+
+def test_the_blend_weight_comes_from_the_model_card(tmp_path):
+    """`classifier_weight` is chosen per detector (models/README.md); a card without one reads with the
+    classifier alone."""
+    card = json.loads((MODELS_DIR / "model.json").read_text())
+    assert TileDetector(MODELS_DIR).classifier.weight == card["classifier_weight"]
+    for name in {card["onnx"], card["classifier"]}:
+        shutil.copyfile(MODELS_DIR / name, tmp_path / name)
+    del card["classifier_weight"]
+    (tmp_path / "model.json").write_text(json.dumps(card))
+    assert TileDetector(tmp_path).classifier.weight == 1.0

@@ -33,9 +33,6 @@ from vision.detector import MODELS_DIR, ModelError, read_card, sha256_of
 CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
 PAD_VALUE = 114  # grey outside the photo, as the detector's letterbox
-# Read-time scores: weighted geometric mean of the classifier's softmax (weight) and the detector's
-# scores normalised to sum 1 (1 - weight). models/CLASSIFIER.md has the measurement behind it.
-CLASSIFIER_WEIGHT = 1.0
 BATCH = 64
 
 
@@ -96,8 +93,10 @@ def combine(detector_scores: np.ndarray, classifier_probs: np.ndarray, weight: f
 class TileClassifier:
     """The crop classifier's ONNX model (uint8 NHWC BGR crops in, 43 logits out), hash-checked."""
 
-    def __init__(self, onnx: Path, sha256: str, threads: int | None = None,
-                 weight: float = CLASSIFIER_WEIGHT) -> None:
+    def __init__(self, onnx: Path, sha256: str, threads: int | None = None, weight: float = 1.0) -> None:
+        """`weight`: read-time scores are a weighted geometric mean of this classifier's softmax (weight)
+        and the detector's scores normalised to sum 1 (1 - weight); the model card sets it per detector
+        (`classifier_weight` in model.json, chosen as models/README.md says)."""
         import onnxruntime as ort
 
         if not onnx.exists():

@@ -44,6 +44,9 @@ class ModelCard:
     conf: float = 0.25  # a box is a tile when its best class scores this much (chosen per model)
     classifier: Path | None = None  # the crop classifier (second stage), when the card names one
     classifier_sha256: str | None = None
+    # its share in each tile's class scores against the detector's (vision/crop_classifier.py): it
+    # depends on how well this detector reads classes, so it is chosen per model, as conf is
+    classifier_weight: float = 1.0
 
     @classmethod
     def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
@@ -51,7 +54,8 @@ class ModelCard:
         name = meta.get("classifier")
         return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
                    float(meta["tile_width"]), int(meta["max_side"]), float(meta.get("conf", 0.25)),
-                   models_dir / name if name else None, meta["sha256"].get(name) if name else None)
+                   models_dir / name if name else None, meta["sha256"].get(name) if name else None,
+                   float(meta.get("classifier_weight", 1.0)))
 
 
 def read_card(path: Path, what: str) -> dict:
@@ -130,7 +134,8 @@ class TileDetector:
         if classifier and self.card.classifier:
             from vision.crop_classifier import TileClassifier
 
-            self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads)
+            self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads,
+                                             self.card.classifier_weight)
 
     def detect(self, image: np.ndarray, long_side: int | None = None, conf: float | None = None,
                iou: float = 0.5) -> Detections:
