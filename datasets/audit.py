@@ -249,6 +249,11 @@ class Audit:
         }
 
 
+def _shrunk(hits, count, overall: float):
+    """A share of `count` (an image's, a code's) shrunk toward the set's `overall` with PRIOR pseudo-counts."""
+    return (hits + PRIOR * overall) / (count + PRIOR)
+
+
 def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
               skipped: list[tuple[str, str]]) -> Audit:
     n = len(CLASSES)
@@ -289,7 +294,7 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     # Box precision per code read, shrunk toward the set's: a model that sees a back in the side of
     # a standing tile makes "unlabelled back" flags that say little.
     on_code = np.bincount(read_as, np.array(on_tile, np.float64), minlength=n) if read_as else np.zeros(n)
-    code_share = (on_code + PRIOR * trust["unlabelled"]) / (np.bincount(read_as, minlength=n) + PRIOR)
+    code_share = _shrunk(on_code, np.bincount(read_as, minlength=n), trust["unlabelled"])
     code_factor = np.minimum(1.0, code_share / max(trust["unlabelled"], 1e-9))
 
     def trusted(f: Flag, recall_here: float, precision_here: float) -> float:
@@ -303,8 +308,8 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         return recall_here
 
     for item, (found_here, labels_here, reads_here) in zip(images, per_image, strict=True):
-        recall_here = (found_here + PRIOR * trust["missed"]) / (labels_here + PRIOR)
-        precision_here = (found_here + PRIOR * trust["unlabelled"]) / (reads_here + PRIOR)
+        recall_here = _shrunk(found_here, labels_here, trust["missed"])
+        precision_here = _shrunk(found_here, reads_here, trust["unlabelled"])
         item.flags = [replace(f, trust=trusted(f, recall_here, precision_here)) for f in item.flags]
     flags = sorted((f for item in images for f in item.flags), key=lambda f: (-f.suspicion, f.image, f.kind))
     return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, trust, flags)

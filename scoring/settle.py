@@ -19,6 +19,7 @@ from .hand import Hand, HandError, Table
 from .ruleset import DEFAULT_RULESET, Ruleset, SettlementRules, load_ruleset
 from .score import Score
 from .tiles import WINDS
+from .validate import check_discarder
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +73,7 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
     if hand.situation.self_draw:
         payers = [w for w in WINDS if w != winner]
     else:
-        if table.discarder is None:
-            raise HandError("table.discarder: a win off a discard needs the discarder's seat",
-                            "胡別人的牌：請選放槍的人")
-        if table.discarder == winner:
-            raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder",
-                            "放槍的人不能是胡牌的人")
+        check_discarder(winner, table)
         payers = [table.discarder]
     payments = []
     times = rules.self_draw_multiplier if hand.situation.self_draw else rules.discard_multiplier

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .decompose import _candidates, counts_of, is_complete, waits
-from .hand import Hand, HandError, Meld
+from .hand import Hand, HandError, Meld, Table
 from .notation import format_chinese
 from .reading import Reading, View, special_readings, special_shape_possible
 from .ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
@@ -91,14 +91,21 @@ def check_situation(hand: Hand) -> None:
         if s.earthly and t.dealer == s.seat:
             raise HandError(f"earthly: 地胡 is a non-dealer's win; seat {s.seat} is the dealer",
                             "地胡是閒家的胡，莊家不能胡地胡")
-        if not s.self_draw and t.discarder is None:
-            raise HandError("table.discarder: a win off a discard needs the discarder's seat",
-                            "胡別人的牌：請選放槍的人")
         if s.self_draw and t.discarder is not None:
             raise HandError("table.discarder: a self-drawn win has no discarder", "自摸沒有放槍的人")
-        if t.discarder == s.seat:
-            raise HandError(f"table.discarder: the winner ({s.seat}) cannot be the discarder",
-                            "放槍的人不能是胡牌的人")
+        if not s.self_draw:
+            check_discarder(s.seat, t)
+
+
+def check_discarder(winner: str, table: Table) -> None:
+    """A win off a discard needs a discarder who is not the winner (also checked when settling
+    with a table given apart from the hand)."""
+    if table.discarder is None:
+        raise HandError("table.discarder: a win off a discard needs the discarder's seat",
+                        "胡別人的牌：請選放槍的人")
+    if table.discarder == winner:
+        raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder",
+                        "放槍的人不能是胡牌的人")
 
 
 def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Reading]:
