@@ -7,6 +7,7 @@ Reports, on the images of DIR (a `python -m datasets generate` output, e.g. the 
 - what a player gets from the ONNX read path (two passes + layout + correction): tile precision
   and recall at IoU 0.5, the whole-row exact rate (every tile of the concealed row found once
   with the right code), the hand exact rate after correction, and the median time per photo;
+  and how far off the found boxes are (`box_error`, in label widths: the noise layout must bear);
   with the crop classifier when model.json names one (`--no-classifier`: the detector's own
   classes, to see what the second stage adds; `--classifier-weight`: its blend with the detector);
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
@@ -59,6 +60,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.tp = self.pred = self.true = self.found = 0
+        self.offsets: list[np.ndarray] = []  # found boxes' x1 y1 x2 y2 minus the label's, in label widths
 
     def add(self, pred_boxes, pred_codes, true_boxes, true_codes) -> dict[int, int]:
         pairs = match(true_boxes, pred_boxes)  # true index → predicted index, whatever the codes
@@ -66,11 +68,18 @@ class Tally:
         self.pred += len(pred_codes)
         self.true += len(true_codes)
         self.found += len(pairs)
+        self.offsets += [(pred_boxes[p] - true_boxes[t]) / (true_boxes[t, 2] - true_boxes[t, 0])
+                         for t, p in pairs.items()]
         return pairs
 
     def result(self) -> dict:
-        return {"precision": round(self.tp / max(self.pred, 1), 4), "recall": round(self.tp / max(self.true, 1), 4),
-                "code_right_of_found": round(self.tp / max(self.found, 1), 4)}
+        out = {"precision": round(self.tp / max(self.pred, 1), 4), "recall": round(self.tp / max(self.true, 1), 4),
+               "code_right_of_found": round(self.tp / max(self.found, 1), 4)}
+        if self.offsets:  # how far off the boxes are (layout's noise: models/evaluate_layout.py)
+            off = np.array(self.offsets)
+            out["box_error"] = {"edge_std": round(float(off.std(axis=0).mean()), 4),
+                                "centre_x_std": round(float(((off[:, 0] + off[:, 2]) / 2).std()), 4)}
+        return out
 
 
 def same_hand(a: Hand, truth: dict) -> bool:

@@ -56,7 +56,7 @@ def test_random_hands_read_back(seed):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_packed_rows_stay_whole_under_box_noise_like_the_detectors(seed):
-    """Box edges off by 4.5% of a tile (the committed detector's centres are off by about 3%, edges 5%:
+    """Box edges off by 4.5% of a tile (the committed detector's centres are off by about 2.5%, edges 4.5%:
     models/README.md) must not split a packed concealed row into groups."""
     hand = random_winning_hand(random.Random(seed))
     reading = read_detections(laid_out(hand, noise=0.045, seed=seed)[0], hand.situation)
