@@ -1,15 +1,22 @@
 """python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png | check DIR [--json]
-| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf C]"""
+| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf C] | real-train OUT [...]"""
 
 import argparse
+import sys
 from pathlib import Path
 
 from datasets.check import IOU_DUPLICATE
 
 
 def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["real-train"]:  # its own options: datasets/real_train.py
+        from datasets.real_train import main as real_train
+
+        return real_train(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m datasets")
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("real-train", help="real labelled photos made ready to train on (datasets/real_train.py)")
     gen = sub.add_parser("generate", help="write a synthetic YOLO data set")
     gen.add_argument("out", type=Path)
     gen.add_argument("--count", type=int, required=True)

@@ -13,15 +13,27 @@ def areas(boxes: np.ndarray) -> np.ndarray:
     return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
 
 
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(len(a), len(b)) IoU between two box sets; 0 where both boxes are empty."""
+def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) areas of the overlap of each box of `a` with each of `b`."""
     a = np.asarray(a, np.float64).reshape(-1, 4)
     b = np.asarray(b, np.float64).reshape(-1, 4)
     top_left = np.maximum(a[:, None, :2], b[None, :, :2])
     bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+    return np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) IoU between two box sets; 0 where both boxes are empty."""
+    inter = intersections(a, b)
     union = areas(a)[:, None] + areas(b)[None, :] - inter
     return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+
+def intersection_over_area(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) share of each box of `a` that each box of `b` covers; 0 for an empty box of `a`."""
+    inter = intersections(a, b)
+    area = areas(a)[:, None]
+    return np.divide(inter, area, out=np.zeros_like(inter), where=area > 0)
 
 
 def pairwise_iou(boxes: np.ndarray) -> np.ndarray:
