@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.yolo import label_path_of, read_labels
+from datasets.yolo import IMAGE_SUFFIXES, label_path_of, read_labels
 from vision.classes import CLASS_INDEX
 from vision.crop_classifier import CROP_H, CROP_W, cut_crop
 from vision.photo import load_photo
@@ -34,7 +34,7 @@ def make_crops(root: Path, split: str, jitters: int = 1, max_crops: int | None =
                jitter: float = JITTER) -> tuple[np.ndarray, np.ndarray]:
     """(crops, class ids) of the labelled boxes under root/images/split."""
     rng = np.random.default_rng(seed)
-    images = sorted((root / "images" / split).glob("*.jpg"))
+    images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
     if not images:
         raise SystemExit(f"no images under {root / 'images' / split}")
     order = rng.permutation(len(images)) if max_crops else np.arange(len(images))

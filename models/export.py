@@ -21,6 +21,7 @@ import numpy as np
 import yaml
 from PIL import Image
 
+from datasets.yolo import IMAGE_SUFFIXES
 from models.ultralytics_env import REPO, load_ultralytics
 from vision.classes import CLASSES
 from vision.detector import MODELS_DIR, sha256_of
@@ -29,10 +30,13 @@ MAX_SIDE = 1280  # second pass cap: keeps a many-row photo under ~0.5 s on 2 cor
 
 
 def training_tile_width(data_yaml: Path, imgsz: int, sample: int = 600) -> float:
-    """Median tile width (short side of the label boxes) in network-input pixels."""
+    """Median tile width (short side of the label boxes) in network-input pixels, over up to `sample`
+    images of each training folder (a mix lists several, `models/train.py`)."""
     cfg = yaml.safe_load(data_yaml.read_text())
     root = Path(cfg.get("path") or data_yaml.parent)
-    images = sorted((root / cfg["train"]).glob("*.jpg"))[:sample]
+    folders = dict.fromkeys(cfg["train"] if isinstance(cfg["train"], list) else [cfg["train"]])
+    images = [image for folder in folders
+              for image in sorted(p for p in (root / folder).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)[:sample]]
     widths = []
     for image in images:
         label = Path(str(image).replace("/images/", "/labels/")).with_suffix(".txt")
@@ -45,7 +49,7 @@ def training_tile_width(data_yaml: Path, imgsz: int, sample: int = 600) -> float
                 _, _, _, bw, bh = map(float, line.split())
                 widths.append(min(bw * w, bh * h) * scale)
     if not widths:
-        raise SystemExit(f"no labels found under {root / cfg['train']}")
+        raise SystemExit(f"no labels found under {', '.join(str(root / f) for f in folders)}")
     return round(float(np.median(widths)), 1)
 
 
@@ -84,6 +88,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--classifier-weight", type=float, default=1.0,
                         help="the crop classifier's share in the class scores against this detector's "
                              "(1: the classifier alone), chosen on held-out data (models/README.md)")
+    parser.add_argument("--out", type=Path, default=MODELS_DIR,
+                        help="model folder to write (default models/; another folder gets a copy of the crop "
+                             "classifier too, a complete model to compare with `--models` of evaluate/audit)")
     parser.add_argument("--classifier-only", action="store_true",
                         help="only set the crop classifier's entry in the existing model.json")
     args = parser.parse_args(argv)
@@ -105,12 +112,17 @@ def main(argv: list[str] | None = None) -> None:
     if list(model.names.values()) != list(CLASSES):
         raise SystemExit("the weights' class names differ from vision.classes.CLASSES")
     onnx = Path(model.export(format="onnx", dynamic=True, simplify=True, opset=17, imgsz=args.imgsz))
-    shutil.copyfile(args.weights, MODELS_DIR / "tiles.pt")
-    shutil.copyfile(onnx, MODELS_DIR / "tiles.onnx")
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    if out.resolve() != MODELS_DIR.resolve() and (MODELS_DIR / "classifier.json").exists():
+        for name in ("classifier.json", json.loads((MODELS_DIR / "classifier.json").read_text())["onnx"]):
+            shutil.copyfile(MODELS_DIR / name, out / name)
+    shutil.copyfile(args.weights, out / "tiles.pt")
+    shutil.copyfile(onnx, out / "tiles.onnx")
     meta = {
         "onnx": "tiles.onnx",
         "pt": "tiles.pt",
-        "sha256": {name: sha256_of(MODELS_DIR / name) for name in ("tiles.onnx", "tiles.pt")},
+        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt")},
         "imgsz": args.imgsz,
         "tile_width": training_tile_width(args.data, args.imgsz),
         "max_side": MAX_SIDE,
@@ -119,8 +131,8 @@ def main(argv: list[str] | None = None) -> None:
         "classes": list(CLASSES),
         "trained_from": str(args.weights.relative_to(REPO) if args.weights.is_relative_to(REPO) else args.weights),
     }
-    meta = with_classifier(meta)
-    (MODELS_DIR / "model.json").write_text(json.dumps(meta, indent=1) + "\n")
+    meta = with_classifier(meta, out)
+    (out / "model.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps({k: v for k, v in meta.items() if k != "classes"}, indent=1))
 
 

@@ -106,9 +106,11 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return x.clamp(0, 1)
 
 
-def load_crops(path: Path, limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    data = np.load(path)
-    x, y = data["x"], data["y"]
+def load_crops(paths: Path | list[Path], limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The crops of one .npz, or of several together (one listed twice counts twice)."""
+    parts = [np.load(p) for p in (paths if isinstance(paths, list) else [paths])]
+    x = np.concatenate([d["x"] for d in parts])
+    y = np.concatenate([d["y"] for d in parts])
     if limit and limit < len(y):
         keep = np.random.default_rng(0).choice(len(y), limit, replace=False)
         x, y = x[keep], y[keep]
@@ -118,8 +120,9 @@ def load_crops(path: Path, limit: int | None = None) -> tuple[torch.Tensor, torc
 @torch.no_grad()
 def accuracy(net: TileNet, x: torch.Tensor, y: torch.Tensor, batch: int = 512) -> float:
     net.eval()
-    right = sum(int((net(x[i:i + batch].permute(0, 3, 1, 2).float() / 255.0).argmax(1) == y[i:i + batch]).sum())
-                for i in range(0, len(y), batch))
+    device = next(net.parameters()).device
+    right = sum(int((net(x[i:i + batch].permute(0, 3, 1, 2).float().to(device) / 255.0).argmax(1).cpu()
+                     == y[i:i + batch]).sum()) for i in range(0, len(y), batch))
     net.train()
     return right / max(len(y), 1)
 
@@ -134,6 +137,7 @@ def learning_rate(progress: float, peak: float, warmup: float = 0.03) -> float:
 def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tensor, torch.Tensor], minutes: float,
           batch: int, lr: float, seed: int) -> dict:
     gen = torch.Generator().manual_seed(seed)
+    device = next(net.parameters()).device  # crops are augmented on the CPU, the network runs where it is
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     budget = 60 * minutes
     start = time.monotonic()
@@ -153,14 +157,15 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
             for group in opt.param_groups:
                 group["lr"] = learning_rate(progress, lr)
             idx = order[i:i + batch]
-            logits = net(augment(x[idx], gen))
-            loss = F.cross_entropy(logits, y[idx], label_smoothing=0.1)
+            target = y[idx].to(device)
+            logits = net(augment(x[idx], gen).to(device))
+            loss = F.cross_entropy(logits, target, label_smoothing=0.1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             steps += 1
             seen += len(idx)
-            correct += int((logits.argmax(1) == y[idx]).sum())
+            correct += int((logits.argmax(1) == target).sum())
             loss_sum += loss.item() * len(idx)
         val_acc = accuracy(net, *val)
         history.append({"epoch": epoch, "crops": seen, "train_loss": round(loss_sum / max(seen, 1), 4),
@@ -201,7 +206,8 @@ def shown(path: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m models.train_classifier", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--train", type=Path, default=CROPS / "gen-v1-train.npz")
+    parser.add_argument("--train", type=Path, nargs="+", default=[CROPS / "gen-v1-train.npz"],
+                        help="crops to train on (several .npz train together; list one twice to weigh it double)")
     parser.add_argument("--val", type=Path, default=CROPS / "gen-v1-val.npz")
     parser.add_argument("--unseen", type=Path, default=CROPS / "unseen-v1-val.npz",
                         help="held-out styles: judged after training, never trained on")
@@ -211,6 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--limit", type=int, help="train on a random subset of this many crops (trial runs)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="folder for the ONNX file and classifier.json")
     args = parser.parse_args(argv)
 
@@ -218,11 +225,12 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(args.seed)
     x, y = load_crops(args.train, args.limit)
     val = load_crops(args.val)
-    net = TileNet()
+    net = TileNet().to(args.device)
     params = sum(p.numel() for p in net.parameters())
     print(f"{len(y)} train crops, {len(val[1])} val crops, {params} parameters, {args.minutes} min on "
           f"{args.threads} thread(s)", flush=True)
     run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed)
+    net = net.cpu()
 
     args.out.mkdir(parents=True, exist_ok=True)
     onnx = args.out / ONNX_NAME
@@ -236,7 +244,8 @@ def main(argv: list[str] | None = None) -> None:
         "onnx": ONNX_NAME, "sha256": sha256_of(onnx), "classes": list(CLASSES),
         "crop": {"height": CROP_H, "width": CROP_W, "expand": EXPAND},
         "network": {"stages": [list(s) for s in STAGES], "parameters": params},
-        "training": {"train": str(shown(args.train)), "crops": len(y), "minutes": args.minutes, "threads": args.threads,
+        "training": {"train": [str(shown(p)) for p in args.train], "crops": len(y), "device": args.device,
+                     "minutes": args.minutes, "threads": args.threads,
                      "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],
                      "steps": run["steps"], "history": run["history"]},
         **report,
