@@ -53,9 +53,9 @@ def raised(top: np.ndarray, side_px: int, shade: float = 0.7) -> np.ndarray:
     h, w = top.shape[:2]
     out = np.zeros((h + side_px, w, 4), np.float32)
     alpha = np.zeros((h + side_px, w), np.float32)
-    for dy in range(0, side_px + 1, max(1, side_px // 12)):
-        alpha[dy : dy + h] = np.maximum(alpha[dy : dy + h], top[:, :, 3])
-    alpha[side_px : side_px + h] = np.maximum(alpha[side_px : side_px + h], top[:, :, 3])
+    alpha[:h] = top[:, :, 3]
+    # Dilating with a column anchored at its bottom sweeps the outline down side_px rows.
+    alpha = cv2.dilate(alpha, np.ones((side_px + 1, 1), np.uint8), anchor=(0, side_px))
     opaque = top[:, :, 3] > 128
     rows = np.nonzero(opaque.any(1))[0]
     colour = np.median(top[rows[-max(1, len(rows) // 10) :]][opaque[rows[-max(1, len(rows) // 10) :]]][:, :3], 0)

@@ -57,7 +57,7 @@ class Recipe:
     table_tilt: tuple = (35.0, 62.0)  # camera tilt from the player's chair
     table_hand: float = 0.9  # a table scene shows the player's hand (else only the surroundings)
     table_standing: float = 0.7  # at a table, the hand's concealed row stands
-    table_tile_px: tuple = (18.0, 44.0)  # a hand tile's width in pixels at 640, from the chair
+    table_tile_px: tuple = (20.0, 52.0)  # a hand tile's width in pixels at 640, from the chair
     # Clutter on the table (never labelled), each drawn with its probability in every scene kind.
     clutter: dict = field(default_factory=lambda: {"keyboard": 0.0, "phone": 0.0, "cup": 0.0, "chips": 0.0,
                                                    "dice": 0.0, "wind_marker": 0.0, "paper": 0.0})

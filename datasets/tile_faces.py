@@ -5,7 +5,7 @@ PNGs of the art sets, and go onto a body from tile_bodies. Characters come from 
 Noto CJK TC (see tools/make_font_subset.py), rendered once per process with Pillow.
 """
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import cv2
@@ -71,8 +71,13 @@ def put_char(face, char, font_index, box, colour, keep_aspect=True):
         x0, y0 = x0 + (bw - w) // 2, y0 + (bh - h) // 2
     else:
         w, h = bw, bh
-    m = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
-    _paint(face, m, x0, y0, colour)
+    _paint(face, _fitted(char, font_index, w, h), x0, y0, colour)
+
+
+@lru_cache(maxsize=512)
+def _fitted(char: str, font_index: int, w: int, h: int) -> np.ndarray:
+    """A glyph's coverage at w x h, float32 0..1 (printed paper draws the same few at one size)."""
+    return cv2.resize(_glyph(char, font_index), (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
 
 
 def _paint(face, m, x0, y0, colour):
