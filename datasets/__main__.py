@@ -1,4 +1,4 @@
-"""python -m datasets generate OUT --count N --seed S | preview DIR -n 16 OUT.png | check DIR [--json]
+"""python -m datasets generate OUT --count N --seed S [--recipe table] | preview DIR -n 16 OUT.png | check DIR [--json]
 | audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf C] | real-train OUT [...]"""
 
 import argparse
@@ -26,6 +26,8 @@ def main(argv=None) -> None:
     gen.add_argument("--val-fraction", type=float, default=0.1)
     gen.add_argument("--workers", type=int, default=2)
     gen.add_argument("--size", type=int, default=640, help="long side in pixels")
+    gen.add_argument("--recipe", default="default",
+                     help="default | table (hands at a table: walls, discards, clutter) | a recipe.json to remake")
     pre = sub.add_parser("preview", help="contact sheet of images with their boxes")
     pre.add_argument("dir", type=Path)
     pre.add_argument("-n", type=int, default=16)
@@ -50,10 +52,15 @@ def main(argv=None) -> None:
         return _audit(args)
     if args.command == "generate":
         from datasets.generate import generate
+        from datasets.recipe import load_recipe
 
         try:
+            recipe = load_recipe(args.recipe)
+        except (ValueError, TypeError) as exc:
+            raise SystemExit(f"error: {exc}") from exc
+        try:
             generate(args.out, args.count, args.seed, args.styles, args.val_fraction,
-                     args.workers, args.size)
+                     args.workers, args.size, recipe)
         except FileNotFoundError as exc:
             raise SystemExit(f"error: {exc}") from exc
     else:

@@ -1,4 +1,5 @@
-"""Procedural table surfaces: wood, felt (incl. mahjong-table green/blue), mats, cloth, paper."""
+"""Procedural table surfaces: wood, felt (incl. mahjong-table green/blue), mats, cloth, paper, and
+the flat plastic top of an automatic table."""
 
 import cv2
 import numpy as np
@@ -126,29 +127,46 @@ def paper(rng, h, w):
     return img
 
 
+AUTO_TABLE_COLOURS = ((150, 150, 148), (75, 125, 45), (140, 95, 40), (45, 45, 48), (95, 60, 30), (60, 100, 40))
+
+
+def auto_table(rng, h, w):
+    """An automatic table's top: flat grey, green, blue or dark plastic or baize, a faint sheen
+    across it and a little grain."""
+    c = _colour(rng, AUTO_TABLE_COLOURS[int(rng.integers(len(AUTO_TABLE_COLOURS)))], 10)
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = c
+    yy = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
+    sheen = 1 + rng.uniform(0.03, 0.12) * np.exp(-((yy - rng.uniform(-1, 1)) ** 2) / rng.uniform(0.05, 0.5))
+    grain = _fine_noise(rng, h, w, rng.uniform(1.5, 6), 0.6)
+    return img * (sheen * (1 + 0.04 * _low_freq(rng, h, w, 3)))[:, :, None] + grain[:, :, None]
+
+
 GENERATORS = {
-    "wood": (wood, 3.0),
-    "felt": (felt, 3.0),
-    "plain": (plain, 2.0),
-    "dotted_mat": (dotted_mat, 1.0),
-    "woven": (woven, 1.0),
-    "cloth": (cloth, 1.5),
-    "paper": (paper, 1.0),
+    "wood": wood,
+    "felt": felt,
+    "plain": plain,
+    "dotted_mat": dotted_mat,
+    "woven": woven,
+    "cloth": cloth,
+    "paper": paper,
+    "auto_table": auto_table,
 }
 
 
 MAX_CANVAS = 0.5  # texture pixels per image pixel, at most
 
 
-def background(rng: np.random.Generator, h: int, w: int, cam) -> tuple[np.ndarray, str]:
-    """A (h, w, 3) float32 BGR table surface seen through the camera, and its kind.
+def background(rng: np.random.Generator, h: int, w: int, cam, weights: dict) -> tuple[np.ndarray, str]:
+    """A (h, w, 3) float32 BGR table surface seen through the camera, and its kind (drawn with
+    `weights`, the recipe's `surfaces`).
 
     The texture is made flat on the patch of table the photo sees, at about half the image's
     scale (textures are smooth enough), then warped by the camera's homography, so its pattern
     recedes and turns with the tiles on it."""
-    names = list(GENERATORS)
-    weights = np.array([GENERATORS[n][1] for n in names])
-    name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
+    names = [n for n in GENERATORS if weights.get(n, 0) > 0]
+    p = np.array([weights[n] for n in names])
+    name = names[int(rng.choice(len(names), p=p / p.sum()))]
     # The table patch: preimage of the frame (a grid, in case the horizon comes near), at most
     # three frames wide around the frame centre's preimage.
     gx, gy = np.meshgrid(np.linspace(0, w, 5), np.linspace(0, h, 5))
@@ -162,7 +180,7 @@ def background(rng: np.random.Generator, h: int, w: int, cam) -> tuple[np.ndarra
     scale = cam.tile_px / 2  # texture pixels per table unit
     scale = min(scale, np.sqrt(MAX_CANVAS * w * h / np.prod(hi - lo)))
     cw, ch = (np.ceil((hi - lo) * scale) + 2).astype(int)
-    small = GENERATORS[name][0](rng, ch, cw)
+    small = GENERATORS[name](rng, ch, cw)
     to_table = np.array([[1 / scale, 0, lo[0]], [0, 1 / scale, lo[1]], [0, 0, 1]])
     img = cv2.warpPerspective(small.astype(np.float32), cam.H @ to_table, (w, h), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REFLECT_101)

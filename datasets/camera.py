@@ -42,11 +42,15 @@ def sample_tile_px(rng: np.random.Generator, long_side: int) -> float:
     return float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * long_side / 640
 
 
-def sample_camera(rng, width, height, tile_px, extent) -> Camera:
+def sample_camera(rng, width, height, tile_px, extent, tilt_range=None) -> Camera:
     """extent: (x0, y0, x1, y1) of the layout in table units; the layout is centred with a
-    random shift, so big layouts at close-up run off the image (cut tiles at the border)."""
+    random shift, so big layouts at close-up run off the image (cut tiles at the border).
+    tilt_range: (lo, hi) degrees, else mostly 15-40 with some top-down and some steep."""
     u = rng.random()
-    tilt = rng.uniform(0, 15) if u < 0.35 else rng.uniform(15, 40) if u < 0.9 else rng.uniform(40, 55)
+    if tilt_range is not None:
+        tilt = rng.uniform(*tilt_range)
+    else:
+        tilt = rng.uniform(0, 15) if u < 0.35 else rng.uniform(15, 40) if u < 0.9 else rng.uniform(40, 55)
     u = rng.random()
     roll = rng.normal(0, 4) if u < 0.7 else rng.uniform(-20, 20) if u < 0.95 else rng.uniform(-180, 180)
     x0, y0, x1, y1 = extent

@@ -3,6 +3,8 @@
 Image i is rendered from its own generator seeded by (seed, i), so the bytes do not depend on
 the number of workers or their order. Split: every image whose index crosses a multiple of
 1/val_fraction goes to val (exactly round(count * val_fraction) of them, spread evenly).
+OUT/recipe.json records the recipe (datasets/recipe.py), the generator's commit and the
+arguments, so the set can be named and made again.
 """
 
 import json
@@ -16,7 +18,8 @@ import yaml
 from tqdm import tqdm
 
 from datasets.photo import apply_photo, photo_effects
-from datasets.scene import render_scene
+from datasets.recipe import Recipe, generator_commit
+from datasets.scene import DEFAULT_RECIPE, render_scene
 from vision.classes import CLASSES
 
 _EFFECTS = None
@@ -26,13 +29,14 @@ def split_of(index: int, val_fraction: float) -> str:
     return "val" if int((index + 1) * val_fraction) > int(index * val_fraction) else "train"
 
 
-def make_sample(index: int, seed: int, styles: str = "train", long_side: int = 640):
+def make_sample(index: int, seed: int, styles: str = "train", long_side: int = 640,
+                recipe: Recipe = DEFAULT_RECIPE):
     """(JPEG bytes, label text, scene truth dict) of image `index`."""
     global _EFFECTS
     if _EFFECTS is None:
         _EFFECTS = photo_effects()
     rng = np.random.default_rng([seed, index])
-    image, labels, truth = render_scene(rng, styles, long_side)
+    image, labels, truth = render_scene(rng, styles, long_side, recipe)
     image = apply_photo(_EFFECTS, image, int(rng.integers(2**31)))
     quality = int(rng.integers(70, 96))
     jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
@@ -44,10 +48,10 @@ def make_sample(index: int, seed: int, styles: str = "train", long_side: int = 6
     return jpeg, "".join(line + "\n" for line in lines), truth
 
 
-def _write(index, out, seed, styles, val_fraction, long_side):
+def _write(index, out, seed, styles, val_fraction, long_side, recipe):
     split = split_of(index, val_fraction)
     stem = f"{index:06d}"
-    jpeg, label_text, truth = make_sample(index, seed, styles, long_side)
+    jpeg, label_text, truth = make_sample(index, seed, styles, long_side, recipe)
     truth = {"image": f"images/{split}/{stem}.jpg", "seed": seed, "index": index, **truth}
     (out / "images" / split / f"{stem}.jpg").write_bytes(jpeg)
     (out / "labels" / split / f"{stem}.txt").write_text(label_text)
@@ -56,7 +60,7 @@ def _write(index, out, seed, styles, val_fraction, long_side):
 
 
 def generate(out: Path, count: int, seed: int, styles: str = "train", val_fraction: float = 0.1,
-             workers: int = 2, long_side: int = 640) -> None:
+             workers: int = 2, long_side: int = 640, recipe: Recipe = DEFAULT_RECIPE) -> None:
     out = Path(out)
     for kind in ("images", "labels", "scenes"):
         for split in ("train", "val"):
@@ -68,8 +72,11 @@ def generate(out: Path, count: int, seed: int, styles: str = "train", val_fracti
         "names": dict(enumerate(CLASSES)),
     }
     (out / "data.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    made = {"recipe": recipe.to_json(), "generator_commit": generator_commit(), "count": count, "seed": seed,
+            "styles": styles, "val_fraction": val_fraction, "size": long_side}
+    (out / "recipe.json").write_text(json.dumps(made, ensure_ascii=False, indent=1) + "\n")
     job = partial(_write, out=out, seed=seed, styles=styles, val_fraction=val_fraction,
-                  long_side=long_side)
+                  long_side=long_side, recipe=recipe)
     if styles == "unseen":  # fail before forking if ../shared is missing
         from datasets.styles import UNSEEN_WEIGHTS, load_style
 

@@ -1,26 +1,32 @@
-"""Render one synthetic photo: layout -> tile sprites -> camera -> shadows -> (printout) -> occluders.
+"""Render one synthetic photo: layout -> tile sprites -> camera -> console and clutter -> shadows ->
+(printout) -> occluders. Every random draw's odds are the recipe's (datasets/recipe.py).
 
 Every tile is warped straight from its sprite into the image by one homography (sprite ->
 table -> image; a printout adds scene -> page -> photo to its outline), so its label box is
 exactly the box of its warped outline (the convex hull of the drawn sprite), cut to the frame,
 or the box of what shows when a tile in front hides part of it. A tile is labelled when >= 40%
-of it is visible.
+of it is visible. Clutter (keyboards, phones, dice, paper ...) is never labelled and never covers
+a tile; a wall's upper tiles stand one tile thickness above the lower ones, which then show only
+their front edge and go unlabelled.
 """
+
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
-from datasets import occluders
+from datasets import clutter, occluders
 from datasets import tile_bodies as tb
 from datasets.backgrounds import background
 from datasets.camera import apply, sample_camera, sample_size, sample_tile_px
 from datasets.printout import printout
-from datasets.scene_layout import TILE_D, layout
+from datasets.recipe import Recipe
+from datasets.scene_layout import SURROUND_KINDS, TILE_D, layout
 from datasets.styles import SceneSet, pick_style
 from vision.classes import BACK, CLASS_INDEX
 
 MIN_VISIBLE = 0.4
-PRINTOUT = 0.05  # share of scenes that are photos of a printed photo
+DEFAULT_RECIPE = Recipe()
 NEIGHBOUR_HIDES = 0.95  # a tile showing less of itself than this gets the box of what shows
 
 
@@ -30,8 +36,9 @@ def _affine(tx=0.0, ty=0.0, angle=0.0, scale=1.0):
     return np.array([[c, -s, tx], [s, c, ty], [0, 0, 1]])
 
 
-def _sprite_to_image(p, sprite_h, top_h, cam):
-    """3x3 map from sprite pixels to image pixels for a lying or standing tile."""
+def _sprite_to_image(p, sprite_h, top_h, cam, squash=1.0):
+    """3x3 map from sprite pixels to image pixels for a lying or standing tile; `squash` < 1
+    foreshortens a standing face that leans back, seen from above."""
     if not p.upright:
         to_plane = _affine(p.x, p.y, p.angle) @ _affine(scale=1 / tb.TOP_W) @ _affine(
             -tb.TOP_W / 2, -top_h / 2
@@ -43,9 +50,8 @@ def _sprite_to_image(p, sprite_h, top_h, cam):
     foot = np.array([[p.x, p.y + TILE_D / 2], [p.x + np.cos(a), p.y + TILE_D / 2 + np.sin(a)]])
     q0, q1 = apply(cam.H, foot)
     d = q1 - q0
-    return _affine(*q0, np.degrees(np.arctan2(d[1], d[0])), np.hypot(*d) / tb.TOP_W) @ _affine(
-        -tb.TOP_W / 2, -sprite_h
-    )
+    return (_affine(*q0, np.degrees(np.arctan2(d[1], d[0])), np.hypot(*d) / tb.TOP_W) @ np.diag([1, squash, 1])
+            @ _affine(-tb.TOP_W / 2, -sprite_h))
 
 
 def _local_scale(M, pt):
@@ -118,6 +124,81 @@ def visibility(polys: list[np.ndarray], w: int, h: int, occluder: np.ndarray | N
     return out
 
 
+def _in_view(cam, x, y, reach=1.0):
+    """Whether table point (x, y) is in front of the camera and within a few tiles of the frame,
+    and a tile there is at least 2 px wide: other tiles are not drawn (a table runs far)."""
+    corners = np.array([[x - reach, y - reach, 1], [x + reach, y - reach, 1], [x + reach, y + reach, 1],
+                        [x - reach, y + reach, 1]]).T
+    if (cam.H @ corners)[2].min() <= 1e-3:
+        return False
+    s = _local_scale(cam.H, (x, y))
+    (u, v), = apply(cam.H, np.array([[x, y]]))
+    m = 3 * s * reach
+    return s >= 2 and -m <= u <= cam.width + m and -m <= v <= cam.height + m
+
+
+def _place_flat(img, sprite, cam, x, y, angle, res, occupied):
+    """Draw a sprite lying on the table at (x, y) if it covers nothing in `occupied` (a tile or
+    earlier clutter); marks what it covers. Returns whether it was drawn."""
+    h, w = sprite.shape[:2]
+    M = cam.H @ _affine(x, y, angle) @ _affine(scale=1 / res) @ _affine(-w / 2, -h / 2)
+    corners = M @ np.array([[0, w, w, 0], [0, 0, h, h], [1, 1, 1, 1]], np.float64)
+    if corners[2].min() <= 1e-3:
+        return False
+    poly = apply(M, tb.hull(sprite))
+    mask = np.zeros(occupied.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1, cv2.LINE_8)
+    if not mask.any() or (mask & occupied).any():
+        return False
+    _blend(img, sprite, M, poly, 1.0)
+    occupied |= cv2.dilate(mask, np.ones((5, 5), np.uint8))
+    return True
+
+
+def _draw_clutter(rng, img, cam, recipe, occupied, force):
+    """The recipe's clutter, each kind with its probability (`force`: at least two kinds), put
+    where the photo shows table and no tile lies. Returns the kinds drawn."""
+    kinds = [k for k, p in recipe.clutter.items() if rng.random() < p]
+    if force and len(kinds) < 2:
+        pool = [k for k, p in recipe.clutter.items() if p > 0] or list(clutter.MAKERS)
+        kinds = list(rng.choice(pool, size=min(len(pool), int(rng.integers(2, 4))), replace=False))
+    to_table = np.linalg.inv(cam.H)
+    rise = cam.edge / 0.7  # side shown per unit of height, as a tile's edge
+    drawn = []
+    for kind in kinds:
+        for _ in range(6):  # a few tries for a free spot in view
+            q = to_table @ [rng.uniform(0, cam.width), rng.uniform(0, cam.height), 1]
+            if q[2] <= 1e-9:
+                continue
+            x, y = q[:2] / q[2]
+            res = float(np.clip(_local_scale(cam.H, (x, y)) * 1.2, 6, 64))
+            pieces = clutter.MAKERS[kind](rng, res, rise)
+            spin = (lambda: rng.uniform(-180, 180)) if kind in clutter.FLAT else (lambda: rng.normal(0, 8))
+            placed = [_place_flat(img, pieces[0], cam, x, y, spin(), res, occupied)]
+            for piece in pieces[1:]:  # chips and dice lie near each other
+                dx, dy = rng.normal(0, 1.3, 2)
+                placed.append(_place_flat(img, piece, cam, x + dx, y + dy, spin(), res, occupied))
+            if any(placed):
+                drawn.append(str(kind))
+                break
+    return drawn
+
+
+def _draw_console(rng, img, cam, console, occupied):
+    """An automatic table's centre console, if the camera sees it."""
+    x, y, side, angle = console
+    if not _in_view(cam, x, y, side / 2):
+        return False
+    res = float(np.clip(_local_scale(cam.H, (x, y)) * 1.2, 6, 64))
+    sprite = clutter.console(rng, res, cam.edge / 0.7, side)
+    n = int(side * res)  # the sprite's top square; its raised side hangs below it
+    M = cam.H @ _affine(x, y, angle) @ _affine(scale=1 / res) @ _affine(-n / 2, -n / 2)
+    poly = apply(M, tb.hull(sprite))
+    _blend(img, sprite, M, poly, 1.0)
+    cv2.fillConvexPoly(occupied, np.round(poly).astype(np.int32), 1, cv2.LINE_8)
+    return True
+
+
 def _occluder(rng, img, cam):
     """A hand reaching in or a cup on the table; returns its coverage mask (0..1)."""
     if rng.random() < 0.5:
@@ -136,42 +217,83 @@ def _glare(rng, img, cam):
     img += (rng.uniform(120, 255) * spot)[:, :, None].astype(np.float32)
 
 
-def render_scene(rng: np.random.Generator, which: str = "train", long_side: int = 640):
-    """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], scene truth)."""
+def render_scene(rng: np.random.Generator, which: str = "train", long_side: int = 640,
+                 recipe: Recipe | None = None):
+    """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], scene truth), drawn
+    with `recipe` (default: DEFAULT_RECIPE)."""
+    recipe = recipe or DEFAULT_RECIPE
     width, height = sample_size(rng, long_side)
-    kind, hand, groups, placed = layout(rng)
+    lay = layout(rng, recipe)
+    kind, placed = lay.kind, lay.placed
     sets = [SceneSet(pick_style(rng, which), rng)]
-    if kind in ("rows", "loose") and rng.random() < 0.2:
+    if kind in ("rows", "loose") and rng.random() < recipe.second_set:
         sets.append(SceneSet(pick_style(rng, which), rng))
-    tile_px = sample_tile_px(rng, long_side)
-    if placed:
+    if kind == "table":
+        lo, hi = recipe.table_tile_px
+        tile_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * long_side / 640
+    else:
+        tile_px = sample_tile_px(rng, long_side)
+    if lay.focus:
+        extent = lay.focus
+    elif placed:
         xs = np.array([p.x for p in placed])
         ys = np.array([p.y for p in placed])
         extent = (xs.min() - 0.5, ys.min() - TILE_D / 2, xs.max() + 0.5, ys.max() + TILE_D / 2)
     else:
         extent = (0, 0, 1, 1)
-    cam = sample_camera(rng, width, height, tile_px, extent)
-    img, surface = background(rng, height, width, cam)
+    cam = sample_camera(rng, width, height, tile_px, extent, recipe.table_tilt if kind == "table" else None)
+    img, surface = background(rng, height, width, cam, recipe.surfaces)
+    # Clutter draws from its own generator, so a scene's tiles come out the same with or without it.
+    clutter_rng = np.random.default_rng(int(rng.integers(2**63)))
 
-    edge = cam.edge if rng.random() < 0.7 else 0.0
+    edge = cam.edge if rng.random() < recipe.lying_edge else 0.0
+    squash = rng.uniform(*recipe.standing_squash)
     tiles = []  # (placed, sprite, sprite->image map, image outline, brightness)
+    bodies, shrunk = {}, {}  # lying tiles of one set and code share their sprite (a table has many backs)
     for p in placed:
         tile_set = sets[int(rng.integers(len(sets)))]
+        light = rng.uniform(0.92, 1.05)
+        # A wall's upper tile lies one tile thickness higher: seen from the camera, it shifts
+        # away by the thickness the front edge shows.
+        at = replace(p, y=p.y - p.layer * edge)
+        if not _in_view(cam, at.x, at.y):
+            continue
         top = tile_set.top(p.code, rng)
-        e = rng.uniform(0.12, 0.35) if p.upright else edge
-        sprite = tb.with_thickness(top, tile_set.palette, e, p.upright, p.code == BACK)
-        M = _sprite_to_image(p, sprite.shape[0], top.shape[0], cam)
-        poly = apply(M, tb.hull(sprite))
-        # Shrink big sprites before warping to small sizes (bilinear warps alias otherwise).
+        if p.upright:
+            sprite = tb.with_thickness(top, tile_set.palette, rng.uniform(0.12, 0.35), True, p.code == BACK)
+            outline = tb.hull(sprite)
+        else:
+            key = (id(tile_set), p.code)
+            if key not in bodies:
+                sprite = tb.with_thickness(top, tile_set.palette, edge, False, p.code == BACK)
+                bodies[key] = sprite, tb.hull(sprite)
+            sprite, outline = bodies[key]
+        M = _sprite_to_image(at, sprite.shape[0], top.shape[0], cam, squash)
+        poly = apply(M, outline)
+        # Shrink big sprites before warping to small sizes (bilinear warps alias otherwise), in
+        # steps of a quarter octave so that far lying tiles of one code share the shrunk sprite.
         s = _local_scale(M, (tb.TOP_W / 2, top.shape[0] / 2))
         if s < 0.7:
-            f = min(1.0, s * 1.5)
-            sprite = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            f = min(1.0, 2 ** (np.ceil(4 * np.log2(s * 1.5)) / 4))
+            if p.upright:
+                sprite = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            else:
+                key = (id(tile_set), p.code, f)
+                if key not in shrunk:
+                    shrunk[key] = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+                sprite = shrunk[key]
             M = M @ _affine(scale=1 / f)
-        tiles.append((p, sprite, M, poly, rng.uniform(0.92, 1.05)))
+        tiles.append((p, sprite, M, poly, light))
     # Far to near on the table (small y is far, whatever the photo's roll), so nearer tiles and a
-    # standing row cover what lies beyond them.
-    tiles.sort(key=lambda t: (t[0].y, t[0].upright))
+    # standing row cover what lies beyond them, and a wall's upper row its lower one.
+    tiles.sort(key=lambda t: (t[0].y, t[0].layer, t[0].upright))
+
+    occupied = np.zeros((height, width), np.uint8)
+    for _, _, _, poly, _ in tiles:
+        cv2.fillConvexPoly(occupied, np.round(poly).astype(np.int32), 1, cv2.LINE_8)
+    occupied = cv2.dilate(occupied, np.ones((5, 5), np.uint8))
+    console = lay.console is not None and _draw_console(clutter_rng, img, cam, lay.console, occupied)
+    things = _draw_clutter(clutter_rng, img, cam, recipe, occupied, force=kind == "clutter")
 
     # Cast shadows, from one light for the whole scene.
     if tiles:
@@ -185,15 +307,15 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     for _, sprite, M, poly, light in tiles:
         _blend(img, sprite, M, poly, light)
     polys, frame = [t[3] for t in tiles], None
-    if rng.random() < PRINTOUT:
-        img, to_photo = printout(rng, img, background(rng, height, width, cam)[0])
+    if rng.random() < recipe.printout:
+        img, to_photo = printout(rng, img, background(rng, height, width, cam, recipe.surfaces)[0])
         polys = [apply(to_photo, poly) for poly in polys]
         printed = apply(to_photo, np.float32([[0, 0], [width, 0], [width, height], [0, height]]))
         photo = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
         frame = cv2.intersectConvexConvex(printed.astype(np.float32), photo)[1].reshape(-1, 2)
-    if tiles and rng.random() < 0.2:
+    if tiles and rng.random() < recipe.glare:
         _glare(rng, img, cam)
-    occluder = _occluder(rng, img, cam) if rng.random() < 0.1 else None
+    occluder = _occluder(rng, img, cam) if rng.random() < recipe.occluder else None
 
     labels, rows = [], {}
     seen = visibility(polys, width, height, occluder, frame)
@@ -204,13 +326,17 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     by_group = {}
     for p in placed:
         by_group.setdefault(p.group, []).append(rows.get(id(p)))
+    groups = [{"kind": g.kind, "tiles": g.tiles, "label_rows": by_group.get(i, [])}
+              for i, g in enumerate(lay.groups)]
     truth = {
-        "hand": hand,
+        "hand": lay.hand,
         "kind": kind,
-        "groups": [
-            {"kind": g.kind, "tiles": g.tiles, "label_rows": by_group.get(i, [])}
-            for i, g in enumerate(groups)
-        ],
+        # The hand's groups (or a set's rows, loose tiles); the tiles around it at a table (walls,
+        # discards, the other players' rows and melds) are under "surround": not the hand.
+        "groups": [g for g in groups if g["kind"] not in SURROUND_KINDS],
+        "surround": [g for g in groups if g["kind"] in SURROUND_KINDS],
+        "clutter": things,
+        "console": console,
         "style": [s.style.name for s in sets],
         "surface": surface,
         "width": width,
@@ -222,4 +348,3 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         "occluder": occluder is not None,
     }
     return np.clip(img, 0, 255).astype(np.uint8), labels, truth
-

@@ -5,7 +5,7 @@ PNGs of the art sets, and go onto a body from tile_bodies. Characters come from 
 Noto CJK TC (see tools/make_font_subset.py), rendered once per process with Pillow.
 """
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import cv2
@@ -60,7 +60,7 @@ def _glyph(char: str, font_index: int) -> np.ndarray:
     return np.asarray(img)
 
 
-def _put_char(face, char, font_index, box, colour, keep_aspect=True):
+def put_char(face, char, font_index, box, colour, keep_aspect=True):
     """Draw `char` into the face, fitted to box (x0, y0, x1, y1 in pixels)."""
     mask = _glyph(char, font_index)
     x0, y0, x1, y1 = (int(round(v)) for v in box)
@@ -71,8 +71,13 @@ def _put_char(face, char, font_index, box, colour, keep_aspect=True):
         x0, y0 = x0 + (bw - w) // 2, y0 + (bh - h) // 2
     else:
         w, h = bw, bh
-    m = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
-    _paint(face, m, x0, y0, colour)
+    _paint(face, _fitted(char, font_index, w, h), x0, y0, colour)
+
+
+@lru_cache(maxsize=512)
+def _fitted(char: str, font_index: int, w: int, h: int) -> np.ndarray:
+    """A glyph's coverage at w x h, float32 0..1 (printed paper draws the same few at one size)."""
+    return cv2.resize(_glyph(char, font_index), (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
 
 
 def _paint(face, m, x0, y0, colour):
@@ -200,8 +205,8 @@ def draw_face(code: str, rng: np.random.Generator, variant: dict) -> np.ndarray:
     font = variant["font"]
     if suit == "m":
         numeral = "伍" if n == 5 and variant["wu"] else NUMERALS[n - 1]
-        _put_char(face, numeral, font, (18, 8, 102, 72), variant["numeral_colour"])
-        _put_char(face, "萬", font, (14, 78, 106, 154), RED)
+        put_char(face, numeral, font, (18, 8, 102, 72), variant["numeral_colour"])
+        put_char(face, "萬", font, (14, 78, 106, 154), RED)
     elif suit == "p":
         pts = DOT_LAYOUT[n]
         r = {1: 40, 2: 22, 3: 19, 4: 19, 5: 17, 6: 15, 7: 13, 8: 13, 9: 14}[n]
@@ -224,16 +229,16 @@ def draw_face(code: str, rng: np.random.Generator, variant: dict) -> np.ndarray:
         cv2.rectangle(face, (27, 29), (93, 131), (*BLUE, 255), 2, cv2.LINE_AA)
     elif suit == "z":
         colour = {5: RED, 6: GREEN}.get(n, variant["wind_colour"])
-        _put_char(face, HONOUR_CHARS[n - 1], font, (10, 18, 110, 142), colour)
+        put_char(face, HONOUR_CHARS[n - 1], font, (10, 18, 110, 142), colour)
     elif variant["flower_painting"]:  # a picture, the number and a small character in the corners
         colour = BLUE if n <= 4 else RED
         _painting(face, n, rng)
-        _put_char(face, str((n - 1) % 4 + 1), 1, (6, 4, 30, 36), colour)
-        _put_char(face, FLOWER_CHARS[n - 1], font, (78, 4, 114, 40), variant["flower_colour"])
+        put_char(face, str((n - 1) % 4 + 1), 1, (6, 4, 30, 36), colour)
+        put_char(face, FLOWER_CHARS[n - 1], font, (78, 4, 114, 40), variant["flower_colour"])
     else:  # the character large, the number and a few petals
         colour = BLUE if n <= 4 else RED
-        _put_char(face, FLOWER_CHARS[n - 1], font, (22, 40, 108, 150), variant["flower_colour"])
-        _put_char(face, str((n - 1) % 4 + 1), 1, (8, 6, 34, 40), colour)
+        put_char(face, FLOWER_CHARS[n - 1], font, (22, 40, 108, 150), variant["flower_colour"])
+        put_char(face, str((n - 1) % 4 + 1), 1, (8, 6, 34, 40), colour)
         for _ in range(3):
             x, y = int(rng.integers(60, 110)), int(rng.integers(8, 40))
             cv2.circle(face, (x, y), 6, (*colour, 255), -1, cv2.LINE_AA)

@@ -1,6 +1,7 @@
 """The synthetic scene generator: reproducible, boxes tight on what is drawn, truth consistent."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from datasets.camera import apply
 from datasets.generate import generate, make_sample, split_of
 from datasets.printout import printout
 from datasets.scene import _affine, _blend, visibility
-from datasets.scene_layout import Group, Placed
+from datasets.scene_layout import Group, Layout, Placed
 from vision.classes import CLASSES
 from vision.draw import draw_boxes
 
@@ -72,11 +73,10 @@ def test_draw_boxes_returns_a_copy():
 
 
 def _black_table(monkeypatch):
-    """Scenes on a black table with no glare or occluder: every bright pixel is a drawn tile."""
-    monkeypatch.setattr(scene, "background", lambda rng, h, w, cam: (np.zeros((h, w, 3), np.float32), "black"))
-    monkeypatch.setattr(scene, "_glare", lambda *a: None)
-    monkeypatch.setattr(scene, "_occluder", lambda *a: None)
-    monkeypatch.setattr(scene, "PRINTOUT", 0.0)
+    """Scenes on a black table with no glare, occluder or printout: every bright pixel is a drawn tile."""
+    monkeypatch.setattr(scene, "background", lambda rng, h, w, cam, weights: (np.zeros((h, w, 3), np.float32),
+                                                                               "black"))
+    monkeypatch.setattr(scene, "DEFAULT_RECIPE", replace(scene.DEFAULT_RECIPE, glare=0.0, occluder=0.0, printout=0.0))
 
 
 def test_scene_boxes_cover_the_drawn_tiles(monkeypatch):
@@ -104,7 +104,7 @@ def test_scene_boxes_cover_the_drawn_tiles(monkeypatch):
 
 def _scene_with(monkeypatch, placed):
     groups = [Group("loose", [p.code]) for p in placed]
-    monkeypatch.setattr(scene, "layout", lambda rng: ("rows", None, groups, placed))
+    monkeypatch.setattr(scene, "layout", lambda rng, recipe: Layout("rows", None, groups, placed))
 
 
 @pytest.mark.parametrize("seed", range(4))  # seed 0 has the photo rolled upside down
@@ -147,7 +147,7 @@ def test_printout_boxes_follow_the_page(monkeypatch, seed):
         maps.append(to_photo)
         return photo, to_photo
 
-    monkeypatch.setattr(scene, "PRINTOUT", 1.0)
+    monkeypatch.setattr(scene, "DEFAULT_RECIPE", replace(scene.DEFAULT_RECIPE, printout=1.0))
     monkeypatch.setattr(scene, "printout", recorded)
     _, printed, _ = scene.render_scene(np.random.default_rng([6, seed]))
     assert printed and len(maps) == 1
