@@ -9,9 +9,10 @@
 # the peer's real-photo weights, and beside them the crop classifier on crops of the same scenes and of
 # the real photos (those twice). It leaves both detectors' last checkpoints, the classifier and one
 # archive of the logs, results and recipes in $OUT (the device tool brings back at most 8 files).
-#   OUT=dir models/train_gpu.sh MINUTES SCENES [generate options]
+#   OUT=dir models/train_gpu.sh SECONDS SCENES [generate options]
+# SECONDS is the whole run's budget: training gets what the scenes leave, less the time to save and pack.
 set -uo pipefail
-minutes=${1:-6}
+budget=${1:-540}
 scenes=${2:-6000}
 shift 2 || true
 out=${OUT:-runs/gpu}
@@ -25,22 +26,25 @@ python3 -c "import torch, ultralytics, albumentations; from datasets.generate im
 from models.train import mixed_data; assert torch.cuda.is_available(); print('torch', torch.__version__)" || exit 1
 cores=$(nproc)
 start=$(date +%s)
+since_start() { echo $(( $(date +%s) - start )); }
 python3 -m datasets generate data/gen-v3 --count "$scenes" --seed 3 --size 512 --val-fraction 0.02 \
     --workers "$cores" "$@" > "$out/generate.log" 2>&1 || { tail -20 "$out/generate.log"; exit 1; }
-echo "scenes: $(ls data/gen-v3/images/train | wc -l) in $(( $(date +%s) - start )) s"
+echo "scenes: $(ls data/gen-v3/images/train | wc -l) in $(since_start) s"
+minutes=$(python3 -c "print(round(($budget - $(since_start) - 90) / 60, 2))")
 hours=$(python3 -c "print(round($minutes / 60, 4))")
+echo "training for $minutes min"
 for run in from-v2:models/tiles.pt from-peer:runs/transplant/peer43.pt; do
     name=${run%%:*}
     python3 -m models.train data/gen-v3/data.yaml data/real-train/data.yaml:2 --from "${run#*:}" --name "v3-$name" \
         --device 0 --hours "$hours" --batch 32 --workers $(( cores / 2 - 1 )) > "$out/train-$name.log" 2>&1 &
 done
 (
-    python3 -m models.crops data/gen-v3 --split train --max-crops 80000 --out data/crops/gen-v3-train.npz &&
+    python3 -m models.crops data/gen-v3 --split train --max-crops 60000 --out data/crops/gen-v3-train.npz &&
     python3 -m models.crops data/gen-v3 --split val --out data/crops/gen-v3-val.npz &&
     python3 -m models.crops data/real-train --split train --jitters 2 --out data/crops/real-train.npz &&
     python3 -m models.train_classifier --train data/crops/gen-v3-train.npz data/crops/real-train.npz \
         data/crops/real-train.npz --val data/crops/gen-v3-val.npz --device cuda --batch 256 \
-        --minutes "$(python3 -c "print(max(1.0, $minutes - 2.5))")" --out runs/classifier-v3
+        --minutes "$(python3 -c "print(max(1.0, $minutes - 2.0))")" --out runs/classifier-v3
 ) > "$out/classifier.log" 2>&1 &
 wait
 mkdir -p runs/gpu-logs
