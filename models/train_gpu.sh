@@ -44,7 +44,7 @@ done
     python3 -m models.crops data/real-train --split train --jitters 2 --out data/crops/real-train.npz &&
     python3 -m models.train_classifier --train data/crops/gen-v3-train.npz data/crops/real-train.npz \
         data/crops/real-train.npz --val data/crops/gen-v3-val.npz --device cuda --batch 256 \
-        --minutes "$(python3 -c "print(max(1.0, $minutes - 2.0))")" --out runs/classifier-v3
+        --minutes "$(python3 -c "print(max(1.0, $minutes - 2.5))")" --out runs/classifier-v3
 ) > "$out/classifier.log" 2>&1 &
 wait
 mkdir -p runs/gpu-logs
