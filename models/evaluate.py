@@ -1,17 +1,31 @@
-"""Judge the committed detector on a generated data set, beside the peer detector.
+"""Judge the committed detector on generated or real data sets, beside the peer detector.
 
-    python -m models.evaluate DIR [--split val] [--limit N] [--json OUT.json] [--no-map] [--no-classifier]
+    python -m models.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
+                              [--no-peer] [--models DIR [--models DIR2]] [--no-classifier]
 
-Reports, on the images of DIR (a `python -m datasets generate` output, e.g. the unseen-styles set):
+A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
+`scenes/`) or a real one (ultralytics layout, labels only: ../shared/data/real-labelled). The split
+defaults to `test` for a real set and `val` for a generated one. Reports, on each DIR's images:
 - mAP50 / mAP50-95 and per-class recall (ultralytics val of models/tiles.pt, one pass at imgsz);
+  on by default for generated sets only (slow on CPU), `--map` / `--no-map` to choose;
 - what a player gets from the ONNX read path (two passes + layout + correction): tile precision
-  and recall at IoU 0.5, the whole-row exact rate (every tile of the concealed row found once
-  with the right code), the hand exact rate after correction, and the median time per photo;
-  and how far off the found boxes are (`box_error`, in label widths: the noise layout must bear);
-  with the crop classifier when model.json names one (`--no-classifier`: the detector's own
+  and recall at IoU 0.5; per photo, the *taps to fix* (a wrong code, a missing tile and an extra
+  tile are one tap each: mean, share of photos with 0 and with at most 1) and *image exact* (every
+  labelled tile found with its code; real sets have no rows, so this stands for row exact); the
+  whole-row exact rate (every tile of the concealed row found once with the right code) and the
+  hand exact rate after correction where the scene truth says what they are; the median time per
+  photo; and how far off the found boxes are (`box_error`, in label widths: the noise layout must
+  bear). `face_up` repeats the figures with `back` left out on both sides: real sets leave
+  face-down tiles unlabelled, so a back found there is not an extra tile (a concealed kong shown
+  as backs is then not judged at all). `after_correction` judges the codes shown to the player.
+  With the crop classifier when model.json names one (`--no-classifier`: the detector's own
   classes, to see what the second stage adds; `--classifier-weight`: its blend with the detector);
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
-  on those 34 classes for both models, and its median time per photo.
+  and taps on those 34 classes for both models, and its median time per photo;
+- all of it again per scene type (`by_scene`: a generated scene's kind; a real photo's file-name
+  family, datasets/real.py). Several DIRs give each set's figures under `sets` and the pooled ones
+  under `all`; several `--models` folders (v2 and a new run, say) give each under `by_model`, the
+  peer read once.
 """
 
 from __future__ import annotations
@@ -21,24 +35,30 @@ import json
 import statistics
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import cv2
 import numpy as np
 import yaml
 
+from datasets.real import scene_type
 from datasets.yolo import label_path_of, read_labels
 from scoring.hand import Hand
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
-from vision.detector import MODELS_DIR, ModelCard, TileDetector
+from vision.detector import MODELS_DIR, ModelError, TileDetector
 from vision.photo import load_photo
 from vision.read import read_detections
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
+
+
+def is_real(root: Path) -> bool:
+    """A real photo set (labels only) rather than a generated one (which keeps each scene's truth)."""
+    return not (root / "scenes").is_dir()
 
 
 def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
@@ -50,35 +70,92 @@ def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
         if not (h and w):
             h, w = load_photo(image).shape[:2]
         boxes, codes = read_labels(label_path_of(root, image), w, h)
-        samples.append({"image": image, "boxes": boxes, "codes": codes, "truth": truth})
+        samples.append({"image": image, "boxes": boxes, "codes": codes, "truth": truth,
+                        "scene": truth.get("kind") or scene_type(image.name)})
     return samples
+
+
+def summarise_taps(taps: list[int]) -> dict:
+    return {"mean": round(statistics.fmean(taps), 3) if taps else None,
+            "zero": round(sum(t == 0 for t in taps) / max(len(taps), 1), 4),
+            "at_most_one": round(sum(t <= 1 for t in taps) / max(len(taps), 1), 4)}
 
 
 class Tally:
     """Tile precision and recall (right box and right code) over a run, and how many of the found
-    tiles (right box, any code) got the right code: the classes alone, apart from box finding."""
+    tiles (right box, any code) got the right code: the classes alone, apart from box finding.
+    Per photo: the taps a player needs to fix the reading (a wrong code, a missing tile and an
+    extra tile are one tap each) and whether every labelled tile was found with its code."""
 
     def __init__(self) -> None:
         self.tp = self.pred = self.true = self.found = 0
         self.offsets: list[np.ndarray] = []  # found boxes' x1 y1 x2 y2 minus the label's, in label widths
+        self.taps: list[int] = []
+        self.exact: list[bool] = []
 
     def add(self, pred_boxes, pred_codes, true_boxes, true_codes) -> dict[int, int]:
         pairs = match(true_boxes, pred_boxes)  # true index → predicted index, whatever the codes
-        self.tp += sum(pred_codes[p] == true_codes[t] for t, p in pairs.items())
+        right = sum(pred_codes[p] == true_codes[t] for t, p in pairs.items())
+        self.tp += right
         self.pred += len(pred_codes)
         self.true += len(true_codes)
         self.found += len(pairs)
         self.offsets += [(pred_boxes[p] - true_boxes[t]) / (true_boxes[t, 2] - true_boxes[t, 0])
                          for t, p in pairs.items()]
+        wrong, missing, extra = len(pairs) - right, len(true_codes) - len(pairs), len(pred_codes) - len(pairs)
+        self.taps.append(wrong + missing + extra)
+        self.exact.append(right == len(true_codes))
         return pairs
 
     def result(self) -> dict:
         out = {"precision": round(self.tp / max(self.pred, 1), 4), "recall": round(self.tp / max(self.true, 1), 4),
-               "code_right_of_found": round(self.tp / max(self.found, 1), 4)}
+               "code_right_of_found": round(self.tp / max(self.found, 1), 4),
+               "image_exact": round(sum(self.exact) / max(len(self.exact), 1), 4),
+               "taps": summarise_taps(self.taps)}
         if self.offsets:  # how far off the boxes are (layout's noise: models/evaluate_layout.py)
             off = np.array(self.offsets)
             out["box_error"] = {"edge_std": round(float(off.std(axis=0).mean()), 4),
                                 "centre_x_std": round(float(((off[:, 0] + off[:, 2]) / 2).std()), 4)}
+        return out
+
+
+def only(boxes: np.ndarray, codes, keep) -> tuple[np.ndarray, list[str]]:
+    """The boxes and codes whose code passes `keep`."""
+    idx = [i for i, c in enumerate(codes) if keep(c)]
+    return boxes[idx], [codes[i] for i in idx]
+
+
+def face_up(code: str) -> bool:
+    return code != "back"
+
+
+class Judged:
+    """The tallies of a group of photos. `tiles`: our read codes against every label; `face_up`: the
+    same with `back` left out on both sides (real sets never label face-down tiles, so a back found
+    there is no error); `after_correction`: the codes the player is shown, after legal-hand
+    correction; `riichi34`: ours and the peer's on the peer's 34 classes only."""
+
+    def __init__(self) -> None:
+        self.images = 0
+        self.tiles, self.face_up, self.corrected, self.ours34, self.peer34 = (Tally() for _ in range(5))
+
+    def add(self, read: dict) -> dict[int, int]:
+        s, boxes = read["sample"], read["boxes"]
+        truth = (read["true_boxes"], s["codes"])
+        self.images += 1
+        pairs = self.tiles.add(boxes, read["raw"], *truth)
+        self.face_up.add(*only(boxes, read["raw"], face_up), *only(*truth, face_up))
+        self.corrected.add(boxes, read["codes"], *truth)
+        self.ours34.add(*only(boxes, read["raw"], RIICHI.__contains__), *only(*truth, RIICHI.__contains__))
+        if read["peer"] is not None:
+            self.peer34.add(*read["peer"], *only(*truth, RIICHI.__contains__))
+        return pairs
+
+    def result(self) -> dict:
+        out = {"images": self.images, "tiles": self.tiles.result(), "face_up": self.face_up.result(),
+               "after_correction": self.corrected.result(), "riichi34": {"ours": self.ours34.result()}}
+        if self.peer34.taps:
+            out["riichi34"]["peer"] = self.peer34.result()
         return out
 
 
@@ -101,16 +178,15 @@ def peer_detect(image_bgr: np.ndarray):
     return boxes, [PEER_NAMES.get(n, n) for n in names]
 
 
-def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool, passes: int = 2,
-                       upscale: float = 1.0, conf: float | None = None) -> dict:
-    """`passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
+def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None, passes: int = 2,
+                 upscale: float = 1.0, conf: float | None = None) -> list[dict]:
+    """Each photo read by our read path (and the peer, unless `peer` is None): the slow part, judged
+    by `judge`. `peer` caches the peer's reads by image, so comparing models reads with it once.
+    `passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
     enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'."""
-    ours, ours34, theirs34 = Tally(), Tally(), Tally()
-    rows_exact = rows = hands_exact = hands = 0
-    t_ours, t_peer = [], []
+    reads = []
     for s in samples:
         image = load_photo(s["image"])
-        true_boxes = s["boxes"] * upscale
         if upscale != 1.0:
             image = cv2.resize(image, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
         start = time.perf_counter()
@@ -120,40 +196,48 @@ def evaluate_read_path(samples: list[dict], detector: TileDetector, peer: bool, 
             dets = detector.detect(image, conf=conf)
             dets = detector.classifier.rescore(image, dets) if detector.classifier else dets
         reading = read_detections(dets, None)
-        t_ours.append(time.perf_counter() - start)
-        codes = list(reading.raw_codes)
-        pairs = ours.add(reading.detections.boxes, codes, true_boxes, s["codes"])
-        keep_t = [i for i, c in enumerate(s["codes"]) if c in RIICHI]
-        keep_p = [i for i, c in enumerate(codes) if c in RIICHI]
-        ours34.add(reading.detections.boxes[keep_p], [codes[i] for i in keep_p],
-                   true_boxes[keep_t], [s["codes"][i] for i in keep_t])
+        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "boxes": reading.detections.boxes,
+                "raw": list(reading.raw_codes), "codes": list(reading.codes), "hand": reading.hand,
+                "seconds": time.perf_counter() - start, "peer": None}
+        if peer is not None:
+            if s["image"] not in peer:
+                start = time.perf_counter()
+                found = peer_detect(image)
+                peer[s["image"]] = found, time.perf_counter() - start
+            read["peer"], read["peer_seconds"] = peer[s["image"]]
+        reads.append(read)
+    return reads
+
+
+def judge(reads: list[dict]) -> dict:
+    """Figures over the photos read, then the same per scene type (the scene's `kind` for generated
+    sets, the file-name family for real photos: datasets/real.py)."""
+    everything, by_scene = Judged(), defaultdict(Judged)
+    rows_exact = rows = hands_exact = hands = 0
+    for read in reads:
+        s = read["sample"]
+        pairs = everything.add(read)
+        by_scene[s["scene"]].add(read)
         truth = s["truth"]
         for group in truth.get("groups", []):
             if group["kind"] != "concealed" or None in group["label_rows"] or not group["label_rows"]:
                 continue
             rows += 1
             hit = [pairs.get(r) for r in group["label_rows"]]
-            rows_exact += all(p is not None and codes[p] == s["codes"][r] for r, p in zip(group["label_rows"], hit,
-                                                                                            strict=True))
+            rows_exact += all(p is not None and read["raw"][p] == s["codes"][r]
+                              for r, p in zip(group["label_rows"], hit, strict=True))
         if truth.get("hand") and all(None not in g["label_rows"] for g in truth["groups"]):
             hands += 1
-            hands_exact += reading.hand is not None and same_hand(reading.hand, truth["hand"])
-        if peer:
-            start = time.perf_counter()
-            boxes, pcodes = peer_detect(image)
-            t_peer.append(time.perf_counter() - start)
-            theirs34.add(boxes, pcodes, true_boxes[keep_t], [s["codes"][i] for i in keep_t])
-    out = {
-        "images": len(samples),
-        "tiles": ours.result(),
+            hands_exact += read["hand"] is not None and same_hand(read["hand"], truth["hand"])
+    median_ms = lambda key: round(1000 * statistics.median(r[key] for r in reads), 1)  # noqa: E731
+    out = everything.result() | {
         "row_exact": round(rows_exact / max(rows, 1), 4), "rows": rows,
         "hand_exact": round(hands_exact / max(hands, 1), 4), "hands": hands,
-        "ms_per_photo": round(1000 * statistics.median(t_ours), 1) if t_ours else None,
-        "riichi34": {"ours": ours34.result()},
+        "ms_per_photo": median_ms("seconds") if reads else None,
     }
-    if peer:
-        out["riichi34"]["peer"] = theirs34.result()
-        out["peer_ms_per_photo"] = round(1000 * statistics.median(t_peer), 1)
+    if reads and reads[0]["peer"] is not None:
+        out["peer_ms_per_photo"] = median_ms("peer_seconds")
+    out["by_scene"] = {scene: j.result() for scene, j in sorted(by_scene.items())}
     return out
 
 
@@ -181,37 +265,64 @@ def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_D
             "confused": [{"true": t, "read_as": p, "count": n} for n, t, p in confused]}
 
 
+def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Path, args,
+                   peer: dict | None) -> dict:
+    """One model on every set: one set gives one set's figures; several give them per set and pooled."""
+    detector = TileDetector(models_dir, classifier=not args.no_classifier)
+    if detector.classifier and args.classifier_weight is not None:
+        detector.classifier.weight = args.classifier_weight
+    settings = {"models": str(models_dir), "passes": args.passes, "upscale": args.upscale,
+                "conf": detector.card.conf if args.conf is None else args.conf,
+                "classifier": detector.card.classifier.name if detector.classifier else None,
+                "classifier_weight": detector.classifier.weight if detector.classifier else None}
+    results, pooled = {}, []
+    for name, (root, split, samples) in sets.items():
+        reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf)
+        pooled += reads
+        results[name] = {"data": str(root), "split": split, "real": is_real(root), "read_path": judge(reads)}
+        if args.map if args.map is not None else not is_real(root):  # slow on CPU: off for real sets
+            results[name]["detector"] = evaluate_map(root, split, detector.card.imgsz, models_dir)
+    if len(results) == 1:
+        return settings | results.popitem()[1]
+    return settings | {"sets": results, "all": judge(pooled)}
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__)
-    parser.add_argument("dir", type=Path)
-    parser.add_argument("--split", default="val")
-    parser.add_argument("--limit", type=int)
+    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir", type=Path, nargs="+", help="one or more data sets, generated or real")
+    parser.add_argument("--split", help="default: test for a real set, val for a generated one")
+    parser.add_argument("--limit", type=int, help="the first N images of each set")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--no-map", action="store_true", help="skip the ultralytics (torch) mAP pass")
+    parser.add_argument("--map", action=argparse.BooleanOptionalAction,
+                        help="the ultralytics (torch) mAP pass; default: on for generated sets, off for real")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--passes", type=int, choices=(1, 2), default=2, help="1: no tile-size normalisation")
     parser.add_argument("--upscale", type=float, default=1.0, help="enlarge each photo first (phone-size tiles)")
     parser.add_argument("--conf", type=float, help="tile threshold (default: the model card's)")
-    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="folder holding model.json")
+    parser.add_argument("--models", type=Path, action="append",
+                        help="folder holding model.json (default: models/); repeat it to compare models")
     parser.add_argument("--no-classifier", action="store_true", help="read without the crop classifier")
     parser.add_argument("--classifier-weight", type=float,
                         help="1: the classifier's scores only, 0: the detector's only, between: a blend")
     args = parser.parse_args(argv)
 
-    samples = load_samples(args.dir, args.split, args.limit)
-    if not samples:
-        raise SystemExit(f"no images under {args.dir / 'images' / args.split}")
-    detector = TileDetector(args.models, classifier=not args.no_classifier)
-    if detector.classifier and args.classifier_weight is not None:
-        detector.classifier.weight = args.classifier_weight
-    result = {"data": str(args.dir), "split": args.split, "passes": args.passes, "upscale": args.upscale,
-              "conf": detector.card.conf if args.conf is None else args.conf,
-              "classifier": detector.card.classifier.name if detector.classifier else None,
-              "classifier_weight": detector.classifier.weight if detector.classifier else None}
-    result["read_path"] = evaluate_read_path(samples, detector, not args.no_peer, args.passes, args.upscale,
-                                             args.conf)
-    if not args.no_map:
-        result["detector"] = evaluate_map(args.dir, args.split, ModelCard.load(args.models).imgsz, args.models)
+    sets = {}
+    for root in args.dir:
+        split = args.split or ("test" if is_real(root) else "val")
+        samples = load_samples(root, split, args.limit)
+        if not samples:
+            raise SystemExit(f"error: no images under {root / 'images' / split}")
+        name = root.name if root.name not in sets else str(root)
+        sets[name] = root, split, samples
+    peer = None if args.no_peer else {}
+    models = args.models or [MODELS_DIR]
+    try:
+        results = [evaluate_model(sets, m, args, peer) for m in models]
+    except ModelError as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    result = results[0] if len(results) == 1 else {"by_model": {str(m): r for m, r in zip(models, results,
+                                                                                          strict=True)}}
     text = json.dumps(result, indent=1, ensure_ascii=False)
     print(text)
     if args.json:
