@@ -9,6 +9,7 @@ import pytest
 
 from datasets.real import OTHER, REAL_LABELLED, REAL_SETS, scene_type
 from models.evaluate import Judged, Tally, is_real, main
+from models.real_table import table
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -102,6 +103,11 @@ def test_several_real_format_sets_are_judged_each_and_pooled_in_one_call(tmp_pat
     # these unseen-style scenes read at 85% tile precision and recall (models/README.md)
     assert result["all"]["tiles"]["precision"] > 0.6 and result["all"]["tiles"]["recall"] > 0.6
     assert result["all"]["rows"] == 0  # no scene truth, so no rows: image_exact stands for them
+    lines = table(result).splitlines()  # the model card's table of these figures
+    assert [line.split(" | ")[0] for line in lines[2:]] == [
+        "| **felt** (test)", "| · pink table close-up", "| · rack on green felt", "| **riichi** (test)",
+        "| · riichi table or grid", "| **all**"]
+    assert lines[-1].split(" | ")[1] == "4" and lines[-1].endswith("| — |")  # no peer asked for
 
 
 def test_comparing_two_model_folders_reads_the_sets_with_each(tmp_path):
