@@ -1,7 +1,7 @@
 """Make trained weights the committed model: ONNX export, hashes and the model card's metadata.
 
     python -m models.export runs/train/tiles/weights/last.pt --data DATA/data.yaml
-    python -m models.export --classifier-only
+    python -m models.export --classifier-only [--out MODEL_DIR]
 
 Writes models/tiles.pt (to continue training from), models/tiles.onnx (what `vision` runs) and
 models/model.json (hashes checked at load, input size, the tile size the model was trained at).
@@ -95,10 +95,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="only set the crop classifier's entry in the existing model.json")
     args = parser.parse_args(argv)
     if args.classifier_only:
-        card = MODELS_DIR / "model.json"
+        card = args.out / "model.json"
         if not card.exists():
             raise SystemExit(f"no {card} to add the classifier to: export the detector first")
-        meta = with_classifier(json.loads(card.read_text()))
+        meta = with_classifier(json.loads(card.read_text()), args.out)
         card.write_text(json.dumps(meta, indent=1) + "\n")
         print(json.dumps({k: v for k, v in meta.items() if k != "classes"}, indent=1))
         return

@@ -7,13 +7,16 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from models.evaluate import read_labels
 from vision.boxes import match
 from vision.classes import CLASSES
-from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox
+from vision.detections import Detections
+from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox, scale_clusters
 from vision.photo import load_photo
 from vision.read import read_photo
 
@@ -188,3 +191,57 @@ def test_layout_groups_of_the_sample_photos(detector):
         got = sorted((g.kind, len(g.members)) for g in reading.groups)
         right.append(got == truth_groups(json.loads(photo.with_suffix(".json").read_text())))
     assert sum(right) >= 3, right
+
+
+def boxes_in_a_row(n: int, x0: float, y0: float, w: float, h: float, gap: float = 2.0) -> np.ndarray:
+    return np.array([[x0 + i * (w + gap), y0, x0 + i * (w + gap) + w, y0 + h] for i in range(n)], np.float32)
+
+
+def sure_of(boxes: np.ndarray, code: str = "5m", score: float = 0.8) -> Detections:
+    scores = np.zeros((len(boxes), len(CLASSES)), np.float32)
+    scores[:, CLASSES.index(code)] = score
+    return Detections(boxes.astype(np.float32), scores)
+
+
+def test_tiles_of_two_sizes_far_apart_are_two_clusters():
+    """The hand near the camera and the discards beyond it: each read at its own scale."""
+    near = boxes_in_a_row(16, 100, 900, 60, 80)
+    far = boxes_in_a_row(8, 300, 200, 15, 20)
+    clusters = scale_clusters(sure_of(np.concatenate([near, far])))
+    assert [sorted(c.tolist()) for c in clusters] == [list(range(16)), list(range(16, 24))]
+
+
+class ScriptedDetector(TileDetector):
+    """The read path over scripted passes: the whole photo gives `first`; a region gives `second`."""
+
+    def __init__(self, first: Detections, second: Detections) -> None:
+        self.card = SimpleNamespace(imgsz=512, tile_width=30.0, max_side=1280, conf=0.25)
+        self.classifier = None
+        self.first, self.second, self.regions = first, second, []
+
+    def detect(self, image, long_side=None, conf=None, iou=0.5):
+        if image.shape[:2] == self.photo_shape:
+            return self.first
+        self.regions.append(image.shape[:2])
+        return self.second
+
+
+def test_a_second_pass_that_finds_less_never_loses_the_first_pass():
+    """A plain row whose first pass came out as a few wide boxes (several tiles each) sizes the second
+    pass wrong; the read keeps what the first pass found instead of returning nothing."""
+    image = np.zeros((1000, 1500, 3), np.uint8)
+    wide = boxes_in_a_row(9, 100, 400, 130, 60, gap=5)  # 2-4 tiles per box
+    reader = ScriptedDetector(sure_of(wide, score=0.4), Detections.empty())
+    reader.photo_shape = image.shape[:2]
+    got = reader.read(image)
+    assert reader.regions and len(got) == 9
+
+
+def test_a_surer_second_pass_replaces_the_first():
+    image = np.zeros((3000, 4000, 3), np.uint8)
+    small = boxes_in_a_row(16, 1000, 1500, 40, 55)  # 5 px at the 512 px first pass: read again larger
+    reader = ScriptedDetector(sure_of(small[::2], score=0.3), sure_of(small - [1000 - 60, 1500 - 82, 1000 - 60,
+                                                                               1500 - 82], score=0.9))
+    reader.photo_shape = image.shape[:2]
+    got = reader.read(image)
+    assert len(reader.regions) == 1 and len(got) == 16

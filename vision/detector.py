@@ -1,9 +1,11 @@
 """The tile detector at read time: the committed ONNX model on onnxruntime (no torch needed).
 
 `TileDetector.detect` is one forward pass at a given input size. `TileDetector.read` is what a
-photo gets: a first pass finds the tiles and their size, then the region holding them is resized
-so tiles come out at the size the model was trained on, and a second pass reads them. That makes
-a 12 MP photo whose tiles are 80 px wide read the same as a close-up (see models/README.md).
+photo gets: a first pass finds the tiles and their sizes; tiles of one size that lie together form a
+cluster (a photo of a table holds near tiles several times the size of far ones), and each cluster
+far from the size the model was trained on is read again, its region resized so its tiles come out at
+that size. That makes a 12 MP photo whose tiles are 80 px wide read the same as a close-up (see
+models/README.md).
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ MIN_FOUND_TILE = 12.0
 # Tiles found between these multiples of the trained tile width are read as found, in one pass
 # (measured: a second pass at the trained size did not read such scenes better; models/README.md).
 SAME_SCALE = (0.7, 1.5)
+# Tiles of one cluster differ in size by less than this factor (near tiles can be 5x far ones in a photo
+# of a table), and lie within this many tile sizes of a neighbour of the cluster.
+CLUSTER_SIZE_RATIO = 1.6
+CLUSTER_REACH = 3.0
+# Second passes for at most this many clusters, the largest first (the rest keep the first pass):
+# bounds the time a cluttered photo takes.
+MAX_SECOND_PASSES = 3
 
 
 class ModelError(RuntimeError):
@@ -111,6 +120,34 @@ def decode(output: np.ndarray, conf: float, iou: float) -> Detections:
     return Detections(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
 
 
+def scale_clusters(dets: Detections) -> list[np.ndarray]:
+    """Indices of the boxes in clusters of one tile size, largest cluster first: two boxes are linked
+    when their sizes differ by less than CLUSTER_SIZE_RATIO and they lie within CLUSTER_REACH sizes."""
+    size = np.minimum(dets.widths, dets.heights).astype(np.float64)
+    centres = dets.centers.astype(np.float64)
+    ratio = np.maximum(size[:, None], size[None, :]) / np.maximum(np.minimum(size[:, None], size[None, :]), 1e-6)
+    distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
+    linked = (ratio < CLUSTER_SIZE_RATIO) & (distance < CLUSTER_REACH * np.maximum(size[:, None], size[None, :]))
+    label = -np.ones(len(dets), np.int64)
+    for start in range(len(dets)):  # connected components, breadth first
+        if label[start] >= 0:
+            continue
+        label[start], queue = start, [start]
+        while queue:
+            nxt = np.nonzero(linked[queue.pop()] & (label < 0))[0]
+            label[nxt] = start
+            queue += nxt.tolist()
+    clusters = [np.nonzero(label == k)[0] for k in np.unique(label)]
+    return sorted(clusters, key=len, reverse=True)
+
+
+def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
+    """One box per tile where readings of overlapping regions found it twice (class-agnostic NMS)."""
+    xywh = np.concatenate([dets.boxes[:, :2], dets.boxes[:, 2:] - dets.boxes[:, :2]], axis=1)
+    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), dets.confidences.tolist(), 0.0, iou), np.int64).reshape(-1)
+    return dets[np.sort(keep)]
+
+
 class TileDetector:
     """The detector, and the crop classifier when the model card names one (`classifier=False` leaves it
     out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""
@@ -146,26 +183,39 @@ class TileDetector:
         return decode(output, self.card.conf if conf is None else conf, iou).scaled(scale)
 
     def read(self, image: np.ndarray, conf: float | None = None) -> Detections:
-        """Find the tiles; when they came out far from the trained tile size, read the region holding
-        them again resized so they match it; with a classifier, each tile's scores then come from its
-        crop of the photo."""
+        """Find the tiles; each cluster of tiles of one size (the hand near the camera, the discards
+        farther off) that came out far from the trained tile size is read again, its region resized so
+        its tiles match that size; with a classifier, each tile's scores then come from its crop."""
         first, long_side = self.find(image, conf)
         if not len(first):
             return first
-        tile_w = float(np.median(np.minimum(first.widths, first.heights)))
-        at_input = tile_w * long_side / max(image.shape[:2])
-        if SAME_SCALE[0] <= at_input / self.card.tile_width <= SAME_SCALE[1]:
-            dets = first  # already at the trained scale: a second pass costs time and gains nothing
-        else:
-            pad = 1.5 * tile_w
-            h, w = image.shape[:2]
-            x1, y1 = np.maximum(first.boxes[:, :2].min(axis=0) - pad, 0).astype(int)
-            x2, y2 = np.minimum(first.boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
-            region = image[y1:y2, x1:x2]
-            side = int(np.clip(max(region.shape[:2]) * self.card.tile_width / tile_w, STRIDE, self.card.max_side))
-            second = self.detect(region, long_side=side, conf=conf)
-            dets = Detections(second.boxes + np.array([x1, y1, x1, y1], np.float32), second.scores)
+        parts = []
+        clusters = scale_clusters(first)
+        for rank, members in enumerate(clusters):
+            group = first[members]
+            tile_w = float(np.median(np.minimum(group.widths, group.heights)))
+            at_input = tile_w * long_side / max(image.shape[:2])
+            if rank >= MAX_SECOND_PASSES or SAME_SCALE[0] <= at_input / self.card.tile_width <= SAME_SCALE[1]:
+                parts.append(group)  # at the trained scale already (or one pass too many): keep as found
+                continue
+            second = self.read_region(image, group.boxes, tile_w, conf)
+            # A first pass that boxed several tiles as one sizes the second pass wrong: keep whichever
+            # reading is surer of more tiles, never less than the first pass found.
+            parts.append(second if second.confidences.sum() >= group.confidences.sum() else group)
+        dets = suppress_overlaps(Detections.concat(parts)) if len(parts) > 1 else parts[0]
         return self.classifier.rescore(image, dets) if self.classifier else dets
+
+    def read_region(self, image: np.ndarray, boxes: np.ndarray, tile_w: float, conf: float | None) -> Detections:
+        """The region around `boxes` (with a margin of a tile and a half) resized so tiles `tile_w` wide
+        come out at the trained tile width, read in one pass; boxes in photo pixels."""
+        pad = 1.5 * tile_w
+        h, w = image.shape[:2]
+        x1, y1 = np.maximum(boxes[:, :2].min(axis=0) - pad, 0).astype(int)
+        x2, y2 = np.minimum(boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
+        region = image[y1:y2, x1:x2]
+        side = int(np.clip(max(region.shape[:2]) * self.card.tile_width / tile_w, STRIDE, self.card.max_side))
+        found = self.detect(region, long_side=side, conf=conf)
+        return Detections(found.boxes + np.array([x1, y1, x1, y1], np.float32), found.scores)
 
     def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
