@@ -22,7 +22,7 @@ def write_set(root, photos):
         (root / "images" / split).mkdir(parents=True, exist_ok=True)
         (root / "labels" / split).mkdir(parents=True, exist_ok=True)
         image = np.full((200, 400, 3), 90, np.uint8)
-        for code, (x1, y1, x2, y2) in boxes:
+        for _code, (x1, y1, x2, y2) in boxes:
             cv2.rectangle(image, (x1, y1), (x2, y2), (230, 230, 230), -1)
         cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), image)
         lines = [f"{CLASSES.index(c)} {(x1 + x2) / 800} {(y1 + y2) / 400} {(x2 - x1) / 400} {(y2 - y1) / 200}"
