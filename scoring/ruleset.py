@@ -168,9 +168,10 @@ def _expand_excludes(entries: list[Entry], where: str) -> tuple[Entry, ...]:
         if "*" in e.excludes:
             e = replace(e, excludes=tuple(n for n in names if n != e.name))
         # a qualified line ("三元牌 白") cancels that line only
-        missing = [x for x in (*e.excludes, *e.keeps) if x.split(" ")[0] not in names]
-        if missing:
-            raise RulesetError(f"{where}: {e.name} excludes or keeps unknown entries {missing}")
+        for key, listed in (("excludes", e.excludes), ("keeps", e.keeps)):
+            missing = [x for x in listed if x.split(" ")[0] not in names]
+            if missing:
+                raise RulesetError(f"{where}: {e.name} {key} unknown entries {missing}")
         out.append(e)
     return tuple(out)
 
