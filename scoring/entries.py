@@ -39,13 +39,19 @@ Result = bool | int | list | str
 OPEN = "open"
 PREDICATES: dict[str, Callable[..., Result]] = {}
 SHAPES_OF: dict[str, frozenset[str]] = {}
+# Predicates that read only what the player states about the situation (天胡, 地胡, 人胡, 天听,
+# 地听): the same in every reading, so a table may say whose seat may state it (`seat`).
+CLAIMS: set[str] = set()
 
 
-def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,)):
-    """Register a predicate under its function name; `shapes`: the shapes of a win it reads."""
+def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,), claim=False):
+    """Register a predicate under its function name; `shapes`: the shapes of a win it reads;
+    `claim`: it reads only the situation the player states (see CLAIMS)."""
     def register(f: Callable[..., Result]) -> Callable[..., Result]:
         PREDICATES[f.__name__] = f
         SHAPES_OF[f.__name__] = frozenset(shapes)
+        if claim:
+            CLAIMS.add(f.__name__)
         return f
     return register(fn) if fn is not None else register
 
@@ -57,7 +63,7 @@ def _won_by(r: Reading, won_by: str | None) -> bool:
     return r.situation.self_draw == (won_by == "self_draw")
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, claim=True)
 def heavenly(r: Reading) -> bool:
     """天和 / 天胡: the dealer's dealt 17 tiles already win."""
     return r.situation.heavenly
@@ -105,13 +111,14 @@ def dragon_pungs(r: Reading) -> list:
 @predicate
 def all_chows(r: Reading, no_honours: bool = True, no_flowers: bool = True,
               won_by: str | None = "discard", min_waits: int = 2, two_sided: bool = False,
-              no_seat_flowers: bool = False) -> bool:
-    """平和 / 平胡: five chows (chi allowed) and a pair, with the table's conditions on honours,
-    flowers (any, or only one's own: 无本花), how it was won, how many tiles it waited on, and
-    whether the winning tile must have completed a chow on either side (两面, not 边张/中洞/
-    the pair)."""
+              no_seat_flowers: bool = False, concealed: bool = False) -> bool:
+    """平和 / 平胡: five chows (chi allowed unless `concealed`: 门清) and a pair, with the
+    table's conditions on honours, flowers (any, or only one's own: 无本花), how it was won,
+    how many tiles it waited on, and whether the winning tile must have completed a chow on
+    either side (两面, not 边张/中洞/the pair)."""
     return (
         all(g.kind == "chow" for g in r.sets)
+        and not (concealed and r.view.open_melds)
         and not (no_honours and r.view.has_honours)
         and not (no_flowers and r.view.flowers)
         and not (no_seat_flowers and seat_flowers(r))
@@ -268,13 +275,13 @@ def robbing_kong(r: Reading) -> bool:
 
 # -- first-turn wins and declared readiness (地胡, 人胡, 天听, 地听) -------------------------
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, claim=True)
 def earthly(r: Reading) -> bool:
     """地胡: a non-dealer self-draws the win on the first draw, nobody having called a tile."""
     return r.situation.earthly and r.situation.self_draw
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, claim=True)
 def human(r: Reading, declared_ready: bool = False) -> bool:
     """人胡: won off a discard in the first go-round, nobody having called a tile; with
     declared_ready, only after declaring 天听 (改良式: 人胡 必为天听)."""
@@ -282,7 +289,7 @@ def human(r: Reading, declared_ready: bool = False) -> bool:
     return s.human and not s.self_draw and (not declared_ready or s.heavenly_ready)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, claim=True)
 def declared_ready(r: Reading, when: str) -> bool:
     """天听 (when "dealt": ready on the dealt hand) / 地听 (when "first": ready with the first
     discard): declared and kept to the win."""
@@ -380,13 +387,15 @@ def _group_tiles(g: Group) -> tuple[str, ...]:
 
 
 @predicate
-def outside_hand(r: Reading, honours: bool) -> Result:
+def outside_hand(r: Reading, honours: bool, chows_only: bool = False) -> Result:
     """混带么 (honours: some 字牌) / 全带么 (no 字牌, the pair a 1 or 9): every set and the pair
-    holds a 1, a 9 or an honour, with at least one chow (all pungs is 混老头 / 清老头 / 字一色);
-    OPEN when the hand is not 门清."""
+    holds a 1, a 9 or an honour, with at least one chow (all pungs is 混老头 / 清老头 / 字一色),
+    or with chows_only every set a chow (改良式 全带么 「全为一九顺子」); OPEN when the hand
+    is not 门清."""
     def outside(t: str) -> bool:
         return is_terminal(t) or (honours and is_honour(t))
-    if not _chows(r):
+    chows = _chows(r)
+    if not chows or (chows_only and len(chows) < len(r.sets)):
         return False
     if not all(any(outside(t) for t in _group_tiles(g)) for g in r.sets) or not outside(r.pair):
         return False
@@ -454,13 +463,21 @@ def straight_and_honours(r: Reading, honours: list[str]) -> bool:
 def limited_tiles(r: Reading, tiles: list[str], free_group: bool = False, min_sum: int = 0) -> bool:
     """绿一色 (2 3 4 6 8条 and 发), 全将碰 (2 5 8 only), 百万石 (5-9万 summing to 100): every
     set and the pair use only the listed tiles, save one group (a set or the pair) when
-    free_group (一搭可随意吃碰); with min_sum, the ranks of the listed tiles add up to it."""
+    free_group (一搭可随意吃碰); with min_sum, the numbers on the listed tiles of the pungs,
+    kongs and the pair add up to it (百万石 「刻子或对子合计」: chows do not count)."""
     allowed = set(tiles)
     groups = [(_group_tiles(g) if g.kind == "chow" else (g.tile,)) for g in r.sets] + [(r.pair,)]
     outside = sum(not all(t in allowed for t in g) for g in groups)
     if outside > (1 if free_group else 0):
         return False
-    return not min_sum or sum(rank(t) for t in r.view.tiles if t in allowed) >= min_sum
+    return not min_sum or _pung_and_pair_sum(r, allowed) >= min_sum
+
+
+def _pung_and_pair_sum(r: Reading, allowed: set[str]) -> int:
+    """The numbers on the tiles of the pungs, kongs (four tiles) and pair that are `allowed`."""
+    sets = sum(rank(g.tile) * (4 if g.kind == "kong" else 3)
+               for g in r.sets if g.is_pung and g.tile in allowed)
+    return sets + (2 * rank(r.pair) if r.pair in allowed else 0)
 
 
 @lru_cache(maxsize=4096)

@@ -95,7 +95,8 @@ def random_winning_hand(
 
     sit = Situation()
     if situation:
-        sit = _random_situation(rng, melds)
+        held = concealed + [t for m in melds for t in m.tiles]
+        sit = _random_situation(rng, melds, robbable=win not in held)
     table = None
     if rng.random() < table_prob:
         others = [w for w in WINDS if w != sit.seat]
@@ -110,13 +111,15 @@ def random_winning_hand(
     return Hand(tuple(concealed), win, tuple(melds), flowers, sit, table)
 
 
-def _random_situation(rng: random.Random, melds: list[Meld]) -> Situation:
-    """Flags only in combinations that can happen at a table (see validate.check_situation)."""
+def _random_situation(rng: random.Random, melds: list[Meld], robbable: bool) -> Situation:
+    """Flags only in combinations that can happen at a table (see validate.check_situation);
+    `robbable`: the winner holds no other copy of the winning tile, so it can be a robbed
+    kong's fourth."""
     self_draw = rng.random() < 0.4
     has_kong = any(m.kind in ("kong", "ankong") for m in melds)
     heavenly = self_draw and not melds and rng.random() < 0.05
     after_kong = self_draw and has_kong and not heavenly and rng.random() < 0.2
-    rob_kong = not self_draw and rng.random() < 0.05
+    rob_kong = not self_draw and rng.random() < 0.05 and robbable
     last_tile = not heavenly and not rob_kong and not after_kong and rng.random() < 0.05
     return Situation(
         seat=rng.choice(WINDS),

@@ -6,11 +6,17 @@ the predicate that detects it (`when`, with `args`), the entries it cancels when
 (`excludes`: names, a qualified line such as "三元牌 白", or "*" for every other entry), the
 rule in words, and where the table was ambiguous the `decision` taken (one line, with its
 reason). Optional: `shape`, a hand shape other than 5 sets and a pair that this entry makes a
-win of its own (十三么, 瀝咕瀝咕, 八仙过海 …), and `payment`, how it changes the settlement.
+win of its own (十三么, 瀝咕瀝咕, 八仙过海 …); `payment`, how it changes the settlement;
+`keeps`, entries it keeps counted even where another entry cancels them (五暗刻 「必计对对胡」);
+and `seat`, "dealer" or "non_dealer" for a stated situation (天听, 人胡 …) that the table gives
+to that seat alone (莊家專屬 / 閒家專屬): another seat stating it is refused.
 
 The settlement record holds the 庄家 / 连庄 / 听牌 台 and the payment formula: 底 or not,
-and how many times its 台 a discarder and each self-draw payer pay. `min_tai` is the least
-台 a win needs (起胡); `options` are house rules a name selects: `tw16-common+见花见台`.
+and how many times its 台 a discarder and each self-draw payer pay; `streak.every_payment`
+puts the 连庄 台 on every payment, not only those of the dealer (比赛规则 本场制). `min_tai` is
+the least 台 a win needs (起胡); `options` are house rules a name selects:
+`tw16-common+见花见台`; `impossible` lists situation flags that cannot hold together at this
+table, with the reason in English and Traditional Chinese.
 """
 
 from __future__ import annotations
@@ -21,15 +27,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .entries import OPEN, PREDICATES, SHAPES_OF
+from .entries import CLAIMS, OPEN, PREDICATES, SHAPES_OF
+from .hand import ALL_FLAGS
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
 DEFAULT_RULESET = "tw16-2026.09-p0"
 _ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "rule", "decision",
-               "shape", "payment"}
+               "shape", "payment", "keeps", "seat"}
 _PAYMENT_KEYS = {"base", "drop"}
 _EXTRAS = ("dealer", "streak", "ready")
+SEATS = ("dealer", "non_dealer")
 
 
 class RulesetError(ValueError):
@@ -51,6 +59,8 @@ class Entry:
     payment_drop: tuple[str, ...] = ()  # settlement extras (dealer/streak/ready) it cancels
     decision: str = ""
     reads: frozenset[str] = frozenset((STANDARD,))  # shapes its predicate reads
+    keeps: tuple[str, ...] = ()  # entries that count with it even where another cancels them
+    seat: str | None = None  # "dealer" / "non_dealer": only that seat may state this situation
 
     def detect(self, reading):
         if reading.shape not in self.reads:
@@ -65,12 +75,22 @@ class Entry:
 class SettlementRules:
     dealer_tai: int = 1  # 庄家: +1 台 when the winner or the payer is the dealer
     streak_tai: int = 2  # 连庄: per consecutive dealer hand
+    streak_every_payment: bool = False  # 连庄 on every payment, not only the dealer's (本场制)
     ready_tai: int = 1  # 听牌: declared ready before winning (0: the table has no such item)
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # key → (simplified, trad)
     base: bool = True  # payment = 底 + 台 × 每台 × multiplier (False: no 底)
     discard_multiplier: int = 1  # the discarder pays 台 × 每台 × this
     self_draw_multiplier: int = 1  # each of the three pays 台 × 每台 × this
     rule: str = ""
+
+
+@dataclass(frozen=True)
+class Impossible:
+    """Situation flags that cannot hold together at this table, and why (English, Chinese)."""
+
+    flags: tuple[str, ...]
+    why: str
+    zh: str
 
 
 @dataclass(frozen=True)
@@ -83,6 +103,7 @@ class Ruleset:
     min_tai: int = 0  # 起胡: the least 台 a win needs
     options: tuple[str, ...] = ()  # house rules selected (tw16-common+见花见台)
     available_options: tuple[str, ...] = ()
+    impossible: tuple[Impossible, ...] = ()
 
     def entry(self, name: str) -> Entry:
         return next(e for e in self.entries if e.name == name)
@@ -115,6 +136,10 @@ def _entry(raw: dict, where: str) -> Entry:
     bad = [x for x in payment.get("drop", ()) if x not in _EXTRAS]
     if bad:
         raise RulesetError(f"{where} ({raw['name']}): payment.drop {bad} not in {_EXTRAS}")
+    seat = raw.get("seat")
+    if seat is not None and (seat not in SEATS or raw["when"] not in CLAIMS):
+        raise RulesetError(f"{where} ({raw['name']}): seat must be one of {SEATS}, on a stated "
+                           f"situation ({', '.join(sorted(CLAIMS))})")
     return Entry(
         name=raw["name"],
         trad=raw["trad"],
@@ -129,6 +154,8 @@ def _entry(raw: dict, where: str) -> Entry:
         payment_drop=tuple(payment.get("drop", ())),
         decision=raw.get("decision", ""),
         reads=SHAPES_OF[raw["when"]],
+        keeps=tuple(raw.get("keeps", ())),
+        seat=seat,
     )
 
 
@@ -141,9 +168,10 @@ def _expand_excludes(entries: list[Entry], where: str) -> tuple[Entry, ...]:
         if "*" in e.excludes:
             e = replace(e, excludes=tuple(n for n in names if n != e.name))
         # a qualified line ("三元牌 白") cancels that line only
-        missing = [x for x in e.excludes if x.split(" ")[0] not in names]
-        if missing:
-            raise RulesetError(f"{where}: {e.name} excludes unknown entries {missing}")
+        for key, listed in (("excludes", e.excludes), ("keeps", e.keeps)):
+            missing = [x for x in listed if x.split(" ")[0] not in names]
+            if missing:
+                raise RulesetError(f"{where}: {e.name} {key} unknown entries {missing}")
         out.append(e)
     return tuple(out)
 
@@ -163,6 +191,8 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
         raw_entries += o.get("add", [])
     entries = _expand_excludes(
         [_entry(e, f"{where}: entries[{i}]") for i, e in enumerate(raw_entries)], where)
+    impossible = tuple(_impossible(x, f"{where}: impossible[{i}]")
+                       for i, x in enumerate(data.get("impossible", ())))
     s = data.get("settlement", {})
     names_map = {k: (v["name"], v["trad"]) for k, v in s.items()
                  if isinstance(v, dict) and "name" in v}
@@ -170,6 +200,7 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
     settlement = SettlementRules(
         dealer_tai=s.get("dealer", {}).get("tai", 1),
         streak_tai=s.get("streak", {}).get("tai_per_hand", 2),
+        streak_every_payment=bool(s.get("streak", {}).get("every_payment", False)),
         ready_tai=s.get("ready", {}).get("tai", 0) if "ready" in s else 0,
         names=names_map,
         base=bool(pay.get("base", True)),
@@ -181,7 +212,16 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
     return Ruleset(rid, data.get("title", ""), entries, settlement,
                    name=data.get("name", data.get("title", "")) + "".join(f" + {o}" for o in options),
                    min_tai=int(data.get("min_tai", 0)), options=tuple(options),
-                   available_options=tuple(known))
+                   available_options=tuple(known), impossible=impossible)
+
+
+def _impossible(raw: dict, where: str) -> Impossible:
+    if not isinstance(raw, dict) or set(raw) != {"flags", "why", "zh"}:
+        raise RulesetError(f"{where}: expected an object with flags, why and zh")
+    bad = [f for f in raw["flags"] if f not in ALL_FLAGS]
+    if len(raw["flags"]) < 2 or bad:
+        raise RulesetError(f"{where}: flags must be two or more of {ALL_FLAGS} (unknown: {bad})")
+    return Impossible(tuple(raw["flags"]), raw["why"], raw["zh"])
 
 
 def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:

@@ -61,9 +61,11 @@ def _lines(entry: Entry, found) -> list[Item]:
 
 def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
-    (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line)."""
+    (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
+    save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
     found = [(e, e.detect(reading)) for e in ruleset.entries]
-    excluded = {x for e, f in found if f for x in e.excludes}
+    kept = {x for e, f in found if f for x in e.keeps}
+    excluded = {x for e, f in found if f for x in e.excludes} - kept
     return tuple(
         item for e, f in found if f and e.name not in excluded
         for item in _lines(e, f) if item.name not in excluded

@@ -2,7 +2,8 @@
 
 Payment = 底 + 台 × 每台 × multiplier, where 台 is the hand's total plus, on that payment only,
 庄家 (+1, and the ruleset's 台 per 连庄) when the winner or the payer is the dealer, and 听牌
-when the winner declared ready and the ruleset has that item. Self-drawn: each of the other
+when the winner declared ready and the ruleset has that item. A table whose 连庄 台 go on
+every payment of the hand (比赛规则 「连庄台套用全场」) adds them also between two non-dealers. Self-drawn: each of the other
 three pays; off a discard (抢杠 and 七抢一 included): the discarder alone. The ruleset says
 whether there is a 底 and the multipliers (改良式: no 底; a discarder pays 台 × 每台 × 3,
 each self-draw payer 台 × 每台 × 2); an entry of the win may drop the 底 or some extras
@@ -41,11 +42,12 @@ def _extras(rules: SettlementRules, table: Table, winner: str, payer: str, drop=
     names = {"dealer": "庄家", "streak": "连庄", "ready": "听牌"}
     names.update({k: v[0] for k, v in rules.names.items()})
     out = []
-    if table.dealer in (winner, payer):
-        if "dealer" not in drop and rules.dealer_tai:
-            out.append((names["dealer"], rules.dealer_tai))
-        if table.streak and "streak" not in drop and rules.streak_tai:
-            out.append((names["streak"], rules.streak_tai * table.streak))
+    dealer_involved = table.dealer in (winner, payer)
+    if dealer_involved and "dealer" not in drop and rules.dealer_tai:
+        out.append((names["dealer"], rules.dealer_tai))
+    streak_paid = dealer_involved or rules.streak_every_payment
+    if streak_paid and table.streak and "streak" not in drop and rules.streak_tai:
+        out.append((names["streak"], rules.streak_tai * table.streak))
     if table.declared_ready and "ready" not in drop and rules.ready_tai:
         out.append((names["ready"], rules.ready_tai))
     return tuple(out)

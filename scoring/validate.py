@@ -12,7 +12,7 @@ from .decompose import _candidates, counts_of, is_complete, waits
 from .hand import Hand, HandError, Meld, Table
 from .notation import format_chinese
 from .reading import Reading, View, special_readings, special_shape_possible
-from .ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
+from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
 from .tiles import COPIES, FLOWERS, PLAYING, TERMINALS_AND_HONOURS, is_honour, rank, suit, tile_name
 
 _ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
@@ -45,14 +45,24 @@ def _meld_problem(m: Meld) -> HandError | None:
 
 
 def check_situation(hand: Hand) -> None:
-    """Flags that cannot happen together at a table."""
+    """Situations no table allows: flags that cannot hold together, or not with these tiles."""
     s = hand.situation
     if s.rob_kong and s.self_draw:
         raise HandError("rob_kong: robbing a kong wins on another player's tile, "
                         "so self_draw must be false", "搶槓是胡別人加槓的牌，不能是自摸")
+    if s.rob_kong and s.last_tile:
+        raise HandError("rob_kong and last_tile: a tile robbed from a kong was never discarded, "
+                        "so it is 抢杠 and not 河底捞鱼 (the last discard); give one",
+                        "搶槓的牌是別人加槓的牌，沒有打出來，不是河底撈魚：只能選一個")
+    if s.rob_kong:
+        check_robbed_tile(hand)
     if s.after_kong and not s.self_draw:
         raise HandError("after_kong: the replacement tile after a kong is self-drawn, "
                         "so self_draw must be true", "槓上開花是槓後補牌自摸，要選自摸")
+    if s.after_kong and not any(m.kind in ("kong", "ankong") for m in hand.melds):
+        raise HandError("after_kong: 杠上开花 wins on the replacement tile after a kong, and the "
+                        "hand has no kong (an open kong or an ankong meld)",
+                        "槓上開花要先開槓：這手牌沒有明槓或暗槓")
     if s.heavenly and not s.self_draw:
         raise HandError("heavenly: 天和 wins on the dealer's own dealt tiles, "
                         "so self_draw must be true", "天胡是莊家起手就胡，要選自摸")
@@ -74,6 +84,10 @@ def check_situation(hand: Hand) -> None:
         if getattr(s, flag) and opened:
             raise HandError(f"{flag}: {name} needs 门清 (no chi, pon or open kong)",
                             f"{zh}要門清（沒有吃、碰、明槓）")
+    if s.earthly and hand.melds:  # an ankong: the open melds were refused just above
+        raise HandError("earthly: 地胡 wins on the first draw, before any kong could be declared "
+                        "(after an ankong the win would be on its replacement tile)",
+                        "地胡是第一次摸牌就胡，之前不能開槓（暗槓也不行）")
     if s.heavenly_ready and s.earthly_ready:
         raise HandError("heavenly_ready and earthly_ready: 天听 and 地听 are two ways of one "
                         "declaration; give one", "天聽和地聽只能選一個")
@@ -95,6 +109,44 @@ def check_situation(hand: Hand) -> None:
             raise HandError("table.discarder: a self-drawn win has no discarder", "自摸沒有放槍的人")
         if not s.self_draw:
             check_discarder(s.seat, t)
+
+
+def check_robbed_tile(hand: Hand) -> None:
+    """A robbed kong holds all four copies of its tile (three in the pung, the fourth robbed):
+    the winner can hold no other copy."""
+    held = hand.held_tiles().count(hand.win)
+    if held:
+        name, zh = tile_name(hand.win), tile_name(hand.win, "traditional")
+        raise HandError(f"rob_kong: the robbed kong holds all four {name} ({hand.win}), so the "
+                        f"winner cannot also hold {held} (that would make {COPIES + held})",
+                        f"搶槓：被搶的槓已經是四張{zh}，你手上不能再有{zh}（會變成 {COPIES + held} 張）")
+
+
+def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
+    """What this table rules out: flags that cannot hold together at it (`impossible`), and a
+    situation stated by a seat the table does not give it to (`seat`: 莊家專屬 / 閒家專屬;
+    the seats are known when the table is given, two entries of opposite seats never hold)."""
+    s = hand.situation
+    for x in rules.impossible:
+        if all(getattr(s, f) for f in x.flags):
+            raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
+    stated_only = Reading((), None, None, View.of(hand, with_waits=False))
+    stated = {e.seat: e for e in rules.entries if e.seat and e.detect(stated_only)}
+    if len(stated) == len(SEATS):
+        d, n = stated["dealer"], stated["non_dealer"]
+        raise HandError(f"{d.name} and {n.name} under {rules.id}: {d.name} is the dealer's alone "
+                        f"and {n.name} a non-dealer's, so one player cannot have both",
+                        f"這個規則裡{d.trad}是莊家專屬、{n.trad}是閒家專屬，不能同時有")
+    t = hand.table
+    if t is None:
+        return
+    for e in stated.values():
+        if e.seat == "dealer" and t.dealer != s.seat:
+            raise HandError(f"{e.name} is the dealer's alone under {rules.id}; seat {s.seat} is "
+                            f"not the dealer ({t.dealer})", f"這個規則裡{e.trad}是莊家專屬，閒家不能算{e.trad}")
+        if e.seat == "non_dealer" and t.dealer == s.seat:
+            raise HandError(f"{e.name} is a non-dealer's alone under {rules.id}; seat {s.seat} is "
+                            "the dealer", f"這個規則裡{e.trad}是閒家專屬，莊家不能算{e.trad}")
 
 
 def check_discarder(winner: str, table: Table) -> None:
@@ -186,6 +238,7 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
                             "of the hand with the flowers in 'flowers'",
                             f"{rules.id} 沒有花胡：請用手牌算，花放在花牌裡")
         check_situation(hand)
+        check_ruleset_situation(hand, rules)
         return
     if len(hand.melds) > 5:
         raise HandError(f"{len(hand.melds)} melds; a winning hand has 5 sets in all",
@@ -212,3 +265,4 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     if not is_complete(tuple(full)) and not shape_wins(hand, rules):
         raise _not_a_win(hand, rules)
     check_situation(hand)
+    check_ruleset_situation(hand, rules)

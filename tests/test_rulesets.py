@@ -1,7 +1,8 @@
 """The other rules tables (issue 3), data-driven: tests/rulesets/<ruleset id>.json holds, for every
 entry of that ruleset (and of its options), a hand where it applies and one where it does not,
 each with the complete expected item list in display order and the seed's sentence it rests on;
-hands each table refuses; and settlements by its payment formula."""
+hands each table refuses (with a table where the refusal needs one, and the Chinese words the
+player reads); and settlements by its payment formula."""
 
 import json
 from pathlib import Path
@@ -89,10 +90,11 @@ def test_case(stem, case):
 @pytest.mark.parametrize("stem,case", ERRORS, ids=_ids(ERRORS))
 def test_refused(stem, case):
     rules = load_ruleset(_rules(stem, case))
-    with pytest.raises(HandError, match=case["error"]):
-        hand = build(case["hand"])
+    with pytest.raises(HandError, match=case["error"]) as err:
+        hand = build(case["hand"], case.get("table"))
         check_hand(hand, rules)
         score(hand, rules)
+    assert case.get("zh", "") in err.value.for_player  # what the table reads, where the case says
 
 
 @pytest.mark.parametrize("stem,case", SETTLEMENTS, ids=_ids(SETTLEMENTS))
