@@ -22,7 +22,7 @@ def main(argv=None) -> None:
     gen.add_argument("--count", type=int, required=True)
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--styles", choices=("train", "unseen"), default="train",
-                     help="unseen: only the held-out styles (needs ../shared/data)")
+                     help="unseen: only the held-out styles (needs the shared folder, $TAISHU_SHARED)")
     gen.add_argument("--val-fraction", type=float, default=0.1)
     gen.add_argument("--workers", type=int, default=2)
     gen.add_argument("--size", type=int, default=640, help="long side in pixels")

@@ -61,6 +61,11 @@ def _write(index, out, seed, styles, val_fraction, long_side, recipe):
 
 def generate(out: Path, count: int, seed: int, styles: str = "train", val_fraction: float = 0.1,
              workers: int = 2, long_side: int = 640, recipe: Recipe = DEFAULT_RECIPE) -> None:
+    if styles == "unseen":  # fail before writing anything if the shared folder is missing
+        from datasets.styles import UNSEEN_WEIGHTS, load_style
+
+        for name in UNSEEN_WEIGHTS:
+            load_style(name)
     out = Path(out)
     for kind in ("images", "labels", "scenes"):
         for split in ("train", "val"):
@@ -77,11 +82,6 @@ def generate(out: Path, count: int, seed: int, styles: str = "train", val_fracti
     (out / "recipe.json").write_text(json.dumps(made, ensure_ascii=False, indent=1) + "\n")
     job = partial(_write, out=out, seed=seed, styles=styles, val_fraction=val_fraction,
                   long_side=long_side, recipe=recipe)
-    if styles == "unseen":  # fail before forking if ../shared is missing
-        from datasets.styles import UNSEEN_WEIGHTS, load_style
-
-        for name in UNSEEN_WEIGHTS:
-            load_style(name)
     if workers <= 1:
         for i in tqdm(range(count), desc="scenes", unit="img"):
             job(i)

@@ -1,14 +1,14 @@
 """Tile styles: where each tile's top comes from (art sets, real crops, the face renderer).
 
 Train styles read only datasets/assets (vendored). Unseen styles are held out from training:
-xmahjongg-real (licence unclear, so never vendored, read from ../shared) and the real crops
-whose upstream file numbers fall in HELD_OUT_CROP_RANGES. Upstream numbered the crops photo by
-photo, so a run of numbers is one or a few tile designs; these three runs (147 of 628 crops,
-23%) hold the cream set, the grey set and the blue-green set seen on a contact sheet sorted by
-number. Splitting by run instead of at random keeps whole designs out of training.
+xmahjongg-real (licence unclear, so never vendored, read from the shared folder of
+datasets/shared.py) and the real crops whose upstream file numbers fall in HELD_OUT_CROP_RANGES.
+Upstream numbered the crops photo by photo, so a run of numbers is one or a few tile designs;
+these three runs (147 of 628 crops, 23%) hold the cream set, the grey set and the blue-green set
+seen on a contact sheet sorted by number. Splitting by run instead of at random keeps whole
+designs out of training.
 """
 
-import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -17,11 +17,11 @@ import cv2
 import numpy as np
 
 from datasets import tile_bodies as tb
+from datasets.shared import require_shared
 from datasets.tile_faces import draw_face, face_variant
 from scoring.tiles import TILE_CODES
 
 ASSETS = Path(__file__).resolve().parent / "assets"
-SHARED_DATA = Path(os.environ.get("TAISHU_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 HELD_OUT_CROP_RANGES = ((141, 199), (391, 420), (571, 628))
 VENDORED_ART_SETS = (
     "fluffystuff-regular",
@@ -32,8 +32,8 @@ VENDORED_ART_SETS = (
     "gnome-smooth",
     "gnome-postmodern",
 )
-# Scene weights: realistic sets high (see ../shared/data/README.md realism notes); kmahjongg
-# classic is left out entirely (万 for 萬, creatures for dragons).
+# Scene weights: realistic sets high (see the shared folder's data/README.md realism notes);
+# kmahjongg classic is left out entirely (万 for 萬, creatures for dragons).
 TRAIN_WEIGHTS = {
     "real-crops": 3.0,
     "drawn": 3.0,
@@ -84,16 +84,14 @@ def load_style(name: str) -> Style:
         return Style(name)
     if name in ("real-crops", "real-crops-held-out"):
         held_out = name.endswith("held-out")
-        root = SHARED_DATA / "real-crops" if held_out else ASSETS / "real-crops"
-        _require(root, name)
+        root = _shared_style_root(name, "real-crops") if held_out else ASSETS / "real-crops"
         style = Style(name)
         for jpg in sorted(root.glob("*/*.jpg")):
             n = crop_number(jpg)
             if any(lo <= n <= hi for lo, hi in HELD_OUT_CROP_RANGES) == held_out:
                 style.crops.setdefault(jpg.parent.name, []).append((n, cv2.imread(str(jpg))))
         return style
-    root = (SHARED_DATA / "tile-art" if name == "xmahjongg-real" else ASSETS / "tile-art") / name
-    _require(root, name)
+    root = _shared_style_root(name, "tile-art", name) if name == "xmahjongg-real" else ASSETS / "tile-art" / name
     style = Style(name)
     for png in sorted((root / "full").glob("*.png")):
         if png.stem in TILE_CODES:
@@ -108,12 +106,8 @@ def load_style(name: str) -> Style:
     return style
 
 
-def _require(root: Path, name: str) -> None:
-    if not root.is_dir():
-        raise FileNotFoundError(
-            f"style {name!r} needs {root}, which is missing; the unseen styles are read from "
-            "../shared/data (set TAISHU_SHARED_DATA to its location)"
-        )
+def _shared_style_root(name: str, *parts: str) -> Path:
+    return require_shared("data", *parts, needed_for=f"the unseen style {name!r}")
 
 
 class SceneSet:

@@ -1,5 +1,12 @@
 """Hands shared by the scoring tests, in the JSON form of the examples file."""
 
+import json
+from pathlib import Path
+
+# The 56 worked examples of the default table, vendored (provenance: tests/data/README.md).
+EXAMPLES_FILE = Path(__file__).with_name("data") / "tw16-2026.09-p0-examples.json"
+EXAMPLES = json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))["cases"]
+
 # The rules page's first worked example (门清 + 平和 off a discard of 6s): concealed tiles before the win.
 PLAIN = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "4s", "5s", "9s", "9s"]
 
@@ -10,3 +17,4 @@ def plain(**changes) -> dict:
          "self_draw": False}
     d.update(changes)
     return d
+

@@ -14,6 +14,8 @@ from datasets.generate import generate, make_sample, split_of
 from datasets.printout import printout
 from datasets.scene import _affine, _blend, visibility
 from datasets.scene_layout import Group, Layout, Placed
+from datasets.styles import UNSEEN_WEIGHTS
+from tests.shared import needs_shared
 from vision.classes import CLASSES
 from vision.draw import draw_boxes
 
@@ -60,6 +62,13 @@ def test_generated_set_layout_and_truth(tmp_path):
                     assert CLASSES[int(rows[row].split()[0])] == code
                     seen.append(row)
         assert sorted(seen) == list(range(len(rows)))
+
+
+@needs_shared("data", "tile-art", "xmahjongg-real", needed_for="the unseen style 'xmahjongg-real'")
+@needs_shared("data", "real-crops", needed_for="the unseen style 'real-crops-held-out'")
+def test_unseen_scenes_draw_only_the_held_out_styles():
+    styles = {name for i in range(4) for name in make_sample(i, 11, "unseen")[2]["style"]}
+    assert styles and styles <= set(UNSEEN_WEIGHTS)
 
 
 def test_val_split_is_exact():

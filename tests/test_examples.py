@@ -1,14 +1,9 @@
-"""The 56 worked examples of the rules page, loaded as they are from shared/rules."""
-
-import json
-from pathlib import Path
+"""The 56 worked examples of the rules page, loaded as they are (tests/data, vendored)."""
 
 import pytest
 
 from scoring import Hand, score
-
-EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared/rules/tw16-2026.09-p0-examples.json"
-CASES = json.loads(EXAMPLES.read_text(encoding="utf-8"))["cases"]
+from tests.example_hands import EXAMPLES as CASES
 
 
 def test_all_56_examples_are_there():

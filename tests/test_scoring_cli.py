@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.example_hands import PLAIN, plain
+from tests.example_hands import EXAMPLES, PLAIN, plain
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,12 +39,10 @@ def test_json_batch_with_one_bad_hand_among_good_ones():
 
 
 def test_json_examples_file_scores_every_hand():
-    examples = ROOT.parent / "shared/rules/tw16-2026.09-p0-examples.json"
-    cases = json.loads(examples.read_text(encoding="utf-8"))["cases"]
-    p = run("score", "--json", stdin=json.dumps([c["hand"] for c in cases]))
+    p = run("score", "--json", stdin=json.dumps([c["hand"] for c in EXAMPLES]))
     assert p.returncode == 0
     out = json.loads(p.stdout)
-    for case, result in zip(cases, out, strict=True):
+    for case, result in zip(EXAMPLES, out, strict=True):
         if "expect" in case:
             assert result["items"] == case["expect"]
 

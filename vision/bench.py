@@ -2,33 +2,39 @@
 
     python -m vision.bench [PHOTO_OR_DIR ...] [--repeat 1]
 
-Default photos: the real photos of tile sets in ../shared/data/real-scenes (sizes 640 px to
-3700 px) and the committed sample scenes upscaled to a 12 MP phone size (4000x3000). Our time is
-decode + EXIF + two detector passes + layout + correction; the peer's (`mahjong-detector`, one
-640 px pass, 34 classes) is its preprocessing + detection on the decoded image.
+Default photos: the real photos of tile sets in the shared folder's data/real-scenes (optional,
+datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes upscaled to a 12 MP
+phone size (4000x3000). Our time is decode + EXIF + two detector passes + layout + correction;
+the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
+the decoded image.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import cv2
 
+from datasets.shared import missing_reason, shared_path
 from vision.detector import TileDetector
 from vision.photo import load_photo
 from vision.read import read_photo
 
 REPO = Path(__file__).resolve().parents[1]
-REAL_SCENES = REPO.parent / "shared" / "data" / "real-scenes"
 SAMPLES = REPO / "tests" / "data" / "samples"
 PHONE = (4000, 3000)
 
 
 def default_photos(tmp: Path) -> list[Path]:
-    photos = sorted(p for p in REAL_SCENES.glob("*") if p.suffix.lower() in (".jpg", ".png"))
+    reason = missing_reason("data", "real-scenes", needed_for="timing real photos")
+    if reason:
+        print(f"{reason}; timing the committed samples only", file=sys.stderr)
+    scenes = shared_path("data", "real-scenes").glob("*")
+    photos = sorted(p for p in scenes if p.suffix.lower() in (".jpg", ".png"))
     for sample in sorted(SAMPLES.glob("*.jpg")):
         image = cv2.imread(str(sample))
         h, w = image.shape[:2]

@@ -1,7 +1,7 @@
-"""Copy the tile art and real crops the generator uses from ../shared/data into datasets/assets.
+"""Copy the tile art and real crops the generator uses from the shared folder into datasets/assets.
 
-Run once by a maintainer; the output is committed so a fresh machine needs no ../shared.
-    python -m datasets.tools.vendor_assets [SHARED_DATA_DIR]
+Run once by a maintainer; the output is committed so a fresh machine needs no shared folder.
+    python -m datasets.tools.vendor_assets [SHARED_DATA_DIR]   # default: $TAISHU_SHARED/data
 Images are shrunk to a 160 px tall face (the largest tile the generator draws is ~120 x 160)
 and full tiles lose their soft drop shadow (the generator casts its own), which keeps the
 assets small. xmahjongg-real (licence unclear) and the held-out real crops are never copied.
@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.shared import MissingSharedData, require_shared
 from datasets.styles import HELD_OUT_CROP_RANGES, VENDORED_ART_SETS, crop_number
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -84,7 +85,10 @@ def vendor_licences(shared: Path) -> None:
 
 
 def main() -> None:
-    shared = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data")
+    try:
+        shared = Path(sys.argv[1]) if len(sys.argv) > 1 else require_shared("data", needed_for="vendor_assets")
+    except MissingSharedData as exc:
+        raise SystemExit(f"error: {exc}") from exc
     vendor_art(shared)
     vendor_crops(shared)
     vendor_licences(shared)

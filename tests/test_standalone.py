@@ -1,0 +1,56 @@
+"""The repository stands alone: vendored copies match the shared folder where it is present, and
+what needs missing shared data says which path and which setting."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from datasets.shared import SETTING, MissingSharedData, require_shared, shared_path
+from tests.shared import needs_shared
+
+ROOT = Path(__file__).resolve().parents[1]
+# Vendored file (in the repository) -> its original in the shared folder.
+VENDORED = {
+    "tests/data/tw16-2026.09-p0-examples.json": ("rules", "tw16-2026.09-p0-examples.json"),
+}
+
+
+@pytest.mark.parametrize("copy,original", [
+    pytest.param(copy, original, marks=needs_shared(*original, needed_for=f"checking {copy}"))
+    for copy, original in VENDORED.items()
+])
+def test_vendored_copy_is_identical_to_the_shared_original(copy, original):
+    assert (ROOT / copy).read_bytes() == shared_path(*original).read_bytes(), \
+        f"{copy} and {shared_path(*original)} differ: copy the newer one over the other"
+
+
+def test_vendored_copies_are_named_in_the_data_readme():
+    readme = (ROOT / "tests" / "data" / "README.md").read_text(encoding="utf-8")
+    for copy, original in VENDORED.items():
+        assert Path(copy).name in readme and "/".join(original) in readme
+
+
+def test_the_setting_names_the_shared_folder(tmp_path, monkeypatch):
+    (tmp_path / "data" / "real-scenes").mkdir(parents=True)
+    monkeypatch.setenv(SETTING, str(tmp_path))
+    assert require_shared("data", "real-scenes", needed_for="x") == tmp_path / "data" / "real-scenes"
+    with pytest.raises(MissingSharedData) as err:
+        require_shared("data", "real-labelled", needed_for="training on real photos")
+    message = str(err.value)
+    assert "training on real photos" in message and str(tmp_path / "data" / "real-labelled") in message
+    assert SETTING in message
+
+
+def test_generating_unseen_styles_without_the_shared_folder_says_what_is_missing(tmp_path):
+    empty, out = tmp_path / "empty", tmp_path / "out"
+    empty.mkdir()
+    p = subprocess.run([sys.executable, "-m", "datasets", "generate", str(out), "--count", "2", "--styles", "unseen"],
+                       cwd=ROOT, env={**os.environ, SETTING: str(empty)}, capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    assert p.stderr.startswith("error: the unseen style") and SETTING in p.stderr and str(empty) in p.stderr
+    assert "Traceback" not in p.stderr
+    assert not out.exists()  # nothing half-written
+
