@@ -1,4 +1,5 @@
 """Rulesets as data: a 台 table is a JSON file in scoring/rulesets/, read into `Ruleset`.
+A folder named by the setting TAISHU_RULESETS adds a house's own tables (docs/extending.md).
 
 Each entry record holds everything about one entry: the name the page prints (simplified),
 its traditional rendering, 台 (and `tai_open`, its 台 in open form where the table has one),
@@ -22,6 +23,7 @@ table, with the reason in English and Traditional Chinese.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -32,6 +34,9 @@ from .hand import ALL_FLAGS
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
+# A folder of your own ruleset files, offered beside the built-in ones; a file there named like a
+# built-in table replaces it (the first folder that has a name wins).
+EXTRA_RULESETS = "TAISHU_RULESETS"
 DEFAULT_RULESET = "tw16-2026.09-p0"
 _ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "rule", "decision",
                "shape", "payment", "keeps", "seat"}
@@ -231,7 +236,7 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
     base, *options = name.split("+")
     if base.endswith(".json"):
         return _load(Path(base).resolve(), tuple(options))
-    return _load(RULESET_DIR / (base.replace("/", "-") + ".json"), tuple(options))
+    return _load(_ruleset_file(base.replace("/", "-")), tuple(options))
 
 
 @cache
@@ -239,11 +244,28 @@ def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
     if not path.is_file():
         known = ", ".join(available_rulesets())
         raise RulesetError(f"no ruleset {path.stem!r} (known: {known})")
-    with path.open(encoding="utf-8") as f:
-        return parse_ruleset(json.load(f), path.name, options)
+    try:
+        with path.open(encoding="utf-8") as f:
+            return parse_ruleset(json.load(f), path.name, options)
+    except json.JSONDecodeError as exc:  # a house table edited by hand
+        raise RulesetError(f"{path}: not JSON ({exc})") from exc
+    except KeyError as exc:
+        raise RulesetError(f"{path}: a ruleset needs the key {exc}") from exc
 
 
 def available_rulesets() -> list[str]:
     """The rulesets by file stem, the default first (each also loads by its id)."""
-    stems = sorted(p.stem for p in RULESET_DIR.glob("*.json"))
+    stems = sorted({p.stem for folder in _ruleset_dirs() for p in folder.glob("*.json")})
     return sorted(stems, key=lambda s: s != DEFAULT_RULESET)
+
+
+def _ruleset_dirs() -> list[Path]:
+    """Where ruleset files are looked for, in order (the setting is read at each call)."""
+    extra = os.environ.get(EXTRA_RULESETS)
+    return [Path(extra), RULESET_DIR] if extra else [RULESET_DIR]
+
+
+def _ruleset_file(stem: str) -> Path:
+    """The file of a ruleset name; where none has it, the built-in path (its load says so)."""
+    paths = [folder / f"{stem}.json" for folder in _ruleset_dirs()]
+    return next((p for p in paths if p.is_file()), paths[-1])

@@ -1,7 +1,9 @@
-"""Hands shared by the scoring tests, in the JSON form of the examples file."""
+"""Hands shared by the scoring tests, in the JSON form of the examples file; a house table."""
 
 import json
 from pathlib import Path
+
+from scoring.ruleset import RULESET_DIR
 
 # The 56 worked examples of the default table, vendored (provenance: tests/data/README.md).
 EXAMPLES_FILE = Path(__file__).with_name("data") / "tw16-2026.09-p0-examples.json"
@@ -18,3 +20,14 @@ def plain(**changes) -> dict:
     d.update(changes)
     return d
 
+
+def house_table(folder: Path) -> Path:
+    """A house's own table written to `folder/house.json`: the default table with 门清 at 2 台."""
+    data = json.loads((RULESET_DIR / "tw16-2026.09-p0.json").read_text(encoding="utf-8"))
+    data.update(id="house", name="我家的台數")
+    for entry in data["entries"]:
+        if entry["name"] == "门清":
+            entry["tai"] = 2
+    path = folder / "house.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path

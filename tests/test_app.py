@@ -16,7 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 import vision.detector
 from scoring.hand import Hand, Meld, Situation
+from scoring.ruleset import EXTRA_RULESETS
 from scoring.score import score
+from tests.example_hands import house_table
 from tests.fake_detections import laid_out
 from ui.draft import from_text, to_hand
 from vision.classes import CLASS_INDEX
@@ -215,3 +217,16 @@ def test_first_turn_flags_reach_the_rulesets_that_score_them(app):
     assert "地胡" not in str(at.table[0].value)  # the default table has no 地胡
     ok(at.selectbox(key="ruleset").set_value("tw16-competition").run())
     assert "地胡" in str(at.table[0].value)
+
+
+def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path, monkeypatch):
+    """A table dropped into the folder TAISHU_RULESETS names appears under 規則: no code touched."""
+    house_table(tmp_path)
+    monkeypatch.setenv(EXTRA_RULESETS, str(tmp_path))
+    at = ok(app(NoModel))
+    assert "house" in at.selectbox(key="ruleset").options
+    ok(at.text_input(key="text").set_value("123456789m 234p 45s 99s 和6s").run())
+    ok(at.radio(key="how-traditional").set_value("N").run())  # off a discard: 门清 1 + 平和 2 by default
+    assert total_shown(at) == "3 台"
+    ok(at.selectbox(key="ruleset").set_value("house").run())
+    assert total_shown(at) == "4 台" and {"項目": "門清", "台": 2} in at.table[0].value.to_dict("records")

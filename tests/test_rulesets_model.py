@@ -15,28 +15,30 @@ from hypothesis import given, settings
 from scoring import Hand, HandError, Meld, Situation, Table, available_rulesets, check_hand, load_ruleset, score
 from scoring.cli import score_json
 from scoring.random_hands import random_winning_hand, winning_hands
-from scoring.ruleset import DEFAULT_RULESET, RULESET_DIR, RulesetError, parse_ruleset
+from scoring.ruleset import DEFAULT_RULESET, EXTRA_RULESETS, RULESET_DIR, RulesetError, parse_ruleset
 from scoring.settle import settle
-from tests.example_hands import PLAIN, plain
+from tests.example_hands import PLAIN, house_table, plain
+from tests.test_rulesets import OTHER_TABLES
 
 ROOT = Path(__file__).resolve().parents[1]
 ORPHANS = ["1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "2m", "3m", "4m"]
-NEW = ["tw16-common", "tw16-competition", "tw16-improved"]
+# The three tables of the seeds (issue 3), for facts about them; OTHER_TABLES follows the files.
+SEED_TABLES = ["tw16-common", "tw16-competition", "tw16-improved"]
 
 
 # -- the rulesets on offer ------------------------------------------------------------------
 
-def test_available_rulesets_lists_the_default_first_and_the_three_tables():
+def test_available_rulesets_lists_the_default_first_and_every_file():
     names = available_rulesets()
     assert names[0] == DEFAULT_RULESET
-    assert sorted(names[1:]) == NEW
+    assert sorted(names[1:]) == OTHER_TABLES and set(SEED_TABLES) <= set(OTHER_TABLES)
     for name in names:
         rules = load_ruleset(name)
         assert rules.name and any("\u4e00" <= c <= "\u9fff" for c in rules.name)  # a Chinese display name
         assert load_ruleset(rules.id) is rules  # by id or file stem alike
 
 
-@pytest.mark.parametrize("name", NEW)
+@pytest.mark.parametrize("name", OTHER_TABLES)
 def test_every_ambiguity_decided_in_the_data_is_listed_in_the_rules_doc(name):
     raw = json.loads((RULESET_DIR / f"{name}.json").read_text(encoding="utf-8"))
     doc = (ROOT / "docs/rules.md").read_text(encoding="utf-8")
@@ -186,7 +188,7 @@ def test_the_new_tables_have_no_ready_item():
     hand = Hand.from_json(plain(table={"dealer": "N", "base": 50, "per_tai": 20, "declared_ready": True,
                                        "discarder": "W"}))
     assert settle(score(hand), hand).net["W"] == -(50 + 4 * 20)  # default: 听牌 +1
-    for name in NEW:
+    for name in SEED_TABLES:
         result = score(hand, name)
         assert settle(result, hand).payments[0].extras == ()
 
@@ -196,6 +198,24 @@ def test_the_new_tables_have_no_ready_item():
 def run(*args, stdin=""):
     return subprocess.run([sys.executable, "-m", "scoring", *args], input=stdin, cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
+
+
+def test_a_ruleset_file_in_the_house_folder_is_listed_and_scores(tmp_path, monkeypatch):
+    """A table dropped into the folder TAISHU_RULESETS names: no code touched."""
+    house_table(tmp_path)
+    monkeypatch.setenv(EXTRA_RULESETS, str(tmp_path))
+    assert available_rulesets()[0] == DEFAULT_RULESET and "house" in available_rulesets()
+    p = run("rules", "--list")
+    assert p.returncode == 0 and "house" in p.stdout and "我家的台數" in p.stdout
+    p = run("score", "--json", stdin=json.dumps([plain(ruleset="house"), plain()]))
+    assert [r["items"] for r in json.loads(p.stdout)] == [{"门清": 2, "平和": 2}, {"门清": 1, "平和": 2}]
+
+    (tmp_path / "tw16-common.json").write_bytes((tmp_path / "house.json").read_bytes())
+    assert load_ruleset("tw16-common").name == "我家的台數"  # the house folder's file of that name wins
+    (tmp_path / "broken.json").write_text("{oops", encoding="utf-8")
+    p = run("rules", "--list")
+    assert p.returncode == 2 and str(tmp_path / "broken.json") in p.stderr and "not JSON" in p.stderr
+    assert "Traceback" not in p.stderr
 
 
 def test_json_hands_name_their_ruleset_and_an_unknown_one_is_that_hands_error():
@@ -240,7 +260,7 @@ def test_cli_ruleset_flag_flags_and_flower_win():
 @settings(max_examples=150, deadline=None)
 @given(winning_hands(table_prob=0.3))
 def test_every_table_scores_random_hands_in_order_and_with_its_exclusions(hand):
-    for name in NEW:
+    for name in OTHER_TABLES:
         rules = load_ruleset(name)
         try:
             result = score(hand, rules)
