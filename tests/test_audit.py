@@ -270,6 +270,7 @@ def planted_audit(planted_set, tmp_path_factory):
     return audit(clean, detector), audit(root, detector), planted
 
 
+@pytest.mark.slow
 @needs_model
 def test_planted_label_errors_rank_at_the_top(planted_audit):
     clean, result, planted = planted_audit
@@ -277,6 +278,7 @@ def test_planted_label_errors_rank_at_the_top(planted_audit):
     assert_planted_at_the_top(planted_ranks(clean.flags, result, planted), len(result.flags), context)
 
 
+@pytest.mark.slow
 @needs_model
 def test_report_json_and_html(planted_audit, tmp_path):
     _, result, _ = planted_audit
@@ -292,6 +294,7 @@ def test_report_json_and_html(planted_audit, tmp_path):
     assert cv2.imread(str(tmp_path / "report" / "confusion.png")) is not None
 
 
+@pytest.mark.slow
 @needs_model
 def test_cli_prints_json_writes_the_report_and_shows_progress(tmp_path):
     data = tmp_path / "set"

@@ -82,6 +82,7 @@ def test_reads_the_committed_sample_photos(detector, photo):
     assert right >= READ_RIGHT_AT_LEAST, (found, right)
 
 
+@pytest.mark.slow
 def test_onnx_and_ultralytics_paths_agree(detector):
     from models.ultralytics_env import load_ultralytics
 
@@ -102,6 +103,7 @@ def test_onnx_and_ultralytics_paths_agree(detector):
         assert all(ours.codes[p] == theirs_codes[t] for t, p in pairs.items()), photo.name
 
 
+@pytest.mark.slow
 def test_evaluation_reproduces_the_model_card_small_figures(tmp_path):
     """models/README.md quotes models/metrics-small.json; recomputing it gives the same figures."""
     expected = json.loads((MODELS_DIR / "metrics-small.json").read_text())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from datasets.shared import SETTING, MissingSharedData, require_shared, shared_path
+from datasets.shared import DEFAULT_SHARED, SETTING, MissingSharedData, require_shared, shared_path
 from tests.shared import needs_shared
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,3 +54,14 @@ def test_generating_unseen_styles_without_the_shared_folder_says_what_is_missing
     assert "Traceback" not in p.stderr
     assert not out.exists()  # nothing half-written
 
+
+def test_the_standalone_pass_hides_the_default_shared_folder(tmp_path):
+    """.ci/run's second pass puts tests/shared_hidden on PYTHONPATH: a read of ../shared that
+    bypasses the setting fails there; the repository's own files still read."""
+    code = ("import sys, sitecustomize; print(sitecustomize._HIDDEN); open(sys.argv[1]).close(); "
+            "open(sys.argv[2])")
+    p = subprocess.run([sys.executable, "-c", code, str(ROOT / "README.md"), str(DEFAULT_SHARED / "rules" / "x.json")],
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "tests" / "shared_hidden")},
+                       capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == os.path.realpath(DEFAULT_SHARED)
+    assert p.returncode != 0 and "PermissionError" in p.stderr and "hidden in this run" in p.stderr
