@@ -53,7 +53,7 @@ def _rules(stem, case):
 
 
 def test_every_other_ruleset_has_a_case_file():
-    assert sorted(DATA) == OTHER_TABLES
+    assert sorted(DATA) == OTHER_TABLES, "each scoring/rulesets/<stem>.json needs tests/rulesets/<stem>.json"
     for stem in OTHER_TABLES:
         assert DATA[stem]["ruleset"] == stem
 
@@ -64,6 +64,7 @@ def test_every_entry_has_a_hand_where_it_applies_and_one_where_it_does_not(stem)
     names = {e.name for e in base.entries}
     for option in base.available_options:
         names |= {e.name for e in load_ruleset(f"{stem}+{option}").entries}
+    assert stem in DATA, f"tests/rulesets/{stem}.json is missing"
     cases = DATA[stem]["cases"]
     applies = {c["entry"] for c in cases if c["applies"]}
     absent = {c["entry"] for c in cases if not c["applies"]}

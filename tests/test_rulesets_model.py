@@ -42,6 +42,7 @@ def test_available_rulesets_lists_the_default_first_and_every_file():
 def test_every_ambiguity_decided_in_the_data_is_listed_in_the_rules_doc(name):
     raw = json.loads((RULESET_DIR / f"{name}.json").read_text(encoding="utf-8"))
     doc = (ROOT / "docs/rules.md").read_text(encoding="utf-8")
+    assert f"## Ruleset {name}" in doc, f"docs/rules.md needs a section '## Ruleset {name}'"
     section = doc.split(f"## Ruleset {name}", 1)[1].split("\n## ", 1)[0]
     decided = [(e["name"], e["decision"]) for e in raw["entries"] if e.get("decision")]
     decided += [(d["about"], d["decision"]) for d in raw["decisions"]]

@@ -65,3 +65,12 @@ def test_the_standalone_pass_hides_the_default_shared_folder(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert p.stdout.strip() == os.path.realpath(DEFAULT_SHARED)
     assert p.returncode != 0 and "PermissionError" in p.stderr and "hidden in this run" in p.stderr
+
+
+def test_the_photo_benchmark_without_real_photos_times_the_samples_and_says_so(tmp_path, monkeypatch, capsys):
+    from vision.bench import SAMPLES, default_photos
+
+    monkeypatch.setenv(SETTING, str(tmp_path / "empty"))
+    photos = default_photos(tmp_path)
+    assert [p.name for p in photos] == [f"phone-{s.name}" for s in sorted(SAMPLES.glob("*.jpg"))]
+    assert f"{tmp_path / 'empty' / 'data' / 'real-scenes'}, which is missing" in capsys.readouterr().err
