@@ -1,7 +1,7 @@
 """The hand as one immutable value: concealed tiles, winning tile, melds, flowers, situation.
 
 `Hand.from_json` / `Hand.to_json` speak exactly the JSON form of the rules spec (the `hand`
-objects of `shared/rules/tw16-2026.09-p0-examples.json`), with an optional `table` object for
+objects of `tests/data/tw16-2026.09-p0-examples.json`), with an optional `table` object for
 settlement. Constructing a value checks only its shape (known tile codes, meld kinds, winds);
 whether it is a legal win is `scoring.validate.check_hand`.
 """
