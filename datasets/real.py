@@ -1,4 +1,5 @@
-"""The real labelled photos (../shared/data/real-labelled): where they are and what each photo shows.
+"""The real labelled photos (the shared folder's data/real-labelled, datasets/shared.py): where
+they are and what each photo shows.
 
 Three Roboflow sets relabelled to our 43 codes (their SOURCE.md: attribution, class mapping, label
 problems). A photo's scene type comes from its file-name family: each uploader named a series of
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from datasets.styles import SHARED_DATA
+from datasets.shared import shared_path
 
-REAL_LABELLED = SHARED_DATA / "real-labelled"
+REAL_LABELLED = shared_path("data", "real-labelled")
 REAL_SETS = ("chinese-mahjong-detection", "hk-bonus-label", "kim-first-project")
 
 # File-name family (the part before Roboflow's `.rf.` suffix) → scene type, first match wins.

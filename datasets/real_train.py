@@ -122,20 +122,21 @@ def build(sets: list[Path], out: Path, recipe: Recipe, detector=None) -> dict:
 def main(argv: list[str] | None = None) -> None:
     import argparse
 
-    from datasets.styles import SHARED_DATA
+    from datasets.real import REAL_LABELLED
+    from datasets.shared import SETTING
 
     parser = argparse.ArgumentParser(prog="python -m datasets real-train", description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("--sets", type=Path, nargs="+",
-                        default=sorted(p for p in (SHARED_DATA / "real-labelled").glob("*") if (p / "images").is_dir()))
+                        default=sorted(p for p in REAL_LABELLED.glob("*") if (p / "images").is_dir()))
     parser.add_argument("--size", type=int, default=Recipe.size)
     parser.add_argument("--quality", type=int, default=Recipe.quality)
     parser.add_argument("--models", type=Path, help="detector for back pseudo-labels (default: models/)")
     parser.add_argument("--no-backs", action="store_true", help="add no back pseudo-labels")
     args = parser.parse_args(argv)
     if not args.sets:
-        raise SystemExit(f"error: no real photo sets under {SHARED_DATA / 'real-labelled'} "
-                         "(set TAISHU_SHARED_DATA to the shared data folder)")
+        raise SystemExit(f"error: no real photo sets under {REAL_LABELLED} "
+                         f"(optional data the repository does not carry: set {SETTING} to the shared folder)")
     detector = None
     if not args.no_backs:
         from vision.detector import MODELS_DIR, TileDetector

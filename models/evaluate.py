@@ -4,8 +4,9 @@
                               [--no-peer] [--models DIR [--models DIR2]] [--no-classifier]
 
 A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
-`scenes/`) or a real one (ultralytics layout, labels only: ../shared/data/real-labelled). The split
-defaults to `test` for a real set and `val` for a generated one. Reports, on each DIR's images:
+`scenes/`) or a real one (ultralytics layout, labels only: the shared folder's
+data/real-labelled). The split defaults to `test` for a real set and `val` for a generated one.
+Reports, on each DIR's images:
 - mAP50 / mAP50-95 and per-class recall (ultralytics val of models/tiles.pt, one pass at imgsz);
   on by default for generated sets only (slow on CPU), `--map` / `--no-map` to choose;
 - what a player gets from the ONNX read path (two passes + layout + correction): tile precision

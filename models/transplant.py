@@ -148,12 +148,13 @@ def save(model, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from datasets.styles import SHARED_DATA
+    from datasets.real import REAL_LABELLED
+    from datasets.shared import SETTING
 
     parser = argparse.ArgumentParser(prog="python -m models.transplant", description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("--images", type=Path, nargs="+",
-                        default=sorted((SHARED_DATA / "real-labelled").glob("*/images/train")),
+                        default=sorted(REAL_LABELLED.glob("*/images/train")),
                         help="folders of real photos for the calibration pass (train splits only)")
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--imgsz", type=int, default=512)
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     photos = sorted(p for d in args.images for p in d.glob("*.jpg"))
     if not photos:
         raise SystemExit(f"no photos for calibration under {', '.join(map(str, args.images))} "
-                         "(the real photo sets: set TAISHU_SHARED_DATA)")
+                         f"(the real photo sets: set {SETTING} to the shared folder)")
     rng = np.random.default_rng(0)
     chosen = [photos[i] for i in sorted(rng.choice(len(photos), min(args.count, len(photos)), replace=False))]
     model, mapped = transplant(load_peer_tensors(peer_onnx()))

@@ -10,6 +10,7 @@ import pytest
 from datasets.real import OTHER, REAL_LABELLED, REAL_SETS, scene_type
 from models.evaluate import Judged, Tally, is_real, main
 from models.real_table import table
+from tests.shared import needs_shared
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -66,7 +67,7 @@ def test_scene_type_of_a_real_photo_comes_from_its_file_name_family(name, scene)
     assert scene_type(name) == scene
 
 
-@pytest.mark.skipif(not REAL_LABELLED.is_dir(), reason="needs ../shared/data/real-labelled")
+@needs_shared("data", "real-labelled", needed_for="the real photos' scene types")
 def test_every_real_test_photo_but_a_few_web_images_has_a_named_scene_type():
     names = [p.name for s in REAL_SETS for p in (REAL_LABELLED / s / "images" / "test").glob("*.jpg")]
     assert len(names) > 150
