@@ -1,6 +1,6 @@
 """The evening as CSV (one row per hand, a spreadsheet opens it) and back: `read_csv(write_csv(h)) == h`.
 
-Columns: `seq, recorded_at, round, dealer, streak, winner, discarder, total, items, E, S, W, N,
+Columns: `seq, recorded_at, edited_at, round, dealer, streak, winner, discarder, total, items, E, S, W, N,
 ruleset, photo_id, hand`. Seats and winds are E/S/W/N; an empty winner is a 流局, an empty
 discarder a self-draw; `items` reads `門清 1 · 平和 2`; E..N are each seat's money on that hand;
 `hand` is the scored hand as JSON (`Hand.to_json()`, 門風 with the dealer as E).
@@ -18,8 +18,8 @@ from .deal import Deal
 from .entry import Entry
 from .store import Recorded
 
-COLUMNS = ("seq", "recorded_at", "round", "dealer", "streak", "winner", "discarder", "total", "items", *WINDS,
-           "ruleset", "photo_id", "hand")
+COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total", "items",
+           *WINDS, "ruleset", "photo_id", "hand")
 ITEM_SEPARATOR = " · "
 
 
@@ -34,9 +34,10 @@ def write_csv(hands: list[Recorded]) -> str:
     for h in hands:
         e = h.entry
         writer.writerow([
-            h.seq, h.recorded_at, e.deal.round, e.deal.dealer, e.deal.streak, e.winner or "", e.discarder or "",
-            e.total, ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net, e.ruleset or "",
-            e.photo_id or "", "" if e.hand is None else json.dumps(e.hand, ensure_ascii=False, separators=(",", ":")),
+            h.seq, h.recorded_at, h.edited_at or "", e.deal.round, e.deal.dealer, e.deal.streak, e.winner or "",
+            e.discarder or "", e.total, ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
+            e.ruleset or "", e.photo_id or "",
+            "" if e.hand is None else json.dumps(e.hand, ensure_ascii=False, separators=(",", ":")),
         ])
     return out.getvalue()
 
@@ -62,7 +63,7 @@ def read_csv(text: str) -> list[Recorded]:
                 hand=json.loads(row["hand"]) if row["hand"] else None,
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
             )
-            hands.append(Recorded(int(row["seq"]), entry, row["recorded_at"]))
+            hands.append(Recorded(int(row["seq"]), entry, row["recorded_at"], row["edited_at"] or None))
         except (ValueError, TypeError) as exc:
             raise CsvError(f"line {n}: {exc}") from exc
     return hands

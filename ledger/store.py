@@ -63,6 +63,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (table_code, seq)
         )""",
     ),
+    ("ALTER TABLE hands ADD COLUMN edited_at TEXT",),  # 2: hands can be edited after they are recorded
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -96,6 +97,7 @@ class Recorded:
     seq: int
     entry: Entry
     recorded_at: str
+    edited_at: str | None = None
 
 
 def table_code(text: str) -> str:
@@ -219,6 +221,20 @@ class Ledger:
             _bump(db, code)
             return recorded
 
+    def edit(self, code: str, seq: int, entry: Entry) -> Recorded:
+        """Put `entry` in place of hand `seq` (the totals follow: they are sums of the hands). The
+        hands after it keep the deals they were played under."""
+        with self._session(write=True) as db:
+            _require(db, code)
+            hands = _hands(db, code)
+            if not 1 <= seq <= len(hands):
+                raise Conflict(f"沒有第 {seq} 局了（現在記到第 {len(hands)} 局）", hands[-1] if hands else None)
+            edited = Recorded(seq, entry, hands[seq - 1].recorded_at, _now())
+            db.execute("DELETE FROM hands WHERE table_code = ? AND seq = ?", (code, seq))
+            _insert(db, code, edited)
+            _bump(db, code)
+            return edited
+
     def undo(self, code: str, seq: int) -> Recorded | None:
         """Remove hand `seq` if it is the last one; None when it is already gone (undone twice)."""
         with self._session(write=True) as db:
@@ -258,14 +274,14 @@ def _bump(db: sqlite3.Connection, code: str) -> None:
     db.execute("UPDATE tables SET revision = revision + 1 WHERE code = ?", (code,))
 
 
-HAND_COLUMNS = ("seq", "recorded_at", "round", "dealer", "streak", "winner", "discarder", "total", "items", "net",
-                "hand", "ruleset", "photo_id")
+HAND_COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total",
+                "items", "net", "hand", "ruleset", "photo_id")
 
 
 def _insert(db: sqlite3.Connection, code: str, r: Recorded) -> None:
     e = r.entry
-    row = (r.seq, r.recorded_at, e.deal.round, e.deal.dealer, e.deal.streak, e.winner, e.discarder, e.total,
-           json.dumps(e.items, ensure_ascii=False), json.dumps(e.net),
+    row = (r.seq, r.recorded_at, r.edited_at, e.deal.round, e.deal.dealer, e.deal.streak, e.winner, e.discarder,
+           e.total, json.dumps(e.items, ensure_ascii=False), json.dumps(e.net),
            None if e.hand is None else json.dumps(e.hand), e.ruleset, e.photo_id)
     db.execute(f"INSERT INTO hands (table_code, {', '.join(HAND_COLUMNS)}) VALUES (?{', ?' * len(HAND_COLUMNS)})",
                (code, *row))
@@ -285,7 +301,7 @@ def _recorded(row: dict) -> Recorded:
         hand=None if row["hand"] is None else json.loads(row["hand"]),
         ruleset=row["ruleset"], photo_id=row["photo_id"],
     )
-    return Recorded(row["seq"], entry, row["recorded_at"])
+    return Recorded(row["seq"], entry, row["recorded_at"], row["edited_at"])
 
 
 # -- the evening from its hands ------------------------------------------------------------------------

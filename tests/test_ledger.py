@@ -199,6 +199,41 @@ def test_undo_removes_the_last_hand_once(book):
     assert [h.seq for h in hands] == [1] and deal_after(table, hands) == Deal("E", "S", 0)
 
 
+def test_editing_a_hand_changes_the_totals(book):
+    record_next(book, lambda d: played(HAND, d, winner="E"))
+    record_next(book, lambda d: played(HAND, d, winner="E", discarder="S"))
+    record_next(book, draw)
+    table, hands = book.state("friday")
+    fixed = played(HAND, hands[1].entry.deal, winner="E", discarder="N")  # it was 北家 who dealt in
+    edited = book.edit("friday", 2, fixed)
+    assert edited.edited_at is not None and edited.recorded_at == hands[1].recorded_at
+    after = book.hands("friday")
+    assert [h.entry for h in after] == [hands[0].entry, fixed, hands[2].entry]
+    assert totals(after)["N"] == hands[0].entry.net_by_seat["N"] + fixed.net_by_seat["N"] < totals(hands)["N"]
+    assert totals(after)["S"] == hands[0].entry.net_by_seat["S"]
+    assert book.state("friday")[0].revision == table.revision + 1
+    with pytest.raises(Conflict, match="沒有第 4 局"):
+        book.edit("friday", 4, fixed)
+
+
+def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # the file as the first version of the ledger left it
+        for statement in ledger.store.MIGRATIONS[0]:
+            db.execute(statement)
+        db.execute("PRAGMA user_version = 1")
+        db.execute("INSERT INTO tables VALUES ('old', '2026-11-01T20:00:00+08:00', '[\"阿明\", \"\", \"\", \"\"]',"
+                   " 'E', 100, 20, 'tw16-2026.09-p0', 1)")
+        db.execute("INSERT INTO hands VALUES ('old', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, NULL, NULL, 0,"
+                   " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL)")
+    led = Ledger(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 2
+    table, [hand] = led.state("old")
+    assert table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
+    assert led.edit("old", 1, draw(Deal("E", "E", 0))).edited_at is not None
+
+
 WRITER = """
 import sys
 sys.path.insert(0, {root!r})
@@ -355,13 +390,15 @@ def test_the_evening_round_trips_through_csv(book):
     record_next(book, lambda d: played(HAND, d, winner="E", photo="p1"))
     record_next(book, draw)
     record_next(book, lambda d: played(HAND, d, winner="N", discarder="W"))
+    book.edit("friday", 2, draw(Deal("E", "E", 1)))
     hands = book.hands("friday")
+    assert hands[1].edited_at is not None
     text = write_csv(hands)
     assert read_csv(text) == hands and read_csv("\ufeff" + text) == hands  # a spreadsheet's BOM is fine
     header, first = text.splitlines()[:2]
-    assert header.startswith("seq,recorded_at,round,dealer,streak,winner") and "自摸" in first
+    assert header.startswith("seq,recorded_at,edited_at,round,dealer,streak,winner") and "自摸" in first
     assert json.loads(next(csv.DictReader(text.splitlines()))["hand"])["win"] == "5s"
     with pytest.raises(CsvError, match="line 1"):
         read_csv("a,b\n1,2\n")
     with pytest.raises(CsvError, match="line 2"):
-        read_csv(text.replace(",E,0,", ",Q,0,", 1))
+        read_csv(text.replace(",E,E,0,", ",E,Q,0,", 1))
