@@ -104,7 +104,8 @@ def table_code(text: str) -> str:
     """A table's code from the page (untrusted): trimmed, lower case, 1-24 of a-z 0-9 -."""
     code = text.strip().lower()
     if not CODE.fullmatch(code):
-        raise LedgerError(f"牌桌代號「{text[:40]}」不能用：請用 1 到 24 個英文字母、數字或 -（開頭不能是 -）")
+        shown = "".join(ch for ch in text[:40] if ch.isalnum() or ch in "-./ ")  # no markup back to the page
+        raise LedgerError(f"牌桌代號「{shown}」不能用：請用 1 到 24 個英文字母、數字或 -（開頭不能是 -）")
     return code
 
 
