@@ -10,11 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ledger.store
-from ledger import Deal, Ledger
+from ledger import Deal, Ledger, draw
 from scoring.hand import Hand
 from scoring.score import score
 from ui.draft import to_hand
-from ui.table import DB_ENV, clean_name, qr_png, table_link
+from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 HAND = Hand.from_json({
@@ -213,3 +213,18 @@ def test_names_from_the_page_are_cleaned():
     assert clean_name("<b>Bob</b>[x](javascript:1)") == "bBobbxjavascript1"[:12]
     assert clean_name("a\x00b\nc") == "abc" and len(clean_name("名" * 40)) == 12
 
+
+def test_the_evening_as_rows(tmp_path):
+    led = Ledger(tmp_path / "taishu.db")
+    led.open_table("t")
+    table = led.update_table("t", ("阿明", "", "", ""), "E", 100, 20, "tw16-2026.09-p0")
+    led.record("t", draw(Deal()), 1)
+    led.record("t", draw(Deal("E", "E", 1)), 2)
+    led.edit("t", 1, draw(Deal()))
+    hands = led.hands("t")
+    rows = hand_rows(table, hands, "traditional")
+    assert [r["局"] for r in rows] == [2, 1] and rows[0]["莊家"] == "東家 連1" and rows[1]["結果"] == "流局（改過）"
+    assert list(rows[0])[4:] == ["東家 阿明", "南家", "西家", "北家"]
+    assert chart_columns(table, hands, "simplified") == {"局": [0, 1, 2], "东家 阿明": [0, 0, 0], "南家": [0, 0, 0],
+                                                          "西家": [0, 0, 0], "北家": [0, 0, 0]}
+    assert totals_rows(table, hands, "traditional")[0] == {"玩家": "東家 阿明", "合計": 0}

@@ -96,10 +96,11 @@ def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict
     rows = []
     for h in reversed(hands):
         deal = h.entry.deal
+        streak = in_script(f" 連{deal.streak}", script) if deal.streak else ""
         row = {
             in_script("局", script): h.seq,
             in_script("圈", script): in_script(WIND_NAMES[deal.round], script),
-            in_script("莊家", script): seat_label(deal.dealer, script) + (f" +{deal.streak}" if deal.streak else ""),
+            in_script("莊家", script): seat_label(deal.dealer, script) + streak,
             in_script("結果", script): result_text(h.entry, table, script)
             + (in_script("（改過）", script) if h.edited_at else ""),
         }

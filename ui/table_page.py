@@ -129,9 +129,9 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.error(t("牌桌的帳本打不開，這一手還是可以算：") + str(exc))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
-    seen = ss.get("table_seen")
+    seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
     if ss.get("table_editing") is None and seen != (code, desk.table.revision) and (
-            not busy or seen is None or seen[0] != code or ss.pop("table_refresh", False)):
+            not busy or refresh or seen is None or seen[0] != code):
         _fill_in(desk)
         ss.table_seen, ss.table_expect = (code, desk.table.revision), desk.next_seq
     st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(desk.deal, desk.table, script))
