@@ -137,6 +137,7 @@ def test_two_phones_confirming_one_hand_record_it_once(db):
     ok(b.radio(key="how-traditional").set_value("self").run())  # phone b looks again: the ledger moved on
     assert any("別的手機剛改了帳" in c.value for c in b.caption)
     assert shown_deal(b) == Deal("E", "E", 0)  # its hand keeps the deal it was played under
+    assert b.info[0].value == "牌桌 friday · 第 1 局 · 東風圈 · 莊家 東家"
     press(b, RECORD)  # the same hand: kept once
     assert len(Ledger(db).hands("friday")) == 1 and b.success[0].value.startswith("第 1 局記好了")
     assert b.session_state["draft"].empty and shown_deal(b) == Deal("E", "E", 1)

@@ -133,8 +133,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if ss.get("table_editing") is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
         _fill_in(desk)
-        ss.table_seen, ss.table_expect = (code, desk.table.revision), desk.next_seq
-    st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(desk.deal, desk.table, script))
+        ss.table_seen, ss.table_expect, ss.table_deal = (code, desk.table.revision), desk.next_seq, desk.deal
+    st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(ss.table_deal, desk.table, script))
     if desk.next_seq != ss.table_expect and ss.get("table_editing") is None:
         st.caption(t(f"別的手機剛改了帳（現在記到第 {desk.next_seq - 1} 局）；記下這一手時會核對。"))
     with st.expander(t("邀請同桌的手機、牌桌設定")):
