@@ -2,17 +2,19 @@
 
 Thin on purpose: widgets wired to `scoring` (rules) and `vision` (photos) through the small
 helpers in `ui/`. All state lives in `st.session_state`: the draft hand, the photo and its reading
-(by photo id, so editing never re-runs the model), the situation widgets.
+(by photo id, so editing never re-runs the model), the situation widgets. A table's evening lives
+in the ledger file (`?table=CODE`, `ui/table_page.py`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from ledger import as_dealt, seated
 from scoring.hand import HandError, Situation, Table
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets
 from scoring.tiles import TILE_CODES, WINDS
-from ui import audit_page
+from ui import audit_page, table_page
 from ui.dataset import save_example
 from ui.draft import (
     MELD_SIZE,
@@ -31,6 +33,7 @@ from ui.draft import (
 )
 from ui.photo import annotate, box_codes, flagged, photo_id
 from ui.result import evaluate, item_rows, net_line, payment_rows
+from ui.table import wind_owner
 from ui.text import SCRIPT_LABELS, SCRIPTS, WIND_NAMES, in_script, seat_label, tile_label
 from vision.detector import ModelError, TileDetector
 from vision.photo import PhotoError, load_photo
@@ -139,6 +142,8 @@ st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizon
          label_visibility="collapsed")
 script = ss.script
 st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
+# The table's ledger (?table=CODE, ui/table_page.py): before the situation widgets, which it fills in.
+desk = table_page.open_desk(script, busy=not ss.draft.empty)
 
 # ① photo
 st.subheader(t("① 照片"))
@@ -258,7 +263,9 @@ with st.container(horizontal=True):
 # ③ situation
 st.subheader(t("③ 牌局"))
 wind_name = {w: t(WIND_NAMES[w]) for w in WINDS}
-choice(t("門風（胡牌的人）"), list(WINDS), "seat", wind_name.get)
+dealer = ss.dealer
+choice(t("門風（胡牌的人）"), list(WINDS), "seat",
+       wind_name.get if desk is None else lambda w: wind_owner(w, dealer, desk.table, script))
 choice(t("圈風"), list(WINDS), "round", wind_name.get)
 choice(t("怎麼胡"), ["self", *WINDS], "how", lambda w: t("自摸") if w == "self" else seat_label(w, script) + t("放槍"))
 choice(t("莊家"), list(WINDS), "dealer", lambda w: seat_label(w, script))
@@ -286,6 +293,8 @@ situation = Situation(seat=ss.seat, round=ss["round"], self_draw=self_draw, last
                       **{key: ss[key] for key in first_turn})
 table = Table(dealer=ss.dealer, base=ss.base, per_tai=ss.per_tai, streak=ss.streak, declared_ready=ss.ready,
               discarder=None if self_draw else ss.how)
+if desk is not None:  # at a table 門風 follows the dealer: the scorer gets the dealer as 東, payments come back by seat
+    table = as_dealt(table)
 outcome = None
 try:
     outcome = evaluate(draft, situation, table, ss.ruleset)
@@ -300,9 +309,12 @@ if outcome is not None:
         st.table(rows, hide_index=True)
     else:
         st.caption(t("沒有任何台（屁胡）"))
+    settlement = outcome.settlement if desk is None else seated(outcome.settlement, ss.dealer)
     st.markdown(t("**誰付多少**"))
-    st.table(payment_rows(outcome.settlement, ss.ruleset, script), hide_index=True)
-    st.caption(net_line(outcome.settlement, script))
+    st.table(payment_rows(settlement, ss.ruleset, script), hide_index=True)
+    st.caption(net_line(settlement, script))
+if desk is not None:
+    table_page.confirm(desk, outcome, ss.photo["id"] if ss.photo else None, script, edit)
 
 # ⑤ saving the corrected photo
 if reading is not None:
@@ -321,3 +333,6 @@ if reading is not None:
 
 with st.expander(t("規則")):
     st.selectbox(t("台數規則"), available_rulesets(), key="ruleset")
+
+if desk is not None:
+    table_page.render(desk, script, edit)

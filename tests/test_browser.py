@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import pytest
 
+from ledger import Ledger
 from scoring.hand import Hand, Situation, Table
 from tests.fake_detections import laid_out
 from ui.draft import from_hand
@@ -42,6 +43,7 @@ TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
 # What the app shows for HAND with its default table: seat 東, self-drawn, 底 100, 每台 20.
 DEFAULTS = (Situation(self_draw=True), Table(dealer="E", base=100, per_tai=20), "tw16-2026.09-p0")
 TEXT_BOX = "或用文字輸入手牌"
+SLOW = 30_000  # ms
 
 # Runs app.py with `TileDetector` replaced by one that finds HAND laid out (tests/fake_detections.py).
 FAKE_DETECTOR_APP = """
@@ -78,15 +80,15 @@ def browser():
         chromium.close()
 
 
-def serve(script: Path, log: Path):
-    """`streamlit run script` on a free port; yields the URL once the server answers."""
+def serve(script: Path, log: Path, env: dict | None = None):
+    """`streamlit run script` on a free port (with `env`, else ours); yields the URL once the server answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -115,6 +117,15 @@ def fake_detector_url(tmp_path_factory):
     script.write_text(textwrap.dedent(FAKE_DETECTOR_APP).format(
         root=str(ROOT), app=str(ROOT / "app.py"), hand=HAND.to_json()))
     yield from serve(script, folder / "app.log")
+
+
+@pytest.fixture(scope="module")
+def ledger_url(tmp_path_factory):
+    """The app with its ledger file in a folder of its own: (URL, ledger path)."""
+    folder = tmp_path_factory.mktemp("ledger")
+    db = folder / "taishu.db"
+    for url in serve(ROOT / "app.py", folder / "app.log", env={**os.environ, "TAISHU_DB": str(db)}):
+        yield url, db
 
 
 @pytest.fixture
@@ -212,3 +223,37 @@ def test_real_model_photo(page, app_url):
     upload(page, "sample.jpg", sample.with_suffix(".jpg").read_bytes())
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(hand), timeout=120_000)
     screenshot(page, "browser-real-model-390.png")
+
+
+def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, ledger_url):
+    from playwright.sync_api import expect
+
+    url, db = ledger_url  # several page loads and runs: waits are long enough for a busy 2-core machine
+    page.goto(f"{url}?table=evening")
+    expect(page.get_by_text("牌桌 evening · 第 1 局 · 東風圈 · 莊家 東家")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("還沒有記任何一局。")).to_be_visible(timeout=SLOW)  # the bottom: the page is drawn
+    type_hand(page, TYPED)
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND), timeout=SLOW)
+    page.get_by_role("button", name="胡了，記下這一局").click()
+    expect(page.get_by_text("第 1 局記好了")).to_be_visible(timeout=SLOW)
+    next_deal = page.get_by_text("牌桌 evening · 第 2 局 · 東風圈 · 莊家 東家 · 連莊 1")
+    expect(next_deal).to_be_visible(timeout=SLOW)
+
+    page.reload()  # nothing lives only in the page
+    expect(next_deal).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("⑥ 整晚的帳（牌桌 evening）")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_test_id("stTable").last).to_contain_text("東家", timeout=SLOW)
+    page.get_by_text("邀請同桌的手機、牌桌設定").click()
+    expect(page.get_by_text(f"{url}?table=evening")).to_be_visible(timeout=SLOW)  # the link the QR code holds
+    expect(page.get_by_test_id("stImage").first).to_be_visible(timeout=SLOW)
+    screenshot(page, "browser-ledger-390.png")
+    assert page.get_by_test_id("stException").count() == 0
+
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)  # another phone at the table
+    try:
+        other = context.new_page()
+        other.goto(f"{url}?table=evening")
+        expect(other.get_by_text("牌桌 evening · 第 2 局 · 東風圈 · 莊家 東家 · 連莊 1")).to_be_visible(timeout=SLOW)
+    finally:
+        context.close()
+    assert [h.entry.winner for h in Ledger(db).hands("evening")] == ["E"]

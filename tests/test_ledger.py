@@ -1,0 +1,404 @@
+"""The table's ledger without the app: who deals next, payments by seat, the SQLite file (real
+files, real processes), undo, CSV."""
+
+import csv
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ledger.store
+from ledger import (
+    Conflict,
+    CsvError,
+    Deal,
+    Ledger,
+    LedgerError,
+    as_dealt,
+    deal_after,
+    draw,
+    next_deal,
+    read_csv,
+    running_totals,
+    seat_of_wind,
+    seat_wind,
+    table_code,
+    totals,
+    win,
+    write_csv,
+)
+from scoring.hand import Hand, Table
+from scoring.random_hands import random_winning_hand
+from scoring.score import score
+from scoring.settle import settle
+from scoring.tiles import WINDS
+
+ROOT = Path(__file__).resolve().parents[1]
+HAND = Hand.from_json({
+    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
+    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
+    "seat": "E", "round": "E", "self_draw": True,
+})
+
+
+def played(hand: Hand, deal: Deal, winner: str, discarder: str | None = None, base=100, per_tai=20, photo=None):
+    """`hand` won by seat `winner` under `deal`, scored and settled as the app does at a table."""
+    table = as_dealt(Table(dealer=deal.dealer, base=base, per_tai=per_tai, streak=deal.streak, discarder=discarder))
+    hand = hand.replace(seat=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
+                        table=table)
+    result = score(hand)
+    return win(hand, result, settle(result, hand), deal.dealer, photo)
+
+
+@pytest.fixture
+def book(tmp_path):
+    led = Ledger(tmp_path / "taishu.db")
+    led.open_table("friday")
+    return led
+
+
+def record_next(led: Ledger, make_entry, code="friday"):
+    """Record the entry for the table's next deal, as a phone does: expecting the next number."""
+    table, hands = led.state(code)
+    return led.record(code, make_entry(deal_after(table, hands)), len(hands) + 1)
+
+
+# -- who deals next ------------------------------------------------------------------------------------
+def test_the_dealer_keeps_the_deal_on_a_win_or_a_draw():
+    deal = Deal("E", "S", 2)
+    assert next_deal(deal, "S", first_dealer="E") == Deal("E", "S", 3)  # the dealer won: 連莊 +1
+    assert next_deal(deal, None, first_dealer="E") == Deal("E", "S", 3)  # 流局: 連莊 +1
+
+
+def test_another_seat_winning_passes_the_deal():
+    assert next_deal(Deal("E", "S", 2), "N", first_dealer="E") == Deal("E", "W", 0)
+    assert next_deal(Deal("S", "N", 0), "W", first_dealer="S") == Deal("S", "E", 0)  # not back to 起莊 S yet
+    assert next_deal(Deal("S", "E", 3), "W", first_dealer="S") == Deal("W", "S", 0)  # back to 起莊: next round
+
+
+def test_the_round_passes_after_the_four_seats_have_dealt():
+    """起莊 南家: 南 西 北 東 deal the 東 round (連莊 or not), then 南家 deals the 南 round."""
+    deal, seen = Deal("E", "S", 0), []
+    for winner in ["W", "S", None, "N", "E", "S"]:
+        deal = next_deal(deal, winner, first_dealer="S")
+        seen.append((deal.round, deal.dealer, deal.streak))
+    assert seen == [("E", "W", 0), ("E", "N", 0), ("E", "N", 1), ("E", "N", 2), ("E", "E", 0), ("S", "S", 0)]
+    deal, seen = Deal("E", "S", 0), []
+    for _ in range(16):  # the next seat wins every hand: four rounds, then 東 again
+        deal = next_deal(deal, WINDS[(WINDS.index(deal.dealer) + 1) % 4], first_dealer="S")
+        seen.append((deal.round, deal.dealer))
+    assert seen == [(WINDS[k // 4 % 4], WINDS[(k + 1) % 4]) for k in range(1, 17)]
+
+
+def test_seat_winds_follow_the_dealer():
+    assert [seat_wind(s, "W") for s in WINDS] == ["W", "N", "E", "S"]  # 西家 deals: 西家 is 東, 北家 南, 東家 西
+    for dealer in WINDS:
+        assert seat_wind(dealer, dealer) == "E"
+        assert all(seat_of_wind(seat_wind(s, dealer), dealer) == s for s in WINDS)
+
+
+def test_a_win_is_paid_by_seat():
+    """南家 deals (連莊 1); 東家, 門風 北 there, self-draws: 南家 pays with 莊家 and 連莊 台."""
+    entry = played(HAND, Deal("E", "S", 1), winner="E")
+    assert entry.winner == "E" and entry.discarder is None and entry.hand["seat"] == "N"
+    base = score(HAND.replace(seat="N")).total
+    extra = 1 + 2 * 1  # 莊家 1, 連莊 2 each in the default table
+    assert entry.net_by_seat == {"E": 3 * (100 + base * 20) + extra * 20, "S": -(100 + (base + extra) * 20),
+                                 "W": -(100 + base * 20), "N": -(100 + base * 20)}
+    off_discard = played(HAND, Deal("E", "S", 0), winner="E", discarder="W")
+    assert off_discard.discarder == "W" and off_discard.hand["table"]["discarder"] == "S"  # 西家 is 南 this deal
+    assert [n for n in off_discard.net if n] == [off_discard.net[0], off_discard.net[2]] and sum(off_discard.net) == 0
+
+
+# -- the file ------------------------------------------------------------------------------------------
+def test_a_table_is_made_once_and_its_code_is_checked(book):
+    assert book.open_table("FRIDAY ").code == "friday"
+    for bad in ["", "a b", "../x", "-x", "x" * 25, "桌", "a;drop"]:
+        with pytest.raises(LedgerError, match="牌桌代號"):
+            table_code(bad)
+    with pytest.raises(LedgerError, match="沒有代號「other」的牌桌"):
+        book.state("other")
+
+
+def test_recording_advances_the_table_and_totals_are_the_payments(book):
+    first = record_next(book, lambda d: played(HAND, d, winner="E"))  # 東家 deals and wins
+    second = record_next(book, lambda d: played(HAND, d, winner="W", discarder="E"))  # 連莊 1, 西家 wins
+    third = record_next(book, draw)
+    table, hands = book.state("friday")
+    assert [h.entry.deal for h in hands] == [Deal("E", "E", 0), Deal("E", "E", 1), Deal("E", "S", 0)]
+    assert deal_after(table, hands) == Deal("E", "S", 1) and table.revision == 3
+    assert totals(hands) == {w: first.entry.net_by_seat[w] + second.entry.net_by_seat[w] for w in WINDS}
+    assert [n for n, _ in running_totals(hands)] == [0, 1, 2, 3] and running_totals(hands)[-1][1] == totals(hands)
+    assert third.entry.net == (0, 0, 0, 0) and third.entry.hand is None
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 12))
+def test_totals_after_any_evening_are_the_sum_of_the_payments(tmp_path_factory, seed, count):
+    rng = random.Random(seed)
+    led = Ledger(tmp_path_factory.mktemp("evening") / "taishu.db")
+    led.open_table("t")
+    paid = dict.fromkeys(WINDS, 0)
+    for _ in range(count):
+        winner = rng.choice([*WINDS, None])
+        if winner is None:
+            record_next(led, draw, "t")
+            continue
+        discarder = rng.choice([None, *(w for w in WINDS if w != winner)])
+        hand = random_winning_hand(rng, situation=False)
+        table, hands = led.state("t")
+        deal = deal_after(table, hands)
+        core = hand.replace(seat=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
+                            table=as_dealt(Table(deal.dealer, 50, 10, deal.streak, discarder=discarder)))
+        result = score(core)
+        settlement = settle(result, core)
+        led.record("t", win(core, result, settlement, deal.dealer), len(hands) + 1)
+        for wind, amount in settlement.net.items():  # the scorer's 門風 → the seat that has it
+            paid[seat_of_wind(wind, deal.dealer)] += amount
+    hands = led.hands("t")
+    assert totals(hands) == paid and sum(paid.values()) == 0 and len(hands) == count
+
+
+def test_a_hand_confirmed_twice_lands_once(book):
+    entry = played(HAND, Deal(), winner="E", photo="photo-a")
+    assert book.record("friday", entry, 1) == book.record("friday", entry, 1)
+    again = played(HAND, Deal(), winner="E", photo="photo-b")  # the same hand, from another phone's photo
+    assert book.record("friday", again, 1).entry.photo_id == "photo-a"
+    assert len(book.hands("friday")) == 1
+
+
+def test_a_stale_phone_is_told_what_changed(book):
+    record_next(book, lambda d: played(HAND, d, winner="E"))
+    other = played(HAND, Deal(), winner="S")  # a phone that still shows hand 1 to come, with another result
+    with pytest.raises(Conflict, match="別的手機剛記了第 1 局") as caught:
+        book.record("friday", other, 1)
+    assert caught.value.latest.seq == 1 and caught.value.latest.entry.winner == "E"
+    with pytest.raises(Conflict, match="有局被刪了"):
+        book.record("friday", other, 5)
+    assert len(book.hands("friday")) == 1
+
+
+def test_undo_removes_the_last_hand_once(book):
+    record_next(book, lambda d: played(HAND, d, winner="S", discarder="E"))
+    record_next(book, draw)
+    with pytest.raises(Conflict, match="只能刪最後一局"):
+        book.undo("friday", 1)
+    assert book.undo("friday", 2).entry.winner is None
+    assert book.undo("friday", 2) is None  # a second phone's undo of the same hand: already gone
+    table, hands = book.state("friday")
+    assert [h.seq for h in hands] == [1] and deal_after(table, hands) == Deal("E", "S", 0)
+
+
+def test_editing_a_hand_changes_the_totals(book):
+    record_next(book, lambda d: played(HAND, d, winner="E"))
+    record_next(book, lambda d: played(HAND, d, winner="E", discarder="S"))
+    record_next(book, draw)
+    table, hands = book.state("friday")
+    fixed = played(HAND, hands[1].entry.deal, winner="E", discarder="N")  # it was 北家 who dealt in
+    edited = book.edit("friday", 2, fixed)
+    assert edited.edited_at is not None and edited.recorded_at == hands[1].recorded_at
+    after = book.hands("friday")
+    assert [h.entry for h in after] == [hands[0].entry, fixed, hands[2].entry]
+    assert totals(after)["N"] == hands[0].entry.net_by_seat["N"] + fixed.net_by_seat["N"] < totals(hands)["N"]
+    assert totals(after)["S"] == hands[0].entry.net_by_seat["S"]
+    assert book.state("friday")[0].revision == table.revision + 1
+    with pytest.raises(Conflict, match="沒有第 4 局"):
+        book.edit("friday", 4, fixed)
+
+
+def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # the file as the first version of the ledger left it
+        for statement in ledger.store.MIGRATIONS[0]:
+            db.execute(statement)
+        db.execute("PRAGMA user_version = 1")
+        db.execute("INSERT INTO tables VALUES ('old', '2026-11-01T20:00:00+08:00', '[\"阿明\", \"\", \"\", \"\"]',"
+                   " 'E', 100, 20, 'tw16-2026.09-p0', 1)")
+        db.execute("INSERT INTO hands VALUES ('old', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, NULL, NULL, 0,"
+                   " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL)")
+    led = Ledger(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 2
+    table, [hand] = led.state("old")
+    assert table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
+    assert led.edit("old", 1, draw(Deal("E", "E", 0))).edited_at is not None
+
+
+WRITER = """
+import sys
+sys.path.insert(0, {root!r})
+from dataclasses import replace
+from ledger import Conflict, Ledger, deal_after, draw
+from pathlib import Path
+from time import sleep
+from tests.test_ledger import HAND, played
+led = Ledger({db!r})
+Path({ready!r}).touch()
+while not Path({go!r}).exists():  # start together
+    sleep(0.01)
+conflicts = 0
+for i in range({count}):
+    while True:  # as a phone does after a Conflict: look again, confirm as the next hand
+        table, hands = led.state("friday")
+        deal = deal_after(table, hands)
+        entry = draw(deal) if {draws!r} else played(HAND, deal, winner=deal.dealer)  # the deal stays: 連莊
+        try:
+            led.record("friday", replace(entry, photo_id={name!r} + f"-{{i}}"), len(hands) + 1)
+            sleep(0.01)  # a phone's pace: without it one writer starves the other (SQLite's busy wait backs off)
+            break
+        except Conflict:
+            conflicts += 1
+print(conflicts)
+"""
+
+
+def run_writers(tmp_path, db, writers, count):
+    """One process per (name, draws), all at once: each records `count` hands, 流局 or the dealer's wins."""
+    procs, go = [], tmp_path / "go"
+    for n, (name, draws) in enumerate(writers):
+        script = tmp_path / f"writer{n}.py"
+        script.write_text(textwrap.dedent(WRITER).format(root=str(ROOT), db=str(db), count=count, name=name,
+                                                         draws=draws, ready=str(tmp_path / f"ready{n}"), go=str(go)))
+        procs.append(subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"ready{n}").exists() for n in range(len(writers))) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    go.touch()
+    conflicts = 0
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        conflicts += int(out)
+    return conflicts
+
+
+def test_two_processes_writing_at_once_each_land_once(book, tmp_path):
+    run_writers(tmp_path, book.path, [("a", True), ("b", False)], 25)
+    hands = book.hands("friday")
+    assert sorted(h.entry.photo_id for h in hands) == sorted(f"{n}-{i}" for n in "ab" for i in range(25))
+    assert [h.seq for h in hands] == list(range(1, 51))
+    streaks = [h.entry.deal.streak for h in hands]  # every hand saw the one before it: the dealer kept the deal
+    assert streaks == list(range(50))
+
+
+SAME_HANDS = """
+import sys
+sys.path.insert(0, {root!r})
+from ledger import Deal, Ledger, draw
+led = Ledger({db!r})
+for i in range({count}):  # two phones that both saw hand i + 1 coming (a 流局 in 連莊 i) and confirm it
+    assert led.record("friday", draw(Deal("E", "E", i)), i + 1).seq == i + 1
+"""
+
+
+def test_two_processes_confirming_the_same_hands_land_them_once(book, tmp_path):
+    script = tmp_path / "same.py"
+    script.write_text(textwrap.dedent(SAME_HANDS).format(root=str(ROOT), db=str(book.path), count=25))
+    procs = [subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    assert [h.entry.deal.streak for h in book.hands("friday")] == list(range(25))
+
+
+# -- a bad file ----------------------------------------------------------------------------------------
+def test_a_file_that_is_not_sqlite_gets_a_message(tmp_path):
+    bad = tmp_path / "taishu.db"
+    bad.write_bytes(b"these are my notes, not a database\n" * 100)
+    with pytest.raises(LedgerError, match="不是 SQLite 資料庫"):
+        Ledger(bad)
+    assert bad.read_bytes().startswith(b"these are my notes")  # left as it was
+
+
+def test_another_programs_database_and_a_newer_ledger_are_refused(tmp_path):
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (text)")
+    with pytest.raises(LedgerError, match="不是 taishu 的帳本"):
+        Ledger(other)
+    newer = tmp_path / "newer.db"
+    Ledger(newer)
+    with sqlite3.connect(newer) as db:
+        db.execute(f"PRAGMA user_version = {ledger.store.SCHEMA_VERSION + 1}")
+    with pytest.raises(LedgerError, match="較新版"):
+        Ledger(newer)
+
+
+def test_a_locked_file_gets_a_message(book, monkeypatch):
+    monkeypatch.setattr(ledger.store, "BUSY_TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(book.path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another program in the middle of a write
+    try:
+        with pytest.raises(LedgerError, match="鎖住"):
+            book.record("friday", draw(Deal()), 1)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert book.record("friday", draw(Deal()), 1).seq == 1  # and works once it is free
+
+
+READ_ONLY_PROBE = """
+import sys
+sys.path.insert(0, {root!r})
+from ledger import Ledger, LedgerError, draw, Deal
+for path, write in [({new!r}, False), ({old!r}, True)]:
+    try:
+        led = Ledger(path)
+        if write:
+            led.record("friday", draw(Deal()), 2)
+        print("no error")
+    except LedgerError as exc:
+        print(exc)
+"""
+
+
+def test_a_read_only_folder_gets_a_message(book, tmp_path):
+    """A new file in a read-only folder, and a write to a ledger whose folder became read-only
+    (SQLite needs a journal beside the file). Root writes anywhere, so as root the probe runs
+    without the capabilities that let it ignore the folder's permissions."""
+    book.record("friday", draw(Deal()), 1)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    shutil.copy(book.path, folder / "taishu.db")
+    probe = tmp_path / "probe.py"
+    probe.write_text(textwrap.dedent(READ_ONLY_PROBE).format(root=str(ROOT), new=str(folder / "sub" / "new.db"),
+                                                              old=str(folder / "taishu.db")))
+    drop = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"] if os.geteuid() == 0 else []
+    folder.chmod(0o555)
+    try:
+        out = subprocess.run([*drop, sys.executable, str(probe)], capture_output=True, text=True, timeout=60)
+    finally:
+        folder.chmod(0o755)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and all("不能寫入" in line for line in lines), lines
+    assert len(Ledger(folder / "taishu.db").hands("friday")) == 1
+
+
+# -- CSV -----------------------------------------------------------------------------------------------
+def test_the_evening_round_trips_through_csv(book):
+    record_next(book, lambda d: played(HAND, d, winner="E", photo="p1"))
+    record_next(book, draw)
+    record_next(book, lambda d: played(HAND, d, winner="N", discarder="W"))
+    book.edit("friday", 2, draw(Deal("E", "E", 1)))
+    hands = book.hands("friday")
+    assert hands[1].edited_at is not None
+    text = write_csv(hands)
+    assert read_csv(text) == hands and read_csv("\ufeff" + text) == hands  # a spreadsheet's BOM is fine
+    header, first = text.splitlines()[:2]
+    assert header.startswith("seq,recorded_at,edited_at,round,dealer,streak,winner") and "自摸" in first
+    assert json.loads(next(csv.DictReader(text.splitlines()))["hand"])["win"] == "5s"
+    with pytest.raises(CsvError, match="line 1"):
+        read_csv("a,b\n1,2\n")
+    with pytest.raises(CsvError, match="line 2"):
+        read_csv(text.replace(",E,E,0,", ",E,Q,0,", 1))

@@ -1,0 +1,109 @@
+"""The table's ledger on the screen, testable without Streamlit: where the file is, the table's
+link and its QR code, players' names from the page, and the ledger as rows and chart columns.
+
+Seats are the app's 東家 南家 西家 北家 (方位, fixed for the evening); 門風 follows the dealer
+(`ledger.deal`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import unicodedata
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import segno
+
+from ledger import Deal, Entry, Recorded, TableInfo, running_totals, seat_of_wind
+from scoring.tiles import WINDS
+from ui.text import WIND_NAMES, in_script, seat_label
+
+DB_ENV = "TAISHU_DB"  # the ledger file; ./taishu.db when not set
+NAME_LENGTH = 12
+
+
+def db_path() -> Path:
+    return Path(os.environ.get(DB_ENV) or "taishu.db").expanduser()
+
+
+def clean_name(text: str) -> str:
+    """A player's name from the page: letters and digits of any script, spaces, `·` and `-`, at
+    most 12 (no markup or control characters reach the screen or the file)."""
+    kept = "".join(ch for ch in unicodedata.normalize("NFC", text) if ch.isalnum() or ch in " ·-")
+    return " ".join(kept.split())[:NAME_LENGTH]
+
+
+def player(seat: str, table: TableInfo, script: str) -> str:
+    """東家 阿明, or 東家 without a name."""
+    name = table.names[WINDS.index(seat)]
+    return f"{seat_label(seat, script)} {name}" if name else seat_label(seat, script)
+
+
+def wind_owner(wind: str, dealer: str, table: TableInfo, script: str) -> str:
+    """A 門風 choice at the table, with whose it is this deal: 東 · 南家 阿明."""
+    return f"{in_script(WIND_NAMES[wind], script)} · {player(seat_of_wind(wind, dealer), table, script)}"
+
+
+def deal_text(deal: Deal, table: TableInfo, script: str) -> str:
+    """東風圈 · 莊家 南家 阿明 · 連莊 1"""
+    streak = in_script(f" · 連莊 {deal.streak}", script) if deal.streak else ""
+    return in_script(f"{WIND_NAMES[deal.round]}風圈 · 莊家 ", script) + player(deal.dealer, table, script) + streak
+
+
+def result_text(entry: Entry, table: TableInfo, script: str) -> str:
+    """南家 自摸 5 台 · 西家 胡 北家 3 台 · 流局"""
+    if entry.winner is None:
+        return in_script("流局", script)
+    how = "自摸" if entry.discarder is None else "胡 " + player(entry.discarder, table, script)
+    return f"{player(entry.winner, table, script)} {in_script(how, script)} {entry.total} 台"
+
+
+def table_link(page_url: str | None, code: str) -> str | None:
+    """The page's address with `?table=code`: what the other phones open. None when the page's
+    address is not known (no browser)."""
+    if not page_url:
+        return None
+    parts = urlsplit(page_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", urlencode({"table": code}), ""))
+
+
+def qr_png(text: str, scale: int = 6) -> bytes:
+    """A QR code of `text` as PNG, drawn here (no service asked)."""
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="png", scale=scale, border=2)
+    return out.getvalue()
+
+
+def totals_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict[str, object]]:
+    """One row per seat: who, and the money after the last hand."""
+    after = running_totals(hands)[-1][1]
+    return [{in_script("玩家", script): player(w, table, script), in_script("合計", script): after[w]}
+            for w in WINDS]
+
+
+def chart_columns(table: TableInfo, hands: list[Recorded], script: str) -> dict[str, list[int]]:
+    """Each player's running total by hand number (0: the start), for a line chart."""
+    running = running_totals(hands)
+    columns: dict[str, list[int]] = {in_script("局", script): [seq for seq, _ in running]}
+    for w in WINDS:
+        columns[player(w, table, script)] = [money[w] for _, money in running]
+    return columns
+
+
+def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict[str, object]]:
+    """The hands, newest first: number, deal, result, and each player's money on it."""
+    rows = []
+    for h in reversed(hands):
+        deal = h.entry.deal
+        streak = in_script(f" 連{deal.streak}", script) if deal.streak else ""
+        row = {
+            in_script("局", script): h.seq,
+            in_script("圈", script): in_script(WIND_NAMES[deal.round], script),
+            in_script("莊家", script): seat_label(deal.dealer, script) + streak,
+            in_script("結果", script): result_text(h.entry, table, script)
+            + (in_script("（改過）", script) if h.edited_at else ""),
+        }
+        row.update({player(w, table, script): n for w, n in h.entry.net_by_seat.items()})
+        rows.append(row)
+    return rows
