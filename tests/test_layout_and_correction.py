@@ -14,7 +14,7 @@ from scoring.random_hands import random_winning_hand
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import meld_kind, split_melds
-from vision.layout import group_rows
+from vision.layout import group_rows, resolve_slots
 from vision.read import read_detections
 
 from .fake_detections import TILE_W, laid_out
@@ -171,3 +171,11 @@ def test_perfect_detections_of_the_committed_unseen_scenes_read_as_measured():
     assert (result["hands"], result["hand_exact"]) == (15, round(13 / 15, 4)), result
     assert result["wrong"] == {"no legal hand read": 1, "winning tile inside the row, another taken": 1}
     assert evaluate_layout(samples, noise=0.045)["hand_exact"] >= 12 / 15
+
+
+def test_a_heap_of_boxes_that_all_straddle_each_other_keeps_the_surest():
+    """Boxes each covering the others (a pile, or one tile boxed three ways) are not all seams between
+    tiles: found by the v3 candidates on a real photo, where every box was dropped and the read failed."""
+    x1, x2 = np.array([0.0, 10.0, 20.0]), np.array([100.0, 110.0, 120.0])
+    kept, dropped, _ = resolve_slots([0, 1, 2], x1, x2, np.array([0.5, 0.9, 0.7]), pitch=30.0)
+    assert kept == [1] and dropped == [0, 2]

@@ -84,6 +84,8 @@ def resolve_slots(order: list[int], x1: np.ndarray, x2: np.ndarray, conf: np.nda
         covered = [j for j in order if j != i and overlap(i, j) > 0.25]
         if len(covered) >= 2 and x2[i] - x1[i] > 1.3 * pitch:
             dropped.add(i)
+    if len(dropped) == len(order):  # every box straddles others: a heap, not a row; confidence decides
+        dropped.clear()
     for i in sorted(order, key=lambda k: -conf[k]):
         if i not in dropped:
             dropped.update(j for j in order if j != i and j not in dropped and conf[j] <= conf[i]
