@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.hand import HandError, Situation, Table
+from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation, Table
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets
 from scoring.tiles import TILE_CODES, WINDS
 from ui import audit_page
@@ -274,9 +274,9 @@ with st.expander(t("開局與補花（地胡、人胡、天聽、地聽、花上
         for key, label in first_turn.items():
             st.checkbox(t(label), key=key)
 with st.container(horizontal=True):
-    st.number_input(t("連莊次數"), min_value=0, max_value=99, step=1, key="streak", width=100)
-    st.number_input(t("底"), min_value=0, step=10, key="base", width=100)
-    st.number_input(t("每台"), min_value=0, step=10, key="per_tai", width=100)
+    st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
+    st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100)
+    st.number_input(t("每台"), min_value=0, max_value=MAX_STAKE, step=10, key="per_tai", width=100)
 
 # ④ result
 st.subheader(t("④ 台數"))

@@ -239,8 +239,17 @@ def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
     if not path.is_file():
         known = ", ".join(available_rulesets())
         raise RulesetError(f"no ruleset {path.stem!r} (known: {known})")
-    with path.open(encoding="utf-8") as f:
-        return parse_ruleset(json.load(f), path.name, options)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise RulesetError(f"{path.name} is not a readable JSON file: {str(e)[:200]}") from e
+    try:
+        return parse_ruleset(data, path.name, options)
+    except RulesetError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as e:  # a JSON file of another shape
+        raise RulesetError(f"{path.name} is not a ruleset (needs id, entries, settlement as in "
+                           f"{RULESET_DIR.name}/): {type(e).__name__}: {str(e)[:200]}") from e
 
 
 def available_rulesets() -> list[str]:
