@@ -154,7 +154,7 @@ def test_read_json_contract_with_a_broken_photo_among_good_ones(tmp_path):
     assert out.returncode == 1
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(lines) == 3
-    assert "error" in lines[1] and "not a readable image" in lines[1]["error"]
+    assert "error" in lines[1] and "not an image we can read" in lines[1]["error"]
     for reading in (lines[0], lines[2]):
         assert set(reading) >= {"detections", "groups", "hand", "warnings"}
         for det in reading["detections"]:
@@ -172,6 +172,20 @@ def test_people_cli_prints_groups_and_annotates(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "concealed" in out.stdout and "tiles" in out.stdout
     assert load_photo(out_png).shape == load_photo(photo).shape
+
+
+@pytest.mark.parametrize("target, said", [
+    ("annotated.txt", "not an image type OpenCV writes (use .png or .jpg)"),
+    ("missing/dir/annotated.png", "no folder"),
+])
+def test_an_annotation_that_cannot_be_written_is_an_error_and_every_photo_is_still_read(tmp_path, target, said):
+    photos = [str(p) for p in sample_images()[:2]]
+    out = subprocess.run([sys.executable, "-m", "vision", "read", *photos, "--json", "--annotate", str(tmp_path / target)],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert said in out.stderr
+    assert [set(json.loads(line)) >= {"detections", "hand"} for line in out.stdout.splitlines()] == [True, True]
+    assert list(tmp_path.iterdir()) == []
 
 
 def truth_groups(scene: dict) -> list[tuple[str, int]]:
