@@ -169,17 +169,18 @@ def from_reading(reading) -> Draft:
 
     The concealed group's last tile is the winning one (as `vision` builds the hand); a concealed
     kong's face-down tiles take the face shown, or stay unknown when all four are face down; a
-    group the reader could not name keeps its tiles with the kind left to the player."""
+    group the reader could not name keeps its tiles with the kind left to the player. Any other
+    face-down tile is a tile the player has to name (unknown)."""
     concealed: tuple[Slot, ...] = ()
     melds, flowers = [], []
     for g in reading.groups:
-        slots = tuple(Slot(reading.codes[i], i) for i in g.members)
+        slots = tuple(Slot(None if reading.codes[i] == BACK else reading.codes[i], i) for i in g.members)
         if g.kind == "concealed":
             concealed = slots
         elif g.kind == "flowers":
             flowers.extend(slots)
         elif g.kind == "ankong":
-            face = next((s.code for s in slots if s.code != BACK), None)
+            face = next((s.code for s in slots if s.code is not None), None)
             melds.append(MeldDraft("ankong", tuple(replace(s, code=face) for s in slots)))
         else:
             melds.append(MeldDraft(g.kind if g.kind in MELD_SIZE else None, slots))
