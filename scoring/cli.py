@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from .hand import Hand, HandError, Meld, Situation, Table
+from .hand import Hand, HandError, Meld, Situation, Table, brief
 from .notation import HAND_GRAMMAR, MELD_SIZE, format_chinese, format_compact, parse_hand, parse_tile, parse_tiles
 from .ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from .score import score
@@ -33,7 +33,7 @@ def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
             hand_json = dict(hand_json)
             named = hand_json.pop("ruleset")
             if not isinstance(named, str):
-                raise HandError(f"ruleset: expected a ruleset name, got {named!r} "
+                raise HandError(f"ruleset: expected a ruleset name, got {brief(named)} "
                                 f"(available: {', '.join(available_rulesets())})")
             try:
                 ruleset = load_ruleset(named)

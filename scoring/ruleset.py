@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .entries import CLAIMS, OPEN, PREDICATES, SHAPES_OF
-from .hand import ALL_FLAGS
+from .hand import ALL_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
@@ -236,9 +236,13 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
 
 @cache
 def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError:  # a name too long for a file
+        found = False
+    if not found:
         known = ", ".join(available_rulesets())
-        raise RulesetError(f"no ruleset {path.stem!r} (known: {known})")
+        raise RulesetError(f"no ruleset {brief(path.stem)} (known: {known})")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
