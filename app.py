@@ -11,11 +11,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ledger import as_dealt, seated
-from scoring.hand import HandError, Situation, Table
+from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation, Table
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets
 from scoring.tiles import TILE_CODES, WINDS
 from ui import audit_page, table_page
-from ui.dataset import save_example
+from ui.dataset import DatasetError, dataset_root, save_example
 from ui.draft import (
     MELD_SIZE,
     Draft,
@@ -49,12 +49,12 @@ ss = st.session_state
 for key, value in {
     "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
     "source": "upload", "script": "traditional", "seat": "E", "round": "E", "dealer": "E", "streak": 0,
-    "how": "self", "base": 100, "per_tai": 20, "dataset_dir": "./my-dataset",
+    "how": "self", "base": 100, "per_tai": 20, "dataset_name": "",
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
 }.items():
     ss.setdefault(key, value)
 # Keep it although its widget is not drawn on every run (Streamlit drops a hidden widget's value).
-ss.dataset_dir = ss.dataset_dir
+ss.dataset_name = ss.dataset_name
 
 KIND_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
@@ -281,9 +281,9 @@ with st.expander(t("開局與補花（地胡、人胡、天聽、地聽、花上
         for key, label in first_turn.items():
             st.checkbox(t(label), key=key)
 with st.container(horizontal=True):
-    st.number_input(t("連莊次數"), min_value=0, max_value=99, step=1, key="streak", width=100)
-    st.number_input(t("底"), min_value=0, step=10, key="base", width=100)
-    st.number_input(t("每台"), min_value=0, step=10, key="per_tai", width=100)
+    st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
+    st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100)
+    st.number_input(t("每台"), min_value=0, max_value=MAX_STAKE, step=10, key="per_tai", width=100)
 
 # ④ result
 st.subheader(t("④ 台數"))
@@ -319,11 +319,15 @@ if desk is not None:
 # ⑤ saving the corrected photo
 if reading is not None:
     st.subheader(t("⑤ 存成訓練資料"))
-    st.text_input(t("資料集資料夾"), key="dataset_dir")
+    st.text_input(t("資料集名稱（空白：直接存在資料集資料夾）"), key="dataset_name", max_chars=64,
+                  help=t(f"存在伺服器啟動時選的資料夾 {dataset_root()} 裡（環境變數 TAISHU_DATASET_ROOT）。"))
     if st.button(t("把這張照片加入我的資料集")):
         codes = box_codes(reading, draft)
         try:
-            saved = save_example(ss.dataset_dir, ss.photo["id"], ss.photo["image"], reading.detections.boxes, codes)
+            saved = save_example(dataset_root(), ss.dataset_name, ss.photo["id"], ss.photo["image"],
+                                 reading.detections.boxes, codes)
+        except DatasetError as exc:
+            st.error(t("存不進去：" + str(exc)))
         except OSError as exc:
             st.error(t("存不進去：") + str(exc))
         else:

@@ -1,11 +1,27 @@
 """python -m datasets generate OUT --count N --seed S [--recipe table] | preview DIR -n 16 OUT.png | check DIR [--json]
-| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf C] | real-train OUT [...]"""
+| audit DIR [--models MODELS_DIR] [--out REPORT_DIR] [--json] [--conf C] | real-train OUT [...]
+
+Exit status: 0 done (check: no errors in the set); 1 check found errors, or a command could not
+run (no such folder, no model, nothing to audit, a report that cannot be written); 2 the
+command line is wrong (argparse).
+"""
 
 import argparse
 import sys
 from pathlib import Path
 
 from datasets.check import IOU_DUPLICATE
+
+
+def confidence(text: str) -> float:
+    """A detection score threshold, strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a confidence between 0 and 1 (e.g. 0.25)")
+    return value
 
 
 def main(argv=None) -> None:
@@ -43,7 +59,7 @@ def main(argv=None) -> None:
     aud.add_argument("--models", type=Path, help="folder with model.json and the ONNX model (default: models/)")
     aud.add_argument("--out", type=Path, metavar="REPORT_DIR", help="write REPORT_DIR/index.html with thumbnails")
     aud.add_argument("--json", action="store_true", help="print the audit as JSON (every flag)")
-    aud.add_argument("--conf", type=float,
+    aud.add_argument("--conf", type=confidence,
                      help="confidence at which a detection counts as read (default: the model card's)")
     args = parser.parse_args(argv)
     if args.command == "check":
@@ -96,6 +112,11 @@ def _audit(args) -> None:
 
     if not args.dir.is_dir():
         raise SystemExit(f"error: {args.dir} is not a folder")
+    if args.out:  # said before the audit, not after it
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SystemExit(f"error: cannot write the report to {args.out}: {exc.strerror or exc}") from exc
     try:
         detector = TileDetector(args.models or MODELS_DIR)
     except ModelError as exc:
@@ -107,8 +128,15 @@ def _audit(args) -> None:
 
         result = audit(args.dir, detector, args.conf, progress)
     if not result.images:
-        raise SystemExit(f"error: no labelled images under {args.dir}")
-    report = write_html(result, args.out) if args.out else None
+        if not result.skipped:
+            raise SystemExit(f"error: no images under {args.dir}")
+        why = "".join(f"\n  {image}: {reason}" for image, reason in result.skipped[:5])
+        more = f"\n  … and {len(result.skipped) - 5} more" if len(result.skipped) > 5 else ""
+        raise SystemExit(f"error: none of the {len(result.skipped)} images under {args.dir} could be audited:{why}{more}")
+    try:
+        report = write_html(result, args.out) if args.out else None
+    except OSError as exc:
+        raise SystemExit(f"error: cannot write the report to {args.out}: {exc.strerror or exc}") from exc
     if args.json:
         print(json.dumps(result.to_json() | {"report": str(report) if report else None}, ensure_ascii=False,
                          indent=1))

@@ -331,7 +331,7 @@ def audit(root: Path, detector: TileDetector, conf: float | None = None,
             try:
                 images.append(audit_image(detector, path, label, rel, conf))
             except (PhotoError, LabelError, OSError, UnicodeDecodeError) as exc:
-                skipped.append((rel, str(exc)))
+                skipped.append((rel, str(exc)[:300]))
         if progress:
             progress(i + 1, len(pairs))
     card = detector.card

@@ -21,11 +21,15 @@ import yaml
 from tqdm import tqdm
 
 from datasets.yolo import IMAGE_SUFFIXES, find_files, label_path_of, parse_line, split_of, to_xyxy
+from scoring.hand import brief
 from vision.boxes import pairwise_iou
 from vision.classes import CLASSES
 from vision.photo import PhotoError, load_photo
 
 IOU_DUPLICATE = 0.7  # tiles in a row touch but hardly overlap; above this it is one tile twice
+# A photo of a whole 144-tile set is the most a tile photo shows; the duplicate check compares
+# every pair of boxes (memory and time grow with the square), so a file with more is not compared.
+MAX_BOXES = 1000
 EDGE_TOLERANCE = 0.5  # pixels a box may stick out of the image (rounding of normalised values)
 MIN_BOX_PX = 1.0
 
@@ -93,14 +97,24 @@ class Sample:
     bad: list[bool]  # boxes with a finding, drawn highlighted
 
 
+class _NoAliases(yaml.SafeLoader):
+    """A data.yaml has no use for aliases, and a few nested ones make a file of 500 bytes a
+    structure whose printing takes gigabytes (a "billion laughs")."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError(f"aliases (*{self.peek_event().anchor}) are not allowed in a data.yaml")
+        return super().compose_node(parent, index)
+
+
 def _check_data_yaml(root: Path, report: Report) -> None:
     path = root / "data.yaml"
     if not path.is_file():
         return
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.load(path.read_text(), _NoAliases)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        report.add("error", "data-yaml", "data.yaml", f"unreadable: {exc}")
+        report.add("error", "data-yaml", "data.yaml", f"unreadable: {str(exc)[:300]}")
         return
     names = data.get("names") if isinstance(data, dict) else None
     if isinstance(names, dict):
@@ -114,7 +128,7 @@ def _check_data_yaml(root: Path, report: Report) -> None:
         want = CLASSES[diff] if diff < len(CLASSES) else "(none)"
         report.add("error", "data-yaml", "data.yaml",
                    f"names are not the {len(CLASSES)} tile classes in order ({len(names)} names; "
-                   f"class {diff} is {got!r}, expected {want!r})")
+                   f"class {diff} is {brief(got)}, expected {want!r})")
 
 
 def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
@@ -160,8 +174,15 @@ def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
     if not lines or not any(t.strip() for t in lines):
         report.add("warning", "empty-label", rel, "no boxes (fine for a photo without tiles)")
     boxes = np.array(boxes).reshape(-1, 4)
+    if len(boxes) > MAX_BOXES:
+        report.add("error", "too-many-boxes", rel, f"{len(boxes)} boxes; a tile photo has at most a few hundred "
+                   f"(not checked for boxes labelled twice above {MAX_BOXES})")
+        return boxes, names, bad
     iou = pairwise_iou(boxes)
-    for i, j in zip(*np.nonzero(np.triu(iou >= report.iou, 1)), strict=True):
+    # Each box said once, against the first box it repeats: n boxes on one tile are n - 1 findings.
+    twice = np.triu(iou >= report.iou, 1)
+    for j in np.flatnonzero(twice.any(axis=0)):
+        i = int(np.argmax(twice[:, j]))
         report.add("error", "duplicate-box", rel,
                    f"lines {line_nos[i]} and {line_nos[j]} ({names[i]}, {names[j]}) overlap with IoU "
                    f"{iou[i, j]:.2f}: one tile labelled twice?", line_nos[j])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring.hand import brief
 from vision.classes import CLASS_INDEX, CLASSES
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic"}
@@ -30,7 +31,7 @@ def parse_line(text: str) -> tuple[int, float, float, float, float] | str:
     try:
         cls = int(fields[0])
     except ValueError:
-        return f"class {fields[0]!r} is not an integer"
+        return f"class {brief(fields[0])} is not an integer"
     try:
         values = [float(v) for v in fields[1:]]
     except ValueError:

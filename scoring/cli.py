@@ -12,14 +12,13 @@ import argparse
 import json
 import sys
 
-from .hand import Hand, HandError, Meld, Situation, Table
-from .notation import format_chinese, format_compact, parse_tile, parse_tiles
+from .hand import Hand, HandError, Meld, Situation, Table, brief
+from .notation import HAND_GRAMMAR, MELD_SIZE, format_chinese, format_compact, parse_hand, parse_tile, parse_tiles
 from .ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from .score import score
 from .settle import settle
 from .tiles import WINDS, sort_tiles
 
-_MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
 _MELD_LABEL = {"chi": ("吃", "吃"), "pon": ("碰", "碰"), "kong": ("明杠", "明槓"),
                "ankong": ("暗杠", "暗槓")}
 
@@ -34,7 +33,7 @@ def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
             hand_json = dict(hand_json)
             named = hand_json.pop("ruleset")
             if not isinstance(named, str):
-                raise HandError(f"ruleset: expected a ruleset name, got {named!r} "
+                raise HandError(f"ruleset: expected a ruleset name, got {brief(named)} "
                                 f"(available: {', '.join(available_rulesets())})")
             try:
                 ruleset = load_ruleset(named)
@@ -51,15 +50,22 @@ def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
     except HandError as e:
         return {"error": str(e)}
     except Exception as e:  # noqa: BLE001 - one broken hand must not stop the others
-        return {"error": f"internal error: {type(e).__name__}: {e}"}
+        return {"error": f"internal error: {type(e).__name__}: {str(e)[:200]}"}
 
 
 def _run_json(args) -> int:
+    load_ruleset(args.ruleset)  # a broken --ruleset is the whole call's error, not each hand's
     text = sys.stdin.read()
     try:
         hands = json.loads(text)
     except json.JSONDecodeError as e:
         print(f"input is not JSON: {e}", file=sys.stderr)
+        return 2
+    except ValueError:  # json refuses integers of more than 4,300 digits
+        print("input is not JSON we read: a number in it has more than 4,300 digits", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("input is not JSON we read: nested too deeply", file=sys.stderr)
         return 2
     if not isinstance(hands, list):
         print("input must be a JSON array of hands", file=sys.stderr)
@@ -73,25 +79,29 @@ def _run_json(args) -> int:
 def _meld(kind: str, text: str) -> Meld:
     tiles = parse_tiles(text)
     if len(tiles) == 1 and kind != "chi":
-        tiles = tiles * _MELD_SIZE[kind]
+        tiles = tiles * MELD_SIZE[kind]
     return Meld(kind, tiles)
 
 
 def hand_from_args(args) -> Hand:
-    text = args.hand
-    win = args.win
-    for mark in ("和", "胡"):
-        if mark in text:
-            text, _, tail = text.rpartition(mark)
-            tail_tile = parse_tile(tail)
-            if win is not None and parse_tile(win) != tail_tile:
-                raise HandError(f"the hand says 和{tail.strip()} but --win says {win}")
-            win = win or tail
-            break
+    """The hand line in the app's notation (`scoring.notation.parse_hand`), with the melds, flowers
+    and winning tile the options add; without 和 or --win the last tile wins, as in the app."""
+    try:
+        written = parse_hand(args.hand)
+    except HandError as e:
+        raise HandError(f"{e}\n  expected {HAND_GRAMMAR}") from e
+    concealed, win = list(written.concealed), written.win
+    if args.win is not None:
+        given = parse_tile(args.win)
+        if win is not None and win != given:
+            raise HandError(f"the hand says 和{win} but --win says {given}")
+        win = given
+    elif win is None and concealed:
+        win = concealed.pop()
     if win is None:
-        raise HandError("give the winning tile with --win (or end the hand with 和<tile>)")
-    melds = [_meld(kind, t) for kind in _MELD_SIZE for t in getattr(args, kind) or ()]
-    flowers = parse_tiles(args.flowers) if args.flowers else ()
+        raise HandError("no winning tile: end the hand with 和<tile> or give --win")
+    melds = [*written.melds, *(_meld(kind, t) for kind in MELD_SIZE for t in getattr(args, kind) or ())]
+    flowers = written.flowers + (parse_tiles(args.flowers) if args.flowers else ())
     situation = Situation(
         seat=args.seat, round=args.round, self_draw=args.self_draw, last_tile=args.last_tile,
         after_kong=args.after_kong, rob_kong=args.rob_kong, heavenly=args.heavenly,
@@ -105,7 +115,7 @@ def hand_from_args(args) -> Hand:
             raise HandError("payments need all of --base, --per-tai and --dealer")
         table = Table(dealer=args.dealer, base=args.base, per_tai=args.per_tai,
                       streak=args.streak, declared_ready=args.ready, discarder=args.discarder)
-    return Hand(parse_tiles(text), parse_tile(win), tuple(melds), flowers, situation, table)
+    return Hand(tuple(concealed), win, tuple(melds), flowers, situation, table)
 
 
 def _pad(text: str, width: int) -> str:
@@ -191,7 +201,7 @@ def main(argv=None) -> int:
     s.add_argument("--seat", choices=WINDS, default="E", help="门风 (default E)")
     s.add_argument("--round", choices=WINDS, default="E", help="圈风 (default E)")
     s.add_argument("--self-draw", action="store_true", help="自摸 (else off a discard)")
-    for kind in _MELD_SIZE:
+    for kind in MELD_SIZE:
         s.add_argument(f"--{kind}", action="append", metavar="TILES",
                        help=f"a {kind} meld (repeatable): 123m / 一万二万三万; one tile for pon/kong")
     s.add_argument("--flowers", help="梅兰菊竹春夏秋冬 / 1f2f")

@@ -8,6 +8,7 @@ whether it is a legal win is `scoring.validate.check_hand`.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,6 +19,29 @@ FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
 # Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
 ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
+# Table values a real table could use: 底 and 每台 up to a million, 连庄 up to 99 (the app's
+# bound); beyond them an amount is no longer money and the output no longer small.
+MAX_STAKE = 1_000_000
+MAX_STREAK = 99
+
+
+class _Brief(reprlib.Repr):
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = 60
+
+    def repr_int(self, x: int, level: int) -> str:
+        # repr() of an int over 4,300 digits raises; a long one is said by its size.
+        digits = int(abs(x).bit_length() * 0.30103) + 1
+        return repr(x) if digits <= 40 else f"<a number of about {digits} digits>"
+
+
+_BRIEF = _Brief()
+
+
+def brief(value: Any) -> str:
+    """`repr(value)` cut short: an error message never echoes unbounded input."""
+    return _BRIEF.repr(value)
 
 
 class HandError(ValueError):
@@ -36,41 +60,42 @@ class HandError(ValueError):
 def _tile(value: Any, where: str) -> str:
     if not isinstance(value, str) or value not in INDEX:
         raise HandError(
-            f"{where}: {value!r} is not a tile code (1m..9m, 1p..9p, 1s..9s, 1z..7z, 1f..8f)"
+            f"{where}: {brief(value)} is not a tile code (1m..9m, 1p..9p, 1s..9s, 1z..7z, 1f..8f)"
         )
     return value
 
 
 def _tiles(values: Any, where: str) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, (list, tuple)):
-        raise HandError(f"{where}: expected a list of tile codes, got {values!r}")
+        raise HandError(f"{where}: expected a list of tile codes, got {brief(values)}")
     return tuple(_tile(v, f"{where}[{i}]") for i, v in enumerate(values))
 
 
 def _wind(value: Any, where: str) -> str:
     if value not in WINDS:
-        raise HandError(f"{where}: {value!r} is not a wind (E, S, W or N)")
+        raise HandError(f"{where}: {brief(value)} is not a wind (E, S, W or N)")
     return value
 
 
 def _flag(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise HandError(f"{where}: expected true or false, got {value!r}")
+        raise HandError(f"{where}: expected true or false, got {brief(value)}")
     return value
 
 
-def _int(value: Any, where: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise HandError(f"{where}: expected a whole number >= {minimum}, got {value!r}")
+def _int(value: Any, where: str, maximum: int, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise HandError(f"{where}: expected a whole number from {minimum} to {maximum:,}, got {brief(value)}")
     return value
 
 
 def _object(value: Any, where: str, known: tuple[str, ...]) -> dict:
     if not isinstance(value, dict):
-        raise HandError(f"{where}: expected an object, got {value!r}")
+        raise HandError(f"{where}: expected an object, got {brief(value)}")
     unknown = sorted(set(value) - set(known))
     if unknown:
-        raise HandError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(known)})")
+        shown = ", ".join(k[:40] for k in unknown[:6]) + (f" and {len(unknown) - 6} more" if len(unknown) > 6 else "")
+        raise HandError(f"{where}: unknown key(s) {shown} (known: {', '.join(known)})")
     return value
 
 
@@ -83,7 +108,7 @@ class Meld:
 
     def __post_init__(self) -> None:
         if self.kind not in MELD_KINDS:
-            raise HandError(f"meld type {self.kind!r} is not one of {', '.join(MELD_KINDS)}")
+            raise HandError(f"meld type {brief(self.kind)} is not one of {', '.join(MELD_KINDS)}")
         object.__setattr__(self, "tiles", _tiles(list(self.tiles), f"{self.kind} meld"))
 
     @property
@@ -101,7 +126,7 @@ class Meld:
             raise HandError(f"{where}: needs 'type' and 'tiles'")
         if data["type"] not in MELD_KINDS:
             raise HandError(
-                f"{where}: type {data['type']!r} is not one of {', '.join(MELD_KINDS)}"
+                f"{where}: type {brief(data['type'])} is not one of {', '.join(MELD_KINDS)}"
             )
         return cls(data["type"], _tiles(data["tiles"], f"{where}.tiles"))
 
@@ -149,9 +174,9 @@ class Table:
 
     def __post_init__(self) -> None:
         _wind(self.dealer, "table.dealer")
-        _int(self.base, "table.base")
-        _int(self.per_tai, "table.per_tai")
-        _int(self.streak, "table.streak")
+        _int(self.base, "table.base", MAX_STAKE)
+        _int(self.per_tai, "table.per_tai", MAX_STAKE)
+        _int(self.streak, "table.streak", MAX_STREAK)
         _flag(self.declared_ready, "table.declared_ready")
         if self.discarder is not None:
             _wind(self.discarder, "table.discarder")
@@ -209,7 +234,7 @@ class Hand:
         _tile(self.win, "win")
         for m in self.melds:
             if not isinstance(m, Meld):
-                raise HandError(f"melds: {m!r} is not a Meld")
+                raise HandError(f"melds: {brief(m)} is not a Meld")
         for t in self.concealed:
             if is_flower(t):
                 raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
@@ -288,7 +313,7 @@ class Hand:
             raise HandError(f"hand: missing {', '.join(missing)}")
         melds = data.get("melds", [])
         if not isinstance(melds, list):
-            raise HandError(f"melds: expected a list of melds, got {melds!r}")
+            raise HandError(f"melds: expected a list of melds, got {brief(melds)}")
         situation = Situation(
             seat=_wind(data["seat"], "seat"),
             round=_wind(data["round"], "round"),

@@ -6,12 +6,19 @@
     format_chinese(("1z", "5z"), "traditional")    == "東風紅中"
 
 Chinese runs need no separators; the longest name wins (红中 before 中, 东风 before 东).
+
+A whole hand in one line, as the app and `python -m scoring score` both read it (`parse_hand`):
+
+    parse_hand("123456m 789p 2345s 和5s 碰777z 花1f")  # 和 before the winning tile, 碰 before a meld
 """
 
 from __future__ import annotations
 
-from .hand import HandError
-from .tiles import CHINESE_NAMES, INDEX, tile_name
+import re
+from dataclasses import dataclass
+
+from .hand import HandError, Meld, brief
+from .tiles import CHINESE_NAMES, INDEX, is_flower, tile_name
 
 _LONGEST = max(map(len, CHINESE_NAMES))
 _SEPARATORS = set(" \t\n,，、;；/|+")
@@ -38,9 +45,9 @@ def parse_tiles(text: str) -> tuple[str, ...]:
                 for d in text[i:j]:
                     code = f"{d}{s}"
                     if code not in INDEX:
-                        raise HandError(f"{d}{s} in {text[i:j + 1]!r} is not a tile "
+                        raise HandError(f"{d}{s} in {brief(text[i:j + 1])} is not a tile "
                                         "(m, p, s: 1-9; z: 1-7; f: 1-8)",
-                                        f"「{text[i:j + 1]}」裡的 {d}{s} 不是牌（m、p、s 是 1-9，z 是 1-7，f 是 1-8）")
+                                        f"「{text[i:j + 1][:20]}」裡的 {d}{s} 不是牌（m、p、s 是 1-9，z 是 1-7，f 是 1-8）")
                     out.append(code)
                 i = j + 1
                 continue
@@ -51,7 +58,7 @@ def parse_tiles(text: str) -> tuple[str, ...]:
                 i += size
                 break
         else:
-            raise HandError(f"cannot read a tile at {text[i:i + 4]!r} (position {i} of {text!r})",
+            raise HandError(f"cannot read a tile at {text[i:i + 4]!r} (position {i} of {brief(text)})",
                             f"看不懂第 {i + 1} 個字起的「{text[i:i + 4]}」")
     return tuple(out)
 
@@ -63,8 +70,8 @@ def parse_tile(text: str) -> str:
         text = text[1:]
     tiles = parse_tiles(text)
     if len(tiles) != 1:
-        raise HandError(f"expected one tile, read {len(tiles)} from {text!r}",
-                        f"要一張牌，「{text}」讀到 {len(tiles)} 張")
+        raise HandError(f"expected one tile, read {len(tiles)} from {brief(text)}",
+                        f"要一張牌，「{text[:20]}」讀到 {len(tiles)} 張")
     return tiles[0]
 
 
@@ -82,3 +89,64 @@ def format_compact(tiles) -> str:
 def format_chinese(tiles, script: str = "simplified") -> str:
     """一万二万三万…红中发财 as the rules page prints a run of tiles (traditional: 一萬…紅中發財)."""
     return "".join(tile_name(t, script) for t in tiles)
+
+
+MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
+# Written before a meld; the longest marker first so 暗槓 is not read as 槓.
+MELD_MARKS = {"暗槓": "ankong", "暗杠": "ankong", "明槓": "kong", "明杠": "kong", "槓": "kong", "杠": "kong",
+              "吃": "chi", "碰": "pon"}
+WIN_MARKS = ("和", "胡")
+FLOWER_MARK = "花"
+_MARK = re.compile("(" + "|".join([*MELD_MARKS, *WIN_MARKS, FLOWER_MARK]) + ")")
+# What a hand line may hold, for error messages.
+HAND_GRAMMAR = ("tiles as 123m 456p 789s 77z 1f or Chinese names (一萬二萬, 東風, 梅); 和 or 胡 before the "
+                "winning tile; 吃, 碰, 槓 or 暗槓 before a meld (up to the next space; one tile is enough for "
+                "碰/槓); 花 before flowers: 123456m 789p 2345s 和5s 碰777z 花1f")
+
+
+@dataclass(frozen=True)
+class WrittenHand:
+    """A hand line read as written: the winning tile is None when no 和/胡 names it."""
+
+    concealed: tuple[str, ...]
+    win: str | None
+    melds: tuple[Meld, ...]
+    flowers: tuple[str, ...]
+
+
+def parse_hand(text: str) -> WrittenHand:
+    """Tiles (compact or Chinese names) with optional markers: 和/胡 before the winning tile,
+    吃/碰/槓/暗槓 before a meld's tiles (one tile name is enough for a 碰 or 槓; the meld ends at the
+    next space), 花 before flowers (flowers are found anywhere anyway). Raises HandError naming
+    what it cannot read."""
+    parts = _MARK.split(text)
+    concealed = list(parse_tiles(parts[0]))
+    win: str | None = None
+    melds: list[Meld] = []
+    for mark, body in zip(parts[1::2], parts[2::2], strict=True):
+        if mark in MELD_MARKS:
+            kind = MELD_MARKS[mark]
+            head, _, rest = body.strip().partition(" ")
+            tiles = parse_tiles(head)
+            if len(tiles) == 1 and kind != "chi":
+                tiles = tiles * MELD_SIZE[kind]
+            if len(tiles) != MELD_SIZE[kind]:
+                raise HandError(f"{mark}{brief(head)}: a {kind} needs {MELD_SIZE[kind]} tiles, read {len(tiles)}",
+                                f"「{mark}{head[:20]}」：{mark}要 {MELD_SIZE[kind]} 張牌，讀到 {len(tiles)} 張")
+            melds.append(Meld(kind, tiles))
+            concealed.extend(parse_tiles(rest))
+        elif mark in WIN_MARKS:
+            tiles = parse_tiles(body)
+            if not tiles:
+                raise HandError(f"{mark} must be followed by the winning tile", f"「{mark}」後面要寫胡的那張牌")
+            if win is not None:
+                raise HandError(f"{mark} written twice: there is one winning tile",
+                                f"「{mark}」寫了兩次：只能有一張胡的那張牌")
+            win, rest = tiles[0], tiles[1:]
+            concealed.extend(rest)
+        else:
+            concealed.extend(parse_tiles(body))
+    if win is not None and is_flower(win):
+        raise HandError("a flower cannot be the winning tile of a written hand", "花牌不能當胡的那張牌")
+    return WrittenHand(tuple(t for t in concealed if not is_flower(t)), win, tuple(melds),
+                       tuple(t for t in concealed if is_flower(t)))

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .entries import CLAIMS, OPEN, PREDICATES, SHAPES_OF
-from .hand import ALL_FLAGS
+from .hand import ALL_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
@@ -241,16 +241,24 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
 
 @cache
 def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
-    if not path.is_file():
-        known = ", ".join(available_rulesets())
-        raise RulesetError(f"no ruleset {path.stem!r} (known: {known})")
     try:
-        with path.open(encoding="utf-8") as f:
-            return parse_ruleset(json.load(f), path.name, options)
-    except json.JSONDecodeError as exc:  # a house table edited by hand
-        raise RulesetError(f"{path}: not JSON ({exc})") from exc
-    except KeyError as exc:
-        raise RulesetError(f"{path}: a ruleset needs the key {exc}") from exc
+        found = path.is_file()
+    except OSError:  # a name too long for a file
+        found = False
+    if not found:
+        known = ", ".join(available_rulesets())
+        raise RulesetError(f"no ruleset {brief(path.stem)} (known: {known})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise RulesetError(f"{path.name} is not a readable JSON file: {str(e)[:200]}") from e
+    try:
+        return parse_ruleset(data, path.name, options)
+    except RulesetError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as e:  # a JSON file of another shape
+        raise RulesetError(f"{path.name} is not a ruleset (needs id, entries, settlement as in "
+                           f"{RULESET_DIR.name}/): {type(e).__name__}: {str(e)[:200]}") from e
 
 
 def available_rulesets() -> list[str]:

@@ -13,10 +13,12 @@ TILE_W, TILE_H = 30.0, 40.0
 
 
 def laid_out(hand: Hand, win_apart: bool = True, angle: float = 0.0, gap: float = 1.0,
-             melds_beside: float | None = None, noise: float = 0.0, seed: int = 0) -> tuple[Detections, list[str]]:
+             melds_beside: float | None = None, noise: float = 0.0, seed: int = 0,
+             face_down: bool = False) -> tuple[Detections, list[str]]:
     """Boxes for `hand` as a player shows it; `angle` turns the whole layout (degrees). `melds_beside`:
     the melds go first in the concealed row's line, this many tile widths apart from it and each other,
-    instead of in a second row. `noise`: each box edge off by this many tile widths (standard deviation)."""
+    instead of in a second row. `noise`: each box edge off by this many tile widths (standard deviation).
+    A concealed kong shows its two middle tiles, or none with `face_down`."""
     centers, codes = [], []
     x = 0.0
     if melds_beside is not None:
@@ -35,7 +37,8 @@ def laid_out(hand: Hand, win_apart: bool = True, angle: float = 0.0, gap: float 
         x += TILE_W + gap
     x = 0.0
     for meld in hand.melds if melds_beside is None else ():
-        shown = ["back", meld.tiles[1], meld.tiles[2], "back"] if meld.kind == "ankong" else list(meld.tiles)
+        middle = ["back"] * 2 if face_down else list(meld.tiles[1:3])
+        shown = ["back", *middle, "back"] if meld.kind == "ankong" else list(meld.tiles)
         for code in shown:
             centers.append((x + TILE_W / 2, 2 * TILE_H))
             codes.append(code)

@@ -19,9 +19,10 @@ from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS
 from scoring.score import score
 from tests.example_hands import house_table
-from tests.fake_detections import laid_out
+from tests.fake_detections import laid_out, one_hot
 from ui.draft import from_text, to_hand
 from vision.classes import CLASS_INDEX
+from vision.detections import Detections
 from vision.detector import ModelError
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -147,29 +148,71 @@ def test_fixing_a_tile_and_a_meld(app):
     assert total_shown(at) == expected_total(HAND.replace(melds=(Meld("kong", ("7z",) * 4),)))
 
 
-def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path):
+def save_button(at):
+    return next(b for b in at.button if b.label == "把這張照片加入我的資料集")
+
+
+def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path, monkeypatch):
+    monkeypatch.setenv("TAISHU_DATASET_ROOT", str(tmp_path))  # as the server was started
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
-    assert FakeDetector.reads == 1
+    assert FakeDetector.reads == 2  # both ways up (vision.read.read_photo), once per photo
     assert total_shown(at) == expected_total(HAND)
     [photo] = at.image
     assert photo.captions[0].startswith("讀到 18 張牌")
     ok(at.radio(key="how-traditional").set_value("S").run())  # a widget change re-scores without reading again
     ok(at.checkbox(key="ready").check().run())
-    assert FakeDetector.reads == 1
+    assert FakeDetector.reads == 2
 
     v = at.session_state["version"]
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
     ok(at.pills(key=f"face-{v}").set_value("9m").run())
     assert "⚠九萬" in at.pills(key=f"tiles-concealed-{at.session_state['version']}").options
 
-    ok(at.text_input(key="dataset_dir").set_value(str(tmp_path / "mine")).run())
-    ok(next(b for b in at.button if b.label == "把這張照片加入我的資料集").click().run())
+    ok(at.text_input(key="dataset_name").set_value("mine").run())
+    ok(save_button(at).click().run())
     assert at.success, [e.value for e in at.error]
     [labels] = (tmp_path / "mine" / "labels" / "train").glob("*.txt")
     rows = [line.split() for line in labels.read_text().splitlines()]
     assert len(rows) == len(laid_out(HAND)[0]) and rows[0][0] == str(CLASS_INDEX["9m"])
     assert (tmp_path / "mine" / "data.yaml").exists() and len(list((tmp_path / "mine" / "images").rglob("*.jpg"))) == 1
+
+
+def test_the_page_chooses_a_checked_folder_name_inside_the_data_folder_only(app, tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    monkeypatch.setenv("TAISHU_DATASET_ROOT", str(root))
+    (root / "theirs").mkdir(parents=True)
+    (root / "theirs" / "data.yaml").write_text("names: [cat, dog]\n")
+    at = ok(app(FakeDetector))
+    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    for name, said in [("../../x", "不能是路徑"), ("/etc", "不能是路徑"), ("theirs", "不會覆蓋它")]:
+        ok(at.text_input(key="dataset_name").set_value(name).run())
+        ok(save_button(at).click().run())
+        assert any(said in e.value for e in at.error) and not at.success, name
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "root", "root/theirs", "root/theirs/data.yaml"]
+    assert (root / "theirs" / "data.yaml").read_text() == "names: [cat, dog]\n"
+    ok(at.text_input(key="dataset_name").set_value("").run())  # empty: the data folder itself
+    ok(save_button(at).click().run())
+    assert at.success and len(list((root / "images" / "train").glob("*.jpg"))) == 1
+
+
+def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
+    """A concealed kong shown as four backs, and a face-down tile apart from the others in a reading
+    a tile short (correction keeps the raw codes): the tiles to name show as ？, the 台 section says
+    what is missing, saving stays offered. The app broke below ② on such readings."""
+    hand = Hand.from_json({**HAND.to_json(), "concealed": HAND.concealed[:-3],
+                           "melds": [*HAND.to_json()["melds"], {"type": "ankong", "tiles": ["9s"] * 4}]})
+    dets, codes = laid_out(hand, face_down=True)
+    codes[0] = "back"
+    seen = Detections(dets.boxes[[0, *range(2, len(codes))]], one_hot(codes[:1] + codes[2:]))  # 2m missed
+    monkeypatch.setattr(FakeDetector, "read", lambda self, image: seen)
+    at = ok(app(FakeDetector))
+    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    v = at.session_state["version"]
+    assert at.pills(key=f"tiles-meld:0-{v}").options == ["？"]
+    assert at.pills(key=f"tiles-meld:3-{v}").options == ["？"] * 4
+    assert at.error and save_button(at)
 
 
 @pytest.mark.parametrize("data, message", [

@@ -1,6 +1,8 @@
 """The app's helpers without Streamlit: the draft hand and its edits, typed hands, the photo reading
 as a draft, boxes as the player corrected them, the YOLO export, results as rows, the two scripts."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import yaml
@@ -8,7 +10,7 @@ import yaml
 from datasets.check import check
 from scoring.hand import Hand, HandError, Meld, Situation, Table
 from tests.fake_detections import laid_out, one_hot
-from ui.dataset import save_example
+from ui.dataset import DatasetError, dataset_folder, dataset_root, save_example
 from ui.draft import (
     Draft,
     MeldDraft,
@@ -67,15 +69,16 @@ def test_typed_kongs_and_chi():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("123x", "cannot read"),
+    ("123x", "看不懂第 1 個字起的「123x」"),
     ("123m 碰12m", "碰要 3 張牌，讀到 2 張"),
     ("123m 和", "後面要寫胡的那張牌"),
     ("123m 和1m 和2m", "寫了兩次"),
     ("123m 和梅", "花牌不能當胡的那張牌"),
 ])
 def test_typing_errors_say_what_is_wrong(text, message):
-    with pytest.raises(HandError, match=message):
+    with pytest.raises(HandError) as error:
         from_text(text)
+    assert message in error.value.for_player  # what the app shows
 
 
 @pytest.mark.parametrize("draft, message", [
@@ -163,7 +166,7 @@ def test_box_codes_and_flags_follow_the_players_corrections():
 def test_yolo_export(tmp_path):
     boxes = np.array([[100, 50, 130, 90], [-5, 10, 20, 40], [0, 0, 10, 10]], np.float32)
     image = np.zeros((100, 200, 3), np.uint8)
-    saved = save_example(tmp_path / "set", "abc", image, boxes, ["1m", "back", None])
+    saved = save_example(tmp_path, "set", "abc", image, boxes, ["1m", "back", None])
     assert saved.boxes == 2 and saved.image.read_bytes()[:2] == b"\xff\xd8"
     assert saved.labels.read_text().splitlines() == [f"{CLASS_INDEX['1m']} 0.575000 0.700000 0.150000 0.400000",
                                                      f"{CLASS_INDEX['back']} 0.050000 0.250000 0.100000 0.300000"]
@@ -171,6 +174,35 @@ def test_yolo_export(tmp_path):
     assert data["names"] == dict(enumerate(CLASSES)) and data["train"] == "images/train"
     report, _ = check(tmp_path / "set")  # the project's data-set checker accepts it
     assert not report.errors and report.images == 1 and report.boxes == 2, report.findings
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc", "a/b", "..", ".hidden", "a" * 65, "a\\b", "-x"])
+def test_a_data_set_name_is_never_a_path(tmp_path, name):
+    with pytest.raises(DatasetError, match="不能是路徑"):
+        dataset_folder(tmp_path, name)
+
+
+def test_data_set_folders(tmp_path, monkeypatch):
+    assert dataset_folder(tmp_path, " ") == tmp_path and dataset_folder(tmp_path, "牌-2_a") == tmp_path / "牌-2_a"
+    (tmp_path / "out").symlink_to("/tmp")
+    with pytest.raises(DatasetError, match="指到資料集資料夾外面"):
+        dataset_folder(tmp_path, "out")
+    monkeypatch.delenv("TAISHU_DATASET_ROOT", raising=False)
+    assert dataset_root() == Path("my-dataset")
+    monkeypatch.setenv("TAISHU_DATASET_ROOT", str(tmp_path))
+    assert dataset_root() == tmp_path
+
+
+@pytest.mark.parametrize("theirs", ["names: [cat, dog]\n", "{{{ not yaml", "x" * 100_000])
+def test_a_data_yaml_that_is_not_ours_is_never_overwritten(tmp_path, theirs):
+    (tmp_path / "data.yaml").write_text(theirs)
+    image = np.zeros((100, 200, 3), np.uint8)
+    with pytest.raises(DatasetError, match="不會覆蓋它"):
+        save_example(tmp_path, "", "abc", image, np.zeros((0, 4)), [])
+    assert [p.name for p in tmp_path.iterdir()] == ["data.yaml"] and (tmp_path / "data.yaml").read_text() == theirs
+    save_example(tmp_path, "mine", "abc", image, np.zeros((0, 4)), [])
+    save_example(tmp_path, "mine", "def", image, np.zeros((0, 4)), [])  # ours: written again
+    assert len(list((tmp_path / "mine" / "images" / "train").iterdir())) == 2
 
 
 def test_result_rows_in_both_scripts():

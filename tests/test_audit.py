@@ -315,3 +315,39 @@ def test_cli_without_a_model_says_so(tmp_path):
     out = subprocess.run([sys.executable, "-m", "datasets", "audit", str(ROOT / "tests" / "data" / "unseen-small"),
                           "--models", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "no model card" in out.stderr
+
+
+def audit_cli(*args):
+    return subprocess.run([sys.executable, "-m", "datasets", "audit", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("conf", ["-1", "5", "nan", "0", "high"])
+def test_cli_refuses_a_confidence_outside_0_to_1(conf):
+    out = audit_cli(ROOT / "tests" / "data" / "unseen-small", "--conf", conf)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "is not a confidence between 0 and 1 (e.g. 0.25)" in out.stderr
+
+
+def test_cli_says_at_once_that_the_report_cannot_be_written(tmp_path):
+    taken = tmp_path / "report.html"
+    taken.write_text("mine")
+    out = audit_cli(ROOT / "tests" / "data" / "unseen-small", "--out", taken)
+    assert out.returncode == 1 and "Traceback" not in out.stderr and "auditing" not in out.stderr  # before the work
+    assert f"error: cannot write the report to {taken}: File exists" in out.stderr
+    assert taken.read_text() == "mine"
+
+
+@needs_model
+def test_cli_says_which_labels_are_broken_when_none_can_be_audited(tmp_path):
+    data = tmp_path / "set"
+    for split in ("train", "val"):
+        (data / "images" / split).mkdir(parents=True)
+        (data / "labels" / split).mkdir(parents=True)
+    for n, image in enumerate(sorted((ROOT / "tests" / "data" / "unseen-small" / "images" / "val").glob("*.jpg"))[:2]):
+        shutil.copy(image, data / "images" / "val" / image.name)
+        (data / "labels" / "val" / image.with_suffix(".txt").name).write_text(["5 0.5\n", "99 0.5 0.5 0.1 0.1\n"][n])
+    out = audit_cli(data, "--models", MODELS)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert f"error: none of the 2 images under {data} could be audited:" in out.stderr
+    assert "1: 2 fields, expected 5 (class cx cy w h)" in out.stderr and "1: class 99 is not in 0..42" in out.stderr

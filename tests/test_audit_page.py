@@ -61,7 +61,7 @@ def ok(at):
 
 
 def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
-    assert page.text_input(key="audit_dir").value == "./my-dataset"
+    assert page.text_input(key="audit_dir").value == "my-dataset"  # where the app saves (ui/dataset.py)
     ok(page.text_input(key="audit_dir").set_value(str(data_set)).run())
     at = ok(page.button(key="audit_run").click().run())
     assert [(m.label, m.value) for m in at.metric] == [("mAP50", "0.500"), ("mAP50-95", "0.500"),

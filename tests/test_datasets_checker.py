@@ -221,3 +221,60 @@ def test_cli_json_sheet_and_exit_status(tmp_path, generated):
     ]
     readable = _cli(broken)
     assert readable.returncode == 1 and "FAILED: 1 errors" in readable.stdout
+
+
+# datasets check in a subprocess whose address space may grow by 512 MiB beyond its imports.
+CHECK_IN_512_MB = """
+import resource, sys
+from pathlib import Path
+from datasets.check import check
+from datasets.check_report import text
+vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (512 << 20), vm + (512 << 20)))
+report, _ = check(Path(sys.argv[1]))
+print(len(text(report)), *sorted({f.kind for f in report.errors}))
+"""
+
+
+def check_in_512_mb(root: Path) -> list[str]:
+    p = subprocess.run([sys.executable, "-c", CHECK_IN_512_MB, str(root)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120, env={"PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"})
+    assert p.returncode == 0, p.stderr[-2000:]
+    return p.stdout.split()
+
+
+def test_a_label_file_with_a_huge_number_of_boxes_is_an_error_in_bounded_memory(tmp_path):
+    """50,000 boxes: comparing every pair took 100 GB; now the file is refused as no tile photo."""
+    rng = np.random.default_rng(0)
+    lines = "".join(f"{rng.integers(42)} {x:.4f} 0.5 0.02 0.03\n" for x in rng.uniform(0.1, 0.9, 50_000))
+    files = base_files() | {"labels/train/a.txt": lines}
+    size, *found = check_in_512_mb(make_set(tmp_path, files))
+    assert found == ["too-many-boxes"] and int(size) < 10_000
+    report, _ = check(tmp_path)
+    assert [f.message for f in report.errors] == [
+        "50000 boxes; a tile photo has at most a few hundred (not checked for boxes labelled twice above 1000)"]
+
+
+def test_boxes_on_one_tile_are_each_said_once(tmp_path):
+    files = base_files() | {"labels/train/a.txt": (GOOD_LINE + "\n") * 4}
+    report, _ = check(make_set(tmp_path, files))
+    assert [(f.kind, f.line) for f in report.errors] == [("duplicate-box", 2), ("duplicate-box", 3),
+                                                         ("duplicate-box", 4)]
+
+
+def test_a_data_yaml_alias_bomb_is_refused_in_a_line(tmp_path):
+    """~500 bytes of nested aliases: 1 GB and 226 MB of output before."""
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")) + "names: [*i]\n"
+    size, *found = check_in_512_mb(make_set(tmp_path, base_files() | {"data.yaml": bomb}))
+    assert found == ["data-yaml"] and int(size) < 10_000
+    report, _ = check(tmp_path)
+    assert report.errors[0].message.startswith("unreadable: aliases (*a) are not allowed in a data.yaml")
+
+
+def test_findings_do_not_echo_long_input(tmp_path):
+    files = base_files() | {"labels/train/a.txt": "x" * 1_000_000 + " 0.5 0.5 0.1 0.1\n",
+                            "data.yaml": yaml.safe_dump({"names": ["y" * 1_000_000]})}
+    report, _ = check(make_set(tmp_path, files))
+    assert {f.kind for f in report.errors} == {"malformed-line", "data-yaml"}
+    assert all(len(f.message) < 300 for f in report.findings)

@@ -9,16 +9,18 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 
 from models.evaluate import read_labels
+from scoring.hand import Hand
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox, scale_clusters
 from vision.photo import load_photo
-from vision.read import read_photo
+from vision.read import UPSIDE_DOWN, read_photo
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -156,7 +158,7 @@ def test_read_json_contract_with_a_broken_photo_among_good_ones(tmp_path):
     assert out.returncode == 1
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(lines) == 3
-    assert "error" in lines[1] and "not a readable image" in lines[1]["error"]
+    assert "error" in lines[1] and "not an image we can read" in lines[1]["error"]
     for reading in (lines[0], lines[2]):
         assert set(reading) >= {"detections", "groups", "hand", "warnings"}
         for det in reading["detections"]:
@@ -174,6 +176,32 @@ def test_people_cli_prints_groups_and_annotates(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "concealed" in out.stdout and "tiles" in out.stdout
     assert load_photo(out_png).shape == load_photo(photo).shape
+
+
+@pytest.mark.parametrize("target, said", [
+    ("annotated.txt", "not an image type OpenCV writes (use .png or .jpg)"),
+    ("missing/dir/annotated.png", "no folder"),
+])
+def test_an_annotation_that_cannot_be_written_is_an_error_and_every_photo_is_still_read(tmp_path, target, said):
+    photos = [str(p) for p in sample_images()[:2]]
+    out = subprocess.run([sys.executable, "-m", "vision", "read", *photos, "--json", "--annotate", str(tmp_path / target)],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert said in out.stderr
+    assert [set(json.loads(line)) >= {"detections", "hand"} for line in out.stdout.splitlines()] == [True, True]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["train-style-000000", "train-style-000009"])
+def test_a_photo_taken_from_across_the_table_reads_as_upright(detector, name):
+    """Read as they are, these two turned half a turn made legal but wrong hands (confidence 0.77, 0.60)."""
+    photo = load_photo(DATA / "samples" / f"{name}.jpg")
+    truth = Hand.from_json(json.loads((DATA / "samples" / f"{name}.json").read_text())["hand"])
+    turned = read_photo(cv2.rotate(photo, cv2.ROTATE_180), detector)
+    assert turned.hand is not None and sorted(turned.hand.all_tiles()) == sorted(truth.all_tiles())
+    assert turned.warnings[0] == UPSIDE_DOWN
+    upright = read_photo(photo, detector)
+    assert UPSIDE_DOWN not in upright.warnings and upright.codes == turned.codes
 
 
 def truth_groups(scene: dict) -> list[tuple[str, int]]:

@@ -15,9 +15,9 @@ from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import meld_kind, split_melds
 from vision.layout import group_rows, resolve_slots
-from vision.read import read_detections
+from vision.read import UPSIDE_DOWN, read_detections, read_photo
 
-from .fake_detections import TILE_W, laid_out
+from .fake_detections import TILE_W, laid_out, one_hot
 
 HAND = Hand(
     concealed=("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "2m"),
@@ -179,3 +179,30 @@ def test_a_heap_of_boxes_that_all_straddle_each_other_keeps_the_surest():
     x1, x2 = np.array([0.0, 10.0, 20.0]), np.array([100.0, 110.0, 120.0])
     kept, dropped, _ = resolve_slots([0, 1, 2], x1, x2, np.array([0.5, 0.9, 0.7]), pitch=30.0)
     assert kept == [1] and dropped == [0, 2]
+
+class SeesTilesOneWayUp:
+    """A detector that reads HAND's faces surely only in a photo whose top-left corner is marked
+    white; the other way up it finds the same boxes but is unsure of every face."""
+
+    def read(self, image):
+        dets, codes = laid_out(HAND)
+        if image[:10, :10].min() == 255:
+            return dets
+        return Detections(dets.boxes, one_hot(codes, top=0.3, rest=0.02))
+
+
+@pytest.mark.parametrize("marked", ["top-left", "bottom-right"])
+def test_a_photo_is_read_both_ways_up_and_the_surer_reading_kept(marked):
+    photo = np.zeros((700, 1200, 3), np.uint8)
+    corner = (slice(0, 10), slice(0, 10)) if marked == "top-left" else (slice(-10, None), slice(-10, None))
+    photo[corner] = 255
+    reading = read_photo(photo, SeesTilesOneWayUp(), HAND.situation)
+    assert reading.hand is not None and same_hand(reading.hand, HAND)
+    boxes = laid_out(HAND)[0].boxes
+    if marked == "top-left":  # upright
+        assert UPSIDE_DOWN not in reading.warnings
+        assert sorted(map(tuple, reading.detections.boxes)) == sorted(map(tuple, boxes))
+    else:  # taken from across the table: boxes back in the photo's own pixels
+        assert reading.warnings[0] == UPSIDE_DOWN
+        turned_back = np.stack([1200 - boxes[:, 2], 700 - boxes[:, 3], 1200 - boxes[:, 0], 700 - boxes[:, 1]], axis=1)
+        assert sorted(map(tuple, reading.detections.boxes)) == sorted(map(tuple, turned_back))

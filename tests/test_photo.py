@@ -1,12 +1,20 @@
-"""Opening uploads: EXIF rotation applied, broken files rejected with a message for the user."""
+"""Opening uploads: EXIF rotation applied, broken files rejected with a message for the user,
+big photos shrunk to what the reader needs within bounded memory."""
 
 import io
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from vision.photo import PhotoError, load_photo
+from vision.photo import MAX_PIXELS, READ_SIDE, PhotoError, load_photo
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
@@ -39,8 +47,9 @@ def test_reads_a_path(tmp_path):
     "data, message",
     [
         (b"", "empty"),
-        (b"this is not an image at all", "not a readable image"),
-        (jpeg(64, 48)[:200], "not a readable image"),
+        (b"this is not an image at all", r"^upload is not an image we can read \(JPEG, PNG, WebP…\)$"),
+        (jpeg(64, 48)[:200], "not an image we can read"),
+        (jpeg(640, 480)[:2000], "not a readable image: image file is truncated"),
         (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "HEIC"),
     ],
 )
@@ -61,5 +70,63 @@ def test_broken_uploads_still_get_a_clear_error_once_ultralytics_patched_pillow(
     import ultralytics.utils.patches  # noqa: F401  (replaces PIL.Image.open with a HEIF-trying wrapper)
 
     for data in (b"this is not an image at all", b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64):
-        with pytest.raises(PhotoError, match="not a readable image"):
+        with pytest.raises(PhotoError, match="not an image we can read"):
             load_photo(data)
+
+
+def png(width: int, height: int, color_type: int, depth: int, rows=None) -> bytes:
+    """A PNG written row by row (`rows`: the sample bytes of each row, blank by default), so a
+    huge blank image costs its compressed size, not its decoded size, to make."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    channels = {0: 1, 2: 3, 6: 4}[color_type]
+    blank = b"\x00" + bytes(width * channels * depth // 8)
+    z = zlib.compressobj(1)
+    if rows is None:  # blank: compress 100 rows at a time
+        idat = b"".join(z.compress(blank * min(100, height - y)) for y in range(0, height, 100))
+    else:
+        idat = b"".join(z.compress(b"\x00" + row) for row in rows)
+    header = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat + z.flush())
+            + chunk(b"IEND", b""))
+
+
+def test_sixteen_bit_greyscale_keeps_its_range():
+    ramp = np.linspace(0, 65535, 256).astype(">u2")  # PNG samples are big-endian
+    photo = load_photo(png(256, 4, 0, 16, [ramp.tobytes()] * 4))
+    assert photo.shape == (4, 256, 3)
+    assert np.array_equal(photo[0, :, 0], (ramp.astype(np.uint32) >> 8).astype(np.uint8))  # not clipped at 255
+
+
+def test_a_big_photo_is_shrunk_to_what_the_reader_needs():
+    wide = load_photo(jpeg(READ_SIDE + 1000, 500))
+    assert wide.shape == (round(500 * READ_SIDE / (READ_SIDE + 1000)), READ_SIDE, 3)
+    assert wide[5, 5, 0] > 150 and wide[5, -5, 2] > 150  # blue top-left quarter, red elsewhere (BGR)
+    assert load_photo(jpeg(4032, 3024)).shape == (3024, 4032, 3)  # a 12 MP phone photo as taken
+
+
+# The decode under an address-space limit: the interpreter and imports, plus 1 GiB.
+UNDER_A_GIGABYTE = """
+import resource, sys
+from vision.photo import load_photo
+vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), vm + (1 << 30)))
+print(load_photo(sys.argv[1]).shape)
+"""
+
+
+@pytest.mark.parametrize("color_type, depth", [(6, 8), (0, 16)])  # RGBA 8-bit, grey 16-bit
+def test_the_largest_photo_accepted_decodes_within_a_gigabyte(tmp_path, color_type, depth):
+    """A ~1 MB PNG that decodes to just under MAX_PIXELS (10000 x 7999) took 4 GB before."""
+    path = tmp_path / "bomb.png"
+    path.write_bytes(png(10_000, MAX_PIXELS // 10_000 - 1, color_type, depth))
+    p = subprocess.run([sys.executable, "-c", UNDER_A_GIGABYTE, str(path)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"})
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == f"({round(7999 * READ_SIDE / 10_000)}, {READ_SIDE}, 3)"
+
+
+def test_more_pixels_than_the_cap_are_refused_before_decoding():
+    with pytest.raises(PhotoError, match=r"is 10000x8001 pixels, too large to read \(at most 80 million\)"):
+        load_photo(png(10_000, 8001, 0, 8, [b""] * 0))

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.example_hands import EXAMPLES, PLAIN, plain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,3 +82,78 @@ def test_people_cli_reports_illegal_hands():
     p = run("score", "123m", "--win", "4m")
     assert p.returncode == 1
     assert "tile count" in p.stderr
+
+
+def test_people_cli_reads_the_apps_notation():
+    """One grammar for the app's text box and the command line (scoring.notation.parse_hand)."""
+    from scoring.hand import Situation
+    from scoring.score import score
+    from ui.draft import from_text, to_hand
+
+    typed = "123456m 789p 2345s 和5s 碰777z 花1f"
+    p = run("score", typed, "--self-draw", "--trad")
+    assert p.returncode == 0, p.stderr
+    in_app = score(to_hand(from_text(typed), Situation(self_draw=True)))
+    assert f"{in_app.total:>3} 台" in p.stdout.splitlines()[-1]
+    lines = [line.split() for line in p.stdout.splitlines()]
+    assert ["碰", "白板白板白板"] in lines and ["花", "梅"] in lines
+    same = run("score", "123456m 789p 2345s 碰777z 花1f", "--win", "5s", "--self-draw", "--trad")
+    assert same.stdout == p.stdout
+
+
+@pytest.mark.parametrize("hand, said", [
+    ("123q", "cannot read a tile at '123q'"),
+    ("123m 碰12m", "a pon needs 3 tiles, read 2"),
+    ("123m 和", "和 must be followed by the winning tile"),
+])
+def test_people_cli_notation_errors_say_what_was_expected(hand, said):
+    p = run("score", hand)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert said in p.stderr and "expected tiles as 123m 456p" in p.stderr
+
+
+def test_people_cli_winning_tile_twice_must_agree():
+    p = run("score", "123m 和4m", "--win", "5m")
+    assert p.returncode == 1 and "the hand says 和4m but --win says 5m" in p.stderr
+
+
+@pytest.mark.parametrize("stdin, said", [
+    ("[" + "9" * 5000 + "]", "more than 4,300 digits"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+])
+def test_json_input_too_big_to_read_is_refused_in_a_line(stdin, said):
+    p = run("score", "--json", stdin=stdin)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert said in p.stderr and len(p.stderr) < 200
+
+
+def test_json_huge_values_are_that_hands_error_and_the_others_are_scored():
+    table = {"dealer": "E", "base": 100, "per_tai": 20}
+    hands = [plain(table=dict(table, per_tai=10 ** 4000)), plain(table=dict(table, streak=10 ** 10)),
+             plain(table=dict(table, base=-1)), plain(concealed="x" * 1_000_000), plain(self_draw=True, table=table),
+             plain(ruleset="x" * 100_000), plain(ruleset=["x" * 100_000]), plain(unknown_key="x" * 100_000)]
+    p = run("score", "--json", stdin=json.dumps(hands))
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out[0] == {"error": "table.per_tai: expected a whole number from 0 to 1,000,000, "
+                               "got <a number of about 4001 digits>"}
+    assert out[1] == {"error": "table.streak: expected a whole number from 0 to 99, got 10000000000"}
+    assert "table.base: expected a whole number from 0" in out[2]["error"]
+    assert all(len(out[n]["error"]) < 300 for n in (3, 5, 6, 7))  # long input is not echoed back
+    assert out[4]["payments"]["E"] > 0
+
+
+@pytest.mark.parametrize("text, said", [
+    ('{"id": "x", "entries": [', "is not a readable JSON file"),
+    ('{"hello": 1}', "is not a ruleset"),
+    ("[1, 2]", "is not a ruleset"),
+    ('{"id": "x", "entries": [{"name": "a"}]}', "missing 'trad'"),
+])
+def test_a_broken_ruleset_file_is_an_error_not_a_traceback(tmp_path, text, said):
+    path = tmp_path / "house.json"
+    path.write_text(text)
+    for args in (("score", "123m 456m 789m 234p 45s 99s 和6s", "--ruleset", str(path)),
+                 ("score", "--json", "--ruleset", str(path)), ("rules", "--ruleset", str(path))):
+        p = run(*args, stdin="[]")
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert said in p.stderr

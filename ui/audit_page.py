@@ -11,6 +11,7 @@ import streamlit as st
 import vision.detector
 from datasets.audit import KINDS, Audit, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
+from ui.dataset import dataset_root
 from vision.classes import CLASSES
 from vision.photo import PhotoError, load_photo
 
@@ -108,7 +109,7 @@ def render() -> None:
     st.title("資料集檢查")
     st.caption("用模型檢查 YOLO 格式的牌資料集：讀得多準，以及哪些標註可能標錯了。")
     # By default the folder the main page saves corrected photos to.
-    st.text_input("資料集資料夾", value=st.session_state.get("dataset_dir", "./my-dataset"), key="audit_dir")
+    st.text_input("資料集資料夾", value=str(dataset_root()), key="audit_dir")
     with st.expander("設定"):
         st.text_input("模型資料夾", value=str(vision.detector.MODELS_DIR), key="audit_models")
         st.number_input("信心門檻", min_value=0.01, max_value=0.95, value=0.05, step=0.01, key="audit_conf")

@@ -9,21 +9,12 @@ Every edit returns a new Draft; `to_hand` turns it into the scorer's `Hand` or s
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from scoring.hand import Hand, HandError, Meld, Situation, Table
-from scoring.notation import format_compact, parse_tiles
+from scoring.notation import MELD_SIZE, format_compact, parse_hand
 from scoring.tiles import is_flower
 from vision.classes import BACK
-
-MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
-# Written before a meld in typed text; the longest marker first so 暗槓 is not read as 槓.
-MELD_MARKS = {"暗槓": "ankong", "暗杠": "ankong", "明槓": "kong", "明杠": "kong", "槓": "kong", "杠": "kong",
-              "吃": "chi", "碰": "pon"}
-WIN_MARKS = ("和", "胡")
-FLOWER_MARK = "花"
-_SPLIT = re.compile("(" + "|".join([*MELD_MARKS, *WIN_MARKS, FLOWER_MARK]) + ")")
 
 
 @dataclass(frozen=True)
@@ -178,17 +169,18 @@ def from_reading(reading) -> Draft:
 
     The concealed group's last tile is the winning one (as `vision` builds the hand); a concealed
     kong's face-down tiles take the face shown, or stay unknown when all four are face down; a
-    group the reader could not name keeps its tiles with the kind left to the player."""
+    group the reader could not name keeps its tiles with the kind left to the player. Any other
+    face-down tile is a tile the player has to name (unknown)."""
     concealed: tuple[Slot, ...] = ()
     melds, flowers = [], []
     for g in reading.groups:
-        slots = tuple(Slot(reading.codes[i], i) for i in g.members)
+        slots = tuple(Slot(None if reading.codes[i] == BACK else reading.codes[i], i) for i in g.members)
         if g.kind == "concealed":
             concealed = slots
         elif g.kind == "flowers":
             flowers.extend(slots)
         elif g.kind == "ankong":
-            face = next((s.code for s in slots if s.code != BACK), None)
+            face = next((s.code for s in slots if s.code is not None), None)
             melds.append(MeldDraft("ankong", tuple(replace(s, code=face) for s in slots)))
         else:
             melds.append(MeldDraft(g.kind if g.kind in MELD_SIZE else None, slots))
@@ -196,43 +188,16 @@ def from_reading(reading) -> Draft:
 
 
 def from_text(text: str) -> Draft:
-    """Typed tiles (compact `123m 77z` or Chinese names), with optional markers: 和/胡 before the
-    winning tile (else the last tile wins), 吃/碰/槓/暗槓 before a meld's tiles (one tile name is
-    enough for a 碰 or 槓; the meld ends at the next space), 花 before flowers (flowers are found
-    anywhere anyway). Raises HandError naming what it cannot read."""
-    parts = _SPLIT.split(text)
-    concealed = list(parse_tiles(parts[0]))
-    win: str | None = None
-    melds: list[MeldDraft] = []
-    for mark, body in zip(parts[1::2], parts[2::2], strict=True):
-        if mark in MELD_MARKS:
-            kind = MELD_MARKS[mark]
-            head, _, rest = body.strip().partition(" ")
-            tiles = parse_tiles(head)
-            if len(tiles) == 1 and kind != "chi":
-                tiles = tiles * MELD_SIZE[kind]
-            if len(tiles) != MELD_SIZE[kind]:
-                raise HandError(f"「{mark}{head}」：{mark}要 {MELD_SIZE[kind]} 張牌，讀到 {len(tiles)} 張")
-            melds.append(MeldDraft(kind, tuple(Slot(t) for t in tiles)))
-            concealed.extend(parse_tiles(rest))
-        elif mark in WIN_MARKS:
-            tiles = parse_tiles(body)
-            if not tiles:
-                raise HandError(f"「{mark}」後面要寫胡的那張牌")
-            if win is not None:
-                raise HandError(f"「{mark}」寫了兩次：只能有一張胡的那張牌")
-            win, rest = tiles[0], tiles[1:]
-            concealed.extend(rest)
-        else:
-            concealed.extend(parse_tiles(body))
-    flowers = [t for t in concealed if is_flower(t)]
-    concealed = [t for t in concealed if not is_flower(t)]
+    """A typed hand (`scoring.notation.parse_hand`: compact `123m 77z` or Chinese names, 和/胡 before
+    the winning tile, 吃/碰/槓/暗槓 before a meld, 花 before flowers); without 和 the last tile wins.
+    Raises HandError naming what it cannot read."""
+    written = parse_hand(text)
+    concealed, win = list(written.concealed), written.win
     if win is None and concealed:
         win = concealed.pop()
-    if win is not None and is_flower(win):
-        raise HandError("花牌不能當胡的那張牌")
-    return Draft(tuple(Slot(t) for t in concealed), None if win is None else Slot(win), tuple(melds),
-                 tuple(Slot(t) for t in flowers))
+    return Draft(tuple(Slot(t) for t in concealed), None if win is None else Slot(win),
+                 tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles)) for m in written.melds),
+                 tuple(Slot(t) for t in written.flowers))
 
 
 def to_text(draft: Draft) -> str:

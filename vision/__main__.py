@@ -1,7 +1,9 @@
 """`python -m vision read PHOTO...`: read photos of winning hands into the scorer's notation.
 
 For people it prints the groups and the hand; with --json it prints one object per photo per line
-(the contract in vision/read.py) and exits non-zero if any photo could not be read.
+(the contract in vision/read.py). Exit status: 0 every photo read (and annotated); 1 a photo
+could not be read or its annotation not written (the other photos are still read); 2 the model
+is missing or corrupt, or the command line is wrong.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import cv2
 
@@ -36,6 +39,19 @@ def describe(path: str, reading: Reading) -> str:
         lines.append("  hand: not a legal winning hand as read; fix the tiles by hand")
     lines += [f"  warning: {w}" for w in reading.warnings]
     return "\n".join(lines)
+
+
+def write_annotated(path: str, image) -> str | None:
+    """Write the annotated photo; what went wrong, in words, or None."""
+    if not cv2.haveImageWriter(path):
+        return f"cannot write {path}: not an image type OpenCV writes (use .png or .jpg)"
+    if not Path(path).parent.is_dir():
+        return f"cannot write {path}: no folder {Path(path).parent}"
+    try:
+        written = cv2.imwrite(path, image)
+    except cv2.error as exc:
+        return f"cannot write {path}: {str(exc).strip().splitlines()[-1][:200]}"
+    return None if written else f"cannot write {path} (is the folder writable?)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
             print(describe(path, reading), flush=True)
         if args.annotate and n == 0:
             highlight = [i in reading.changed or c < UNSURE_BELOW for i, c in enumerate(reading.detections.certainty)]
-            cv2.imwrite(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes), highlight))
+            problem = write_annotated(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes),
+                                                                highlight))
+            if problem:
+                failed = True
+                print(f"error: {problem}", file=sys.stderr, flush=True)
     return 1 if failed else 0
 
 

@@ -1,4 +1,11 @@
-"""Opening a user's photo: any format Pillow reads, EXIF orientation applied, as a BGR array."""
+"""Opening a user's photo: any format Pillow reads, EXIF orientation applied, as a BGR array no
+larger than the reader needs.
+
+Memory is bounded by decoding at most MAX_PIXELS (a decoded pixel takes at most 4 bytes in
+Pillow: 320 MB), then shrinking at once to READ_SIDE; a JPEG is decoded at 1/2, 1/4 or 1/8 of its
+size when that still covers READ_SIDE (Pillow's `draft`). tests/test_photo.py holds the peak under
+1 GiB of address space for the largest photo accepted.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,11 @@ from PIL import Image, ImageOps
 
 # A 12 MP phone photo is ~4000x3000; refuse absurd sizes before decoding them (decompression bombs).
 MAX_PIXELS = 80_000_000
+# The reader never needs more: its first pass looks at most at 2 x max_side (2560 px) of the whole
+# photo, and a tile's crop is 64 px high, which a tile keeps at this size whenever a hand of 17
+# tiles spans a fifth of the photo's width. A 12 MP photo (4032 px) is read as taken.
+READ_SIDE = 4096
+FORMATS = "JPEG, PNG, WebP…"
 
 
 class PhotoError(ValueError):
@@ -17,7 +29,8 @@ class PhotoError(ValueError):
 
 
 def load_photo(source: str | Path | bytes) -> np.ndarray:
-    """Decode `source` (a path or the uploaded bytes), rotate it upright by EXIF, return BGR uint8."""
+    """Decode `source` (a path or the uploaded bytes), rotate it upright by EXIF, shrink it to at most
+    READ_SIDE on its long side, return BGR uint8."""
     name = "upload" if isinstance(source, bytes) else str(source)
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
@@ -25,18 +38,38 @@ def load_photo(source: str | Path | bytes) -> np.ndarray:
         raise PhotoError(f"cannot open {name}: {exc.strerror or exc}") from exc
     if not data:
         raise PhotoError(f"{name} is empty")
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.width * img.height > MAX_PIXELS:
-                raise PhotoError(f"{name} is {img.width}x{img.height} pixels, too large to read")
-            img = ImageOps.exif_transpose(img)
-            rgb = np.asarray(img.convert("RGB"))
-    except PhotoError:
-        raise
+    heic = data[4:12] in (b"ftypheic", b"ftypmif1", b"ftypheix")
+    hint = " (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', or send a JPEG)" if heic else ""
     # Any decoder failure is a bad upload, whatever it raises (ultralytics, when imported, patches
     # Image.open to try a HEIF plugin it may not have: ModuleNotFoundError).
+    try:
+        img = Image.open(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001
-        heic = data[4:12] in (b"ftypheic", b"ftypmif1", b"ftypheix")
-        hint = " (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', or send a JPEG)" if heic else ""
-        raise PhotoError(f"{name} is not a readable image{hint}: {exc}") from exc
+        raise PhotoError(f"{name} is not an image we can read ({FORMATS}){hint}") from exc
+    with img:
+        if img.width * img.height > MAX_PIXELS:
+            raise PhotoError(f"{name} is {img.width}x{img.height} pixels, too large to read "
+                             f"(at most {MAX_PIXELS // 1_000_000} million)")
+        try:
+            rgb = _upright_rgb(img)
+        except Exception as exc:  # noqa: BLE001
+            raise PhotoError(f"{name} is not a readable image{hint}: {str(exc)[:200]}") from exc
     return np.ascontiguousarray(rgb[:, :, ::-1])
+
+
+def _upright_rgb(img: Image.Image) -> np.ndarray:
+    scale = min(1.0, READ_SIDE / max(img.size))
+    img.draft("RGB", (round(img.width * scale), round(img.height * scale)))  # JPEG only; else a no-op
+    if img.mode.startswith("I;16"):  # 16-bit greyscale: Pillow resizes it as 32-bit integers
+        img = img.convert("I")
+    elif img.mode not in ("RGB", "L", "I", "F", "CMYK"):
+        # Palette and 1-bit images resize only by nearest neighbour, and alpha would cost a
+        # premultiplied full-size copy; the reader sees RGB anyway.
+        img = img.convert("RGB")
+    img.thumbnail((READ_SIDE, READ_SIDE), Image.Resampling.BOX)  # area average, as the detector shrinks
+    if img.mode == "I":  # 16-bit samples to 8 (Pillow's convert would clip all above 255 to white)
+        grey = Image.fromarray((np.clip(np.asarray(img), 0, 65535) >> 8).astype(np.uint8), "L")
+        grey.info = img.info  # keeps the EXIF orientation
+        img = grey
+    ImageOps.exif_transpose(img, in_place=True)
+    return np.asarray(img.convert("RGB"))

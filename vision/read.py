@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from scoring.hand import Hand, Situation
@@ -69,5 +70,27 @@ def read_detections(dets: Detections, situation: Situation | None = None) -> Rea
 
 
 def read_photo(image: np.ndarray, detector, situation: Situation | None = None) -> Reading:
-    """Read a BGR photo with a `vision.detector.TileDetector`."""
-    return read_detections(detector.read(image), situation)
+    """Read a BGR photo with a `vision.detector.TileDetector`, both ways up, and keep the reading whose
+    tiles' faces are read more surely (mean certainty); boxes are in `image`'s pixels either way.
+
+    A photo taken from across the table shows the tiles upside down; read as it is, it gives a
+    legal but wrong hand. On the 5 committed sample photos turned half a turn, read as they were:
+    mean certainty 0.37-0.79 (upright 0.57-0.97), 3 legal hands, 2 of them wrong; read both ways
+    up, each reads exactly as its upright photo (tests/test_detector.py). It doubles the read time
+    (0.8 s to 1.6 s a photo on this 2-core machine)."""
+    upright = read_detections(detector.read(image), situation)
+    turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation)
+    if _sureness(turned) <= _sureness(upright):
+        return upright
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = turned.detections.boxes.T
+    back = np.stack([w - x2, h - y2, w - x1, h - y1], axis=1).astype(np.float32)
+    return replace(turned, detections=Detections(back, turned.detections.scores),
+                   warnings=(UPSIDE_DOWN, *turned.warnings))
+
+
+UPSIDE_DOWN = "the photo shows the tiles upside down (taken from across the table): read turned half a turn"
+
+
+def _sureness(reading: Reading) -> float:
+    return float(reading.detections.certainty.mean()) if len(reading.detections) else 0.0
