@@ -70,15 +70,20 @@ def read_detections(dets: Detections, situation: Situation | None = None) -> Rea
 
 
 def read_photo(image: np.ndarray, detector, situation: Situation | None = None) -> Reading:
-    """Read a BGR photo with a `vision.detector.TileDetector`, both ways up, and keep the reading whose
-    tiles' faces are read more surely (mean certainty); boxes are in `image`'s pixels either way.
+    """Read a BGR photo with a `vision.detector.TileDetector`; a photo whose tiles stand upside down
+    (taken from across the table) is read turned half a turn, boxes mapped back to `image`'s pixels.
 
-    A photo taken from across the table shows the tiles upside down; read as it is, it gives a
-    legal but wrong hand. On the 5 committed sample photos turned half a turn, read as they were:
-    mean certainty 0.37-0.79 (upright 0.57-0.97), 3 legal hands, 2 of them wrong; read both ways
-    up, each reads exactly as its upright photo (tests/test_detector.py). It doubles the read time
-    (0.8 s to 1.6 s a photo on this 2-core machine)."""
-    upright = read_detections(detector.read(image), situation)
+    Read as it is, such a photo gives a legal but wrong hand. Whether the tiles are upside down is
+    asked of the detector (`upside_down`: the crop classifier reads the found tiles' crops both ways
+    up, a few milliseconds); a detector without that question is read both ways up and the reading
+    whose faces read more surely (mean certainty) is kept, which doubles the time. On the 5 committed
+    sample photos turned half a turn, read as they were: mean certainty 0.37-0.79 (upright 0.57-0.97),
+    3 legal hands, 2 of them wrong; each now reads exactly as its upright photo (tests/test_detector.py)."""
+    upright_dets = detector.read(image)
+    ask = getattr(detector, "upside_down", None)
+    if ask is not None and not ask(image, upright_dets):
+        return read_detections(upright_dets, situation)
+    upright = read_detections(upright_dets, situation)
     turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation)
     if _sureness(turned) <= _sureness(upright):
         return upright
