@@ -132,7 +132,8 @@ def _audit(args) -> None:
             raise SystemExit(f"error: no images under {args.dir}")
         why = "".join(f"\n  {image}: {reason}" for image, reason in result.skipped[:5])
         more = f"\n  … and {len(result.skipped) - 5} more" if len(result.skipped) > 5 else ""
-        raise SystemExit(f"error: none of the {len(result.skipped)} images under {args.dir} could be audited:{why}{more}")
+        raise SystemExit(f"error: none of the {len(result.skipped)} images under {args.dir} could be audited:"
+                         f"{why}{more}")
     try:
         report = write_html(result, args.out) if args.out else None
     except OSError as exc:

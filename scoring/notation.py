@@ -47,7 +47,8 @@ def parse_tiles(text: str) -> tuple[str, ...]:
                     if code not in INDEX:
                         raise HandError(f"{d}{s} in {brief(text[i:j + 1])} is not a tile "
                                         "(m, p, s: 1-9; z: 1-7; f: 1-8)",
-                                        f"「{text[i:j + 1][:20]}」裡的 {d}{s} 不是牌（m、p、s 是 1-9，z 是 1-7，f 是 1-8）")
+                                        f"「{text[i:j + 1][:20]}」裡的 {d}{s} 不是牌"
+                                        "（m、p、s 是 1-9，z 是 1-7，f 是 1-8）")
                     out.append(code)
                 i = j + 1
                 continue

@@ -184,7 +184,8 @@ def test_people_cli_prints_groups_and_annotates(tmp_path):
 ])
 def test_an_annotation_that_cannot_be_written_is_an_error_and_every_photo_is_still_read(tmp_path, target, said):
     photos = [str(p) for p in sample_images()[:2]]
-    out = subprocess.run([sys.executable, "-m", "vision", "read", *photos, "--json", "--annotate", str(tmp_path / target)],
+    out = subprocess.run([sys.executable, "-m", "vision", "read", *photos, "--json", "--annotate",
+                          str(tmp_path / target)],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
     assert said in out.stderr

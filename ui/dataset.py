@@ -71,7 +71,8 @@ def _claim(data_yaml: Path) -> None:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         ours = False
     if not ours:
-        raise DatasetError(f"{data_yaml.parent.name or data_yaml.parent} 裡已經有別的 data.yaml，不會覆蓋它；請換一個資料集名稱")
+        raise DatasetError(f"{data_yaml.parent.name or data_yaml.parent} 裡已經有別的 data.yaml，"
+                           "不會覆蓋它；請換一個資料集名稱")
 
 
 def _is_ours(data) -> bool:
