@@ -4,8 +4,8 @@ Payment = 底 + 台 × 每台 × multiplier, where 台 is the hand's total plus,
 庄家 (+1, and the ruleset's 台 per 连庄) when the winner or the payer is the dealer, and 听牌
 when the winner declared ready and the ruleset has that item. A table whose 连庄 台 go on
 every payment of the hand (比赛规则 「连庄台套用全场」) adds them also between two non-dealers.
-Self-drawn: each of the other three pays; off a discard (抢杠 and 七抢一 included): the discarder alone. The ruleset says
-whether there is a 底 and the multipliers (改良式: no 底; a discarder pays 台 × 每台 × 3,
+Self-drawn: each of the other three pays; off a discard (抢杠 and 七抢一 included): the discarder
+alone. The ruleset says whether there is a 底 and the multipliers (改良式: no 底; a discarder pays 台 × 每台 × 3,
 each self-draw payer 台 × 每台 × 2); an entry of the win may drop the 底 or some extras
 (比赛规则 八仙过海: 三家通赔8台, 不含底; 改良式 天胡: 不计庄家一台).
 

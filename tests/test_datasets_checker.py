@@ -265,7 +265,8 @@ def test_boxes_on_one_tile_are_each_said_once(tmp_path):
 def test_a_data_yaml_alias_bomb_is_refused_in_a_line(tmp_path):
     """~500 bytes of nested aliases: 1 GB and 226 MB of output before."""
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)) + "names: [*i]\n"
+        f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)) + "names: [*i]\n"
     size, *found = check_in_512_mb(make_set(tmp_path, base_files() | {"data.yaml": bomb}))
     assert found == ["data-yaml"] and int(size) < 10_000
     report, _ = check(tmp_path)
