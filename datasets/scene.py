@@ -249,7 +249,8 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     edge = cam.edge if rng.random() < recipe.lying_edge else 0.0
     squash = rng.uniform(*recipe.standing_squash)
     tiles = []  # (placed, sprite, sprite->image map, image outline, brightness)
-    bodies, shrunk = {}, {}  # lying tiles of one set and code share their sprite (a table has many backs)
+    stand_edge = rng.uniform(0.12, 0.35)  # how much of a standing tile's top shows
+    bodies, shrunk = {}, {}  # tiles of one set, code and pose share their sprite (a table has many backs)
     for p in placed:
         tile_set = sets[int(rng.integers(len(sets)))]
         light = rng.uniform(0.92, 1.05)
@@ -259,29 +260,23 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         if not _in_view(cam, at.x, at.y):
             continue
         top = tile_set.top(p.code, rng)
-        if p.upright:
-            sprite = tb.with_thickness(top, tile_set.palette, rng.uniform(0.12, 0.35), True, p.code == BACK)
-            outline = tb.hull(sprite)
-        else:
-            key = (id(tile_set), p.code)
-            if key not in bodies:
-                sprite = tb.with_thickness(top, tile_set.palette, edge, False, p.code == BACK)
-                bodies[key] = sprite, tb.hull(sprite)
-            sprite, outline = bodies[key]
+        key = (id(tile_set), p.code, p.upright)
+        if key not in bodies:
+            sprite = tb.with_thickness(top, tile_set.palette, stand_edge if p.upright else edge, p.upright,
+                                       p.code == BACK)
+            bodies[key] = sprite, tb.hull(sprite)
+        sprite, outline = bodies[key]
         M = _sprite_to_image(at, sprite.shape[0], top.shape[0], cam, squash)
         poly = apply(M, outline)
         # Shrink big sprites before warping to small sizes (bilinear warps alias otherwise), in
-        # steps of a quarter octave so that far lying tiles of one code share the shrunk sprite.
+        # steps of a quarter octave so that far tiles of one code share the shrunk sprite.
         s = _local_scale(M, (tb.TOP_W / 2, top.shape[0] / 2))
         if s < 0.7:
             f = min(1.0, 2 ** (np.ceil(4 * np.log2(s * 1.5)) / 4))
-            if p.upright:
-                sprite = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-            else:
-                key = (id(tile_set), p.code, f)
-                if key not in shrunk:
-                    shrunk[key] = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-                sprite = shrunk[key]
+            small = (*key, f)
+            if small not in shrunk:
+                shrunk[small] = cv2.resize(sprite, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            sprite = shrunk[small]
             M = M @ _affine(scale=1 / f)
         tiles.append((p, sprite, M, poly, light))
     # Far to near on the table (small y is far, whatever the photo's roll), so nearer tiles and a
