@@ -40,6 +40,7 @@ class Recipe:
     printout: float = 0.05  # a photo of a printed photo
     glare: float = 0.2  # a lamp's specular spot
     occluder: float = 0.1  # a hand or a cup over the tiles (can hide tiles)
+    rack: float = 0.0  # a rack in front of a standing row (hides the feet of its tiles)
     # Table scenes (kind "table"): what surrounds the hand.
     own_wall: float = 0.85  # the player's wall of backs, two high, beyond the hand
     side_walls: float = 0.6  # the left and right walls
@@ -81,8 +82,9 @@ TABLE = Recipe(
               "paper": 0.5, "auto_table": 5.0},
     standing_row=0.3,
     standing_squash=(0.7, 1.0),
-    lying_edge=0.85,
+    lying_edge=1.0,
     occluder=0.15,
+    rack=0.25,
     clutter={"keyboard": 0.12, "phone": 0.2, "cup": 0.2, "chips": 0.25, "dice": 0.3, "wind_marker": 0.3,
              "paper": 0.15},
 )

@@ -199,6 +199,33 @@ def _draw_console(rng, img, cam, console, occupied):
     return True
 
 
+RACK_COLOURS = ((40, 75, 120), (30, 30, 32), (120, 70, 30), (50, 100, 40), (70, 120, 170))  # BGR
+
+
+def _rack_faces(rng, cam, placed):
+    """A rack in front of the standing row, nearer than every tile: its top and front face as
+    image quads (a height z shows as the table point z x rise farther, as a wall's upper row
+    does), or [] when no row stands or tiles lie in front of it."""
+    standing = [p for p in placed if p.upright and p.code != BACK]
+    if not standing:
+        return []
+    back = max(p.y for p in standing) + TILE_D / 2 + rng.uniform(0.03, 0.2)
+    if any(p.y + TILE_D / 2 > back for p in placed if not p.upright):
+        return []
+    x0 = min(p.x for p in standing) - rng.uniform(0.3, 0.8)
+    x1 = max(p.x for p in standing) + rng.uniform(0.3, 0.8)
+    front, lift = back + rng.uniform(0.5, 1.0), rng.uniform(0.35, 0.8) * cam.edge / 0.7
+    top = [[x0, back - lift], [x1, back - lift], [x1, front - lift], [x0, front - lift]]
+    face = [[x0, front - lift], [x1, front - lift], [x1, front], [x0, front]]
+    return [apply(cam.H, np.array(q, np.float64)) for q in (top, face)]
+
+
+def _draw_rack(rng, img, faces):
+    colour = np.float32(RACK_COLOURS[int(rng.integers(len(RACK_COLOURS)))]) * rng.uniform(0.8, 1.2)
+    for quad, shade in zip(faces, (1.0, 0.72), strict=True):
+        cv2.fillConvexPoly(img, np.round(quad * 16).astype(np.int32), (colour * shade).tolist(), cv2.LINE_AA, 4)
+
+
 def _occluder(rng, img, cam):
     """A hand reaching in or a cup on the table; returns its coverage mask (0..1)."""
     if rng.random() < 0.5:
@@ -287,6 +314,9 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     for _, _, _, poly, _ in tiles:
         cv2.fillConvexPoly(occupied, np.round(poly).astype(np.int32), 1, cv2.LINE_8)
     occupied = cv2.dilate(occupied, np.ones((5, 5), np.uint8))
+    rack = _rack_faces(rng, cam, placed) if rng.random() < recipe.rack else []
+    for quad in rack:
+        cv2.fillConvexPoly(occupied, np.round(quad).astype(np.int32), 1, cv2.LINE_8)
     console = lay.console is not None and _draw_console(clutter_rng, img, cam, lay.console, occupied)
     things = _draw_clutter(clutter_rng, img, cam, recipe, occupied, force=kind == "clutter")
 
@@ -301,7 +331,9 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         img *= (1 - rng.uniform(0.25, 0.55) * shadow)[:, :, None]
     for _, sprite, M, poly, light in tiles:
         _blend(img, sprite, M, poly, light)
-    polys, frame = [t[3] for t in tiles], None
+    if rack:
+        _draw_rack(rng, img, rack)
+    polys, frame = [t[3] for t in tiles] + rack, None  # the rack, drawn last, hides what is behind it
     if rng.random() < recipe.printout:
         img, to_photo = printout(rng, img, background(rng, height, width, cam, recipe.surfaces)[0])
         polys = [apply(to_photo, poly) for poly in polys]
@@ -313,7 +345,7 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     occluder = _occluder(rng, img, cam) if rng.random() < recipe.occluder else None
 
     labels, rows = [], {}
-    seen = visibility(polys, width, height, occluder, frame)
+    seen = visibility(polys, width, height, occluder, frame)[: len(tiles)]
     for (p, *_), (frac, box) in zip(tiles, seen, strict=True):
         if frac >= MIN_VISIBLE and box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
             rows[id(p)] = len(labels)
@@ -341,5 +373,6 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         "roll": round(cam.roll, 1),
         "upright": any(p.upright for p in placed),
         "occluder": occluder is not None,
+        "rack": bool(rack),
     }
     return np.clip(img, 0, 255).astype(np.uint8), labels, truth

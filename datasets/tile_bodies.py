@@ -100,7 +100,9 @@ def with_thickness(
     opaque = top[:, :, 3] > 200
     bottom_rows = top[max(0, h - 12) : h][opaque[max(0, h - 12) : h]][:, :3]
     body = np.median(bottom_rows, axis=0) if len(bottom_rows) else palette["body"]
-    if is_back or not palette["two_layer"]:
+    if is_back:  # face down: the back's colour, then the ivory face layer under it (a wall's stripes)
+        layers = [(body, 0.5), (palette["body"], 0.5)]
+    elif not palette["two_layer"]:
         layers = [(body, 1.0)]
     else:  # face layer then the coloured back layer, as on Taiwanese sets
         layers = [(body, 0.5), (palette["back"], 0.5)]

@@ -124,3 +124,16 @@ def test_generated_table_set_partitions_its_label_rows(tmp_path):
         n = len(label.read_text().splitlines())
         every = [r for rs in _rows_by_kind(truth).values() for r in rs]
         assert sorted(every) == list(range(n))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_rack_hides_the_feet_of_the_standing_row_and_gets_no_box(monkeypatch, seed):
+    row = [Placed(code, 0, x + 0.5, 0, 0, upright=True) for x, code in enumerate(["1m", "2m", "3m", "4m", "5m"])]
+    _layout_of(monkeypatch, row, kind="concealed")
+    quiet = replace(TABLE, glare=0.0, occluder=0.0, printout=0.0, clutter=NO_CLUTTER)
+    _, bare, truth = scene.render_scene(np.random.default_rng([7, seed]), recipe=replace(quiet, rack=0.0))
+    _, racked, racked_truth = scene.render_scene(np.random.default_rng([7, seed]), recipe=replace(quiet, rack=1.0))
+    assert racked_truth["rack"] and not truth["rack"]
+    assert [c for c, *_ in racked] == [c for c, *_ in bare]  # every tile still shows enough: no box lost or added
+    shorter = [(b[4] - b[2]) - (r[4] - r[2]) for b, r in zip(bare, racked, strict=True)]
+    assert min(shorter) >= -0.5 and max(shorter) > 1  # boxes end where the rack starts
