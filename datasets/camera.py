@@ -6,8 +6,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-ASPECTS = ((4 / 3, 0.45), (16 / 9, 0.2), (1.0, 0.15), (3 / 4, 0.12), (9 / 16, 0.08))
-
 
 @dataclass
 class Camera:
@@ -24,33 +22,38 @@ class Camera:
         return 0.7 * float(np.tan(np.deg2rad(self.tilt))) * 0.6
 
 
-def sample_size(rng: np.random.Generator, long_side: int) -> tuple[int, int]:
-    ratios = np.array([p for _, p in ASPECTS])
-    aspect = ASPECTS[int(rng.choice(len(ASPECTS), p=ratios / ratios.sum()))][0]
+def sample_size(rng: np.random.Generator, long_side: int, aspects) -> tuple[int, int]:
+    """(width, height) for one of the recipe's ((width / height, weight), ...)."""
+    ratios = np.array([p for _, p in aspects])
+    aspect = aspects[int(rng.choice(len(aspects), p=ratios / ratios.sum()))][0]
     if aspect >= 1:
         return long_side, int(round(long_side / aspect / 2) * 2)
     return int(round(long_side * aspect / 2) * 2), long_side
 
 
-def sample_tile_px(rng: np.random.Generator, long_side: int) -> float:
-    """Mostly 26-64 px at 640, sometimes 16-26 (a row across a third of a photo) or close-ups.
+def pick_in_bands(rng: np.random.Generator, bands, log: bool = False) -> float:
+    """A value from ((lo, hi, weight), ...): a band by weight, then uniform in it (in log if `log`)."""
+    w = np.array([b[2] for b in bands], np.float64)
+    lo, hi, _ = bands[int(rng.choice(len(bands), p=w / w.sum()))]
+    if log:
+        return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+    return float(rng.uniform(lo, hi))
 
-    The reader resizes a photo so its tiles come out near the training median (models/README.md),
-    so the bulk of the range is where tiles are large enough to tell 七 from 四 apart."""
-    u = rng.random()
-    lo, hi = (16, 26) if u < 0.1 else (64, 120) if u > 0.87 else (26, 64)
-    return float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * long_side / 640
+
+def sample_tile_px(rng: np.random.Generator, long_side: int, bands) -> float:
+    """A tile's width in pixels from the recipe's bands at 640 px (log-uniform in a band), scaled
+    to `long_side`. The default: mostly 26-64, sometimes 16-26 (a row across a third of a photo)
+    or close-ups. The reader resizes a photo so its tiles come out near the training median
+    (models/README.md), so the bulk of the range is where tiles are large enough to tell 七 from
+    四 apart."""
+    return pick_in_bands(rng, bands, log=True) * long_side / 640
 
 
-def sample_camera(rng, width, height, tile_px, extent, tilt_range=None) -> Camera:
+def sample_camera(rng, width, height, tile_px, extent, tilt_bands) -> Camera:
     """extent: (x0, y0, x1, y1) of the layout in table units; the layout is centred with a
     random shift, so big layouts at close-up run off the image (cut tiles at the border).
-    tilt_range: (lo, hi) degrees, else mostly 15-40 with some top-down and some steep."""
-    u = rng.random()
-    if tilt_range is not None:
-        tilt = rng.uniform(*tilt_range)
-    else:
-        tilt = rng.uniform(0, 15) if u < 0.35 else rng.uniform(15, 40) if u < 0.9 else rng.uniform(40, 55)
+    tilt_bands: the recipe's ((lo, hi, weight), ...) in degrees from straight down."""
+    tilt = pick_in_bands(rng, tilt_bands)
     u = rng.random()
     roll = rng.normal(0, 4) if u < 0.7 else rng.uniform(-20, 20) if u < 0.95 else rng.uniform(-180, 180)
     x0, y0, x1, y1 = extent

@@ -33,7 +33,10 @@ class Recipe:
     melds_beside: float = 0.4  # exposed melds in the main row, else in a second row
     flowers_right: float = 0.3  # flowers at the right end of the main row
     melds_behind_standing: float = 0.5  # with a standing row: melds beyond it, partly hidden
-    # The tile set and how the photo is taken.
+    # The tile set and how the photo is taken; bands are ((lo, hi, weight), ...).
+    aspects: tuple = ((4 / 3, 0.45), (16 / 9, 0.2), (1.0, 0.15), (3 / 4, 0.12), (9 / 16, 0.08))  # (w / h, weight)
+    tile_px_bands: tuple = ((16, 26, 0.1), (26, 64, 0.77), (64, 120, 0.13))  # at 640 px, log-uniform in a band
+    tilt_bands: tuple = ((0, 15, 0.35), (15, 40, 0.55), (40, 55, 0.1))  # degrees from straight down
     second_set: float = 0.2  # rows/loose scenes mix two sets
     lying_edge: float = 0.7  # the front edge of lying tiles shows (else a flat top only)
     standing_squash: tuple = (1.0, 1.0)  # a standing face's height seen from above / its true height
@@ -55,10 +58,10 @@ class Recipe:
     opposite_row: float = 0.6  # the opposite player's standing row (backs toward the camera)
     other_melds: float = 0.5  # other players' exposed melds, face up, turned toward them
     console: float = 0.6  # an automatic table's raised centre console (display, dice window)
-    table_tilt: tuple = (35.0, 62.0)  # camera tilt from the player's chair
+    table_tilt_bands: tuple = ((35, 62, 1.0),)  # camera tilt from the player's chair
     table_hand: float = 0.9  # a table scene shows the player's hand (else only the surroundings)
     table_standing: float = 0.7  # at a table, the hand's concealed row stands
-    table_tile_px: tuple = (20.0, 52.0)  # a hand tile's width in pixels at 640, from the chair
+    table_tile_px_bands: tuple = ((20, 52, 1.0),)  # a hand tile's width in pixels at 640, from the chair
     # Clutter on the table (never labelled), each drawn with its probability in every scene kind.
     clutter: dict = field(default_factory=lambda: {"keyboard": 0.0, "phone": 0.0, "cup": 0.0, "chips": 0.0,
                                                    "dice": 0.0, "wind_marker": 0.0, "paper": 0.0})
@@ -72,7 +75,12 @@ class Recipe:
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown recipe settings: {', '.join(sorted(unknown))}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        return cls(**{k: _tuples(v) for k, v in data.items()})
+
+
+def _tuples(value):
+    """JSON lists back into the tuples the recipe holds."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 TABLE = Recipe(

@@ -249,17 +249,14 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], scene truth), drawn
     with `recipe` (default: DEFAULT_RECIPE)."""
     recipe = recipe or DEFAULT_RECIPE
-    width, height = sample_size(rng, long_side)
+    width, height = sample_size(rng, long_side, recipe.aspects)
     lay = layout(rng, recipe)
     kind, placed = lay.kind, lay.placed
     sets = [SceneSet(pick_style(rng, which), rng)]
     if kind in ("rows", "loose") and rng.random() < recipe.second_set:
         sets.append(SceneSet(pick_style(rng, which), rng))
-    if kind == "table":
-        lo, hi = recipe.table_tile_px
-        tile_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * long_side / 640
-    else:
-        tile_px = sample_tile_px(rng, long_side)
+    table = kind == "table"
+    tile_px = sample_tile_px(rng, long_side, recipe.table_tile_px_bands if table else recipe.tile_px_bands)
     if lay.focus:
         extent = lay.focus
     elif placed:
@@ -268,7 +265,7 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         extent = (xs.min() - 0.5, ys.min() - TILE_D / 2, xs.max() + 0.5, ys.max() + TILE_D / 2)
     else:
         extent = (0, 0, 1, 1)
-    cam = sample_camera(rng, width, height, tile_px, extent, recipe.table_tilt if kind == "table" else None)
+    cam = sample_camera(rng, width, height, tile_px, extent, recipe.table_tilt_bands if table else recipe.tilt_bands)
     img, surface = background(rng, height, width, cam, recipe.surfaces)
     # Clutter draws from its own generator, so a scene's tiles come out the same with or without it.
     clutter_rng = np.random.default_rng(int(rng.integers(2**63)))
