@@ -5,9 +5,11 @@
 Reads only the `train` split of each real set (val and test stay out of training) and writes an
 ultralytics data set `OUT/images/train`, `OUT/labels/train`, `OUT/data.yaml` and `OUT/recipe.json`
 (every setting and what each step did, so a model card can cite it). Per photo:
-- **drop** it when its labels are evidently partial: the set's manifest estimates at least
-  `MAX_UNLABELLED_FACES` readable face-up tiles without a box (a detector learning from such a photo
-  learns that discards are background);
+- **drop** it when its labels are evidently partial (a detector learning from such a photo learns
+  that discards are background): as `datasets/real_curation.json` decides for the sets it covers
+  (either estimate, the manifest's or the audit's, checked by eye; it also drops the second box of
+  a tile boxed twice and relabels the boxes whose tile shows another code), else when the set's
+  manifest estimates at least `max_unlabelled_faces` readable face-up tiles without a box;
 - **un-stretch** it: Roboflow's "Stretch" squashed photos to 640x640; a photo whose median box aspect
   (w/h) is outside the range undistorted real photos show is resized so it comes back inside it;
 - **label its backs**: no real set labels face-down tiles, so their walls would teach that backs are
@@ -73,25 +75,48 @@ def pseudo_backs(detector, image: np.ndarray, labelled: np.ndarray, recipe: Reci
     return boxes
 
 
-def build(sets: list[Path], out: Path, recipe: Recipe, detector=None) -> dict:
+def curated_drops(curation: dict | None, set_name: str) -> tuple[set[str] | None, dict, dict]:
+    """(photos to drop or None when the curation does not cover the set, image → box indices to drop,
+    (image, box index) → the code to give it)."""
+    if not curation or set_name not in curation["sets"]:
+        return None, {}, {}
+    boxes: dict[str, set[int]] = {}
+    for d in curation["drop_lines"]:
+        if d["set"] == set_name:
+            boxes.setdefault(d["image"], set()).add(d["box"])
+    relabel = {(d["image"], d["box"]): d["to"] for d in curation.get("relabel", []) if d["set"] == set_name}
+    return {d["image"] for d in curation["drop_images"] if d["set"] == set_name}, boxes, relabel
+
+
+def build(sets: list[Path], out: Path, recipe: Recipe, detector=None, curation: dict | None = None) -> dict:
     images_out, labels_out = out / "images" / "train", out / "labels" / "train"
     if out.exists():
         shutil.rmtree(out)
     images_out.mkdir(parents=True)
     labels_out.mkdir(parents=True)
-    summary: dict = {"recipe": asdict(recipe), "sets": {}}
+    summary: dict = {"recipe": asdict(recipe), "curated_sets": sorted(curation["sets"]) if curation else [],
+                     "sets": {}}
     for root in sets:
         rows = manifest_rows(root)
-        counts = {"photos": 0, "kept": 0, "dropped_partial": 0, "unstretched": 0, "backs_added": 0, "boxes": 0}
+        drops, box_drops, relabel = curated_drops(curation, root.name)
+        counts = {"photos": 0, "kept": 0, "dropped_partial": 0, "unstretched": 0, "backs_added": 0,
+                  "boxes_dropped": 0, "relabelled": 0, "boxes": 0}
         for image_path in sorted((root / "images" / "train").glob("*.jpg")):
             counts["photos"] += 1
             row = rows.get(image_path.name, {})
-            if int(row.get("unlabelled_face_est") or 0) >= recipe.max_unlabelled_faces:
+            rel = f"images/train/{image_path.name}"
+            if rel in drops if drops is not None else (
+                    int(row.get("unlabelled_face_est") or 0) >= recipe.max_unlabelled_faces):
                 counts["dropped_partial"] += 1
                 continue
             image = load_photo(image_path)
             h, w = image.shape[:2]
             boxes, codes = read_labels(label_path_of(root, image_path), w, h)
+            codes = [relabel.get((rel, i), c) for i, c in enumerate(codes)]
+            counts["relabelled"] += sum((rel, i) in relabel for i in range(len(codes)))
+            keep = [i for i in range(len(codes)) if i not in box_drops.get(rel, ())]
+            counts["boxes_dropped"] += len(codes) - len(keep)
+            boxes, codes = boxes[keep], [codes[i] for i in keep]
             if detector is not None:
                 backs = pseudo_backs(detector, image, boxes, recipe)
                 boxes = np.concatenate([boxes.reshape(-1, 4), backs]).astype(np.float32)
@@ -123,6 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
 
     from datasets.real import REAL_LABELLED
+    from datasets.real_curation import CURATION
     from datasets.shared import SETTING
 
     parser = argparse.ArgumentParser(prog="python -m datasets real-train", description=__doc__)
@@ -133,6 +159,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quality", type=int, default=Recipe.quality)
     parser.add_argument("--models", type=Path, help="detector for back pseudo-labels (default: models/)")
     parser.add_argument("--no-backs", action="store_true", help="add no back pseudo-labels")
+    parser.add_argument("--curation", type=Path, default=CURATION,
+                        help="photos and boxes to drop (default: datasets/real_curation.json)")
     args = parser.parse_args(argv)
     if not args.sets:
         raise SystemExit(f"error: no real photo sets under {REAL_LABELLED} "
@@ -142,7 +170,8 @@ def main(argv: list[str] | None = None) -> None:
         from vision.detector import MODELS_DIR, TileDetector
 
         detector = TileDetector(args.models or MODELS_DIR, threads=1, classifier=False)
-    summary = build(args.sets, args.out, Recipe(size=args.size, quality=args.quality), detector)
+    curation = json.loads(args.curation.read_text()) if args.curation.is_file() else None
+    summary = build(args.sets, args.out, Recipe(size=args.size, quality=args.quality), detector, curation)
     print(json.dumps(summary, indent=1))
 
 

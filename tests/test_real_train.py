@@ -68,7 +68,8 @@ def test_build_reads_train_only_drops_partial_photos_restores_aspect_and_adds_ba
     out = tmp_path / "out"
     summary = build([src], out, Recipe(size=200), detector)
     counts = summary["sets"]["some-set"]
-    assert counts == {"photos": 3, "kept": 2, "dropped_partial": 1, "unstretched": 1, "backs_added": 2, "boxes": 4}
+    assert counts == {"photos": 3, "kept": 2, "dropped_partial": 1, "unstretched": 1, "backs_added": 2,
+                      "boxes_dropped": 0, "relabelled": 0, "boxes": 4}
     written = sorted(p.name for p in (out / "images" / "train").iterdir())
     assert written == ["some-set-plain.webp", "some-set-stretched.webp"]
     plain = cv2.imread(str(out / "images" / "train" / "some-set-plain.webp"))
