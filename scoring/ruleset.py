@@ -251,13 +251,13 @@ def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise RulesetError(f"{path.name} is not a readable JSON file: {str(e)[:200]}") from e
+        raise RulesetError(f"{path} is not a readable JSON file: {str(e)[:200]}") from e
     try:
         return parse_ruleset(data, path.name, options)
     except RulesetError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as e:  # a JSON file of another shape
-        raise RulesetError(f"{path.name} is not a ruleset (needs id, entries, settlement as in "
+        raise RulesetError(f"{path} is not a ruleset (needs id, entries, settlement as in "
                            f"{RULESET_DIR.name}/): {type(e).__name__}: {str(e)[:200]}") from e
 
 

@@ -215,7 +215,7 @@ def test_a_ruleset_file_in_the_house_folder_is_listed_and_scores(tmp_path, monke
     assert load_ruleset("tw16-common").name == "我家的台數"  # the house folder's file of that name wins
     (tmp_path / "broken.json").write_text("{oops", encoding="utf-8")
     p = run("rules", "--list")
-    assert p.returncode == 2 and str(tmp_path / "broken.json") in p.stderr and "not JSON" in p.stderr
+    assert p.returncode == 2 and str(tmp_path / "broken.json") in p.stderr and "not a readable JSON file" in p.stderr
     assert "Traceback" not in p.stderr
 
 
