@@ -31,13 +31,13 @@ def code_name(code: str | None) -> str:
 
 def label_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
     """The image with its label boxes; flagged labels in red."""
-    flagged = {f.label for f in item.flags}
+    flagged = {t for f in item.flags for t in (f.label, *(f.others if f.kind == "missed" else ()))}
     return draw_boxes(image, item.boxes, item.codes, [t in flagged for t in range(len(item.boxes))])
 
 
 def reading_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
     """The image with the model's reading as `code score`; detections behind a flag in red."""
-    flagged = {f.detection for f in item.flags}
+    flagged = {r for f in item.flags for r in (f.detection, *(f.others if f.kind == "unlabelled" else ()))}
     reading = item.reading
     names = [f"{code} {score:.2f}" for code, score in zip(reading.codes, reading.confidences, strict=True)]
     return draw_boxes(image, reading.boxes, names, [r in flagged for r in range(len(reading))])
