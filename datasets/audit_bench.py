@@ -1,12 +1,13 @@
 """python -m datasets.audit_bench [--photos 40] [--per-kind 9] [--seeds 0 1 .. 9] [--top 36]: how high the
 audit ranks label errors planted in real photos, the test the audit exists for.
 
-For each seed it copies `--photos` photos from the test splits of the real labelled sets
-(`../shared/data/real-labelled`, drawn with the seed, each set in proportion to its size) into a
-temporary folder, audits them as labelled, then plants `--per-kind` errors of each kind (a class
-swapped, a box deleted), one per photo, audits again and reports the rank of each planted error. A player reads
-the top of the list, so the figure is how many planted errors rank within the top `--top` flags (by
-default 2 per planted error, as the generated-scene test asks).
+For each seed it copies `--photos` photos from the test splits of the real labelled sets (the
+shared folder's `data/real-labelled`, datasets/real.py), drawn with the seed, each set in
+proportion to its size, into a temporary folder, audits them as labelled, then plants `--per-kind`
+errors of each kind (a class swapped, a box deleted), one per photo, audits again and reports the
+rank of each planted error. A player reads the top of the list, so the figure is how many planted
+errors rank within the top `--top` flags (by default 2 per planted error, as the generated-scene
+test asks).
 
 The detector reads a photo the same whatever its labels say, so its readings are kept between the
 audits of one run (`Remembered`): every seed's audit is the whole `audit` of a folder on disk, at the
@@ -25,15 +26,14 @@ from pathlib import Path
 import numpy as np
 
 from datasets.audit import Audit, Flag, audit
-from datasets.styles import SHARED_DATA
+from datasets.real import REAL_LABELLED, REAL_SETS
+from datasets.shared import MissingSharedData, require_shared
 from datasets.yolo import image_labels, read_labels, yolo_lines
 from vision.boxes import iou_matrix
 from vision.classes import CLASSES
 from vision.detector import MODELS_DIR, TileDetector
 from vision.photo import load_photo
 
-REAL = SHARED_DATA / "real-labelled"
-SETS = ("chinese-mahjong-detection", "hk-bonus-label", "kim-first-project")
 PLANTED = ("swap", "drop", "shift", "spurious")  # every kind `plant` knows
 REAL_KINDS = ("swap", "drop")  # the errors a real set's labeller makes (its boxes are its own convention)
 
@@ -115,14 +115,12 @@ def planted_ranks(clean_flags, result: Audit, planted) -> list[tuple[str, bool, 
             for kind, rel, tile, where in planted]
 
 
-def real_test_photos(count: int, seed: int, root: Path = REAL) -> list[tuple[Path, Path]]:
+def real_test_photos(count: int, seed: int, root: Path = REAL_LABELLED) -> list[tuple[Path, Path]]:
     """`count` (image, label) pairs from the real sets' test splits, each set's share in proportion to
     its size (largest remainders), drawn with `seed`."""
     pools = [[(image, label) for image, label in image_labels(root / name)
-              if label and image.parent == root / name / "images" / "test"] for name in SETS]
+              if label and image.parent == root / name / "images" / "test"] for name in REAL_SETS]
     sizes = np.array([len(pool) for pool in pools], np.float64)
-    if not sizes.sum():
-        raise FileNotFoundError(f"no test photos under {root} (set TAISHU_SHARED_DATA to the shared data folder)")
     share = count * sizes / sizes.sum()
     counts = np.floor(share).astype(int)
     counts[np.argsort(counts - share)[: count - counts.sum()]] += 1
@@ -161,7 +159,7 @@ class Remembered:
 
 
 def bench(detector, photos: int = 40, per_kind: int = 9, seeds=range(10), top: int | None = None,
-          kinds=REAL_KINDS, root: Path = REAL) -> dict:
+          kinds=REAL_KINDS, root: Path = REAL_LABELLED) -> dict:
     """Plant errors in real photos and audit, once per seed: the rank of every planted error."""
     top = top or 2 * per_kind * len(kinds)
     detector = Remembered(detector)
@@ -208,9 +206,10 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
-        report = bench(TileDetector(args.models), args.photos, args.per_kind, args.seeds, args.top)
-    except FileNotFoundError as exc:
+        root = require_shared("data", "real-labelled", needed_for="the audit bench")
+    except MissingSharedData as exc:
         raise SystemExit(f"error: {exc}") from exc
+    report = bench(TileDetector(args.models), args.photos, args.per_kind, args.seeds, args.top, root=root)
     print(json.dumps(report, indent=1) if args.json else text(report))
 
 

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from datasets.audit import NEIGHBOURS, PRIOR, ImageAudit, audit, compare, find_flags, summarise
-from datasets.audit_bench import PLANTED, REAL, SETS, bench, plant, plant_errors, planted_ranks
+from datasets.audit_bench import PLANTED, bench, plant, plant_errors, planted_ranks
 from datasets.audit_bench import text as bench_text
 from datasets.audit_report import label_picture, reading_picture, thumbnail, write_html
 from datasets.generate import generate
+from tests.shared import needs_shared
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, TileDetector
@@ -269,9 +270,9 @@ def test_cli_prints_json_writes_the_report_and_shows_progress(tmp_path):
 REAL_SEED, REAL_WITHIN_TOP = 1, 15  # measured: 16 of 18 (14 before the audit learnt box conventions)
 
 
+@pytest.mark.slow
 @needs_model
-@pytest.mark.skipif(not all((REAL / name / "images" / "test").is_dir() for name in SETS),
-                    reason="no real labelled photos (../shared/data/real-labelled)")
+@needs_shared("data", "real-labelled", needed_for="planting errors in real photos")
 def test_planted_label_errors_in_real_photos_rank_at_the_top():
     """Real sets box a standing tile's face only, label only the rack in table scenes, and meet a model
     trained on generated scenes: a swapped class or a deleted box planted in 40 of their test photos
