@@ -6,6 +6,13 @@ gives precision, recall, the confusions and the flags. One more pass of the dete
 the whole image, at the scale the reading found the tiles and with scores down to MIN_SCORE, gives
 the precision-recall curves of AP (as ultralytics' val does) and the evidence for a missed label.
 
+Labellers box a tile their own way: real sets box a standing tile's face only (its top 60%), or the
+whole tile, where the model boxes the tile's body. So each image's convention is learnt first
+(`learn_conventions`: the median offset and scale of its labels on the detections they pair with,
+shrunk toward the set's) and every detection is compared as that labeller would have boxed it: a
+consistent face-only habit is no flag, and a tile whose face-only label overlaps the model's box at
+IoU 0.4 is still found (and its code judged).
+
 A flag is a label the model disagrees with. Its suspicion, from 0 to 1, ranks the flags of all
 kinds in one list (higher: more likely a label error, less likely a model error). It is the
 evidence of the flag (how plainly the model disagrees) times the model's trust (how often, on the
@@ -15,28 +22,37 @@ audited set, the model is right in a claim like this one):
   code. Evidence: `certainty` that the labelled code is not there: 1 when its score for the
   labelled code is nothing (a 2筒 labelled 2條 that it reads as 2筒 at 0.9 and 2條 at 0.005),
   much less when it hesitates between the two (0.9 against 0.3 gives 0.24). Trust: the share of
-  the found tiles it reads at this score whose code it reads as labelled.
+  the found tiles it reads at this score whose code it reads as labelled, lowered where it misreads
+  the neighbouring tiles more than the set's.
 - missed: a label with no detection on it (a box on the bare table, or far off its tile).
   Evidence: `certainty(conf, s)`, s the best score of any detection, however weak, covering the
   label at IoU >= 0.5: 1 where the model sees nothing at all, 0.28 for a tile it doubts at 0.1.
-  Trust: the share of labels the model finds (box recall).
+  Trust: the share of the neighbouring labels the model finds (box recall), lowered for a code it
+  misses more than others (riichi's blank 白).
 - unlabelled: a detection that overlaps no label much (IoU < 0.2 with every one): a tile nobody
   boxed. Evidence: 1 (its confidence is weighed by the trust). Trust: the share of its
-  detections at this confidence that lie on a label (box precision), lowered for a code it
-  finds off the labels more than others (a back seen in the side of a standing tile).
+  detections at this confidence that lie on a label (box precision), lowered where its neighbouring
+  detections lie off the labels and for a code it finds off the labels more than others (a back
+  seen in the side of a standing tile).
 - shifted: a label and a detection of one tile that overlap only partly (0.1 <= IoU < 0.7).
   Evidence: 1 at IoU 0.5 or less, falling to 0 at 0.7, since a model's own boxes are rarely that
-  far off. Trust: box precision at the detection's confidence, times the share of the tiles it
-  finds whose box it places at IoU >= 0.7.
+  far off. Trust: box precision at the detection's confidence, times the share of the neighbouring
+  tiles it finds whose box it places at IoU >= 0.7.
 
 Trust is measured on the audited set itself (label errors are few, so they barely move it), and
 at the model's own score (`datasets.calibration`): a score means different things for different
 models, and an undertrained model that reads most tiles right at 0.1 deserves to be believed at
 0.1. A model that misses a third of the tiles cannot say much about a missing tile, and its
-"missed" flags sink below the kinds it is good at. Images differ in how well the model sees them
-(style, blur, light), so the box recall and precision behind "missed" and "unlabelled" are the
-image's own, shrunk toward the whole set's with PRIOR pseudo-counts: a label the model misses in an
-image where it finds every other tile is suspect; one of a row it misses whole is not.
+"missed" flags sink below the kinds it is good at. Parts of a photo differ in how well the model
+sees them (style, blur, light, a stretched export), so its record on a flag's NEIGHBOURS nearest
+tiles weighs the flag, shrunk toward the whole set's with PRIOR pseudo-counts: a label the model
+misses among tiles it finds is suspect; one of a row it misses whole is not.
+
+Patches of GROUP or more neighbouring "missed" labels or "unlabelled" detections are one flag per
+image (`grouped`), standing for the rest (`Flag.others`): a row the model cannot see, or the part
+of a table photo nobody labelled (real sets often box only the rack, not the discards), is one
+thing to look at, not a dozen errors burying the lone ones; and such a heap's detections are left
+out of the box precision that trusts the lone ones.
 """
 
 from __future__ import annotations
@@ -62,7 +78,13 @@ SHIFTED_IOU = 0.7  # a matched pair overlapping less than this is a shifted box
 PARTIAL_IOU = 0.1  # an unmatched label and detection overlapping this much are one tile, shifted
 LONE_IOU = 0.2  # a detection overlapping every label less than this is a tile without a label
 KINDS = ("wrong-class", "missed", "unlabelled", "shifted")
-PRIOR = 5  # pseudo-counts of the whole set's box recall/precision in an image's own
+PRIOR = 5  # pseudo-counts of the whole set's box recall/precision (and box convention) in an image's own
+NEIGHBOURS = 4  # the nearest tiles whose record weighs a flag (a tile's neighbours in its row and the next)
+GROUP = 3  # neighbouring flags of one kind that are one patch (a row missed, a heap left unlabelled)
+HEAPED = ("missed", "unlabelled")  # the kinds whose patches are one flag per image
+LINK = 1.5  # tiles whose centres are closer than this many long sides are neighbours
+CONVENTION_IOU = 0.3  # a label and a detection paired to learn how the labeller boxes a tile
+SAME_BOXES = np.zeros(4)  # a convention that boxes tiles as the model does
 
 
 @dataclass(frozen=True)
@@ -78,6 +100,7 @@ class Flag:
     iou: float | None  # between the label and the detection
     box: tuple[float, float, float, float]  # region in image pixels (label and detection together)
     trust: float = 1.0  # how often the model is right in a claim like this on the audited set
+    others: tuple[int, ...] = ()  # more labels (missed) or detections (unlabelled) this flag stands for
 
     @property
     def suspicion(self) -> float:
@@ -87,8 +110,14 @@ class Flag:
     def message(self) -> str:
         if self.kind == "wrong-class":
             return f"labelled {self.labelled}, read as {self.read} ({self.confidence:.2f})"
+        if self.kind == "missed" and self.others:
+            return (f"{len(self.others) + 1} neighbouring labels with nothing found on them (one a {self.labelled}): "
+                    "a part the model cannot see?")
         if self.kind == "missed":
             return f"labelled {self.labelled}, nothing found there"
+        if self.kind == "unlabelled" and self.others:
+            return (f"{len(self.others) + 1} neighbouring tiles found with no label (one a {self.read}, "
+                    f"{self.confidence:.2f}): a part left unlabelled?")
         if self.kind == "unlabelled":
             return f"{self.read} found ({self.confidence:.2f}) with no label"
         return f"labelled {self.labelled}, {self.read} found ({self.confidence:.2f}) overlapping IoU {self.iou:.2f}"
@@ -99,7 +128,7 @@ class Flag:
                 "detection": self.detection, "labelled": self.labelled, "read": self.read,
                 "confidence": None if self.confidence is None else round(self.confidence, 4),
                 "iou": None if self.iou is None else round(self.iou, 4),
-                "box": [round(v, 1) for v in self.box], "message": self.message}
+                "box": [round(v, 1) for v in self.box], "others": list(self.others), "message": self.message}
 
 
 @dataclass(eq=False)
@@ -113,6 +142,45 @@ class ImageAudit:
     reading: Detections  # what the model reads, at or above the audit's confidence
     tail: Detections  # the detector alone, down to MIN_SCORE
     flags: list[Flag] = field(default_factory=list)
+    convention: np.ndarray = field(default_factory=SAME_BOXES.copy)  # how its labeller boxes a tile found
+
+    @property
+    def seen_boxes(self) -> np.ndarray:
+        """The reading's boxes as this image's labeller would have drawn them."""
+        return in_convention(self.reading.boxes, self.convention)
+
+
+def box_offsets(labels: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """(n, 4) how each label sits on the detection it pairs with (IoU >= CONVENTION_IOU): centre
+    offsets in detection widths and heights, log width and height ratios."""
+    pairs = match(labels, found, CONVENTION_IOU)
+    t, r = np.array(list(pairs), np.int64), np.array(list(pairs.values()), np.int64)
+    lab, det = np.asarray(labels, np.float64)[t].reshape(-1, 4), np.asarray(found, np.float64)[r].reshape(-1, 4)
+    size_l, size_d = lab[:, 2:] - lab[:, :2], np.maximum(det[:, 2:] - det[:, :2], 1e-6)
+    centre = ((lab[:, :2] + lab[:, 2:]) - (det[:, :2] + det[:, 2:])) / 2 / size_d
+    return np.hstack([centre, np.log(np.maximum(size_l, 1e-6) / size_d)])
+
+
+def in_convention(boxes: np.ndarray, convention: np.ndarray) -> np.ndarray:
+    """Detection boxes moved and scaled by a convention (`box_offsets`' four numbers)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    size = boxes[:, 2:] - boxes[:, :2]
+    centre = (boxes[:, :2] + boxes[:, 2:]) / 2 + convention[:2] * size
+    half = size * np.exp(convention[2:]) / 2
+    return np.hstack([centre - half, centre + half]).astype(np.float32)
+
+
+def learn_conventions(images: list[ImageAudit]) -> None:
+    """Each image's box convention: the median of how its labels sit on their detections, shrunk
+    toward the whole set's with PRIOR pseudo-pairs. Real sets box a standing tile's face only, or the
+    whole tile, where the model boxes the tile's body: one such set's boxes all sit 0.6 of the
+    detection high, a consistent habit, not a shifted label each."""
+    offsets = [box_offsets(item.boxes, item.reading.boxes) for item in images]
+    pooled = np.vstack([SAME_BOXES[None], *offsets])[1:]
+    overall = np.median(pooled, axis=0) if len(pooled) else SAME_BOXES
+    for item, own in zip(images, offsets, strict=True):
+        mine = np.median(own, axis=0) if len(own) else overall
+        item.convention = (len(own) * mine + PRIOR * overall) / (len(own) + PRIOR)
 
 
 def _union(a, b) -> tuple[float, float, float, float]:
@@ -129,10 +197,11 @@ def certainty(high: float, low: float) -> float:
 
 
 def find_flags(rel: str, boxes: np.ndarray, codes: list[str], reading: Detections, tail: Detections,
-               conf: float) -> list[Flag]:
+               conf: float, convention: np.ndarray = SAME_BOXES) -> list[Flag]:
     """The flags of one image (unranked): its labels against the reading at `conf`, with the
-    detector's weak detections (`tail`) as the evidence for a missed label."""
-    read_boxes = reading.boxes
+    detector's weak detections (`tail`) as the evidence for a missed label; the detections are
+    compared as the image's labeller would have boxed them (`convention`)."""
+    read_boxes = in_convention(reading.boxes, convention)
     iou = iou_matrix(boxes, read_boxes)
     flags = []
 
@@ -158,7 +227,7 @@ def find_flags(rel: str, boxes: np.ndarray, codes: list[str], reading: Detection
     for i, j in partial.items():
         t, r = lone_labels[i], lone_reads[j]
         flag("shifted", 1.0, t, r)
-    covering = iou_matrix(boxes, tail.boxes) >= MATCH_IOU
+    covering = iou_matrix(boxes, in_convention(tail.boxes, convention)) >= MATCH_IOU
     for i, t in enumerate(lone_labels):
         if i not in partial:
             flag("missed", certainty(conf, tail.confidences[covering[t]].max(initial=0.0)), t, None)
@@ -178,13 +247,21 @@ def tail_side(detector: TileDetector, image: np.ndarray, reading: Detections) ->
 
 
 def audit_image(detector: TileDetector, path: Path, label: Path, rel: str, conf: float) -> ImageAudit:
-    """Read one image and compare with its labels; PhotoError or LabelError when either is unreadable."""
+    """Read one image and its labels (`compare` flags them); PhotoError or LabelError when either is
+    unreadable."""
     image = load_photo(path)
     h, w = image.shape[:2]
     boxes, codes = read_labels(label, w, h)
     reading = detector.read(image, conf=conf)
     tail = detector.detect(image, long_side=tail_side(detector, image, reading), conf=MIN_SCORE)
-    return ImageAudit(path, rel, boxes, codes, reading, tail, find_flags(rel, boxes, codes, reading, tail, conf))
+    return ImageAudit(path, rel, boxes, codes, reading, tail)
+
+
+def compare(images: list[ImageAudit], conf: float) -> None:
+    """Each image's flags, once the set's box conventions are learnt."""
+    learn_conventions(images)
+    for item in images:
+        item.flags = find_flags(item.rel, item.boxes, item.codes, item.reading, item.tail, conf, item.convention)
 
 
 @dataclass(eq=False)
@@ -254,16 +331,98 @@ def _shrunk(hits, count, overall: float):
     return (hits + PRIOR * overall) / (count + PRIOR)
 
 
+def _centres(boxes: np.ndarray) -> np.ndarray:
+    return (np.asarray(boxes, np.float64)[:, :2] + np.asarray(boxes, np.float64)[:, 2:]) / 2
+
+
+def local_share(centres: np.ndarray, hits: np.ndarray, overall: float, among: np.ndarray | None = None) -> np.ndarray:
+    """For each point: the share of hits among its NEIGHBOURS nearest other points (of those `among`
+    marks), shrunk toward `overall`."""
+    among = np.ones(len(centres), bool) if among is None else np.asarray(among, bool)
+    distance = np.linalg.norm(centres[:, None] - centres[None], axis=2) if len(centres) else np.zeros((0, 0))
+    distance[:, ~among] = np.inf
+    np.fill_diagonal(distance, np.inf)
+    near = np.argsort(distance, axis=1, kind="stable")[:, :NEIGHBOURS]
+    counted = np.take_along_axis(np.isfinite(distance), near, axis=1)
+    return _shrunk((np.asarray(hits, np.float64)[near] * counted).sum(axis=1), counted.sum(axis=1), overall)
+
+
+def neighbourhood(item: ImageAudit, pairs: dict[int, int], trust: dict[str, float]) -> dict[str, np.ndarray]:
+    """The model's record around each label and detection of an image, shrunk toward the set's:
+    per label, of its neighbour labels: `found` the share found, `agree` the share of those found
+    read as labelled, `tight` the share of those found boxed tightly (IoU >= SHIFTED_IOU); per
+    detection, `on label` the share of its neighbour detections on a label. A label missed among
+    tiles found is suspect, one of a row missed whole is not; a tile found among labelled ones is a
+    box left out, one of a heap found without labels is a part nobody labelled; a code read wrong,
+    or a box off, where the model reads its neighbours right says more than in a photo it misreads."""
+    labels, reads = _centres(item.boxes), _centres(item.reading.boxes)
+    found = np.array([t in pairs for t in range(len(labels))], bool)
+    on_label = np.zeros(len(reads), bool)
+    on_label[list(pairs.values())] = True
+    iou = iou_matrix(item.boxes, item.seen_boxes)
+    right, tight = np.zeros(len(labels), bool), np.zeros(len(labels), bool)
+    for t, r in pairs.items():
+        right[t] = item.reading.class_ids[r] == CLASS_INDEX[item.codes[t]]
+        tight[t] = iou[t, r] >= SHIFTED_IOU
+    return {"found": local_share(labels, found, trust["missed"]),
+            "agree": local_share(labels, right, trust["wrong-class"], found),
+            "tight": local_share(labels, tight, trust["shifted"], found),
+            "on label": local_share(reads, on_label, trust["unlabelled"])}
+
+
+def _near(a, b) -> bool:
+    """Two boxes of neighbouring tiles: centres closer than LINK of their long sides."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    reach = LINK * max(*(a[2:] - a[:2]), *(b[2:] - b[:2]))
+    return bool(np.linalg.norm((a[:2] + a[2:] - b[:2] - b[2:]) / 2) < reach)
+
+
+def in_heaps(flags: list[Flag]) -> set[int]:
+    """Indices of the flags (of one kind, in one image) that lie in a patch of GROUP or more neighbours."""
+    patch = list(range(len(flags)))  # union-find: each flag's patch
+
+    def root(i: int) -> int:
+        while patch[i] != i:
+            i = patch[i]
+        return i
+
+    for i in range(len(flags)):
+        for j in range(i):
+            if _near(flags[i].box, flags[j].box):
+                patch[root(i)] = root(j)
+    sizes = np.bincount([root(i) for i in range(len(flags))], minlength=len(flags))
+    return {i for i in range(len(flags)) if sizes[root(i)] >= GROUP}
+
+
+def grouped(flags: list[Flag]) -> list[Flag]:
+    """An image's flags with its patches of GROUP or more neighbouring "missed" labels (a part the
+    model cannot see) or "unlabelled" tiles (a part nobody labelled: real sets often box only the
+    rack) as one flag per kind, its most suspicious, standing for the rest: one thing for a player
+    to look at, and a half-labelled photo no longer buries the lone errors under its heap."""
+    out = [f for f in flags if f.kind not in HEAPED]
+    for kind in HEAPED:
+        these = [f for f in flags if f.kind == kind]
+        heap = in_heaps(these)
+        out += [f for i, f in enumerate(these) if i not in heap]
+        if heap:
+            first, *rest = sorted((these[i] for i in heap), key=lambda f: -f.suspicion)
+            box = np.array([f.box for f in these])[sorted(heap)]
+            out.append(replace(first, others=tuple(f.label if kind == "missed" else f.detection for f in rest),
+                               box=(*box[:, :2].min(axis=0).tolist(), *box[:, 2:].max(axis=0).tolist())))
+    return out
+
+
 def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
               skipped: list[tuple[str, str]]) -> Audit:
     n = len(CLASSES)
     labels, detections, hits = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     matrix = np.zeros((n + 1, n + 1), np.int64)
     tight = 0  # tiles found with their box at IoU >= SHIFTED_IOU
-    per_image = []  # (tiles found, labels, detections read) of each image
+    per_image = []  # the label → detection pairs of each image
     tps, scores, classes = [np.zeros((0, len(IOU_THRESHOLDS)), bool)], [np.zeros(0)], [np.zeros(0, np.int64)]
     read_scores, read_right, tile_scores, on_tile = [], [], [], []  # the calibrations' observations
     read_as = []  # the code of each detection, beside on_tile
+    found_codes = np.zeros(n, np.int64)  # labels found, per labelled code
     for item in images:
         true = np.array([CLASS_INDEX[c] for c in item.codes], np.int64)
         tail, reading = item.tail, item.reading
@@ -276,19 +435,24 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
         detections += np.bincount(reading.class_ids, minlength=n)
         hits += np.bincount(reading.class_ids[right], minlength=n)
         matrix += confusion(reading.boxes, reading.class_ids, item.boxes, true, n, MATCH_IOU)
-        iou = iou_matrix(item.boxes, reading.boxes)
-        pairs = match(item.boxes, reading.boxes, MATCH_IOU)
+        seen = item.seen_boxes  # the model is trusted as its flags judge: in the labeller's convention
+        iou = iou_matrix(item.boxes, seen)
+        pairs = match(item.boxes, seen, MATCH_IOU)
         tight += sum(iou[t, r] >= SHIFTED_IOU for t, r in pairs.items())
-        per_image.append((len(pairs), len(item.boxes), len(reading)))
+        per_image.append(pairs)
         read_scores += [reading.confidences[r] for r in pairs.values()]
         read_right += [reading.class_ids[r] == true[t] for t, r in pairs.items()]
-        tile_scores += reading.confidences.tolist()
-        on_tile += [r in pairs.values() for r in range(len(reading))]
-        read_as += reading.class_ids.tolist()
+        lone = [f for f in item.flags if f.kind == "unlabelled"]  # a heap nobody labelled is tiles, not
+        unsure = {lone[i].detection for i in in_heaps(lone)}  # the model's mistakes: left out of its precision
+        kept = [r for r in range(len(reading)) if r not in unsure]
+        tile_scores += reading.confidences[kept].tolist()
+        on_tile += [r in pairs.values() for r in kept]
+        read_as += reading.class_ids[kept].tolist()
+        found_codes += np.bincount(true[list(pairs)], minlength=n)
     ap = ap_per_class(np.concatenate(tps), np.concatenate(scores), np.concatenate(classes), labels)
-    found = int(matrix[:n, :n].sum())
-    trust = {"wrong-class": np.trace(matrix[:n, :n]) / max(found, 1), "missed": found / max(matrix[:n].sum(), 1),
-             "unlabelled": found / max(matrix[:, :n].sum(), 1), "shifted": tight / max(found, 1)}
+    found = sum(len(pairs) for pairs in per_image)
+    trust = {"wrong-class": sum(read_right) / max(found, 1), "missed": found / max(int(labels.sum()), 1),
+             "unlabelled": found / max(len(tile_scores), 1), "shifted": tight / max(found, 1)}
     trust = {kind: float(value) for kind, value in trust.items()}
     reads_right, is_tile = Calibration(read_scores, read_right), Calibration(tile_scores, on_tile)
     # Box precision per code read, shrunk toward the set's: a model that sees a back in the side of
@@ -296,21 +460,23 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     on_code = np.bincount(read_as, np.array(on_tile, np.float64), minlength=n) if read_as else np.zeros(n)
     code_share = _shrunk(on_code, np.bincount(read_as, minlength=n), trust["unlabelled"])
     code_factor = np.minimum(1.0, code_share / max(trust["unlabelled"], 1e-9))
+    # Box recall per labelled code, likewise: a model that misses most blank riichi 白 says little
+    # about one more it misses.
+    code_recall = np.minimum(1.0, _shrunk(found_codes, labels, trust["missed"]) / max(trust["missed"], 1e-9))
 
-    def trusted(f: Flag, recall_here: float, precision_here: float) -> float:
-        if f.kind == "wrong-class":
-            return reads_right(f.confidence)
+    def trusted(f: Flag, near: dict[str, np.ndarray]) -> float:
+        if f.kind == "wrong-class":  # a code read wrong among tiles read wrong says less
+            return reads_right(f.confidence) * min(1.0, near["agree"][f.label] / max(trust["wrong-class"], 1e-9))
         if f.kind == "shifted":
-            return is_tile(f.confidence) * trust["shifted"]
-        if f.kind == "unlabelled":  # an image full of stray detections (a busy mat) says less
-            return (is_tile(f.confidence) * min(1.0, precision_here / max(trust["unlabelled"], 1e-9))
+            return is_tile(f.confidence) * near["tight"][f.label]
+        if f.kind == "unlabelled":  # one of a heap nobody labelled (a busy mat, a pile of discards) says less
+            return (is_tile(f.confidence) * min(1.0, near["on label"][f.detection] / max(trust["unlabelled"], 1e-9))
                     * code_factor[CLASS_INDEX[f.read]])
-        return recall_here
+        return near["found"][f.label] * code_recall[CLASS_INDEX[f.labelled]]
 
-    for item, (found_here, labels_here, reads_here) in zip(images, per_image, strict=True):
-        recall_here = _shrunk(found_here, labels_here, trust["missed"])
-        precision_here = _shrunk(found_here, reads_here, trust["unlabelled"])
-        item.flags = [replace(f, trust=trusted(f, recall_here, precision_here)) for f in item.flags]
+    for item, pairs in zip(images, per_image, strict=True):
+        near = neighbourhood(item, pairs, trust)
+        item.flags = grouped([replace(f, trust=trusted(f, near)) for f in item.flags])
     flags = sorted((f for item in images for f in item.flags), key=lambda f: (-f.suspicion, f.image, f.kind))
     return Audit(root, model, conf, images, skipped, ap, labels, detections, hits, matrix, trust, flags)
 
@@ -338,4 +504,5 @@ def audit(root: Path, detector: TileDetector, conf: float | None = None,
     model = f"{card.onnx} (SHA-256 {card.sha256[:12]})"
     if detector.classifier:  # the crop classifier rescoring each tile in `read`
         model += f" with classifier {card.classifier.name} (SHA-256 {card.classifier_sha256[:12]})"
+    compare(images, conf)
     return summarise(str(root), model, conf, images, skipped)

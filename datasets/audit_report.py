@@ -31,13 +31,13 @@ def code_name(code: str | None) -> str:
 
 def label_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
     """The image with its label boxes; flagged labels in red."""
-    flagged = {f.label for f in item.flags}
+    flagged = {t for f in item.flags for t in (f.label, *(f.others if f.kind == "missed" else ()))}
     return draw_boxes(image, item.boxes, item.codes, [t in flagged for t in range(len(item.boxes))])
 
 
 def reading_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
     """The image with the model's reading as `code score`; detections behind a flag in red."""
-    flagged = {f.detection for f in item.flags}
+    flagged = {r for f in item.flags for r in (f.detection, *(f.others if f.kind == "unlabelled" else ()))}
     reading = item.reading
     names = [f"{code} {score:.2f}" for code, score in zip(reading.codes, reading.confidences, strict=True)]
     return draw_boxes(image, reading.boxes, names, [r in flagged for r in range(len(reading))])
@@ -187,18 +187,21 @@ measured at the flag's own score (isotonic in the score; the overall shares are 
 <dt>wrong-class (codes read right: {trust['wrong-class']:.2f})</dt><dd>the model finds the labelled tile but reads
 another code; evidence = its certainty that the labelled code is not there (1 when it gives that code no score,
 much less when it hesitates between the two); trust = the share of found tiles read at that score whose code
-agrees with the label.</dd>
+agrees with the label, lowered where it misreads the neighbouring tiles more than the set's.</dd>
 <dt>missed (labels found: {trust['missed']:.2f})</dt><dd>nothing found on the label (a box on no tile, or far off
 its tile); evidence = log({audit.conf:g} / s) / log({audit.conf:g} / {MIN_SCORE:g}), s the best score (at least
 {MIN_SCORE:g}) of any detection covering it (IoU ≥ 0.5): 1 where the model sees nothing at all; trust = the
-share of labels it finds in the flag's image, shrunk toward the set's.</dd>
+share of the 4 nearest labels it finds, shrunk toward the set's, lowered for a code it often misses.</dd>
 <dt>unlabelled (detections on a label: {trust['unlabelled']:.2f})</dt><dd>a tile found where there is no label (a
-box left out); trust = the share of detections at its confidence that lie on a label, lowered in an image
-with more stray detections than the set's and for a code the model often finds off the labels.</dd>
+box left out); trust = the share of detections at its confidence that lie on a label, lowered where its 4 nearest
+detections lie off the labels more than the set's and for a code the model often finds off the labels.</dd>
 <dt>shifted (boxes tight: {trust['shifted']:.2f})</dt><dd>label and detection of one tile overlap only partly
 (IoU under 0.7); evidence = 1 at IoU 0.5 or less, down to none at 0.7; trust = the share of detections at its
-confidence that lie on a label × the share of found tiles boxed at IoU ≥ 0.7.</dd>
+confidence that lie on a label × the share of the 4 nearest found tiles boxed at IoU ≥ 0.7.</dd>
 </dl>
+<p>Detections are compared as each image's labeller boxes a tile (learnt from the image: the face of a standing
+tile only, or the whole tile), so a consistent habit is no flag. Three or more neighbouring missed labels (a part
+the model cannot see) or unlabelled tiles (a part nobody labelled) are one flag per image, standing for the rest.</p>
 <table><tr><th>#</th><th>suspicion</th><th>kind</th><th>image</th><th>labelled</th><th>read as</th>
 <th>confidence</th><th>IoU</th><th>label | detection</th></tr>
 {"".join(rows)}</table>{more}

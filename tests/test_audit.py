@@ -11,11 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.audit import PRIOR, ImageAudit, audit, find_flags, summarise
+from datasets.audit import NEIGHBOURS, PRIOR, ImageAudit, audit, compare, find_flags, summarise
+from datasets.audit_bench import PLANTED, bench, plant, plant_errors, planted_ranks
+from datasets.audit_bench import text as bench_text
 from datasets.audit_report import label_picture, reading_picture, thumbnail, write_html
 from datasets.generate import generate
-from datasets.yolo import image_labels, read_labels, yolo_lines
-from vision.boxes import iou_matrix
+from tests.shared import needs_shared
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, TileDetector
@@ -25,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = MODELS_DIR
 needs_model = pytest.mark.skipif(not (MODELS / "model.json").exists(),
                                  reason="no committed model (models/model.json) to audit with")
-PLANTED = ("swap", "drop", "shift", "spurious")
 PLANTED_PER_KIND = 4
 TOP_K_PER_PLANTED = 2  # every planted error must be among the top 2 x (number planted) flags
 
@@ -85,11 +85,16 @@ def test_pictures_and_html_report_of_hand_made_audit(tmp_path):
     # Trust at each flag's score, isotonic with 2 pseudo-counts at the overall share (datasets.calibration).
     # Codes read (by score): 2p 0.8 wrong | 1m 0.9, 5m 0.95 right → 0.8: (0 + 2·2/3) / 3.
     # Detections on a label (by score): 7z 0.7 no | 2p 0.8, 1m 0.9 yes, 3m 0.9 no (pooled) | 5m 0.95 yes
-    # → 0.7: (0 + 2·3/5) / 3, 0.9: (2 + 2·3/5) / 5, 0.95: (1 + 2·3/5) / 3; boxes tight: 2 of 3.
+    # → 0.7: (0 + 2·3/5) / 3, 0.9: (2 + 2·3/5) / 5, 0.95: (1 + 2·3/5) / 3.
     # The one 7z found is off the labels: its code's share (0 + 5·3/5) / (1 + 5) against the set's 3/5.
+    # Neighbours (the 4 nearest, shares shrunk toward the set's with 5 pseudo-counts): 3m's found ones
+    # 2m, 5m, 1m have 2 of 3 boxes tight (2 + 5·2/3) / 8 = 2/3; 5m's, 2m and 1m, both (2 + 5·2/3) / 7.
+    # 4m's 5m, 3m, 2m, 1m: 3 of 4 found (3 + 5·3/5) / 9, and no 4m is found: (0 + 5·3/5) / 6 against 3/5.
+    # 2m's neighbours found are read right and the 7z's are on labels: no less trust for those.
     assert [(f.kind, f.label, round(f.trust, 4)) for f in result.flags] == [
         ("shifted", 2, round(3.2 / 5 * 2 / 3, 4)), ("unlabelled", None, round(1.2 / 3 * (3 / 6) / (3 / 5), 4)),
-        ("wrong-class", 1, round(4 / 9, 4)), ("missed", 3, 3 / 5), ("shifted", 4, round(2.2 / 3 * 2 / 3, 4))]
+        ("wrong-class", 1, round(4 / 9, 4)), ("missed", 3, round(6 / 9 * (3 / 6) / (3 / 5), 4)),
+        ("shifted", 4, round(2.2 / 3 * (2 + 5 * 2 / 3) / 7, 4))]
     assert all(f.suspicion == f.evidence * f.trust for f in result.flags)
     image = load_photo(path)
     assert label_picture(image, item).shape == reading_picture(image, item).shape == image.shape
@@ -112,83 +117,13 @@ def test_a_miss_among_tiles_found_outranks_misses_where_nothing_is_found():
     items = [ImageAudit(Path(rel), rel, row, codes, found, found, find_flags(rel, row, codes, found, found, 0.25))
              for rel, found in (("blind.jpg", Detections.empty()), ("sharp.jpg", seen))]
     result = summarise("two", "hand-made", 0.25, items, [])
-    assert [(f.image, f.evidence) for f in result.flags[:2]] == [("sharp.jpg", 1.0), ("blind.jpg", 1.0)]
-    recall = 9 / 20
-    assert result.flags[0].suspicion == pytest.approx((9 + PRIOR * recall) / (10 + PRIOR))
-    assert result.flags[1].suspicion == pytest.approx(PRIOR * recall / (10 + PRIOR))
-
-
-def plant(kind: str, boxes: np.ndarray, codes: list[str], width: int, height: int, rng):
-    """One label error in an image's labels: swap a class, drop a box, shift a box by half a tile, or add
-    a box on the bare table. (boxes, codes, tile, where): the index of the tile changed in the correct
-    labels (None for an added box), and where the error is: its label index, or for a drop the box.
-    None when the image has no bare table for an added box."""
-    boxes, codes = boxes.copy(), list(codes)
-    t = int(rng.integers(len(codes)))
-    if kind == "swap":
-        codes[t] = str(rng.choice([c for c in CLASSES[:-1] if c != codes[t]]))
-        return boxes, codes, t, t
-    if kind == "drop":
-        return np.delete(boxes, t, axis=0), codes[:t] + codes[t + 1:], t, boxes[t]
-    size = np.median(boxes[:, 2:] - boxes[:, :2], axis=0)
-    if kind == "shift":
-        step = np.array([size[0], 0, size[0], 0]) if rng.random() < 0.5 else np.array([0, size[1], 0, size[1]])
-        boxes[t] += (0.5 if rng.random() < 0.5 else -0.5) * step
-        return boxes, codes, t, t
-    for _ in range(1000):  # somewhere on the table at least a tile clear of every tile
-        x, y = rng.uniform(0, width - size[0]), rng.uniform(0, height - size[1])
-        box = np.array([x, y, x + size[0], y + size[1]])
-        if iou_matrix(box[None] + [-size[0], -size[1], size[0], size[1]], boxes).max() == 0:
-            return np.vstack([boxes, box]), codes + [str(rng.choice(CLASSES[:-1]))], None, len(codes)
-    return None
-
-
-def plant_errors(root: Path, seed: int = 7) -> list[tuple]:
-    """PLANTED_PER_KIND errors of each kind in a data set on disk, each in an image of its own:
-    [(kind, image, tile, where)] as `plant` says."""
-    rng = np.random.default_rng(seed)
-    pairs = [(image, label) for image, label in image_labels(root) if label and label.read_text().strip()]
-    chosen = rng.choice(len(pairs), len(PLANTED) * PLANTED_PER_KIND, replace=False).tolist()
-    spare = [i for i in range(len(pairs)) if i not in chosen]  # for an image a kind cannot be planted in
-    planted = []
-    for n, i in enumerate(chosen):
-        kind = PLANTED[n // PLANTED_PER_KIND]
-        while True:
-            image, label = pairs[i]
-            h, w = load_photo(image).shape[:2]
-            changed = plant(kind, *read_labels(label, w, h), w, h, rng)
-            if changed:
-                break
-            i = spare.pop(0)
-        boxes, codes, tile, where = changed
-        label.write_text("".join(line + "\n" for line in yolo_lines(boxes, codes, w, h)))
-        planted.append((kind, str(image.relative_to(root)), tile, where))
-    return planted
-
-
-def planted_ranks(clean_flags, result, planted) -> list[tuple[str, bool, int | None]]:
-    """(kind, findable, rank) of each planted error. Findable: on a tile the model reads right in the
-    correct labels (no flag on it there), or a box added to an image where it reads most tiles right.
-    Rank: 1-based, of the first flag that points at the error (None: not flagged)."""
-    def points_at(flag, kind, rel, where) -> bool:
-        if flag.image != rel:
-            return False
-        if kind == "drop":
-            return flag.kind == "unlabelled" and iou_matrix(np.array(flag.box)[None], where[None])[0, 0] >= 0.5
-        accepted = {"swap": {"wrong-class"}, "shift": {"shifted", "missed"}, "spurious": {"missed"}}[kind]
-        return flag.kind in accepted and flag.label == where
-
-    doubted = {(f.image, f.label) for f in clean_flags}
-    labels = {item.rel: len(item.codes) for item in result.images}
-
-    def seen(rel: str, tile: int | None) -> bool:
-        if tile is not None:
-            return (rel, tile) not in doubted
-        return sum(image == rel for image, _ in doubted) < (labels[rel] - 1) / 2  # the added box is not doubted
-
-    return [(kind, seen(rel, tile),
-             next((r for r, f in enumerate(result.flags, 1) if points_at(f, kind, rel, where)), None))
-            for kind, rel, tile, where in planted]
+    # The row missed whole is one flag standing for its 10 labels.
+    assert [(f.image, f.evidence, len(f.others)) for f in result.flags] == [("sharp.jpg", 1.0, 0),
+                                                                           ("blind.jpg", 1.0, 9)]
+    recall = 9 / 20  # its NEIGHBOURS nearest labels: all found in the sharp photo, none in the blind one
+    assert result.flags[0].suspicion == pytest.approx((NEIGHBOURS + PRIOR * recall) / (NEIGHBOURS + PRIOR))
+    assert result.flags[1].suspicion == pytest.approx(PRIOR * recall / (NEIGHBOURS + PRIOR))
+    assert result.flags[1].message.startswith("10 neighbouring labels with nothing found on them")
 
 
 def assert_planted_at_the_top(ranks, flags: int, context: str) -> None:
@@ -233,24 +168,45 @@ def simulated_reading(boxes: np.ndarray, codes: list[str], rng) -> Detections:
     return dets(*rows)
 
 
-def test_planted_label_errors_rank_at_the_top_on_a_simulated_detector():
+def face_only(boxes: np.ndarray) -> np.ndarray:
+    """The boxes a labeller draws round the face of a standing tile: its top 60%, 80% of its width."""
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    return np.stack([boxes[:, 0] + 0.1 * w, boxes[:, 1], boxes[:, 2] - 0.1 * w, boxes[:, 1] + 0.6 * h], axis=1)
+
+
+@pytest.mark.parametrize("real_habits", [False, True], ids=["as-generated", "face-only-half-labelled"])
+def test_planted_label_errors_rank_at_the_top_on_a_simulated_detector(real_habits):
     """The ranking itself, whatever model is committed: a fair detector's own mistakes (doubted tiles,
-    confusions, stray detections) must not bury the planted label errors."""
+    confusions, stray detections) must not bury the planted label errors. With real sets' habits too:
+    every label boxes the face only (IoU about 0.5 with the model's box of the tile body: a set's
+    convention, not a shifted box each), and the last row of the photos without planted errors is
+    left unlabelled (a part nobody labelled, not a dozen errors)."""
     rng = np.random.default_rng(3)
-    images, clean_flags, planted = [], [], []
+    clean, planted_set, planted = [], [], []
     for i in range(30):
         rel = f"{i:02d}.jpg"
         boxes, codes = laid_out(rng)
         found = simulated_reading(boxes, codes, rng)
-        clean_flags += find_flags(rel, boxes, codes, read(found), found, 0.25)
+        if real_habits:
+            boxes = face_only(boxes)
+            if i >= len(PLANTED) * PLANTED_PER_KIND:
+                last = boxes[:, 1] >= boxes[:, 1].max() - 1
+                boxes, codes = boxes[~last], [c for c, gone in zip(codes, last, strict=True) if not gone]
+        clean.append(ImageAudit(Path(rel), rel, boxes, codes, read(found), found))
         if i < len(PLANTED) * PLANTED_PER_KIND:
             kind = PLANTED[i // PLANTED_PER_KIND]
             boxes, codes, tile, where = plant(kind, boxes, codes, 640, 480, rng)
             planted.append((kind, rel, tile, where))
-        flags = find_flags(rel, boxes, codes, read(found), found, 0.25)
-        images.append(ImageAudit(Path(rel), rel, boxes, codes, read(found), found, flags))
-    result = summarise("simulated", "simulated", 0.25, images, [])
+        planted_set.append(ImageAudit(Path(rel), rel, boxes, codes, read(found), found))
+    compare(clean, 0.25)
+    compare(planted_set, 0.25)
+    clean_flags = summarise("clean", "simulated", 0.25, clean, []).flags
+    result = summarise("simulated", "simulated", 0.25, planted_set, [])
     assert_planted_at_the_top(planted_ranks(clean_flags, result, planted), len(result.flags), "simulated detector")
+    if real_habits:  # the face-only boxes are no flags, each unlabelled row is one
+        assert not any(f.kind == "shifted" for f in clean_flags)
+        heaps = [f.image for f in clean_flags if f.kind == "unlabelled" and f.others]
+        assert sorted(heaps) == [f"{i:02d}.jpg" for i in range(16, 30)]
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +214,7 @@ def planted_set(tmp_path_factory):
     """A generated set audited as generated (correct labels), then with errors planted."""
     root = tmp_path_factory.mktemp("planted")
     generate(root, 30, seed=9091, workers=1, long_side=512)
-    return root, plant_errors(root)
+    return root, plant_errors(root, seed=7)
 
 
 @pytest.fixture(scope="module")
@@ -309,6 +265,20 @@ def test_cli_prints_json_writes_the_report_and_shows_progress(tmp_path):
     assert 0 < report["mAP50-95"] <= report["mAP50"] <= 1
     assert "auditing" in out.stderr and "39/40" not in out.stdout
     assert (tmp_path / "r" / "index.html").is_file() and report["report"] == str(tmp_path / "r" / "index.html")
+
+
+REAL_SEED, REAL_WITHIN_TOP = 1, 15  # measured: 16 of 18 (14 before the audit learnt box conventions)
+
+
+@pytest.mark.slow
+@needs_model
+@needs_shared("data", "real-labelled", needed_for="planting errors in real photos")
+def test_planted_label_errors_in_real_photos_rank_at_the_top():
+    """Real sets box a standing tile's face only, label only the rack in table scenes, and meet a model
+    trained on generated scenes: a swapped class or a deleted box planted in 40 of their test photos
+    must still rank in the top 36 flags, at the rate `python -m datasets.audit_bench` measured."""
+    report = bench(TileDetector(MODELS), photos=40, per_kind=9, seeds=(REAL_SEED,))
+    assert report["top"] == 36 and report["runs"][0]["top"] >= REAL_WITHIN_TOP, bench_text(report)
 
 
 def test_cli_without_a_model_says_so(tmp_path):
