@@ -32,8 +32,6 @@ SAME_SCALE = (0.7, 1.5)
 # of a table), and lie within this many tile sizes of a neighbour of the cluster.
 CLUSTER_SIZE_RATIO = 1.6
 CLUSTER_REACH = 3.0
-# Fewer tiles than this cannot tell which way up a photo is (a lone 中 reads the same turned).
-UPSIDE_DOWN_MIN_TILES = 3
 # Second passes for at most this many clusters, the largest first (the rest keep the first pass):
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
@@ -206,19 +204,6 @@ class TileDetector:
             parts.append(second if second.confidences.sum() >= group.confidences.sum() else group)
         dets = suppress_overlaps(Detections.concat(parts)) if len(parts) > 1 else parts[0]
         return self.classifier.rescore(image, dets) if self.classifier else dets
-
-    def upside_down(self, image: np.ndarray, dets: Detections) -> bool:
-        """Whether the tiles found look upside down: the crop classifier reads their crops turned half a
-        turn more surely (mean top probability) than as they are. Without a classifier, or with too
-        few tiles to tell, it cannot say: True, so the caller reads the photo both ways up."""
-        if self.classifier is None or len(dets) < UPSIDE_DOWN_MIN_TILES:
-            return True
-        from vision.crop_classifier import cut_crops
-
-        crops = cut_crops(image, dets.boxes)
-        as_is = self.classifier.probabilities(crops).max(axis=1).mean()
-        turned = self.classifier.probabilities(np.ascontiguousarray(crops[:, ::-1, ::-1])).max(axis=1).mean()
-        return bool(turned > as_is)
 
     def read_region(self, image: np.ndarray, boxes: np.ndarray, tile_w: float, conf: float | None) -> Detections:
         """The region around `boxes` (with a margin of a tile and a half) resized so tiles `tile_w` wide
