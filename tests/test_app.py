@@ -156,13 +156,13 @@ def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path, monkeypatch):
     monkeypatch.setenv("TAISHU_DATASET_ROOT", str(tmp_path))  # as the server was started
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
-    assert FakeDetector.reads == 2  # both ways up (vision.read.read_photo), once per photo
+    assert FakeDetector.reads == 1  # once per photo (a sure reading is not read turned too: vision.read)
     assert total_shown(at) == expected_total(HAND)
     [photo] = at.image
     assert photo.captions[0].startswith("讀到 18 張牌")
     ok(at.radio(key="how-traditional").set_value("S").run())  # a widget change re-scores without reading again
     ok(at.checkbox(key="ready").check().run())
-    assert FakeDetector.reads == 2
+    assert FakeDetector.reads == 1
 
     v = at.session_state["version"]
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
