@@ -1,6 +1,7 @@
 """The committed model on real photos it never trained on (tests/data/real: six photos from the real sets'
-test splits and a keyboard cut from one, CC BY 4.0, ATTRIBUTION.md there): the tiles are found and read
-at least as well as measured when the model was committed, and a keyboard is not read as tiles."""
+test splits, and a keyboard and a wall of backs cut from two others, CC BY 4.0, ATTRIBUTION.md there):
+the tiles are found and read at least as well as measured when the model was committed, and neither a
+keyboard nor a wall of face-down tiles makes face-up tiles or a hand."""
 
 from pathlib import Path
 
@@ -47,4 +48,12 @@ def test_real_photos_are_read_with_the_measured_precision_and_recall(detector):
 def test_a_keyboard_is_not_read_as_tiles(detector):
     reading = read_photo(load_photo(REAL / "images" / "hk-bonus-label-IMG_6453-keyboard.jpg"), detector)
     assert len(reading.detections) <= KEYBOARD_MAX, reading.codes
+    assert reading.hand is None
+
+
+def test_a_wall_of_backs_is_read_as_backs_and_no_hand(detector):
+    """A wall cut from a game-table test photo: face-down tiles are found as `back` (9 of them) and never
+    as faces, and no hand comes of them."""
+    reading = read_photo(load_photo(REAL / "images" / "chinese-mahjong-detection-387334399-wall.jpg"), detector)
+    assert len(reading.detections) >= 5 and set(reading.codes) == {"back"}
     assert reading.hand is None
