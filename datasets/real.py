@@ -10,7 +10,9 @@ badly, not just how badly on average.
 
 from __future__ import annotations
 
+import csv
 import re
+from pathlib import Path
 
 from datasets.shared import shared_path
 
@@ -45,3 +47,13 @@ def scene_type(file_name: str) -> str:
     """The scene type of a real photo from its file name (`OTHER` when no family matches)."""
     family = file_name.split(".rf.")[0]
     return next((scene for pattern, scene in SCENE_TYPES if re.match(pattern, family)), OTHER)
+
+
+def manifest(root: Path) -> list[dict]:
+    """The rows of a real set's `manifest.csv` (one per stored image; SOURCE.md names the columns),
+    none when the set has no manifest."""
+    path = root / "manifest.csv"
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))

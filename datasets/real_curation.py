@@ -24,14 +24,13 @@ every model is judged on the same photos. Conservative rules (models/REAL_DATA.m
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from pathlib import Path
 
 import numpy as np
 
 from datasets.check import IOU_DUPLICATE
-from datasets.real import REAL_LABELLED, REAL_SETS
+from datasets.real import REAL_LABELLED, REAL_SETS, manifest
 from datasets.yolo import parse_line, to_xyxy
 from vision.boxes import pairwise_iou
 from vision.classes import CLASSES
@@ -76,11 +75,6 @@ WRONG_OF_TWO = {
     ("kim-first-project", "labels/train/mahjon_image2_jpg.rf.e97cf680f46bda96335a23122a2b7f8d.txt"): 13,
     ("kim-first-project", "labels/train/mahjon_image96_jpg.rf.4e0eac6738574375d3504031d806bb31.txt"): 61,
 }
-
-
-def manifest(root: Path) -> list[dict]:
-    with open(root / "manifest.csv", newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def unlabelled_face_flags(audit: dict) -> dict[str, int]:

@@ -20,7 +20,6 @@ ultralytics data set `OUT/images/train`, `OUT/labels/train`, `OUT/data.yaml` and
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from dataclasses import asdict, dataclass
@@ -29,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.real import manifest
 from datasets.yolo import label_path_of, read_labels
 from vision.boxes import intersection_over_area
 from vision.classes import CLASSES
@@ -53,14 +53,6 @@ def unstretch_factor(median_aspect: float) -> float:
     if not np.isfinite(median_aspect) or median_aspect <= 0:
         return 1.0
     return float(np.clip(median_aspect, *ASPECT_RANGE) / median_aspect)
-
-
-def manifest_rows(root: Path) -> dict[str, dict]:
-    path = root / "manifest.csv"
-    if not path.exists():
-        return {}
-    with open(path, newline="") as fh:
-        return {Path(r["out_image"]).name: r for r in csv.DictReader(fh)}
 
 
 def pseudo_backs(detector, image: np.ndarray, labelled: np.ndarray, recipe: Recipe) -> np.ndarray:
@@ -97,7 +89,7 @@ def build(sets: list[Path], out: Path, recipe: Recipe, detector=None, curation: 
     summary: dict = {"recipe": asdict(recipe), "curated_sets": sorted(curation["sets"]) if curation else [],
                      "sets": {}}
     for root in sets:
-        rows = manifest_rows(root)
+        rows = {Path(r["out_image"]).name: r for r in manifest(root)}
         drops, box_drops, relabel = curated_drops(curation, root.name)
         counts = {"photos": 0, "kept": 0, "dropped_partial": 0, "unstretched": 0, "backs_added": 0,
                   "boxes_dropped": 0, "relabelled": 0, "boxes": 0}
