@@ -69,7 +69,7 @@ from datasets.yolo import LabelError, image_labels, read_labels
 from vision.boxes import iou_matrix, match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
-from vision.detector import STRIDE, TileDetector
+from vision.detector import TileDetector, side_for
 from vision.photo import PhotoError, load_photo
 
 MIN_SCORE = 0.01  # lowest detection score in the tail (AP curves, evidence for a missed label)
@@ -242,8 +242,7 @@ def tail_side(detector: TileDetector, image: np.ndarray, reading: Detections) ->
     """The input size at which the whole image shows the reading's tiles at the trained tile size."""
     if not len(reading):
         return detector.card.imgsz
-    tile = float(np.median(np.minimum(reading.widths, reading.heights)))
-    return int(np.clip(max(image.shape[:2]) * detector.card.tile_width / tile, STRIDE, detector.card.max_side))
+    return side_for(detector.card, image, float(np.median(np.minimum(reading.widths, reading.heights))))
 
 
 def audit_image(detector: TileDetector, path: Path, label: Path, rel: str, conf: float) -> ImageAudit:

@@ -120,6 +120,12 @@ def decode(output: np.ndarray, conf: float, iou: float) -> Detections:
     return Detections(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
 
 
+def side_for(card: ModelCard, image: np.ndarray, tile_w: float) -> int:
+    """The input size (long side) at which tiles `tile_w` px wide in `image` come out at the width the
+    model was trained around, within the stride and the card's cap."""
+    return int(np.clip(max(image.shape[:2]) * card.tile_width / tile_w, STRIDE, card.max_side))
+
+
 def scale_clusters(dets: Detections) -> list[np.ndarray]:
     """Indices of the boxes in clusters of one tile size, largest cluster first: two boxes are linked
     when their sizes differ by less than CLUSTER_SIZE_RATIO and they lie within CLUSTER_REACH sizes."""
@@ -213,8 +219,7 @@ class TileDetector:
         x1, y1 = np.maximum(boxes[:, :2].min(axis=0) - pad, 0).astype(int)
         x2, y2 = np.minimum(boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
         region = image[y1:y2, x1:x2]
-        side = int(np.clip(max(region.shape[:2]) * self.card.tile_width / tile_w, STRIDE, self.card.max_side))
-        found = self.detect(region, long_side=side, conf=conf)
+        found = self.detect(region, long_side=side_for(self.card, region, tile_w), conf=conf)
         return Detections(found.boxes + np.array([x1, y1, x1, y1], np.float32), found.scores)
 
     def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
