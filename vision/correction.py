@@ -92,7 +92,7 @@ def count_problem(groups: list[Group]) -> str | None:
 def correct(dets: Detections, groups: list[Group], situation: Situation | None = None) -> Correction:
     situation = situation or Situation()
     members = [(g, i) for g in groups for i in g.members]
-    raw = dets.codes
+    raw = dets.raw_codes
     problem = count_problem(groups)
     if problem:
         return Correction({i: raw[i] for _, i in members}, (), None, 0.0, tuple(groups),

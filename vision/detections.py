@@ -1,12 +1,22 @@
-"""`Detections`: the one value that flows from the detector through layout and correction to the app.
+"""`Detections`: the one value that flows from the detector through layout and the hand search to the app.
 
 Boxes are xyxy in the pixels of the (EXIF-rotated) photo. `scores` keeps every class's score, not
-only the top one, because legal-hand correction needs the runner-up readings of each tile.
+only the top one, because the hand search needs the runner-up readings of each tile. What the read
+path learns about each tile travels with it in `data` (as supervision's `Detections.data` does), so
+indexing, concatenating or scaling never separates a tile from its facts:
+
+- `code`: the tile as finally read (the detector's top class until the search changes it);
+- `group`: the index of its group in the reading (`-1` before the layout placed it);
+- `why`: why its code differs from the detector's top class, or why it was set apart ("" if neither).
+
+A detector is anything with `read(image) -> Detections` (`vision.detector.TileDetector`, a fake in
+the tests, another model).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -14,6 +24,11 @@ from vision.classes import CLASSES
 
 # A tile whose face the reading is less sure of than this is shown to the player as one to check.
 UNSURE_BELOW = 0.5
+FACTS = ("code", "group", "why")
+
+
+class Detector(Protocol):
+    def read(self, image: np.ndarray) -> Detections: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,10 +38,13 @@ class Detections:
     # `TileDetector.read` rescored them, the crop classifier's probabilities times the detector's
     # confidence in the tile (vision/crop_classifier.py)
     scores: np.ndarray
+    data: dict[str, np.ndarray] = field(default_factory=dict)  # per-tile facts (FACTS), each (N,)
 
     def __post_init__(self) -> None:
         if self.boxes.shape != (len(self.scores), 4) or self.scores.shape[1:] != (len(CLASSES),):
             raise ValueError(f"inconsistent shapes {self.boxes.shape} / {self.scores.shape}")
+        if any(len(v) != len(self.scores) for v in self.data.values()):
+            raise ValueError("every per-tile fact needs one value per detection")
 
     @classmethod
     def empty(cls) -> Detections:
@@ -36,14 +54,25 @@ class Detections:
     def concat(cls, parts: list[Detections]) -> Detections:
         if not parts:
             return cls.empty()
-        return cls(np.concatenate([p.boxes for p in parts]), np.concatenate([p.scores for p in parts]))
+        keys = set.intersection(*(set(p.data) for p in parts))
+        return cls(np.concatenate([p.boxes for p in parts]), np.concatenate([p.scores for p in parts]),
+                   {k: np.concatenate([p.data[k] for p in parts]) for k in keys})
 
     def __len__(self) -> int:
         return len(self.boxes)
 
     def __getitem__(self, index) -> Detections:
         index = np.atleast_1d(np.asarray(index))
-        return Detections(self.boxes[index].reshape(-1, 4), self.scores[index].reshape(-1, len(CLASSES)))
+        return Detections(self.boxes[index].reshape(-1, 4), self.scores[index].reshape(-1, len(CLASSES)),
+                          {k: v[index].reshape(-1) for k, v in self.data.items()})
+
+    def with_facts(self, **facts) -> Detections:
+        """A copy with these per-tile facts set (each a sequence of one value per detection)."""
+        unknown = set(facts) - set(FACTS)
+        if unknown:
+            raise ValueError(f"unknown per-tile facts {sorted(unknown)}; known: {FACTS}")
+        arrays = {k: np.asarray(v, dtype=object if k != "group" else np.int64) for k, v in facts.items()}
+        return Detections(self.boxes, self.scores, self.data | arrays)
 
     @property
     def class_ids(self) -> np.ndarray:
@@ -61,8 +90,22 @@ class Detections:
         return self.confidences / np.maximum(self.scores.sum(axis=1), 1e-9) if len(self) else np.zeros(0, np.float32)
 
     @property
-    def codes(self) -> list[str]:
+    def raw_codes(self) -> list[str]:
+        """The detector's top class per tile."""
         return [CLASSES[i] for i in self.class_ids]
+
+    @property
+    def codes(self) -> list[str]:
+        """Each tile as read: its `code` fact once the read path set it, else the detector's top class."""
+        return list(self.data["code"]) if "code" in self.data else self.raw_codes
+
+    @property
+    def groups(self) -> list[int]:
+        return [int(g) for g in self.data["group"]] if "group" in self.data else [-1] * len(self)
+
+    @property
+    def whys(self) -> list[str]:
+        return list(self.data["why"]) if "why" in self.data else [""] * len(self)
 
     @property
     def widths(self) -> np.ndarray:
@@ -80,4 +123,4 @@ class Detections:
         """Map boxes from a resized crop back to photo pixels: photo = crop / factor + offset."""
         ox, oy = offset
         boxes = self.boxes / factor + np.array([ox, oy, ox, oy], np.float32)
-        return Detections(boxes.astype(np.float32), self.scores)
+        return Detections(boxes.astype(np.float32), self.scores, self.data)

@@ -9,7 +9,7 @@ from scoring.tiles import is_flower, is_honour, rank, suit
 from vision.classes import BACK
 from vision.layout import Layout
 
-KINDS = ("concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown")
+KINDS = ("concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown", "loose")  # loose: set apart from the hand
 
 
 @dataclass(frozen=True)

@@ -9,68 +9,104 @@ import numpy as np
 
 from scoring.hand import Hand, Situation
 from vision.correction import correct
-from vision.detections import Detections
+from vision.detections import Detections, Detector
 from vision.groups import Group, classify
 from vision.layout import group_rows, in_reading_order
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """A runner-up legal hand the photo may show: one tap for the player to take it instead."""
+
+    codes: tuple[str, ...]  # per detection of the reading, as this alternative reads them
+    groups: tuple[Group, ...]  # members index the reading's detections; kind "loose" for tiles set apart
+    hand: Hand
+    tai: int  # its 台 total under the situation and ruleset the photo was read with
+    differs: tuple[str, ...]  # what it changes from the best reading, in words
+    added: tuple[str, ...] = ()  # a tile the photo does not show that this hand supposes (a missed one)
+
+
+@dataclass(frozen=True)
 class Reading:
-    detections: Detections  # the tiles kept by the layout, in reading order
-    raw_codes: tuple[str, ...]  # the detector's top class per detection
-    codes: tuple[str, ...]  # the final reading per detection (after correction)
-    groups: tuple[Group, ...]  # members index `detections`
+    # Every kept tile in reading order, each with its facts (`code`, `group`, `why`: vision/detections.py).
+    detections: Detections
+    groups: tuple[Group, ...]  # members index `detections`; kind "loose" for tiles set apart from the hand
     hand: Hand | None
     confidence: float
-    changed: tuple[int, ...]  # detections whose code correction changed
     warnings: tuple[str, ...]
+    alternatives: tuple[Alternative, ...] = ()  # up to 3 runner-up hands, best first
+    added: tuple[str, ...] = ()  # tiles the hand supposes that the photo does not show (a missed tile)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(self.detections.codes)
+
+    @property
+    def raw_codes(self) -> tuple[str, ...]:
+        return tuple(self.detections.raw_codes)
+
+    @property
+    def changed(self) -> tuple[int, ...]:
+        """Detections whose code the search changed from the detector's top class."""
+        return tuple(i for i, (a, b) in enumerate(zip(self.codes, self.raw_codes, strict=True)) if a != b)
 
     def group_of(self) -> list[int]:
         """The group index of each detection."""
-        out = [-1] * len(self.detections)
-        for gi, g in enumerate(self.groups):
-            for i in g.members:
-                out[i] = gi
-        return out
+        return self.detections.groups
 
     def to_json(self) -> dict:
         """The `vision read --json` contract (one object per photo)."""
-        group = self.group_of()
-        conf = self.detections.confidences
+        d = self.detections
+        conf, group, why = d.confidences, d.groups, d.whys
         return {
             "detections": [
                 {"code": self.codes[i], "raw_code": self.raw_codes[i], "conf": round(float(conf[i]), 3),
-                 "box": [round(float(v), 1) for v in self.detections.boxes[i]], "group": group[i]}
-                for i in range(len(self.detections))
+                 "box": [round(float(v), 1) for v in d.boxes[i]], "group": group[i],
+                 **({"why": why[i]} if why[i] else {})}
+                for i in range(len(d))
             ],
             "groups": [{"kind": g.kind, "tiles": [self.codes[i] for i in g.members],
                         **({"win_apart": g.win_apart} if g.kind == "concealed" else {})}
                        for g in self.groups],
             "hand": self.hand.to_json() if self.hand else None,
+            "added": list(self.added),
             "confidence": round(self.confidence, 3),
             "warnings": list(self.warnings),
+            "alternatives": [{"hand": a.hand.to_json(), "tai": a.tai, "differs": list(a.differs),
+                              "added": list(a.added)} for a in self.alternatives],
         }
+
+
+def with_groups(dets: Detections, groups, codes) -> Detections:
+    """`dets` with each tile's final code and group index set."""
+    group = [-1] * len(dets)
+    for gi, g in enumerate(groups):
+        for i in g.members:
+            group[i] = gi
+    return dets.with_facts(code=list(codes), group=group)
 
 
 def read_detections(dets: Detections, situation: Situation | None = None) -> Reading:
     """Everything after the detector: pure geometry and rules, testable without a model."""
     dets, layout = in_reading_order(dets, group_rows(dets))
-    raw = dets.codes
+    raw = dets.raw_codes
     groups, group_warnings = classify(layout, raw)
     warnings = list(layout.warnings) + group_warnings
     if not len(dets):
-        return Reading(dets, (), (), (), None, 0.0, (), ("no tiles found in the photo",))
+        return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, ("no tiles found in the photo",))
     fixed = correct(dets, groups, situation)
     warnings += fixed.warnings
+    why = [""] * len(dets)
     for i, before, after in fixed.changed:
         warnings.append(f"tile {i + 1} read as {before}, corrected to {after} to make a legal hand")
+        why[i] = "legal hand"
     codes = tuple(fixed.codes.get(i, raw[i]) for i in range(len(dets)))
-    return Reading(dets, tuple(raw), codes, fixed.groups, fixed.hand, fixed.confidence,
-                   tuple(i for i, _, _ in fixed.changed), tuple(warnings))
+    return Reading(with_groups(dets, fixed.groups, codes).with_facts(why=why), fixed.groups, fixed.hand,
+                   fixed.confidence, tuple(warnings))
 
 
-def read_photo(image: np.ndarray, detector, situation: Situation | None = None) -> Reading:
-    """Read a BGR photo with a `vision.detector.TileDetector`; a reading less sure of its tiles' faces
+def read_photo(image: np.ndarray, detector: Detector, situation: Situation | None = None) -> Reading:
+    """Read a BGR photo with a detector (`vision.detector.TileDetector`); a reading less sure of its tiles' faces
     than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and the
     turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s pixels.
 
@@ -89,7 +125,7 @@ def read_photo(image: np.ndarray, detector, situation: Situation | None = None) 
     h, w = image.shape[:2]
     x1, y1, x2, y2 = turned.detections.boxes.T
     back = np.stack([w - x2, h - y2, w - x1, h - y1], axis=1).astype(np.float32)
-    return replace(turned, detections=Detections(back, turned.detections.scores),
+    return replace(turned, detections=Detections(back, turned.detections.scores, turned.detections.data),
                    warnings=(UPSIDE_DOWN, *turned.warnings))
 
 
