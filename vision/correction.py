@@ -1,21 +1,24 @@
-"""Legal-hand correction: the most probable reading of the photo that is a legal winning hand.
+"""Legal-hand correction: the readings of a hand's tiles that are legal winning hands, cheapest first.
 
 The detector scores every class for every tile. A reading picks one class per tile; its cost is
 the sum of −log p over the tiles. Readings are visited cheapest first (k-best enumeration over
-per-tile candidate lists), and the first that the scorer accepts as a win is the answer. The
-runner-up legal reading, when found within the budget, says how sure the choice is.
+per-tile candidate lists) and those the scorer accepts as a win under the table's rules are
+yielded; `vision.search` weighs them against which tiles belong to the hand.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 import numpy as np
 
+from scoring.decompose import is_complete
 from scoring.hand import Hand, HandError, Meld, Situation
+from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES
+from scoring.tiles import INDEX as PLAYING_INDEX
 from scoring.validate import check_hand
 from vision.classes import BACK, CLASS_INDEX
 from vision.detections import Detections
@@ -27,16 +30,6 @@ MAX_COST = 12.0  # a reading e^-12 less likely than the raw one is no longer "cl
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
-@dataclass(frozen=True)
-class Correction:
-    codes: dict[int, str]  # detection index → final code
-    changed: tuple[tuple[int, str, str], ...]  # (detection index, raw code, new code)
-    hand: Hand | None
-    confidence: float  # P(chosen) / P(chosen or runner-up legal reading); 0 when none is legal
-    groups: tuple[Group, ...]  # with kinds recomputed from the final codes
-    warnings: tuple[str, ...]
-
-
 def _allowed(group: Group, raw: str) -> tuple[str, ...]:
     if group.kind == "flowers":
         return FLOWERS
@@ -45,7 +38,7 @@ def _allowed(group: Group, raw: str) -> tuple[str, ...]:
     return FACES
 
 
-def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation) -> Hand:
+def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation, rules: Ruleset | None = None) -> Hand:
     """The scorer's `Hand` for a reading; raises HandError when it is not one."""
     concealed = groups[0]
     if concealed.kind != "concealed" or not concealed.members:
@@ -67,7 +60,7 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation)
         melds.append(Meld(kind, tuple(shown)))
     flowers = tuple(codes[i] for g in groups if g.kind == "flowers" for i in g.members)
     hand = Hand(tuple(tiles[:-1]), tiles[-1], tuple(melds), flowers, situation)
-    check_hand(hand)
+    check_hand(hand, rules)
     return hand
 
 
@@ -89,61 +82,53 @@ def count_problem(groups: list[Group]) -> str | None:
     return None
 
 
-def correct(dets: Detections, groups: list[Group], situation: Situation | None = None) -> Correction:
-    situation = situation or Situation()
+def legal_readings(dets: Detections, groups: list[Group], situation: Situation, rules: Ruleset,
+                   max_visits: int = MAX_VISITS, wide: frozenset[int] = frozenset()
+                   ) -> Iterator[tuple[float, dict[int, str], Hand]]:
+    """The legal winning hands these groups make, cheapest first: each (cost, code per member, hand),
+    the cost being Σ −log p of the codes chosen (k-best enumeration over each tile's CANDIDATES).
+    Stops after `max_visits` readings or once readings are MAX_COST dearer than the cheapest. A
+    detection in `wide` may be any of its allowed codes (a tile supposed where the photo shows none)."""
     members = [(g, i) for g in groups for i in g.members]
     raw = dets.raw_codes
-    problem = count_problem(groups)
-    if problem:
-        return Correction({i: raw[i] for _, i in members}, (), None, 0.0, tuple(groups),
-                          (f"no legal winning hand is close to what was read ({problem})",))
     options: list[list[tuple[float, str]]] = []
     for g, i in members:
         allowed = _allowed(g, raw[i])
         s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
         p = s / s.sum()
-        top = np.argsort(-p)[:CANDIDATES]
+        top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide else CANDIDATES]
         options.append([(-math.log(p[k]), allowed[k]) for k in top])
     base = sum(opt[0][0] for opt in options)
-
-    def reading(choice: tuple[int, ...]) -> dict[int, str]:
-        return {i: options[k][c][1] for k, ((_, i), c) in enumerate(zip(members, choice, strict=True))}
+    concealed = [k for k, (g, _) in enumerate(members) if g.kind == "concealed"]
+    plain = not rules.shapes  # 5 sets and a pair only: a count check rules most readings out first
 
     # k-best enumeration: a reading's children raise one choice at or after its last raised one,
     # so every reading is generated once, never before a cheaper parent.
-    start = (0,) * len(members)
-    heap = [(base, start, 0)]
-    found: list[tuple[float, dict[int, str], Hand]] = []
+    heap = [(base, (0,) * len(members), 0)]
     visits = 0
-    while heap and visits < MAX_VISITS and len(found) < 2:
+    while heap and visits < max_visits:
         cost, choice, last = heapq.heappop(heap)
-        if cost - base > MAX_COST or (found and cost - found[0][0] > MAX_COST):
-            break
+        if cost - base > MAX_COST:
+            return
         visits += 1
-        codes = reading(choice)
-        try:
-            found.append((cost, codes, build_hand(groups, codes, situation)))
-        except HandError:
-            pass
+        if not plain or is_complete(_counts(options[k][choice[k]][1] for k in concealed)):
+            codes = {i: options[k][c][1] for k, ((_, i), c) in enumerate(zip(members, choice, strict=True))}
+            try:
+                yield cost, codes, build_hand(groups, codes, situation, rules)
+            except HandError:
+                pass
         for k in range(last, len(members)):
             if choice[k] + 1 < len(options[k]):
                 nxt = choice[:k] + (choice[k] + 1,) + choice[k + 1:]
                 step = options[k][choice[k] + 1][0] - options[k][choice[k]][0]
                 heapq.heappush(heap, (cost + step, nxt, k))
 
-    top_codes = reading(start)
-    if not found:
-        try:
-            build_hand(groups, top_codes, situation)
-        except HandError as exc:
-            problem = str(exc)
-        return Correction(top_codes, (), None, 0.0, tuple(groups),
-                          (f"no legal winning hand is close to what was read ({problem})",))
-    cost, codes, hand = found[0]
-    confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(cost - found[1][0]))
-    changed = tuple((i, raw[i], codes[i]) for _, i in members if codes[i] != raw[i])
-    regrouped = tuple(
-        g if g.kind in ("concealed", "flowers") else Group(meld_kind([codes[i] for i in g.members]), g.members)
-        for g in groups
-    )
-    return Correction(codes, changed, hand, confidence, regrouped, ())
+
+def _counts(codes) -> tuple[int, ...]:
+    counts = [0] * 34
+    for c in codes:
+        i = PLAYING_INDEX.get(c, 34)
+        if i >= 34:  # a back or a flower in the concealed row: leave it to the full check
+            return (2,) + (0,) * 33
+        counts[i] += 1
+    return tuple(counts)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from scoring.hand import Hand, Situation
-from vision.correction import correct
+from scoring.hand import Hand, HandError, Situation
+from scoring.ruleset import Ruleset, load_ruleset
+from scoring.score import score
+from vision.correction import count_problem
 from vision.detections import Detections, Detector
-from vision.groups import Group, classify
+from vision.groups import Group
+from vision.hand_finding import find_parts
 from vision.layout import group_rows, in_reading_order
+from vision.search import Candidate, lay_out, memberships, search
 
 
 @dataclass(frozen=True)
@@ -86,26 +91,82 @@ def with_groups(dets: Detections, groups, codes) -> Detections:
     return dets.with_facts(code=list(codes), group=group)
 
 
-def read_detections(dets: Detections, situation: Situation | None = None) -> Reading:
-    """Everything after the detector: pure geometry and rules, testable without a model."""
+def read_detections(dets: Detections, situation: Situation | None = None, rules: Ruleset | None = None) -> Reading:
+    """Everything after the detector: pure geometry and rules, testable without a model. The hand is
+    found among everything the photo shows (`vision.hand_finding`) and read as the most probable
+    legal winning hand under `rules` (default: the default table) by one search (`vision.search`)."""
+    situation, rules = situation or Situation(), rules or load_ruleset()
     dets, layout = in_reading_order(dets, group_rows(dets))
-    raw = dets.raw_codes
-    groups, group_warnings = classify(layout, raw)
-    warnings = list(layout.warnings) + group_warnings
     if not len(dets):
         return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, ("no tiles found in the photo",))
-    fixed = correct(dets, groups, situation)
-    warnings += fixed.warnings
+    raw = dets.raw_codes
+    parts = find_parts(dets, layout)
+    found = search(dets, parts, situation, rules)
     why = [""] * len(dets)
-    for i, before, after in fixed.changed:
-        warnings.append(f"tile {i + 1} read as {before}, corrected to {after} to make a legal hand")
-        why[i] = "legal hand"
-    codes = tuple(fixed.codes.get(i, raw[i]) for i in range(len(dets)))
-    return Reading(with_groups(dets, fixed.groups, codes).with_facts(why=why), fixed.groups, fixed.hand,
-                   fixed.confidence, tuple(warnings))
+    if not found:  # no legal hand: the likeliest hand tiles as read, for the player to fix
+        ms = next(memberships(parts))
+        hl = lay_out(dets, ms.members) if ms.members else None
+        hand = [Group(g.kind, tuple(hl.order[i] for i in g.members), g.win_apart) for g in hl.groups] if hl else []
+        groups = tuple(hand) + tuple(Group("loose", part.members) for part in ms.loose)
+        problem = ((count_problem(hl.groups) if hl else "no tiles look like a hand")
+                   or "no tile codes close to the read ones make one")
+        for part in ms.loose:
+            for i in part.members:
+                why[i] = part.why
+        warnings = (hl.warnings if hl else []) + [f"no legal winning hand is close to what was read ({problem})"]
+        return Reading(with_groups(dets, groups, raw).with_facts(why=why), groups, None, 0.0, tuple(warnings))
+    best = found[0]
+    codes = [best.codes.get(i, raw[i]) for i in range(len(dets))]
+    hand_members = tuple(i for g in best.groups if g.kind != "loose" for i in g.members)
+    warnings = lay_out(dets, hand_members).warnings
+    for g in best.groups:
+        if g.kind == "loose":
+            part = next((p for p in parts if set(p.members) & set(g.members)), None)
+            for i in g.members:
+                why[i] = part.why if part else "doubled"
+    for i, (before, after) in enumerate(zip(raw, codes, strict=True)):
+        if before != after:
+            why[i] = "legal hand"
+            warnings.append(f"tile {i + 1} read as {before}, corrected to {after} to make a legal hand")
+    set_apart = sum(len(g.members) for g in best.groups if g.kind == "loose")
+    if set_apart:
+        warnings.append(f"{set_apart} tile(s) set apart as not the hand's (walls, discards, strays)")
+    if best.added:
+        warnings.append(f"a tile may be missing from the photo: supposed {' '.join(best.added)} to make a legal hand")
+    confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
+    alternatives = tuple(_alternative(c, best, raw, rules) for c in found[1:])
+    return Reading(with_groups(dets, best.groups, codes).with_facts(why=why), best.groups, best.hand, confidence,
+                   tuple(warnings), tuple(a for a in alternatives if a is not None), best.added)
 
 
-def read_photo(image: np.ndarray, detector: Detector, situation: Situation | None = None) -> Reading:
+def _alternative(c: Candidate, best: Candidate, raw: list[str], rules: Ruleset) -> Alternative | None:
+    """A runner-up as the app offers it: its 台 and what it changes from the best reading."""
+    try:
+        tai = score(c.hand, rules).total
+    except HandError:  # legal in shape but no win at this table (改良式 起胡)
+        return None
+    codes = tuple(c.codes.get(i, raw[i]) for i in range(len(raw)))
+    differs = []
+    kept = {i for g in c.groups if g.kind != "loose" for i in g.members}
+    best_kept = {i for g in best.groups if g.kind != "loose" for i in g.members}
+    for i in sorted(kept & best_kept):
+        if codes[i] != best.codes.get(i, raw[i]):
+            differs.append(f"tile {i + 1} {best.codes.get(i, raw[i])} read as {codes[i]}")
+    if kept - best_kept:
+        differs.append("also in the hand: " + " ".join(codes[i] for i in sorted(kept - best_kept)))
+    if best_kept - kept:
+        differs.append("set apart: " + " ".join(best.codes.get(i, raw[i]) for i in sorted(best_kept - kept)))
+    if c.added != best.added:
+        differs.append("supposes a missed tile " + " ".join(c.added) if c.added else "no missed tile")
+    if c.hand.win != best.hand.win:
+        differs.append(f"wins on {c.hand.win}")
+    if sorted(m.kind for m in c.hand.melds) != sorted(m.kind for m in best.hand.melds):
+        differs.append("melds: " + " ".join(m.kind for m in c.hand.melds))
+    return Alternative(codes, c.groups, c.hand, tai, tuple(differs), c.added)
+
+
+def read_photo(image: np.ndarray, detector: Detector, situation: Situation | None = None,
+               rules: Ruleset | None = None) -> Reading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`); a reading less sure of its tiles' faces
     than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and the
     turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s pixels.
@@ -116,10 +177,10 @@ def read_photo(image: np.ndarray, detector: Detector, situation: Situation | Non
     both ways up, each reads exactly as its upright photo (tests/test_detector.py). A sure reading
     (8 of the 12 committed photos upright) skips the second read, which doubles the time,
     and so does a photo of more tiles than a hand shows (a whole set laid out, a table from above)."""
-    upright = read_detections(detector.read(image), situation)
+    upright = read_detections(detector.read(image), situation, rules)
     if _sureness(upright) >= SURE_UPRIGHT or len(upright.detections) > MAX_HAND_TILES:
         return upright
-    turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation)
+    turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation, rules)
     if _sureness(turned) <= _sureness(upright) + TURNED_BY:
         return upright
     h, w = image.shape[:2]

@@ -1,0 +1,113 @@
+"""Which tiles of a photo are the winning hand, and which are the table around it.
+
+A photo taken at a table shows the player's hand and more: the walls of backs, the discards, other
+players' rows, stray tiles. The whole photo's layout (`vision.layout`) cuts every detection into
+runs of touching tiles ("parts"); each part gets the probability that it belongs to the hand from
+what a person looks at: its tiles' size beside the nearest (largest) row's, how far it lies from
+that row across and along it, whether its tiles are face down, turned (discards lie every way) or
+alone. The weights are a small network fitted on generated table scenes
+(`python -m models.train_hand_finder`, `models/hand_finder.json`); the hand search
+(`vision.search`) then decides the doubtful parts by whether they make a legal hand.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import BACK
+from vision.detections import Detections
+from vision.layout import Layout, _rotate
+
+WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
+FEATURES = ("bias", "log_size", "abs_log_size", "rows_above", "rows_below", "far_above", "far_below",
+            "gap_along", "log_tiles", "backs", "wall_of_backs", "kong_of_backs", "turned", "single",
+            "in_nearest_row", "parts_below")
+
+
+@dataclass(frozen=True)
+class Part:
+    """A run of touching tiles of the whole photo and how likely it is to belong to the hand."""
+
+    members: tuple[int, ...]  # detection indices
+    p_hand: float
+    why: str  # what sets it apart when it is left out: "wall", "far", "small", "turned", "stray"
+
+
+def part_features(dets: Detections, layout: Layout) -> np.ndarray:
+    """(parts, FEATURES) for the layout's groups of `dets`; the reference is the nearest large row of
+    face-up tiles (the lowest one in the row frame among the parts whose tiles are near the largest)."""
+    groups = [list(g) for g in layout.groups]
+    if not groups:
+        return np.zeros((0, len(FEATURES)), np.float32)
+    codes = dets.raw_codes
+    w, h = dets.widths, dets.heights
+    short, long_ = np.minimum(w, h), np.maximum(w, h)
+    cx, cy = _rotate(dets.centers, layout.angle).T
+    size = np.array([np.median(short[g]) for g in groups])
+    faces = np.array([sum(codes[i] != BACK for i in g) for g in groups])
+    n = np.array([len(g) for g in groups])
+    shown = faces >= 2
+    if not shown.any():
+        shown = n >= 1
+    big = shown & (size >= 0.8 * size[shown].max())
+    y = np.array([np.mean(cy[g]) for g in groups])
+    ref = int(np.flatnonzero(big)[np.argmax(y[big])])
+    s_ref, h_ref = float(size[ref]), float(np.median(long_[groups[ref]]))
+    aspect_ref = float(np.median(np.log(w[groups[ref]] / np.maximum(h[groups[ref]], 1e-6))))
+    x1 = np.array([min(cx[g] - w[g] / 2) for g in groups])
+    x2 = np.array([max(cx[g] + w[g] / 2) for g in groups])
+    near_row = big & (np.abs(y - y[ref]) < 0.6 * h_ref)
+    rows = np.clip((y - y[ref]) / h_ref, -12, 12)
+    out = np.zeros((len(groups), len(FEATURES)), np.float32)
+    for k, g in enumerate(groups):
+        gaps = np.maximum(x1[near_row] - x2[k], x1[k] - x2[near_row]).clip(0)
+        backs = 1 - faces[k] / n[k]
+        face_codes = {codes[i] for i in g if codes[i] != BACK}
+        turned = float(np.median(np.abs(np.log(w[g] / np.maximum(h[g], 1e-6)) - aspect_ref)))
+        log_size = float(np.log(size[k] / s_ref))
+        out[k] = (1.0, log_size, abs(log_size), max(0.0, -rows[k]), max(0.0, rows[k]), max(0.0, -rows[k] - 3),
+                  max(0.0, rows[k] - 3), min(float(gaps.min()) / s_ref, 12.0) if len(gaps) else 12.0,
+                  np.log(n[k]), backs, float(backs == 1 and n[k] != 4),
+                  float(n[k] == 4 and backs >= 0.5 and len(face_codes) <= 1), turned, float(n[k] == 1),
+                  float(near_row[k]), float(np.sum(shown & (y > y[k] + 0.5 * h_ref)) / max(shown.sum(), 1)))
+    return out
+
+
+@cache
+def weights(path: Path = WEIGHTS) -> dict[str, np.ndarray]:
+    card = json.loads(path.read_text())
+    if tuple(card["features"]) != FEATURES:
+        raise ValueError(f"{path} was fitted on other features; refit with python -m models.train_hand_finder")
+    return {k: np.array(v, np.float64) for k, v in card["weights"].items()}
+
+
+def hand_probability(features: np.ndarray, w: dict | None = None) -> np.ndarray:
+    """The fitted network (models/train_hand_finder.py): one tanh layer, a logistic output."""
+    w = weights() if w is None else w
+    z = np.tanh(features @ w["w1"]) @ w["w2"] + w["b2"]
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+
+def _why(f: np.ndarray) -> str:
+    named = dict(zip(FEATURES, f, strict=True))
+    if named["wall_of_backs"]:
+        return "wall"
+    if named["far_above"] or named["far_below"] or named["gap_along"] > 4:
+        return "far"
+    if named["log_size"] < -0.25:
+        return "small"
+    if named["turned"] > 0.3:
+        return "turned"
+    return "stray"
+
+
+def find_parts(dets: Detections, layout: Layout) -> list[Part]:
+    """Every part of the photo with its probability of belonging to the hand."""
+    f = part_features(dets, layout)
+    p = hand_probability(f) if len(f) else np.zeros(0)
+    return [Part(tuple(g), float(p[k]), _why(f[k])) for k, g in enumerate(layout.groups)]

@@ -1,0 +1,182 @@
+"""One search for the most probable legal hand a photo shows.
+
+What varies: which parts of the photo belong to the hand (`vision.hand_finding` gives each a
+probability), each tile's code (the detector's scores), the groups' kinds (`vision.groups`), and
+one tile the photo may have missed where the concealed tiles are one short. A candidate's cost
+is −log of its probability: the parts kept and left out, the codes chosen, and MISSING_COST for
+a supposed tile. Only legal winning hands of the chosen table count, so a stray tile beside the
+row, a discard or a wall is left out because the hand is legal without it. The cheapest candidate
+is the reading; the next distinct hands are its runners-up.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.hand import Hand, Situation
+from scoring.ruleset import Ruleset
+from scoring.tiles import FLOWERS, TILE_CODES
+from vision.classes import CLASS_INDEX, CLASSES
+from vision.correction import MAX_COST, count_problem, legal_readings
+from vision.detections import Detections
+from vision.groups import Group, classify, meld_kind
+from vision.hand_finding import Part
+from vision.layout import group_rows, in_reading_order
+
+MAX_FLIP = 8.0  # a part more than e^8 times likelier in than out (or out than in) is never changed
+MAX_MEMBERSHIPS = 300  # memberships laid out and counted, cheapest first (about 1 ms each)
+MAX_SEARCHED = 12  # of those whose tile counts can make a hand, how many are searched for codes
+VISITS_PER_VARIANT = 1500
+READINGS_PER_VARIANT = 4
+MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
+FACES = [c for c in TILE_CODES if c not in FLOWERS]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    cost: float
+    groups: tuple[Group, ...]  # over the whole photo's detections; "loose" for the parts left out
+    codes: dict[int, str]  # detection → code, for the hand's tiles
+    hand: Hand
+    added: tuple[str, ...]  # a tile the hand supposes that no detection shows
+
+    def key(self) -> tuple:
+        h = self.hand
+        return (tuple(sorted(h.concealed)), h.win, tuple(sorted((m.kind, m.tiles) for m in h.melds)),
+                tuple(sorted(h.flowers)))
+
+
+@dataclass(frozen=True)
+class Membership:
+    cost: float
+    members: tuple[int, ...]  # detections in the hand
+    loose: tuple[Part, ...]  # parts left out
+
+
+def memberships(parts: list[Part]) -> Iterator[Membership]:
+    """Which parts form the hand, cheapest first: each part is in when more likely in than out, and
+    every set of parts changed from that costs the log-odds given up (enumerated by rising cost:
+    a set's children add one later part, so each set comes once and never before a cheaper one)."""
+    p = np.clip([part.p_hand for part in parts], 1e-6, 1 - 1e-6)
+    base = p >= 0.5
+    flip = np.abs(np.log(p / (1 - p)))
+    cost0 = float(np.sum(np.where(base, -np.log(p), -np.log(1 - p))))
+    doubtful = [int(k) for k in np.argsort(flip) if flip[k] < MAX_FLIP]
+    heap: list[tuple[float, int, tuple[int, ...]]] = [(cost0, -1, ())]
+    while heap:
+        cost, last, flips = heapq.heappop(heap)
+        inside = base.copy()
+        inside[list(flips)] ^= True
+        yield Membership(cost, tuple(sorted(i for k in np.flatnonzero(inside) for i in parts[k].members)),
+                         tuple(parts[k] for k in np.flatnonzero(~inside)))
+        for j in range(last + 1, len(doubtful)):
+            heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
+
+
+def _with_missing(sub: Detections, concealed: Group) -> Detections:
+    """`sub` and one more tile of any face after the concealed row (a tile the detector missed)."""
+    scores = np.zeros((1, len(CLASSES)), np.float32)
+    scores[0, [CLASS_INDEX[c] for c in FACES]] = 0.5
+    box = sub.boxes[list(concealed.members)[-1]][None] if concealed.members else np.zeros((1, 4), np.float32)
+    return Detections.concat([Detections(sub.boxes, sub.scores), Detections(box.astype(np.float32), scores)])
+
+
+@dataclass(frozen=True)
+class HandLayout:
+    order: list[int]  # the hand's tiles in reading order, as photo detection indices
+    sub: Detections  # those detections, in that order
+    groups: list[Group]  # over `sub`
+    warnings: list[str]
+
+
+def lay_out(dets: Detections, members: tuple[int, ...]) -> HandLayout:
+    """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else."""
+    whole = group_rows(dets[np.array(members, np.int64)])
+    sub, layout = in_reading_order(dets[np.array(members, np.int64)], whole)
+    groups, warnings = classify(layout, sub.raw_codes)
+    return HandLayout([members[i] for g in whole.groups for i in g], sub, groups, list(layout.warnings) + warnings)
+
+
+def merged_into_row(groups: list[Group]) -> list[Group] | None:
+    """The groups with every one that is no meld joined to the concealed tiles (a row cut in two by a
+    gap or by perspective), or None when all are sets already."""
+    stray = [g for g in groups[1:] if g.kind in ("unknown",)]
+    if not stray or not groups or groups[0].kind != "concealed":
+        return None
+    row = groups[0]
+    win = row.members[-1:] if row.win_apart else ()
+    members = tuple(sorted(set(row.members) - set(win) | {i for g in stray for i in g.members})) + win
+    return [Group("concealed", members, row.win_apart)] + [g for g in groups[1:] if g not in stray]
+
+
+def with_missing_tile(sub: Detections, groups: list[Group]) -> tuple[Detections, list[Group], tuple[int, ...]]:
+    """When the concealed tiles are one short of a hand, one more of any face in their row (a tile
+    the detector missed, or hidden); otherwise the groups as they are."""
+    melds = [g for g in groups[1:] if g.kind != "flowers"]
+    if not groups or groups[0].kind != "concealed" or len(groups[0].members) != 16 - 3 * len(melds):
+        return sub, groups, ()
+    sub = _with_missing(sub, groups[0])
+    added = (len(sub) - 1,)
+    row = groups[0].members  # the supposed tile goes in the row, before a winning tile set apart
+    row = row[:-1] + added + row[-1:] if groups[0].win_apart else row + added
+    return sub, [Group("concealed", row, groups[0].win_apart), *groups[1:]], added
+
+
+def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules: Ruleset) -> list[Candidate] | None:
+    """The legal hands one membership makes, each as a candidate over the whole photo's detections;
+    None when its tile counts make no hand whatever the codes and groupings (no search was needed).
+    Groupings tried: the layout's, then the strays joined to the concealed row."""
+    hl = lay_out(dets, ms.members)
+    loose = [Group("loose", part.members) for part in ms.loose]
+    dropped = [i for i in ms.members if i not in hl.order]  # boxes the hand's layout found doubled
+    if dropped:
+        loose.append(Group("loose", tuple(dropped)))
+    out, counted = [], False
+    merged = merged_into_row(list(hl.groups))
+    for grouping in (list(hl.groups), merged):
+        if grouping is None:
+            continue
+        sub, groups, added = with_missing_tile(hl.sub, grouping)
+        if count_problem(groups):
+            continue
+        counted = True
+        extra = MISSING_COST if added else 0.0
+        order = hl.order
+        for cost, codes, hand in itertools.islice(
+                legal_readings(sub, groups, situation, rules, VISITS_PER_VARIANT, frozenset(added)),
+                READINGS_PER_VARIANT):
+            mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(loose)
+            out.append(Candidate(ms.cost + cost + extra, mapped,
+                                 {order[i]: c for i, c in codes.items() if i not in added}, hand,
+                                 tuple(codes[i] for i in added)))
+    return out if counted else None
+
+
+def _photo_group(g: Group, codes: dict[int, str], order: list[int], added: tuple[int, ...]) -> Group:
+    """A hand group over the photo's detections, a meld's kind from the codes the reading chose."""
+    kind = g.kind if g.kind in ("concealed", "flowers") else meld_kind([codes[i] for i in g.members])
+    return Group(kind, tuple(order[i] for i in g.members if i not in added), g.win_apart)
+
+
+def search(dets: Detections, parts: list[Part], situation: Situation, rules: Ruleset,
+           runners: int = 3) -> list[Candidate]:
+    """The cheapest legal hand and up to `runners` next distinct hands, cheapest first."""
+    found: list[Candidate] = []
+    searched = 0
+    for ms in itertools.islice(memberships(parts), MAX_MEMBERSHIPS):
+        if found and ms.cost - min(c.cost for c in found) > MAX_COST or searched >= MAX_SEARCHED:
+            break
+        if not ms.members:
+            continue
+        readings = hand_readings(dets, ms, situation, rules)
+        searched += readings is not None
+        found += readings or []
+    distinct: dict[tuple, Candidate] = {}
+    for c in sorted(found, key=lambda c: c.cost):  # a hand reached two ways keeps its cheaper way
+        distinct.setdefault(c.key(), c)
+    return list(distinct.values())[:runners + 1]
