@@ -345,9 +345,9 @@ class DetectionCache:
             with np.load(path) as stored:
                 return Detections(stored["boxes"], stored["scores"]), True
         dets = detect()
-        partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")  # never a half-written entry
-        np.savez(partial, boxes=dets.boxes, scores=dets.scores)
-        os.replace(partial, path)
+        writing = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")  # never a half-written entry
+        np.savez(writing, boxes=dets.boxes, scores=dets.scores)
+        os.replace(writing, path)
         return dets, False
 
 
@@ -400,6 +400,7 @@ def judge(reads: list[dict]) -> dict:
     rows_exact = rows = hands_exact = hands = 0
     for read in reads:
         s, reading = read["sample"], read["reading"]
+        raw = reading.raw_codes
         pairs = everything.add(read)
         by_scene[s["scene"]].add(read)
         truth = s["truth"]
@@ -408,7 +409,7 @@ def judge(reads: list[dict]) -> dict:
                 continue
             rows += 1
             hit = [pairs.get(r) for r in group["label_rows"]]
-            rows_exact += all(p is not None and reading.raw_codes[p] == s["codes"][r]
+            rows_exact += all(p is not None and raw[p] == s["codes"][r]
                               for r, p in zip(group["label_rows"], hit, strict=True))
         if truth.get("hand") and all(None not in g["label_rows"] for g in truth["groups"]):
             hands += 1
