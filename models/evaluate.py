@@ -1,7 +1,7 @@
 """Judge the committed detector on generated or real data sets, beside the peer detector.
 
     python -m models.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
-                              [--no-peer] [--models DIR [--models DIR2]] [--no-classifier]
+                              [--no-peer] [--models DIR [--models DIR2]] [--no-classifier] [--cache DIR]
 
 A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
 `scenes/`) or a real one (ultralytics layout, labels only: the shared folder's
@@ -21,22 +21,39 @@ Reports, on each DIR's images:
   as backs is then not judged at all). `after_correction` judges the codes shown to the player.
   With the crop classifier when model.json names one (`--no-classifier`: the detector's own
   classes, to see what the second stage adds; `--classifier-weight`: its blend with the detector);
+- the hand the player is shown (`hand`; `judge_hand` says how each figure is counted): taps to fix
+  it (a wrong code, a missing hand tile, one set apart as loose included, and an extra tile, a wall,
+  discard or loose tile kept in the hand included, are one tap each; a tile the reading supposes
+  fills a missing one of its code); groups-and-kinds exact over whole hands (the reading's groups
+  but the loose ones, as (kind, codes), equal the scene's, its winning tile among the concealed
+  ones, which a photo cannot single out); tiles not of the hand kept in it (`loose_kept`) and hand
+  tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set has no
+  hand truth: its taps are then those of every tile shown after correction, set apart or not;
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
   and taps on those 34 classes for both models, and its median time per photo;
 - all of it again per scene type (`by_scene`: a generated scene's kind; a real photo's file-name
   family, datasets/real.py). Several DIRs give each set's figures under `sets` and the pooled ones
   under `all`; several `--models` folders (v2 and a new run, say) give each under `by_model`, the
   peer read once.
+
+`--cache DIR` keeps each photo's detections (`DetectionCache`) and reuses them on the next run with
+the same photo, model files and read settings: the read path after the detector is then judged in
+seconds. A run that took any photo's detections from the cache gives no time per photo (`timing`
+says why).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import statistics
 import tempfile
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -49,9 +66,10 @@ from scoring.hand import Hand
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
-from vision.detector import MODELS_DIR, ModelError, TileDetector
+from vision.detections import Detections
+from vision.detector import MODELS_DIR, ModelError, TileDetector, sha256_of
 from vision.photo import load_photo
-from vision.read import read_detections
+from vision.read import Reading, read_detections
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
@@ -130,31 +148,159 @@ def face_up(code: str) -> bool:
     return code != "back"
 
 
+# The scene truth's hand group kinds in the reading's: the winning tile is one of the concealed tiles.
+TRUTH_KIND = {"win": "concealed"}
+
+
+def truth_hand_groups(truth: dict) -> list[dict]:
+    """A generated scene's groups that make the winning hand: all but "loose" ones (walls, discards and
+    other players' tiles lie in its `surround`)."""
+    return [g for g in truth.get("groups", []) if g["kind"] != "loose"]
+
+
+def group_multiset(groups: list[tuple[str, list[str]]]) -> Counter:
+    """A hand's groups as a multiset of (kind, sorted codes), its concealed pieces merged into one."""
+    concealed = tuple(sorted(c for kind, codes in groups if kind == "concealed" for c in codes))
+    shown = Counter((kind, tuple(sorted(codes))) for kind, codes in groups if kind != "concealed")
+    return shown + Counter([("concealed", concealed)] if concealed else [])
+
+
+def truth_groups(truth: dict) -> Counter:
+    return group_multiset([(TRUTH_KIND.get(g["kind"], g["kind"]), g["tiles"]) for g in truth_hand_groups(truth)])
+
+
+def reading_groups(reading: Reading) -> Counter:
+    """The groups of the hand shown: every group but the loose ones, the supposed tiles among the concealed."""
+    codes = reading.codes
+    return group_multiset([(g.kind, [codes[i] for i in g.members]) for g in reading.groups if g.kind != "loose"]
+                          + [("concealed", list(reading.added))])
+
+
+def in_hand(reading: Reading) -> list[bool]:
+    """Per detection: shown in the hand, that is in a group and not a loose one (set apart)."""
+    kinds = [g.kind for g in reading.groups]
+    return [g >= 0 and kinds[g] != "loose" for g in reading.group_of()]
+
+
+def added_taps(added: list[str], missing: list[str], hidden: list[str]) -> int:
+    """Taps for the tiles a reading supposes (`added`) and the labelled hand tiles it does not show
+    (`missing`): a supposed tile fills a missing one of its code, or stands for a hand tile the photo
+    hides (`hidden`, unlabelled) of its code, at no tap; any other supposed tile is one tap (changing
+    its code fills a missing tile, else deleting it), and so is each missing tile left over."""
+    added_left, missing_left = Counter(added), Counter(missing)
+    filled = added_left & missing_left
+    added_left, missing_left = added_left - filled - Counter(hidden), missing_left - filled
+    return max(added_left.total(), missing_left.total())
+
+
+@dataclass(frozen=True)
+class HandJudgement:
+    """What the player must fix in the hand a reading shows (`judge_hand`)."""
+
+    taps: int
+    truth: bool  # the scene says which tiles are the hand (a generated scene); else every tile was judged
+    loose_kept: int = 0  # labelled tiles that are not the hand's, read into it
+    non_hand: int = 0  # labelled tiles that are not the hand's
+    set_apart: int = 0  # labelled hand tiles read as loose
+    hand_tiles: int = 0  # labelled hand tiles
+    groups_exact: bool | None = None  # the hand's groups and kinds; None unless every hand tile is labelled
+
+
+def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str], truth: dict) -> HandJudgement:
+    """The reading's hand (its detections outside loose groups, and its supposed tiles) against the
+    scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
+    each: a tile shown with a wrong code, a hand tile missing (set apart as loose or not found), an
+    extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
+    `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real
+    photo has no hand truth: every labelled tile is then judged against every detection, loose or not."""
+    if "groups" in truth:
+        hand_groups = truth_hand_groups(truth)
+        hand = {r for g in hand_groups for r in g["label_rows"] if r is not None}
+        hidden = [c for g in hand_groups for c, r in zip(g["tiles"], g["label_rows"], strict=True) if r is None]
+        kept = in_hand(reading)
+    else:
+        hand, hidden, kept = set(range(len(label_codes))), [], [True] * len(reading.detections)
+    codes, by_detection = reading.codes, {p: t for t, p in pairs.items()}
+    wrong = set_apart = extra = loose_kept = 0
+    missing = []
+    for t in sorted(hand):
+        p = pairs.get(t)
+        if p is not None and kept[p]:
+            wrong += codes[p] != label_codes[t]
+        else:
+            missing.append(label_codes[t])
+            set_apart += p is not None
+    for p in range(len(kept)):
+        if kept[p] and by_detection.get(p) not in hand:
+            extra += 1
+            loose_kept += p in by_detection
+    taps = wrong + extra + added_taps(list(reading.added), missing, hidden)
+    if "groups" not in truth:
+        return HandJudgement(taps, truth=False)
+    whole = bool(truth.get("hand")) and not hidden
+    return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
+                         reading_groups(reading) == truth_groups(truth) if whole else None)
+
+
+def rate(count: int, of: int) -> float | None:
+    return round(count / of, 4) if of else None
+
+
+def share(count: int, of: int) -> dict:
+    return {"tiles": count, "of": of, "rate": rate(count, of)}
+
+
+class HandTally:
+    """`judge_hand` over a run: taps to fix the hand, groups-and-kinds exact over whole hands, tiles
+    wrongly kept in the hand or wrongly set apart (generated scenes only: real sets have no hand truth)."""
+
+    def __init__(self) -> None:
+        self.judged: list[HandJudgement] = []
+
+    def add(self, judged: HandJudgement) -> None:
+        self.judged.append(judged)
+
+    def result(self) -> dict:
+        truth = [j for j in self.judged if j.truth]
+        whole = [j.groups_exact for j in truth if j.groups_exact is not None]
+        total = lambda key: sum(getattr(j, key) for j in truth)  # noqa: E731
+        return {"taps": summarise_taps([j.taps for j in self.judged]),
+                "judged_on": {"hand truth": len(truth), "every tile (no hand truth)": len(self.judged) - len(truth)},
+                "groups_exact": rate(sum(whole), len(whole)), "whole_hands": len(whole),
+                "loose_kept": share(total("loose_kept"), total("non_hand")),
+                "hand_set_apart": share(total("set_apart"), total("hand_tiles"))}
+
+
 class Judged:
     """The tallies of a group of photos. `tiles`: our read codes against every label; `face_up`: the
     same with `back` left out on both sides (real sets never label face-down tiles, so a back found
     there is no error); `after_correction`: the codes the player is shown, after legal-hand
-    correction; `riichi34`: ours and the peer's on the peer's 34 classes only."""
+    correction; `riichi34`: ours and the peer's on the peer's 34 classes only; `hand`: the hand the
+    player is shown (`HandTally`)."""
 
     def __init__(self) -> None:
         self.images = 0
         self.tiles, self.face_up, self.corrected, self.ours34, self.peer34 = (Tally() for _ in range(5))
+        self.hand = HandTally()
 
     def add(self, read: dict) -> dict[int, int]:
-        s, boxes = read["sample"], read["boxes"]
+        s, reading = read["sample"], read["reading"]
+        boxes, raw = reading.detections.boxes, list(reading.raw_codes)
         truth = (read["true_boxes"], s["codes"])
         self.images += 1
-        pairs = self.tiles.add(boxes, read["raw"], *truth)
-        self.face_up.add(*only(boxes, read["raw"], face_up), *only(*truth, face_up))
-        self.corrected.add(boxes, read["codes"], *truth)
-        self.ours34.add(*only(boxes, read["raw"], RIICHI.__contains__), *only(*truth, RIICHI.__contains__))
+        pairs = self.tiles.add(boxes, raw, *truth)
+        self.face_up.add(*only(boxes, raw, face_up), *only(*truth, face_up))
+        self.corrected.add(boxes, list(reading.codes), *truth)
+        self.ours34.add(*only(boxes, raw, RIICHI.__contains__), *only(*truth, RIICHI.__contains__))
         if read["peer"] is not None:
             self.peer34.add(*read["peer"], *only(*truth, RIICHI.__contains__))
+        self.hand.add(judge_hand(reading, pairs, s["codes"], s["truth"]))
         return pairs
 
     def result(self) -> dict:
         out = {"images": self.images, "tiles": self.tiles.result(), "face_up": self.face_up.result(),
-               "after_correction": self.corrected.result(), "riichi34": {"ours": self.ours34.result()}}
+               "after_correction": self.corrected.result(), "riichi34": {"ours": self.ours34.result()},
+               "hand": self.hand.result()}
         if self.peer34.taps:
             out["riichi34"]["peer"] = self.peer34.result()
         return out
@@ -179,27 +325,64 @@ def peer_detect(image_bgr: np.ndarray):
     return boxes, [PEER_NAMES.get(n, n) for n in names]
 
 
+class DetectionCache:
+    """Each photo's `Detections` from the detector (boxes and class scores) as .npz files under `root`,
+    keyed by the photo (its path and SHA-256), the model files' SHA-256 and the read settings, so a
+    rerun judges what comes after the detector (layout, hand finding, correction) in seconds."""
+
+    def __init__(self, root: Path, settings: dict) -> None:
+        self.root, self.settings = root, settings
+        root.mkdir(parents=True, exist_ok=True)
+
+    def path(self, image: Path) -> Path:
+        key = {"image": str(image.resolve()), "image_sha256": sha256_of(image)} | self.settings
+        return self.root / f"{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()}.npz"
+
+    def get(self, image: Path, detect) -> tuple[Detections, bool]:
+        """The photo's detections and whether they came from the cache (else `detect()` read them, now kept)."""
+        path = self.path(image)
+        if path.exists():
+            with np.load(path) as stored:
+                return Detections(stored["boxes"], stored["scores"]), True
+        dets = detect()
+        writing = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")  # never a half-written entry
+        np.savez(writing, boxes=dets.boxes, scores=dets.scores)
+        os.replace(writing, path)
+        return dets, False
+
+
+def cache_settings(detector: TileDetector, models_dir: Path, passes: int, upscale: float,
+                   conf: float | None) -> dict:
+    """What the detector's output depends on besides the photo: the model files and card, the read settings."""
+    files = ["model.json", detector.card.onnx.name] + ([detector.card.classifier.name] if detector.classifier else [])
+    return {"sha256": {name: sha256_of(models_dir / name) for name in files}, "passes": passes, "upscale": upscale,
+            "conf": conf, "classifier_weight": detector.classifier.weight if detector.classifier else None}
+
+
+def detect_tiles(detector: TileDetector, image: np.ndarray, passes: int, conf: float | None) -> Detections:
+    if passes == 2:
+        return detector.read(image, conf)
+    dets = detector.detect(image, conf=conf)
+    return detector.classifier.rescore(image, dets) if detector.classifier else dets
+
+
 def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None, passes: int = 2,
-                 upscale: float = 1.0, conf: float | None = None) -> list[dict]:
+                 upscale: float = 1.0, conf: float | None = None, cache: DetectionCache | None = None) -> list[dict]:
     """Each photo read by our read path (and the peer, unless `peer` is None): the slow part, judged
     by `judge`. `peer` caches the peer's reads by image, so comparing models reads with it once.
     `passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
-    enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'."""
+    enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'.
+    With `cache`, the detector's output is kept and reused (a photo read from it is not timed)."""
     reads = []
     for s in samples:
         image = load_photo(s["image"])
         if upscale != 1.0:
             image = cv2.resize(image, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
         start = time.perf_counter()
-        if passes == 2:
-            dets = detector.read(image, conf)
-        else:
-            dets = detector.detect(image, conf=conf)
-            dets = detector.classifier.rescore(image, dets) if detector.classifier else dets
-        reading = read_detections(dets, None)
-        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "boxes": reading.detections.boxes,
-                "raw": list(reading.raw_codes), "codes": list(reading.codes), "hand": reading.hand,
-                "seconds": time.perf_counter() - start, "peer": None}
+        detect = partial(detect_tiles, detector, image, passes, conf)
+        dets, cached = cache.get(s["image"], detect) if cache else (detect(), False)
+        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_detections(dets, None),
+                "seconds": time.perf_counter() - start, "cached": cached, "peer": None}
         if peer is not None:
             if s["image"] not in peer:
                 start = time.perf_counter()
@@ -216,7 +399,8 @@ def judge(reads: list[dict]) -> dict:
     everything, by_scene = Judged(), defaultdict(Judged)
     rows_exact = rows = hands_exact = hands = 0
     for read in reads:
-        s = read["sample"]
+        s, reading = read["sample"], read["reading"]
+        raw = reading.raw_codes
         pairs = everything.add(read)
         by_scene[s["scene"]].add(read)
         truth = s["truth"]
@@ -225,17 +409,20 @@ def judge(reads: list[dict]) -> dict:
                 continue
             rows += 1
             hit = [pairs.get(r) for r in group["label_rows"]]
-            rows_exact += all(p is not None and read["raw"][p] == s["codes"][r]
+            rows_exact += all(p is not None and raw[p] == s["codes"][r]
                               for r, p in zip(group["label_rows"], hit, strict=True))
         if truth.get("hand") and all(None not in g["label_rows"] for g in truth["groups"]):
             hands += 1
-            hands_exact += read["hand"] is not None and same_hand(read["hand"], truth["hand"])
+            hands_exact += reading.hand is not None and same_hand(reading.hand, truth["hand"])
     median_ms = lambda key: round(1000 * statistics.median(r[key] for r in reads), 1)  # noqa: E731
+    cached = sum(r.get("cached", False) for r in reads)
     out = everything.result() | {
         "row_exact": round(rows_exact / max(rows, 1), 4), "rows": rows,
         "hand_exact": round(hands_exact / max(hands, 1), 4), "hands": hands,
-        "ms_per_photo": median_ms("seconds") if reads else None,
+        "ms_per_photo": median_ms("seconds") if reads and not cached else None,
     }
+    if cached:  # the detector's time is most of a read: a cached run says nothing of speed
+        out["timing"] = f"not measured: {cached} of {len(reads)} photos' detections came from the cache (--cache)"
     if reads and reads[0]["peer"] is not None:
         out["peer_ms_per_photo"] = median_ms("peer_seconds")
     out["by_scene"] = {scene: j.result() for scene, j in sorted(by_scene.items())}
@@ -276,9 +463,11 @@ def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Pa
                 "conf": detector.card.conf if args.conf is None else args.conf,
                 "classifier": detector.card.classifier.name if detector.classifier else None,
                 "classifier_weight": detector.classifier.weight if detector.classifier else None}
+    cache = DetectionCache(args.cache, cache_settings(detector, models_dir, args.passes, args.upscale, args.conf)) \
+        if args.cache else None
     results, pooled = {}, []
     for name, (root, split, samples) in sets.items():
-        reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf)
+        reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf, cache)
         pooled += reads
         results[name] = {"data": str(root), "split": split, "real": is_real(root), "read_path": judge(reads)}
         if args.map if args.map is not None else not is_real(root):  # slow on CPU: off for real sets
@@ -306,6 +495,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-classifier", action="store_true", help="read without the crop classifier")
     parser.add_argument("--classifier-weight", type=float,
                         help="1: the classifier's scores only, 0: the detector's only, between: a blend")
+    parser.add_argument("--cache", type=Path,
+                        help="keep each photo's detections here and reuse them (then no time per photo is measured)")
     args = parser.parse_args(argv)
 
     sets = {}

@@ -1,25 +1,29 @@
-"""What layout, group kinds and correction make of perfect detections: the read path's ceiling,
-whatever the detector.
+"""What layout, hand finding, group kinds and correction make of perfect detections: the read path's
+ceiling, whatever the detector.
 
     python -m models.evaluate_layout DIR [--split val] [--noise 0.045] [--seed 0] [--json OUT.json]
 
-Every labelled box of each whole-hand scene (every tile in frame and labelled, as
-`models.evaluate` counts hands) becomes a detection of its labelled code; `--noise` moves each box
-edge by that many tile widths (standard deviation; the detector's own edges are off by about 4.5%,
-its centres by 2.5%: `box_error` of `python -m models.evaluate` on the unseen set). Reports the
-share of hands read exactly (the same test as `models.evaluate`'s hand exact), and the misread ones by what went wrong.
+Every labelled box of each scene (the hand, and at a table the walls, discards and loose tiles
+too) becomes a detection of its labelled code; `--noise` moves each box edge by that many tile
+widths (standard deviation; the detector's own edges are off by about 4.5%, its centres by 2.5%:
+`box_error` of `python -m models.evaluate` on the unseen set). Reports the share of whole hands
+(every hand tile in frame and labelled, as `models.evaluate` counts them) read exactly (the same
+test as `models.evaluate`'s hand exact) and the misread ones by what went wrong; then, over every
+scene, `models.evaluate`'s figures of the hand the player is shown (`hand`: taps to fix it,
+groups-and-kinds exact, tiles wrongly kept in it or set apart), pooled and per scene kind.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import load_samples, same_hand
+from models.evaluate import HandTally, judge_hand, load_samples, same_hand
+from vision.boxes import match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.read import read_detections
@@ -33,15 +37,19 @@ def perfect_detections(boxes: np.ndarray, codes: list[str], noise: float, rng) -
 
 
 def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> dict:
-    rng = np.random.default_rng(seed)
     hands = exact = 0
     missed: Counter = Counter()  # how the wrong readings differ from the truth
-    for s in samples:
+    everything, by_scene = HandTally(), defaultdict(HandTally)
+    for index, s in enumerate(samples):
+        rng = np.random.default_rng([seed, index])  # a scene's noise whatever the other scenes read
+        reading = read_detections(perfect_detections(s["boxes"], s["codes"], noise, rng), None)
+        judged = judge_hand(reading, match(s["boxes"], reading.detections.boxes), s["codes"], s["truth"])
+        everything.add(judged)
+        by_scene[s["scene"]].add(judged)
         truth = s["truth"]
         if not truth.get("hand") or any(None in g["label_rows"] for g in truth["groups"]):
             continue
         hands += 1
-        reading = read_detections(perfect_detections(s["boxes"], s["codes"], noise, rng), None)
         if reading.hand is not None and same_hand(reading.hand, truth["hand"]):
             exact += 1
             continue
@@ -54,7 +62,8 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         else:
             missed["other"] += 1
     return {"hands": hands, "hand_exact": round(exact / max(hands, 1), 4), "noise": noise,
-            "wrong": dict(missed.most_common())}
+            "wrong": dict(missed.most_common()), "scenes": len(samples), "hand": everything.result(),
+            "by_scene": {scene: {"scenes": len(t.judged), "hand": t.result()} for scene, t in sorted(by_scene.items())}}
 
 
 def main(argv: list[str] | None = None) -> None:

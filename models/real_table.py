@@ -4,8 +4,9 @@
 
 One row per set and per scene type within it, and the pooled row: tile precision / recall, image
 exact, taps to fix (mean, then the share of photos with 0 and with at most 1 tap), the same with
-`back` left out, and ours beside the peer on the 34 riichi classes. Figures of several models
-(`--models` twice) give one table per model.
+`back` left out, taps to fix the hand the player is shown (on a real set, which has no hand truth,
+every tile shown after correction, set apart or not), and ours beside the peer on the 34 riichi
+classes. Figures of several models (`--models` twice) give one table per model.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import json
 from pathlib import Path
 
 HEADER = ("| set / scene | photos | precision / recall | image exact | taps: mean (0, ≤1) "
-          "| taps, backs left out | riichi 34, ours: P / R, taps | riichi 34, peer: P / R, taps |\n"
-          "|---|---|---|---|---|---|---|---|")
+          "| taps, backs left out | hand taps | riichi 34, ours: P / R, taps | riichi 34, peer: P / R, taps |\n"
+          "|---|---|---|---|---|---|---|---|---|")
 
 
 def pct(x: float) -> str:
@@ -31,7 +32,8 @@ def row(name: str, r: dict) -> str:
     t, ours, peer = r["tiles"], r["riichi34"]["ours"], r["riichi34"].get("peer")
     riichi = lambda x: f"{pct(x['precision'])} / {pct(x['recall'])}, {x['taps']['mean']:.2f}"  # noqa: E731
     cells = [name, str(r["images"]), f"{pct(t['precision'])} / {pct(t['recall'])}", pct(t["image_exact"]),
-             taps(t), taps(r["face_up"]), riichi(ours), riichi(peer) if peer else "—"]
+             taps(t), taps(r["face_up"]), taps(r["hand"]) if "hand" in r else "—",  # older figures have none
+             riichi(ours), riichi(peer) if peer else "—"]
     return "| " + " | ".join(cells) + " |"
 
 

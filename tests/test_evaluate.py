@@ -1,4 +1,5 @@
-"""models.evaluate on real photo sets: taps to fix, face-up figures, scene types, several sets at once."""
+"""models.evaluate: taps to fix, face-up figures, scene types, several sets at once; the hand the player
+is shown (taps, groups and kinds, tiles wrongly kept or set apart); the detection cache."""
 
 import json
 import shutil
@@ -8,9 +9,15 @@ import numpy as np
 import pytest
 
 from datasets.real import OTHER, REAL_LABELLED, REAL_SETS, scene_type
-from models.evaluate import Judged, Tally, is_real, main
+from models.evaluate import DetectionCache, Judged, Tally, is_real, judge, judge_hand, load_samples, main, read_samples
+from models.evaluate_layout import evaluate_layout
 from models.real_table import table
+from tests.fake_detections import one_hot
 from tests.shared import needs_shared
+from vision.boxes import match
+from vision.detections import Detections
+from vision.groups import Group
+from vision.read import Reading, with_groups
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -34,11 +41,19 @@ def test_taps_count_a_wrong_code_a_missing_tile_and_an_extra_tile_once_each():
     assert (result["precision"], result["recall"]) == (round(4 / 7, 4), round(4 / 7, 4))
 
 
+def reading_of(boxes: np.ndarray, codes: list[str], groups: list[tuple[str, list[int]]],
+               added: tuple[str, ...] = ()) -> Reading:
+    """A reading as a reader hands it over: these detections (read as `codes`) in these groups."""
+    kinds = tuple(Group(kind, tuple(members)) for kind, members in groups)
+    dets = with_groups(Detections(np.asarray(boxes, np.float32), one_hot(codes)), kinds, codes)
+    return Reading(dets, kinds, None, 1.0, (), added=added)
+
+
 def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_all_tiles_figure():
     true_boxes = np.array([box(0), box(20)], np.float32)
-    read = {"sample": {"codes": ["1m", "2m"], "scene": "x"}, "true_boxes": true_boxes,
-            "boxes": np.array([box(0), box(20), box(60)], np.float32), "raw": ["1m", "2m", "back"],
-            "codes": ["1m", "2m", "back"], "peer": None}
+    boxes, codes = np.array([box(0), box(20), box(60)], np.float32), ["1m", "2m", "back"]
+    read = {"sample": {"codes": ["1m", "2m"], "scene": "x", "truth": {}}, "true_boxes": true_boxes, "peer": None,
+            "reading": reading_of(boxes, codes, [("concealed", [0, 1]), ("loose", [2])])}
     judged = Judged()
     judged.add(read)
     result = judged.result()
@@ -46,6 +61,142 @@ def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_al
     assert result["face_up"]["taps"]["mean"] == 0
     assert result["riichi34"]["ours"]["taps"]["mean"] == 0
     assert "peer" not in result["riichi34"]
+    # no hand truth in a real set: every detection is judged, even one set apart (the loose back)
+    assert result["hand"]["taps"]["mean"] == 1
+    assert result["hand"]["judged_on"] == {"hand truth": 0, "every tile (no hand truth)": 1}
+    assert result["hand"]["groups_exact"] is None and result["hand"]["loose_kept"]["rate"] is None
+
+
+# A table scene's truth: the hand (1m 2m 3m 5z, 5z won; a pon of 7p shown) and a wall of two backs,
+# the lower one hidden (not labelled). Label rows 0-7 are the hand, row 8 the wall's top tile.
+LABELS = ["1m", "2m", "3m", "5z", "5z", "7p", "7p", "7p", "back"]
+LABEL_BOXES = np.array([box(20 * i) for i in range(5)] + [[20 * i, 50, 20 * i + 10, 64] for i in range(3)]
+                       + [box(300)], np.float32)
+SCENE = {"kind": "table", "hand": {"concealed": ["1m", "2m", "3m", "5z"], "win": "5z",
+                                   "melds": [{"type": "pon", "tiles": ["7p"] * 3}], "flowers": []},
+         "groups": [{"kind": "pon", "tiles": ["7p"] * 3, "label_rows": [5, 6, 7]},
+                    {"kind": "concealed", "tiles": ["1m", "2m", "3m", "5z"], "label_rows": [0, 1, 2, 3]},
+                    {"kind": "win", "tiles": ["5z"], "label_rows": [4]}],
+         "surround": [{"kind": "wall", "tiles": ["back", "back"], "label_rows": [8, None]}]}
+HAND_READ = [("concealed", [0, 1, 2, 3, 4]), ("pon", [5, 6, 7])]
+
+
+def judged(groups, codes=LABELS, keep=range(9), added=(), scene=SCENE):
+    """`judge_hand` of a reading of the scene's labelled boxes `keep` (read as `codes`) in `groups`."""
+    keep = list(keep)
+    reading = reading_of(LABEL_BOXES[keep], [codes[i] for i in keep], groups, added)
+    return judge_hand(reading, match(LABEL_BOXES, reading.detections.boxes), LABELS, scene)
+
+
+def test_a_reading_that_sets_the_wall_apart_needs_no_tap_and_has_the_groups_and_kinds_right():
+    j = judged(HAND_READ + [("loose", [8])])
+    assert (j.taps, j.groups_exact, j.loose_kept, j.non_hand, j.set_apart, j.hand_tiles) == (0, True, 0, 1, 0, 8)
+
+
+def test_a_wall_tile_kept_in_the_hand_costs_one_tap_and_is_one_loose_tile_kept():
+    j = judged(HAND_READ + [("unknown", [8])])  # today's reader: every tile is in the hand
+    assert (j.taps, j.loose_kept, j.set_apart, j.groups_exact) == (1, 1, 0, False)
+
+
+def test_a_hand_tile_set_apart_costs_one_tap_and_is_one_hand_tile_set_apart():
+    j = judged([("concealed", [0, 1, 2, 3]), ("pon", [5, 6, 7]), ("loose", [4, 8])])  # the winning 5z set apart
+    assert (j.taps, j.loose_kept, j.set_apart, j.groups_exact) == (1, 0, 1, False)
+
+
+def test_a_wrong_code_and_a_meld_of_the_wrong_kind_are_not_the_groups_and_kinds_exact():
+    misread = judged(HAND_READ + [("loose", [8])], codes=["1m", "2m", "4m", *LABELS[3:]])
+    assert (misread.taps, misread.groups_exact) == (1, False)
+    as_concealed = judged([("concealed", [0, 1, 2, 3, 4, 5, 6, 7]), ("loose", [8])])  # the pon taken as concealed
+    assert (as_concealed.taps, as_concealed.groups_exact) == (0, False)  # every tile right, its kind not
+
+
+def test_a_supposed_tile_fills_a_missed_one_of_its_code_and_any_other_costs_a_tap():
+    missed = [i for i in range(9) if i != 2]  # the 3m was not found
+    groups = [("concealed", [0, 1, 2, 3]), ("pon", [4, 5, 6]), ("loose", [7])]  # indices into the kept boxes
+    assert judged(groups, keep=missed).taps == 1
+    filled = judged(groups, keep=missed, added=("3m",))
+    assert (filled.taps, filled.groups_exact) == (0, True)
+    assert judged(groups, keep=missed, added=("4m",)).taps == 1  # one tap: change the supposed tile's code
+    assert judged(groups, keep=missed, added=("3m", "9s")).taps == 1  # the 9s is extra
+
+
+def test_a_supposed_tile_the_photo_hides_is_right_but_such_a_hand_is_not_judged_whole():
+    scene = SCENE | {"groups": [*SCENE["groups"][:2], {"kind": "win", "tiles": ["5z"], "label_rows": [None]}]}
+    keep = [i for i in range(9) if i != 4]  # the winning tile is out of frame: no label, no detection
+    groups = [("concealed", [0, 1, 2, 3]), ("pon", [4, 5, 6]), ("loose", [7])]
+    hidden = judged(groups, keep=keep, added=("5z",), scene=scene)
+    assert (hidden.taps, hidden.groups_exact, hidden.hand_tiles) == (0, None, 7)
+    assert judged(groups, keep=keep, added=("6z",), scene=scene).taps == 1
+
+
+def test_in_a_scene_without_a_hand_every_tile_kept_is_a_tap():
+    loose = {"kind": "loose", "hand": None, "surround": [],
+             "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]}
+    j = judged(HAND_READ + [("unknown", [8])], scene=loose)
+    assert (j.taps, j.loose_kept, j.non_hand, j.groups_exact) == (9, 9, 9, None)
+    assert judged([("loose", list(range(9)))], scene=loose).taps == 0
+
+
+def test_the_hand_figures_add_up_over_photos_and_by_scene():
+    sample = {"codes": LABELS, "scene": "table", "truth": SCENE}
+    reads = [{"sample": sample, "true_boxes": LABEL_BOXES, "peer": None, "seconds": 0.1,
+              "reading": reading_of(LABEL_BOXES, LABELS, HAND_READ + [(kind, [8])])} for kind in ("loose", "unknown")]
+    hand = judge(reads)["hand"]
+    assert hand["taps"] == {"mean": 0.5, "zero": 0.5, "at_most_one": 1.0}
+    assert (hand["groups_exact"], hand["whole_hands"]) == (0.5, 2)
+    assert hand["loose_kept"] == {"tiles": 1, "of": 2, "rate": 0.5}
+    assert hand["hand_set_apart"] == {"tiles": 0, "of": 16, "rate": 0.0}
+    assert judge(reads)["by_scene"]["table"]["hand"] == hand
+
+
+class CountingDetector:
+    """Stands in for the detector: the same two tiles on every photo, counting its reads."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self, image, conf=None) -> Detections:
+        self.reads += 1
+        return Detections(np.array([box(0), box(12)], np.float32), one_hot(["1m", "2m"]))
+
+
+def test_cached_detections_are_reused_only_for_the_same_photo_and_settings_and_the_run_is_not_timed(tmp_path):
+    samples = load_samples(DATA / "unseen-table-small", "val", 3)
+    detector, cache = CountingDetector(), DetectionCache(tmp_path / "cache", {"sha256": {"tiles.onnx": "a"}})
+    first = read_samples(samples, detector, None, cache=cache)
+    assert detector.reads == 3 and len(list((tmp_path / "cache").glob("*.npz"))) == 3
+    assert judge(first)["ms_per_photo"] is not None and "timing" not in judge(first)
+    again = read_samples(samples, detector, None, cache=cache)
+    assert detector.reads == 3  # every photo's detections from the cache
+    boxes = lambda reads: [r["reading"].detections.boxes.tolist() for r in reads]  # noqa: E731
+    assert boxes(again) == boxes(first)
+    figures = judge(again)
+    assert figures["ms_per_photo"] is None
+    assert figures["timing"] == "not measured: 3 of 3 photos' detections came from the cache (--cache)"
+    other_model = DetectionCache(tmp_path / "cache", {"sha256": {"tiles.onnx": "b"}})
+    read_samples(samples[:1], detector, None, cache=other_model)
+    assert detector.reads == 4
+
+
+def test_the_committed_table_scenes_read_from_their_labels_are_judged_hand_by_hand():
+    """models.evaluate_layout on tests/data/unseen-table-small (20 scenes: 10 at a table, 8 hands
+    alone, a heap of loose tiles, rows of tiles): every labelled tile, walls and discards too,
+    becomes a detection, and the hand figures count each scene's labelled tiles once."""
+    samples = load_samples(DATA / "unseen-table-small", "val", None)
+    hand_rows = [{r for g in s["truth"]["groups"] if g["kind"] != "loose" for r in g["label_rows"] if r is not None}
+                 for s in samples]
+    result = evaluate_layout(samples)
+    hand = result["hand"]
+    assert result["scenes"] == hand["judged_on"]["hand truth"] == 20
+    assert hand["hand_set_apart"]["of"] == sum(map(len, hand_rows))
+    assert hand["loose_kept"]["of"] == sum(len(s["codes"]) for s in samples) - sum(map(len, hand_rows))
+    assert hand["whole_hands"] == result["hands"] == 9
+    by_scene = result["by_scene"]
+    assert {k: v["scenes"] for k, v in by_scene.items()} == {"hand": 8, "loose": 1, "rows": 1, "table": 10}
+    for kind in ("loose", "rows"):  # no hand: each tile kept is a tap, and a loose tile kept
+        figures = by_scene[kind]["hand"]
+        assert figures["taps"]["mean"] == figures["loose_kept"]["tiles"]
+    assert by_scene["hand"]["hand"]["loose_kept"]["of"] == 0  # a hand alone: nothing to leave out
 
 
 @pytest.mark.parametrize(("name", "scene"), [
@@ -131,3 +282,15 @@ def test_a_missing_model_folder_is_a_clear_error(tmp_path):
     one = real_format_copy(tmp_path / "one", ["hand_001_jpg.rf.a"])
     with pytest.raises(SystemExit, match="error: no .*card"):
         main([str(one), "--no-peer", "--models", str(tmp_path / "nowhere")])
+
+
+def test_a_rerun_with_the_cache_gives_the_same_figures_but_no_time_per_photo(tmp_path):
+    cache = tmp_path / "cache"
+    args = [str(DATA / "unseen-table-small"), "--no-map", "--no-peer", "--limit", "3", "--cache", str(cache)]
+    for run in ("first", "again"):
+        main([*args, "--json", str(tmp_path / f"{run}.json")])
+    first, again = (json.loads((tmp_path / f"{run}.json").read_text())["read_path"] for run in ("first", "again"))
+    assert len(list(cache.glob("*.npz"))) == 3
+    assert first.pop("ms_per_photo") > 0 and "timing" not in first
+    assert again.pop("ms_per_photo") is None and again.pop("timing").startswith("not measured: 3 of 3")
+    assert again == first
