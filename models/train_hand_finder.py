@@ -63,7 +63,7 @@ def part_rows(samples: list[dict], draws: int, seed: int) -> tuple[np.ndarray, n
     return np.concatenate(xs), np.array(ys), np.array(photo)
 
 
-def fit(x: np.ndarray, y: np.ndarray, hidden: int = HIDDEN, steps: int = 3000, seed: int = 0) -> dict:
+def fit(x: np.ndarray, y: np.ndarray, hidden: int = HIDDEN, steps: int = 1500, seed: int = 0) -> dict:
     """A one-hidden-layer network (tanh) with a logistic output, full-batch Adam on the log loss plus
     an L2 penalty: a person weighs size and place together (a tile as large as the hand's but far
     above it is a wall), which one linear score cannot."""

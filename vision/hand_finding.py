@@ -4,8 +4,8 @@ A photo taken at a table shows the player's hand and more: the walls of backs, t
 players' rows, stray tiles. The whole photo's layout (`vision.layout`) cuts every detection into
 runs of touching tiles ("parts"); each part gets the probability that it belongs to the hand from
 what a person looks at: its tiles' size beside the nearest (largest) row's, how far it lies from
-that row across and along it, whether its tiles are face down, turned (discards lie every way) or
-alone. The weights are a small network fitted on generated table scenes
+that row across and along it, whether its tiles are face down, turned (discards lie every way),
+alone, or flowers (never discarded: a flower face up is some player's). The weights are a small network fitted on generated table scenes
 (`python -m models.train_hand_finder`, `models/hand_finder.json`); the hand search
 (`vision.search`) then decides the doubtful parts by whether they make a legal hand.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring.tiles import is_flower
 from vision.classes import BACK
 from vision.detections import Detections
 from vision.layout import Layout, _rotate
@@ -26,7 +27,7 @@ from vision.layout import Layout, _rotate
 WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
 FEATURES = ("bias", "log_size", "abs_log_size", "rows_above", "rows_below", "far_above", "far_below",
             "gap_along", "log_tiles", "backs", "wall_of_backs", "kong_of_backs", "turned", "single",
-            "in_nearest_row", "parts_below")
+            "in_nearest_row", "parts_below", "flowers")
 
 
 @dataclass(frozen=True)
@@ -68,13 +69,15 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
         gaps = np.maximum(x1[near_row] - x2[k], x1[k] - x2[near_row]).clip(0)
         backs = 1 - faces[k] / n[k]
         face_codes = {codes[i] for i in g if codes[i] != BACK}
+        flowers = sum(is_flower(codes[i]) for i in g) / n[k]
         turned = float(np.median(np.abs(np.log(w[g] / np.maximum(h[g], 1e-6)) - aspect_ref)))
         log_size = float(np.log(size[k] / s_ref))
         out[k] = (1.0, log_size, abs(log_size), max(0.0, -rows[k]), max(0.0, rows[k]), max(0.0, -rows[k] - 3),
                   max(0.0, rows[k] - 3), min(float(gaps.min()) / s_ref, 12.0) if len(gaps) else 12.0,
                   np.log(n[k]), backs, float(backs == 1 and n[k] != 4),
                   float(n[k] == 4 and backs >= 0.5 and len(face_codes) <= 1), turned, float(n[k] == 1),
-                  float(near_row[k]), float(np.sum(shown & (y > y[k] + 0.5 * h_ref)) / max(shown.sum(), 1)))
+                  float(near_row[k]), float(np.sum(shown & (y > y[k] + 0.5 * h_ref)) / max(shown.sum(), 1)),
+                  flowers)
     return out
 
 

@@ -33,6 +33,9 @@ MAX_MEMBERSHIPS = 300  # memberships laid out and counted, cheapest first (about
 MAX_SEARCHED = 12  # of those whose tile counts can make a hand, how many are searched for codes
 VISITS_PER_VARIANT = 1500
 READINGS_PER_VARIANT = 4
+# A step between the concealed row's tile centres CUT_STEP times the row's median is as likely a cut
+# between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
+CUT_STEP, CUT_SCALE, MAX_CUT_COST = 1.1, 0.03, 3.0
 MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
 FACES = [c for c in TILE_CODES if c not in FLOWERS]
 
@@ -114,6 +117,43 @@ def merged_into_row(groups: list[Group]) -> list[Group] | None:
     return [Group("concealed", members, row.win_apart)] + [g for g in groups[1:] if g not in stray]
 
 
+def row_cuts(sub: Detections, groups: list[Group]) -> list[tuple[float, list[Group]]]:
+    """The groupings with melds pushed against either end of the concealed row (closer than the layout
+    cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
+    costs by how much longer the step is than the row's median (CUT_STEP times: as likely either way).
+    The cheapest grouping costs 0; those dearer than MAX_CUT_COST are not tried."""
+    row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
+    core = row[:-1] if groups and groups[0].win_apart else row
+    if len(core) < 5:
+        return [(0.0, groups)]
+    steps = np.hypot(*np.diff(sub.centers[core], axis=0).T)
+    z = (steps / max(float(np.median(steps)), 1e-6) - CUT_STEP) / CUT_SCALE
+    cut, keep = np.logaddexp(0, -z), np.logaddexp(0, z)  # −log P(cut), −log P(no cut) at each step
+    out = []
+    for sizes in _meld_runs(len(core) - 2):
+        for at_start in (True, False) if sizes else (True,):
+            ends = np.cumsum(sizes)
+            cuts = [int(e) - 1 for e in ends] if at_start else [len(core) - 1 - int(e) for e in ends]
+            cost = float(keep.sum() + sum(cut[k] - keep[k] for k in cuts))
+            bounds = [0, *ends] if at_start else [len(core) - e for e in (0, *ends)]
+            pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
+            rest = core[ends[-1]:] if sizes and at_start else core[:len(core) - ends[-1]] if sizes else core
+            concealed = Group("concealed", tuple(rest) + tuple(row[len(core):]), groups[0].win_apart)
+            out.append((cost, [concealed, *(Group("unknown", p) for p in pieces), *groups[1:]]))
+    least = min(c for c, _ in out)
+    return sorted(((c - least, g) for c, g in out if c - least <= MAX_CUT_COST), key=lambda v: v[0])
+
+
+def _meld_runs(room: int, depth: int = 3) -> list[tuple[int, ...]]:
+    """Sequences of up to `depth` meld sizes (3 or 4) that fit in `room` tiles, the empty one first."""
+    out: list[tuple[int, ...]] = [()]
+    if depth:
+        for size in (3, 4):
+            if size <= room:
+                out += [(size, *rest) for rest in _meld_runs(room - size, depth - 1)]
+    return out
+
+
 def with_missing_tile(sub: Detections, groups: list[Group]) -> tuple[Detections, list[Group], tuple[int, ...]]:
     """When the concealed tiles are one short of a hand, one more of any face in their row (a tile
     the detector missed, or hidden); otherwise the groups as they are."""
@@ -130,7 +170,7 @@ def with_missing_tile(sub: Detections, groups: list[Group]) -> tuple[Detections,
 def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules: Ruleset) -> list[Candidate] | None:
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
     None when its tile counts make no hand whatever the codes and groupings (no search was needed).
-    Groupings tried: the layout's, then the strays joined to the concealed row."""
+    Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
     hl = lay_out(dets, ms.members)
     loose = [Group("loose", part.members) for part in ms.loose]
     dropped = [i for i in ms.members if i not in hl.order]  # boxes the hand's layout found doubled
@@ -138,14 +178,13 @@ def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules:
         loose.append(Group("loose", tuple(dropped)))
     out, counted = [], False
     merged = merged_into_row(list(hl.groups))
-    for grouping in (list(hl.groups), merged):
-        if grouping is None:
-            continue
+    groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g)]
+    for shape_cost, grouping in groupings:
         sub, groups, added = with_missing_tile(hl.sub, grouping)
         if count_problem(groups):
             continue
         counted = True
-        extra = MISSING_COST if added else 0.0
+        extra = shape_cost + (MISSING_COST if added else 0.0)
         order = hl.order
         for cost, codes, hand in itertools.islice(
                 legal_readings(sub, groups, situation, rules, VISITS_PER_VARIANT, frozenset(added)),

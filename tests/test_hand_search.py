@@ -1,0 +1,84 @@
+"""Reader v3 on fake detections: the hand found among a table's tiles, the search over memberships,
+codes and a missed tile under the chosen table, and its runner-up hands."""
+
+import numpy as np
+import pytest
+
+from scoring.hand import Hand, Meld, Situation
+from scoring.ruleset import load_ruleset
+from vision.classes import CLASS_INDEX
+from vision.read import read_detections
+
+from .fake_detections import around_the_hand, laid_out
+from .test_layout_and_correction import HAND, same_hand
+
+ORPHANS = Hand(("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "1m", "2s", "3s"),
+               "4s", (), (), Situation())
+
+
+def hand_tiles(reading) -> set[int]:
+    return {i for g in reading.groups if g.kind != "loose" for i in g.members}
+
+
+def box_set(dets, indices) -> set[tuple]:
+    return {tuple(np.round(dets.boxes[i], 1)) for i in indices}
+
+
+@pytest.mark.parametrize("table", [
+    {"wall": True},
+    {"wall": True, "discards": 12},
+    {"loose": "7p"},
+    {"wall": True, "discards": 8, "loose": "4m"},
+])
+def test_the_hand_is_found_among_the_tiles_around_it(table):
+    hand_dets, _ = laid_out(HAND)
+    photo = around_the_hand(hand_dets, seed=3, **table)
+    reading = read_detections(photo, HAND.situation)
+    assert reading.hand is not None and same_hand(reading.hand, HAND), reading.warnings
+    kept = hand_tiles(reading)
+    assert box_set(reading.detections, kept) == box_set(photo, range(len(hand_dets)))
+    loose = [i for g in reading.groups if g.kind == "loose" for i in g.members]
+    assert len(loose) == len(photo) - len(hand_dets)  # set apart, not dropped
+    out = reading.to_json()
+    assert {"loose"} <= {g["kind"] for g in out["groups"]} and len(out["detections"]) == len(photo)
+    assert all(d["why"] for d in out["detections"] if out["groups"][d["group"]]["kind"] == "loose")
+
+
+def test_a_tile_the_detector_missed_is_supposed_and_said():
+    dets, codes = laid_out(HAND)
+    missed = 4  # 5p, inside the concealed row
+    keep = np.array([i != missed for i in range(len(dets))])
+    reading = read_detections(dets[np.flatnonzero(keep)], HAND.situation)
+    assert reading.hand is not None and same_hand(reading.hand, HAND), reading.warnings
+    assert reading.added == ("5p",)
+    assert any("missing" in w for w in reading.warnings)
+
+
+def test_thirteen_orphans_reads_under_a_table_that_has_it_and_not_under_one_that_does_not():
+    dets, codes = laid_out(ORPHANS)
+    scores = dets.scores.copy()
+    planted = codes.index("9p")  # read as 8p first, 9p second
+    scores[planted, CLASS_INDEX["8p"]], scores[planted, CLASS_INDEX["9p"]] = 0.6, 0.3
+    dets = type(dets)(dets.boxes, scores)
+    improved = read_detections(dets, ORPHANS.situation, load_ruleset("tw16-improved"))
+    assert improved.hand is not None and same_hand(improved.hand, ORPHANS), improved.warnings
+    assert improved.codes[planted] == "9p" and improved.detections.whys[planted] == "legal hand"
+    assert read_detections(dets, ORPHANS.situation).hand is None  # the default table has no 十三么
+
+
+def test_an_unsure_tile_gives_a_runner_up_hand_with_its_tai_and_what_differs():
+    hand = Hand(("2m", "3m", "4m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "1p"), "1p",
+                (Meld("pon", ("3z", "3z", "3z")),), (), Situation(seat="E", round="S"))
+    dets, codes = laid_out(hand)
+    scores = dets.scores.copy()
+    unsure = codes.index("4m")  # 4m or 1m: 234m and 123m are both a chow
+    scores[unsure, CLASS_INDEX["4m"]], scores[unsure, CLASS_INDEX["1m"]] = 0.5, 0.4
+    reading = read_detections(type(dets)(dets.boxes, scores), hand.situation)
+    assert reading.hand is not None and same_hand(reading.hand, hand)
+    assert reading.alternatives, reading.warnings
+    alt = reading.alternatives[0]
+    assert alt.codes[unsure] == "1m" and any("1m" in d for d in alt.differs)
+    assert isinstance(alt.tai, int) and alt.tai >= 0 and len(reading.alternatives) <= 3
+    assert 0.5 < reading.confidence < 1.0
+    out = reading.to_json()["alternatives"][0]
+    assert out["tai"] == alt.tai and out["hand"]["concealed"]
