@@ -7,7 +7,8 @@ Every labelled box of each whole-hand scene (every tile in frame and labelled, a
 `models.evaluate` counts hands) becomes a detection of its labelled code; `--noise` moves each box
 edge by that many tile widths (standard deviation; the detector's own edges are off by about 4.5%,
 its centres by 2.5%: `box_error` of `python -m models.evaluate` on the unseen set). Reports the
-share of hands read exactly (the same test as `models.evaluate`'s hand exact), and the misread ones by what went wrong.
+share of hands read exactly (the same test as `models.evaluate`'s hand exact), the misread ones by what went wrong,
+and the share of hands warned "a tile may be missing" (each warning false: every tile is there).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def perfect_detections(boxes: np.ndarray, codes: list[str], noise: float, rng) -
 
 def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
-    hands = exact = 0
+    hands = exact = warned_missing = 0
     missed: Counter = Counter()  # how the wrong readings differ from the truth
     for s in samples:
         truth = s["truth"]
@@ -42,6 +43,7 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
             continue
         hands += 1
         reading = read_detections(perfect_detections(s["boxes"], s["codes"], noise, rng), None)
+        warned_missing += any(w.code == "tile-may-be-missing" for w in reading.warnings)
         if reading.hand is not None and same_hand(reading.hand, truth["hand"]):
             exact += 1
             continue
@@ -54,7 +56,7 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         else:
             missed["other"] += 1
     return {"hands": hands, "hand_exact": round(exact / max(hands, 1), 4), "noise": noise,
-            "wrong": dict(missed.most_common())}
+            "wrong": dict(missed.most_common()), "warned_missing": round(warned_missing / max(hands, 1), 4)}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -17,9 +17,10 @@ import numpy as np
 from scoring.hand import Hand, HandError, Meld, Situation
 from scoring.tiles import FLOWERS, TILE_CODES
 from scoring.validate import check_hand
-from vision.classes import BACK, CLASS_INDEX
+from vision.classes import BACK, CLASS_INDEX, class_name
 from vision.detections import Detections
 from vision.groups import Group, meld_kind
+from vision.notices import Notice
 
 CANDIDATES = 4  # alternatives considered per tile
 MAX_VISITS = 4000  # readings checked before giving up (a few hundred ms)
@@ -34,7 +35,7 @@ class Correction:
     hand: Hand | None
     confidence: float  # P(chosen) / P(chosen or runner-up legal reading); 0 when none is legal
     groups: tuple[Group, ...]  # with kinds recomputed from the final codes
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]
 
 
 def _allowed(group: Group, raw: str) -> tuple[str, ...]:
@@ -49,7 +50,7 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation)
     """The scorer's `Hand` for a reading; raises HandError when it is not one."""
     concealed = groups[0]
     if concealed.kind != "concealed" or not concealed.members:
-        raise HandError("no concealed tiles")
+        raise HandError("no concealed tiles", "沒有手牌")
     tiles = [codes[i] for i in concealed.members]
     melds = []
     for g in groups[1:]:
@@ -58,11 +59,13 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation)
         shown = [codes[i] for i in g.members]
         kind = meld_kind(shown)
         if kind == "unknown":
-            raise HandError(f"{' '.join(shown)} is not a set")
+            raise HandError(f"{' '.join(shown)} is not a set",
+                            f"{''.join(class_name(c, 'traditional') for c in shown)} 不成一組")
         if kind == "ankong":
             faces = {c for c in shown if c != BACK}
             if not faces:
-                raise HandError("a concealed kong shows four backs: its tile is unknown")
+                raise HandError("a concealed kong shows four backs: its tile is unknown",
+                                "暗槓四張都蓋著：看不出是哪張牌")
             shown = [faces.pop()] * 4
         melds.append(Meld(kind, tuple(shown)))
     flowers = tuple(codes[i] for g in groups if g.kind == "flowers" for i in g.members)
@@ -71,21 +74,21 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation)
     return hand
 
 
-def count_problem(groups: list[Group]) -> str | None:
+def count_problem(groups: list[Group]) -> Notice | None:
     """What makes these groups no winning hand whatever their tiles read (a photo of a whole set,
     a tile missed by the detector): no code change can fix a count, so correction need not search."""
     concealed = groups[0] if groups and groups[0].kind == "concealed" else None
     melds = [g for g in groups[1:] if g.kind != "flowers"]
     flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
     if concealed is None:
-        return "no concealed tiles"
+        return Notice.of("no-concealed-tiles")
     if any(len(g.members) not in (3, 4) for g in melds):
-        return "a group of shown tiles is not a meld of 3 or 4"
+        return Notice.of("meld-size")
     if len(concealed.members) != 17 - 3 * len(melds):
-        return (f"{len(concealed.members)} concealed tiles with the winning tile; with {len(melds)} meld(s) a "
-                f"winning hand has {17 - 3 * len(melds)}")
+        return Notice.of("concealed-count", count=len(concealed.members), melds=len(melds),
+                         expected=17 - 3 * len(melds))
     if flowers > 8:
-        return f"{flowers} flowers; there are 8"
+        return Notice.of("too-many-flowers", count=flowers)
     return None
 
 
@@ -96,7 +99,7 @@ def correct(dets: Detections, groups: list[Group], situation: Situation | None =
     problem = count_problem(groups)
     if problem:
         return Correction({i: raw[i] for _, i in members}, (), None, 0.0, tuple(groups),
-                          (f"no legal winning hand is close to what was read ({problem})",))
+                          (Notice.of("no-legal-hand", reason=problem),))
     options: list[list[tuple[float, str]]] = []
     for g, i in members:
         allowed = _allowed(g, raw[i])
@@ -136,9 +139,8 @@ def correct(dets: Detections, groups: list[Group], situation: Situation | None =
         try:
             build_hand(groups, top_codes, situation)
         except HandError as exc:
-            problem = str(exc)
-        return Correction(top_codes, (), None, 0.0, tuple(groups),
-                          (f"no legal winning hand is close to what was read ({problem})",))
+            problem = Notice.of_hand_error(exc)
+        return Correction(top_codes, (), None, 0.0, tuple(groups), (Notice.of("no-legal-hand", reason=problem),))
     cost, codes, hand = found[0]
     confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(cost - found[1][0]))
     changed = tuple((i, raw[i], codes[i]) for _, i in members if codes[i] != raw[i])

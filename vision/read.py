@@ -12,6 +12,7 @@ from vision.correction import correct
 from vision.detections import Detections, Detector
 from vision.groups import Group, classify
 from vision.layout import group_rows, in_reading_order
+from vision.notices import Notice
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Reading:
     groups: tuple[Group, ...]  # members index `detections`; kind "loose" for tiles set apart from the hand
     hand: Hand | None
     confidence: float
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
     alternatives: tuple[Alternative, ...] = ()  # up to 3 runner-up hands, best first
     added: tuple[str, ...] = ()  # tiles the hand supposes that the photo does not show (a missed tile)
 
@@ -55,7 +56,11 @@ class Reading:
         return self.detections.groups
 
     def to_json(self) -> dict:
-        """The `vision read --json` contract (one object per photo)."""
+        """The `vision read --json` contract (one object per photo): each detection's code, raw code,
+        confidence, box, group (and `why` when set); the groups' kinds and tiles; the hand (scoring's
+        JSON) or null; the tiles `added`; the confidence; the warnings, each `{"code", "text"}` (the
+        English words of vision/notices.py; `params` too when it has any, tiles as codes); the
+        runner-up hands."""
         d = self.detections
         conf, group, why = d.confidences, d.groups, d.whys
         return {
@@ -71,7 +76,7 @@ class Reading:
             "hand": self.hand.to_json() if self.hand else None,
             "added": list(self.added),
             "confidence": round(self.confidence, 3),
-            "warnings": list(self.warnings),
+            "warnings": [w.to_json() for w in self.warnings],
             "alternatives": [{"hand": a.hand.to_json(), "tai": a.tai, "differs": list(a.differs),
                               "added": list(a.added)} for a in self.alternatives],
         }
@@ -93,12 +98,12 @@ def read_detections(dets: Detections, situation: Situation | None = None) -> Rea
     groups, group_warnings = classify(layout, raw)
     warnings = list(layout.warnings) + group_warnings
     if not len(dets):
-        return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, ("no tiles found in the photo",))
+        return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, (Notice.of("no-tiles"),))
     fixed = correct(dets, groups, situation)
     warnings += fixed.warnings
     why = [""] * len(dets)
     for i, before, after in fixed.changed:
-        warnings.append(f"tile {i + 1} read as {before}, corrected to {after} to make a legal hand")
+        warnings.append(Notice.of("tile-corrected", number=i + 1, before=before, after=after))
         why[i] = "legal hand"
     codes = tuple(fixed.codes.get(i, raw[i]) for i in range(len(dets)))
     return Reading(with_groups(dets, fixed.groups, codes).with_facts(why=why), fixed.groups, fixed.hand,
@@ -137,7 +142,7 @@ SURE_UPRIGHT = 0.9
 TURNED_BY = 0.05
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
 MAX_HAND_TILES = 30
-UPSIDE_DOWN = "the photo shows the tiles upside down (taken from across the table): read turned half a turn"
+UPSIDE_DOWN = Notice.of("upside-down")
 
 
 def _sureness(reading: Reading) -> float:
