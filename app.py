@@ -36,6 +36,7 @@ from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.table import wind_owner
 from ui.text import SCRIPT_LABELS, SCRIPTS, WIND_NAMES, in_script, seat_label, tile_label
 from vision.detector import ModelError, TileDetector
+from vision.notices import Notice
 from vision.photo import PhotoError, load_photo
 from vision.read import read_photo
 
@@ -168,7 +169,7 @@ else:
             image = load_photo(data)
         except PhotoError as exc:
             ss.photo = None
-            st.error(t("這個檔案不能當照片讀：") + str(exc))
+            st.error(t("這個檔案不能當照片讀：") + exc.notice.text(script))
         else:
             ss.photo = {"id": pid, "image": image, "problem": None}
             if pid not in ss.readings:
@@ -176,16 +177,16 @@ else:
                     with st.spinner(t("讀牌中…")):
                         ss.readings[pid] = read_photo(image, tile_detector(), Situation())
                 except ModelError as exc:
-                    ss.photo["problem"] = f"photo reading unavailable: {exc}"
+                    ss.photo["problem"] = exc.notice
                 except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
-                    ss.photo["problem"] = f"photo reading failed: {type(exc).__name__}: {exc}"
+                    ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
             if pid in ss.readings:
                 edit(from_reading(ss.readings[pid]))
 
 reading = ss.readings.get(ss.photo["id"]) if ss.photo else None
 if ss.photo is not None:
     if ss.photo["problem"]:
-        st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem']}")
+        st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem'].text(script)}")
     if reading is None:
         st.image(ss.photo["image"], channels="BGR")
     else:
@@ -197,7 +198,7 @@ if ss.photo is not None:
         if reading.warnings:
             with st.expander(t(f"讀牌提示（{len(reading.warnings)}）")):
                 for warning in reading.warnings:
-                    st.write(f"- {warning}")
+                    st.write(f"- {warning.text(script)}")
 
 # text entry
 st.text_input(t("或用文字輸入手牌"), key="text", on_change=on_text,

@@ -13,8 +13,7 @@ import cv2
 import numpy as np
 
 from datasets.audit import MIN_SCORE, Audit, Flag, ImageAudit
-from scoring.tiles import tile_name
-from vision.classes import BACK, CLASSES
+from vision.classes import CLASSES, class_name
 from vision.draw import draw_boxes
 from vision.photo import load_photo
 
@@ -26,7 +25,7 @@ def code_name(code: str | None) -> str:
     """`2p 二筒`: the code and the name players write."""
     if code is None:
         return "—"
-    return f"{code} {'牌背' if code == BACK else tile_name(code, 'traditional')}"
+    return f"{code} {class_name(code, 'traditional')}"
 
 
 def label_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:

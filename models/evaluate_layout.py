@@ -37,7 +37,7 @@ def perfect_detections(boxes: np.ndarray, codes: list[str], noise: float, rng) -
 
 
 def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> dict:
-    hands = exact = 0
+    hands = exact = warned_missing = 0
     missed: Counter = Counter()  # how the wrong readings differ from the truth
     everything, by_scene = HandTally(), defaultdict(HandTally)
     for index, s in enumerate(samples):
@@ -50,6 +50,7 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         if not truth.get("hand") or any(None in g["label_rows"] for g in truth["groups"]):
             continue
         hands += 1
+        warned_missing += any(w.code == "tile-may-be-missing" for w in reading.warnings)
         if reading.hand is not None and same_hand(reading.hand, truth["hand"]):
             exact += 1
             continue
@@ -62,7 +63,8 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         else:
             missed["other"] += 1
     return {"hands": hands, "hand_exact": round(exact / max(hands, 1), 4), "noise": noise,
-            "wrong": dict(missed.most_common()), "scenes": len(samples), "hand": everything.result(),
+            "wrong": dict(missed.most_common()), "warned_missing": round(warned_missing / max(hands, 1), 4),
+            "scenes": len(samples), "hand": everything.result(),
             "by_scene": {scene: {"scenes": len(t.judged), "hand": t.result()} for scene, t in sorted(by_scene.items())}}
 
 

@@ -24,6 +24,7 @@ from ui.draft import from_text, to_hand
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.detector import ModelError
+from vision.notices import Notice
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -63,7 +64,7 @@ class FakeDetector:
 
 class NoModel:
     def __init__(self):
-        raise ModelError("no model card at models/model.json")
+        raise ModelError(Notice.of("model-card-missing", what="model", path="models/model.json"))
 
 
 @pytest.fixture
@@ -228,10 +229,25 @@ def test_a_broken_upload_gets_a_message_and_keeps_the_hand(app, data, message):
     assert FakeDetector.reads == 0 and total_shown(at) == expected_total(HAND)
 
 
+class WinNotApart:
+    """HAND laid out with its winning tile at the end of the row: the reader warns so."""
+
+    def read(self, image):
+        return laid_out(HAND, win_apart=False)[0]
+
+
+def test_the_readers_warnings_are_shown_in_the_players_script(app):
+    at = ok(app(WinNotApart))
+    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    assert any(m.value == "- 胡的那張沒有分開放：當作手牌的最後一張" for m in at.markdown)
+    ok(at.radio(key="script").set_value("simplified").run())
+    assert any(m.value == "- 胡的那张没有分开放：当作手牌的最后一张" for m in at.markdown)
+
+
 def test_without_a_model_the_photo_is_shown_and_typing_still_works(app):
     at = ok(app(NoModel))
     ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
-    assert "photo reading unavailable: no model card" in at.warning[0].value
+    assert "無法從照片讀牌" in at.warning[0].value and "找不到模型說明檔 models/model.json" in at.warning[0].value
     ok(at.text_input(key="text").set_value(TYPED).run())
     assert total_shown(at) == expected_total(HAND)
 

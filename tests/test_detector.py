@@ -19,6 +19,7 @@ from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox, scale_clusters
+from vision.notices import CATALOGUE
 from vision.photo import load_photo
 from vision.read import UPSIDE_DOWN, read_photo
 
@@ -158,9 +159,11 @@ def test_read_json_contract_with_a_broken_photo_among_good_ones(tmp_path):
     assert out.returncode == 1
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(lines) == 3
-    assert "error" in lines[1] and "not an image we can read" in lines[1]["error"]
+    assert "not an image we can read" in lines[1]["error"] and lines[1]["code"] == "photo-not-image"
     for reading in (lines[0], lines[2]):
         assert set(reading) >= {"detections", "groups", "hand", "warnings"}
+        for warning in reading["warnings"]:
+            assert warning["code"] in CATALOGUE and {"code", "text"} <= set(warning) <= {"code", "text", "params"}
         for det in reading["detections"]:
             assert set(det) == {"code", "raw_code", "conf", "box", "group"}
             assert det["code"] in CLASSES and det["raw_code"] in CLASSES and len(det["box"]) == 4

@@ -33,7 +33,7 @@ def _run(folder: str, models: str, conf: float) -> Audit | None:
     try:
         detector = _detector(models)
     except vision.detector.ModelError as exc:
-        st.error(f"沒有可用的模型：{exc}")
+        st.error(f"沒有可用的模型：{exc.notice.text('traditional')}")
         return None
     bar = st.progress(0.0, text="檢查中…")
     result = audit(root, detector, conf, lambda done, total: bar.progress(done / total, text=f"檢查中… {done}/{total}"))
@@ -92,7 +92,7 @@ def _browse(result: Audit) -> None:
     try:
         image = load_photo(item.path)
     except PhotoError as exc:
-        st.error(str(exc))
+        st.error(exc.notice.text("traditional"))
         return
     left, right = st.columns(2)
     left.image(label_picture(image, item), channels="BGR", caption="標註（紅：可疑）")

@@ -1,7 +1,8 @@
 """`python -m vision read PHOTO...`: read photos of winning hands into the scorer's notation.
 
-For people it prints the groups and the hand; with --json it prints one object per photo per line
-(the contract in vision/read.py). Exit status: 0 every photo read (and annotated); 1 a photo
+For people it prints the groups, the hand and the warnings in English; with --json it prints one
+object per photo per line (the contract in vision/read.py; a photo that cannot be read:
+`{"error", "code"}`, the code of vision/notices.py). Exit status: 0 every photo read (and annotated); 1 a photo
 could not be read or its annotation not written (the other photos are still read); 2 the model
 is missing or corrupt, or the command line is wrong.
 """
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             image = load_photo(path)
         except PhotoError as exc:
             failed = True
-            print(json.dumps({"error": str(exc)}, ensure_ascii=False) if args.json else f"{path}: error: {exc}",
+            print(json.dumps({"error": str(exc), "code": exc.notice.code}, ensure_ascii=False) if args.json
+                  else f"{path}: error: {exc}",
                   flush=True)
             continue
         reading = read_photo(image, detector, situation)

@@ -20,9 +20,10 @@ from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES
 from scoring.tiles import INDEX as PLAYING_INDEX
 from scoring.validate import check_hand
-from vision.classes import BACK, CLASS_INDEX
+from vision.classes import BACK, CLASS_INDEX, class_name
 from vision.detections import Detections
 from vision.groups import Group, meld_kind
+from vision.notices import Notice
 
 CANDIDATES = 4  # alternatives considered per tile
 MAX_VISITS = 4000  # readings checked before giving up (a few hundred ms)
@@ -42,7 +43,7 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation,
     """The scorer's `Hand` for a reading; raises HandError when it is not one."""
     concealed = groups[0]
     if concealed.kind != "concealed" or not concealed.members:
-        raise HandError("no concealed tiles")
+        raise HandError("no concealed tiles", "沒有手牌")
     tiles = [codes[i] for i in concealed.members]
     melds = []
     for g in groups[1:]:
@@ -51,11 +52,13 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation,
         shown = [codes[i] for i in g.members]
         kind = meld_kind(shown)
         if kind == "unknown":
-            raise HandError(f"{' '.join(shown)} is not a set")
+            raise HandError(f"{' '.join(shown)} is not a set",
+                            f"{''.join(class_name(c, 'traditional') for c in shown)} 不成一組")
         if kind == "ankong":
             faces = {c for c in shown if c != BACK}
             if not faces:
-                raise HandError("a concealed kong shows four backs: its tile is unknown")
+                raise HandError("a concealed kong shows four backs: its tile is unknown",
+                                "暗槓四張都蓋著：看不出是哪張牌")
             shown = [faces.pop()] * 4
         melds.append(Meld(kind, tuple(shown)))
     flowers = tuple(codes[i] for g in groups if g.kind == "flowers" for i in g.members)
@@ -64,21 +67,21 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation,
     return hand
 
 
-def count_problem(groups: list[Group]) -> str | None:
+def count_problem(groups: list[Group]) -> Notice | None:
     """What makes these groups no winning hand whatever their tiles read (a photo of a whole set,
     a tile missed by the detector): no code change can fix a count, so correction need not search."""
     concealed = groups[0] if groups and groups[0].kind == "concealed" else None
     melds = [g for g in groups[1:] if g.kind != "flowers"]
     flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
     if concealed is None:
-        return "no concealed tiles"
+        return Notice.of("no-concealed-tiles")
     if any(len(g.members) not in (3, 4) for g in melds):
-        return "a group of shown tiles is not a meld of 3 or 4"
+        return Notice.of("meld-size")
     if len(concealed.members) != 17 - 3 * len(melds):
-        return (f"{len(concealed.members)} concealed tiles with the winning tile; with {len(melds)} meld(s) a "
-                f"winning hand has {17 - 3 * len(melds)}")
+        return Notice.of("concealed-count", count=len(concealed.members), melds=len(melds),
+                         expected=17 - 3 * len(melds))
     if flowers > 8:
-        return f"{flowers} flowers; there are 8"
+        return Notice.of("too-many-flowers", count=flowers)
     return None
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, ModelError, read_card, sha256_of
+from vision.notices import Notice
 
 CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
@@ -100,18 +101,18 @@ class TileClassifier:
         import onnxruntime as ort
 
         if not onnx.exists():
-            raise ModelError(f"classifier file {onnx} is missing")
+            raise ModelError(Notice.of("model-file-missing", what="classifier", path=str(onnx)))
         actual = sha256_of(onnx)
         if actual != sha256:
-            raise ModelError(f"{onnx.name} has SHA-256 {actual[:12]}…, expected {sha256[:12]}… "
-                             "(corrupt or replaced; restore it from git)")
+            raise ModelError(Notice.of("model-corrupt", name=onnx.name, actual=actual[:12], expected=sha256[:12]))
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
         spec = self.session.get_inputs()[0]
         if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
-            raise ModelError(f"{onnx.name} takes {spec.shape[1:]} crops, expected {[CROP_H, CROP_W, 3]}")
+            raise ModelError(Notice.of("model-input", name=onnx.name, shape=str(spec.shape[1:]),
+                                       expected=str([CROP_H, CROP_W, 3])))
         self.input_name = spec.name
         self.weight = weight
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
+from vision.notices import Notice, NoticeError
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 STRIDE = 32
@@ -37,8 +38,8 @@ CLUSTER_REACH = 3.0
 MAX_SECOND_PASSES = 3
 
 
-class ModelError(RuntimeError):
-    """The committed model is missing or does not match its recorded hash."""
+class ModelError(NoticeError, RuntimeError):
+    """The committed model is missing or does not match its recorded hash (its notice says which)."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,10 @@ class ModelCard:
 def read_card(path: Path, what: str) -> dict:
     """A model's JSON card, refused unless it exists and lists our classes in our order."""
     if not path.exists():
-        raise ModelError(f"no {what} card at {path}")
+        raise ModelError(Notice.of("model-card-missing", what=what, path=str(path)))
     card = json.loads(path.read_text())
     if card.get("classes") != list(CLASSES):
-        raise ModelError(f"{what} classes differ from vision.classes.CLASSES")
+        raise ModelError(Notice.of("model-classes-differ", what=what))
     return card
 
 
@@ -163,11 +164,11 @@ class TileDetector:
 
         self.card = ModelCard.load(models_dir)
         if not self.card.onnx.exists():
-            raise ModelError(f"model file {self.card.onnx} is missing")
+            raise ModelError(Notice.of("model-file-missing", what="model", path=str(self.card.onnx)))
         actual = sha256_of(self.card.onnx)
         if actual != self.card.sha256:
-            raise ModelError(f"{self.card.onnx.name} has SHA-256 {actual[:12]}…, expected "
-                             f"{self.card.sha256[:12]}… (corrupt or replaced; restore it from git)")
+            raise ModelError(Notice.of("model-corrupt", name=self.card.onnx.name, actual=actual[:12],
+                                       expected=self.card.sha256[:12]))
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from scoring.tiles import is_flower, is_honour, rank, suit
 from vision.classes import BACK
 from vision.layout import Layout
+from vision.notices import Notice
 
 KINDS = ("concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown", "loose")  # loose: set apart from the hand
 
@@ -59,14 +60,14 @@ def split_melds(members: tuple[int, ...], codes: list[str]) -> list[Group]:
     return max(candidates, key=lambda c: c[0])[1]
 
 
-def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[str]]:
+def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[Notice]]:
     """Kinds for the layout's groups, with warnings where the reading is ambiguous."""
-    warnings: list[str] = []
+    warnings: list[Notice] = []
     flowers = tuple(i for g in layout.groups for i in g if is_flower(codes[i]))
     plain = [tuple(i for i in g if not is_flower(codes[i])) for g in layout.groups]
     order = [gi for row in layout.rows for gi in row if plain[gi]]
     if not order:
-        return ([Group("flowers", flowers)] if flowers else []), ["no tiles found besides flowers"]
+        return ([Group("flowers", flowers)] if flowers else []), [Notice.of("only-flowers")]
 
     # The concealed tiles are the longest group; 17 − 3 per meld tiles, so ≡ 2 (mod 3) with the
     # winning tile, ≡ 1 when the winning tile lies apart.
@@ -82,11 +83,11 @@ def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[str]]:
             members, win_apart = members + plain[pick], True
             order.remove(pick)
         else:
-            warnings.append("the concealed row has a tile too few or too many for a win")
+            warnings.append(Notice.of("concealed-count-off"))
     elif len(members) % 3 == 0:
-        warnings.append("no group has the tile count of a concealed hand (17 − 3 per meld)")
+        warnings.append(Notice.of("no-concealed-group"))
     if not win_apart:
-        warnings.append("the winning tile is not set apart: taken as the last tile of the concealed row")
+        warnings.append(Notice.of("win-not-apart"))
 
     groups = [Group("concealed", members, win_apart)]
     for gi in order:
@@ -94,11 +95,11 @@ def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[str]]:
             continue
         if len(plain[gi]) < 3:
             groups.append(Group("unknown", plain[gi]))
-            warnings.append(f"a group of {len(plain[gi])} tile(s) apart from the others is not a meld")
+            warnings.append(Notice.of("stray-group", count=len(plain[gi])))
             continue
         groups.extend(split_melds(plain[gi], codes))
     if flowers:
         groups.append(Group("flowers", flowers))
     if any(g.kind == "unknown" for g in groups[1:]):
-        warnings.append("some shown tiles do not form a set")
+        warnings.append(Notice.of("shown-not-set"))
     return groups, warnings

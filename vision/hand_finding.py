@@ -5,9 +5,10 @@ players' rows, stray tiles. The whole photo's layout (`vision.layout`) cuts ever
 runs of touching tiles ("parts"); each part gets the probability that it belongs to the hand from
 what a person looks at: its tiles' size beside the nearest (largest) row's, how far it lies from
 that row across and along it, whether its tiles are face down, turned (discards lie every way),
-alone, or flowers (never discarded: a flower face up is some player's). The weights are a small network fitted on generated table scenes
-(`python -m models.train_hand_finder`, `models/hand_finder.json`); the hand search
-(`vision.search`) then decides the doubtful parts by whether they make a legal hand.
+alone, or flowers (never discarded: a flower face up is some player's). The weights are a small
+network fitted on generated table scenes (`python -m models.train_hand_finder`,
+`models/hand_finder.json`); the hand search (`vision.search`) then decides the doubtful parts by
+whether they make a legal hand.
 """
 
 from __future__ import annotations

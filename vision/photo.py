@@ -15,17 +15,18 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
+from vision.notices import Notice, NoticeError
+
 # A 12 MP phone photo is ~4000x3000; refuse absurd sizes before decoding them (decompression bombs).
 MAX_PIXELS = 80_000_000
 # The reader never needs more: its first pass looks at most at 2 x max_side (2560 px) of the whole
 # photo, and a tile's crop is 64 px high, which a tile keeps at this size whenever a hand of 17
 # tiles spans a fifth of the photo's width. A 12 MP photo (4032 px) is read as taken.
 READ_SIDE = 4096
-FORMATS = "JPEG, PNG, WebP…"
 
 
-class PhotoError(ValueError):
-    """The file is not a photo we can read; the message is meant for the user."""
+class PhotoError(NoticeError, ValueError):
+    """The file is not a photo we can read; its notice says why, in the player's words."""
 
 
 def load_photo(source: str | Path | bytes) -> np.ndarray:
@@ -35,25 +36,24 @@ def load_photo(source: str | Path | bytes) -> np.ndarray:
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
     except OSError as exc:
-        raise PhotoError(f"cannot open {name}: {exc.strerror or exc}") from exc
+        raise PhotoError(Notice.of("photo-cannot-open", name=name, why=str(exc.strerror or exc))) from exc
     if not data:
-        raise PhotoError(f"{name} is empty")
-    heic = data[4:12] in (b"ftypheic", b"ftypmif1", b"ftypheix")
-    hint = " (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', or send a JPEG)" if heic else ""
+        raise PhotoError(Notice.of("photo-empty", name=name))
+    heic = Notice.of("photo-heic", name=name) if data[4:12] in (b"ftypheic", b"ftypmif1", b"ftypheix") else None
     # Any decoder failure is a bad upload, whatever it raises (ultralytics, when imported, patches
     # Image.open to try a HEIF plugin it may not have: ModuleNotFoundError).
     try:
         img = Image.open(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001
-        raise PhotoError(f"{name} is not an image we can read ({FORMATS}){hint}") from exc
+        raise PhotoError(heic or Notice.of("photo-not-image", name=name)) from exc
     with img:
         if img.width * img.height > MAX_PIXELS:
-            raise PhotoError(f"{name} is {img.width}x{img.height} pixels, too large to read "
-                             f"(at most {MAX_PIXELS // 1_000_000} million)")
+            raise PhotoError(Notice.of("photo-too-large", name=name, width=img.width, height=img.height,
+                                       limit=MAX_PIXELS // 1_000_000))
         try:
             rgb = _upright_rgb(img)
         except Exception as exc:  # noqa: BLE001
-            raise PhotoError(f"{name} is not a readable image{hint}: {str(exc)[:200]}") from exc
+            raise PhotoError(heic or Notice.of("photo-unreadable", name=name, why=str(exc)[:200])) from exc
     return np.ascontiguousarray(rgb[:, :, ::-1])
 
 

@@ -16,6 +16,7 @@ from vision.detections import Detections, Detector
 from vision.groups import Group
 from vision.hand_finding import find_parts
 from vision.layout import group_rows, in_reading_order
+from vision.notices import Notice
 from vision.search import Candidate, lay_out, memberships, search
 
 
@@ -27,7 +28,7 @@ class Alternative:
     groups: tuple[Group, ...]  # members index the reading's detections; kind "loose" for tiles set apart
     hand: Hand
     tai: int  # its 台 total under the situation and ruleset the photo was read with
-    differs: tuple[str, ...]  # what it changes from the best reading, in words
+    differs: tuple[Notice, ...]  # what it changes from the best reading
     added: tuple[str, ...] = ()  # a tile the photo does not show that this hand supposes (a missed one)
 
 
@@ -38,7 +39,7 @@ class Reading:
     groups: tuple[Group, ...]  # members index `detections`; kind "loose" for tiles set apart from the hand
     hand: Hand | None
     confidence: float
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
     alternatives: tuple[Alternative, ...] = ()  # up to 3 runner-up hands, best first
     added: tuple[str, ...] = ()  # tiles the hand supposes that the photo does not show (a missed tile)
 
@@ -60,7 +61,11 @@ class Reading:
         return self.detections.groups
 
     def to_json(self) -> dict:
-        """The `vision read --json` contract (one object per photo)."""
+        """The `vision read --json` contract (one object per photo): each detection's code, raw code,
+        confidence, box, group (and `why` when set); the groups' kinds and tiles; the hand (scoring's
+        JSON) or null; the tiles `added`; the confidence; the warnings, each `{"code", "text"}` (the
+        English words of vision/notices.py; `params` too when it has any, tiles as codes); the
+        runner-up hands."""
         d = self.detections
         conf, group, why = d.confidences, d.groups, d.whys
         return {
@@ -76,8 +81,8 @@ class Reading:
             "hand": self.hand.to_json() if self.hand else None,
             "added": list(self.added),
             "confidence": round(self.confidence, 3),
-            "warnings": list(self.warnings),
-            "alternatives": [{"hand": a.hand.to_json(), "tai": a.tai, "differs": list(a.differs),
+            "warnings": [w.to_json() for w in self.warnings],
+            "alternatives": [{"hand": a.hand.to_json(), "tai": a.tai, "differs": [d.to_json() for d in a.differs],
                               "added": list(a.added)} for a in self.alternatives],
         }
 
@@ -98,7 +103,7 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
     situation, rules = situation or Situation(), rules or load_ruleset()
     dets, layout = in_reading_order(dets, group_rows(dets))
     if not len(dets):
-        return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, ("no tiles found in the photo",))
+        return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, (Notice.of("no-tiles"),))
     raw = dets.raw_codes
     parts = find_parts(dets, layout)
     found = search(dets, parts, situation, rules)
@@ -108,12 +113,12 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
         hl = lay_out(dets, ms.members) if ms.members else None
         hand = [Group(g.kind, tuple(hl.order[i] for i in g.members), g.win_apart) for g in hl.groups] if hl else []
         groups = tuple(hand) + tuple(Group("loose", part.members) for part in ms.loose)
-        problem = ((count_problem(hl.groups) if hl else "no tiles look like a hand")
-                   or "no tile codes close to the read ones make one")
+        problem = ((count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles"))
+                   or Notice.of("no-close-codes"))
         for part in ms.loose:
             for i in part.members:
                 why[i] = part.why
-        warnings = (hl.warnings if hl else []) + [f"no legal winning hand is close to what was read ({problem})"]
+        warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
         return Reading(with_groups(dets, groups, raw).with_facts(why=why), groups, None, 0.0, tuple(warnings))
     best = found[0]
     codes = [best.codes.get(i, raw[i]) for i in range(len(dets))]
@@ -127,12 +132,12 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
     for i, (before, after) in enumerate(zip(raw, codes, strict=True)):
         if before != after:
             why[i] = "legal hand"
-            warnings.append(f"tile {i + 1} read as {before}, corrected to {after} to make a legal hand")
+            warnings.append(Notice.of("tile-corrected", number=i + 1, before=before, after=after))
     set_apart = sum(len(g.members) for g in best.groups if g.kind == "loose")
     if set_apart:
-        warnings.append(f"{set_apart} tile(s) set apart as not the hand's (walls, discards, strays)")
+        warnings.append(Notice.of("tiles-set-apart", count=set_apart))
     if best.added:
-        warnings.append(f"a tile may be missing from the photo: supposed {' '.join(best.added)} to make a legal hand")
+        warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
     confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
     alternatives = tuple(_alternative(c, best, raw, rules) for c in found[1:])
     return Reading(with_groups(dets, best.groups, codes).with_facts(why=why), best.groups, best.hand, confidence,
@@ -151,17 +156,18 @@ def _alternative(c: Candidate, best: Candidate, raw: list[str], rules: Ruleset) 
     best_kept = {i for g in best.groups if g.kind != "loose" for i in g.members}
     for i in sorted(kept & best_kept):
         if codes[i] != best.codes.get(i, raw[i]):
-            differs.append(f"tile {i + 1} {best.codes.get(i, raw[i])} read as {codes[i]}")
+            differs.append(Notice.of("alt-tile", number=i + 1, before=best.codes.get(i, raw[i]), after=codes[i]))
     if kept - best_kept:
-        differs.append("also in the hand: " + " ".join(codes[i] for i in sorted(kept - best_kept)))
+        differs.append(Notice.of("alt-in-hand", tiles=tuple(codes[i] for i in sorted(kept - best_kept))))
     if best_kept - kept:
-        differs.append("set apart: " + " ".join(best.codes.get(i, raw[i]) for i in sorted(best_kept - kept)))
+        apart = tuple(best.codes.get(i, raw[i]) for i in sorted(best_kept - kept))
+        differs.append(Notice.of("alt-set-apart", tiles=apart))
     if c.added != best.added:
-        differs.append("supposes a missed tile " + " ".join(c.added) if c.added else "no missed tile")
+        differs.append(Notice.of("alt-supposes", tile=c.added[0]) if c.added else Notice.of("alt-no-supposed"))
     if c.hand.win != best.hand.win:
-        differs.append(f"wins on {c.hand.win}")
+        differs.append(Notice.of("alt-wins-on", tile=c.hand.win))
     if sorted(m.kind for m in c.hand.melds) != sorted(m.kind for m in best.hand.melds):
-        differs.append("melds: " + " ".join(m.kind for m in c.hand.melds))
+        differs.append(Notice.of("alt-melds", count=len(c.hand.melds)))
     return Alternative(codes, c.groups, c.hand, tai, tuple(differs), c.added)
 
 
@@ -198,7 +204,7 @@ SURE_UPRIGHT = 0.9
 TURNED_BY = 0.05
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
 MAX_HAND_TILES = 30
-UPSIDE_DOWN = "the photo shows the tiles upside down (taken from across the table): read turned half a turn"
+UPSIDE_DOWN = Notice.of("upside-down")
 
 
 def _sureness(reading: Reading) -> float:

@@ -1,0 +1,267 @@
+"""What the reader tells the player: each warning, and each reason a photo or the model cannot be read,
+is a `Notice` (a code and its parameters); its words live in one catalogue, in English (the command
+line, the JSON), traditional and simplified characters (the app, in the player's script).
+
+Parameters are rendered in the script asked for: a tile (BEFORE, AFTER, LEFT, RIGHT) by its name
+(一萬 / 一万; its code in English), a nested Notice in the same script, a scorer message's
+traditional words (`zh`) in simplified on request. A Chinese template may leave out a parameter
+that only the English needs (a file name, an OS error).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.hand import HandError
+from scoring.script import in_script
+from vision.classes import class_name
+
+SCRIPTS = ("en", "traditional", "simplified")
+TILE_PARAMS = frozenset({"before", "after", "left", "right", "tile"})
+TILES_PARAMS = frozenset({"tiles"})  # several tiles: codes in English, names in Chinese
+TRADITIONAL_PARAMS = frozenset({"zh"})  # words already in traditional characters: converted for simplified
+MESSAGE_PARAMS = frozenset({"en", "zh"})  # a scorer message's own words: the JSON's "text" says them already
+
+
+@dataclass(frozen=True)
+class Words:
+    en: str
+    traditional: str
+    simplified: str
+
+
+# code → words; `{name}` placeholders are the notice's parameters (str.format syntax).
+CATALOGUE: dict[str, Words] = {
+    # vision/layout.py
+    "tile-may-be-missing": Words(
+        "room for {count} tile(s) between {left} and {right}: a tile may be missing",
+        "{left}和{right}之間空得下 {count} 張牌：可能漏讀了牌",
+        "{left}和{right}之间空得下 {count} 张牌：可能漏读了牌"),
+    "rows-turned": Words(
+        "rows run at {angle:.0f}°: check the reading order",
+        "牌排得斜了 {angle:.0f}°：請檢查讀牌的順序",
+        "牌排得斜了 {angle:.0f}°：请检查读牌的顺序"),
+    # vision/groups.py
+    "only-flowers": Words(
+        "no tiles found besides flowers",
+        "除了花牌沒有找到別的牌",
+        "除了花牌没有找到别的牌"),
+    "concealed-count-off": Words(
+        "the concealed row has a tile too few or too many for a win",
+        "手牌多一張或少一張，湊不成胡牌",
+        "手牌多一张或少一张，凑不成胡牌"),
+    "no-concealed-group": Words(
+        "no group has the tile count of a concealed hand (17 − 3 per meld)",
+        "沒有一組牌的張數像手牌（17 張減每組副露 3 張）",
+        "没有一组牌的张数像手牌（17 张减每组副露 3 张）"),
+    "win-not-apart": Words(
+        "the winning tile is not set apart: taken as the last tile of the concealed row",
+        "胡的那張沒有分開放：當作手牌的最後一張",
+        "胡的那张没有分开放：当作手牌的最后一张"),
+    "stray-group": Words(
+        "a group of {count} tile(s) apart from the others is not a meld",
+        "單獨放的 {count} 張牌不是一組副露",
+        "单独放的 {count} 张牌不是一组副露"),
+    "shown-not-set": Words(
+        "some shown tiles do not form a set",
+        "有些亮出來的牌不成一組",
+        "有些亮出来的牌不成一组"),
+    # vision/correction.py: no legal hand, and why
+    "no-legal-hand": Words(
+        "no legal winning hand is close to what was read ({reason})",
+        "讀到的牌改幾張也湊不成合法的胡牌（{reason}）",
+        "读到的牌改几张也凑不成合法的胡牌（{reason}）"),
+    "no-concealed-tiles": Words(
+        "no concealed tiles",
+        "沒有手牌",
+        "没有手牌"),
+    "meld-size": Words(
+        "a group of shown tiles is not a meld of 3 or 4",
+        "有一組亮出來的牌不是 3 張或 4 張",
+        "有一组亮出来的牌不是 3 张或 4 张"),
+    "concealed-count": Words(
+        "{count} concealed tiles with the winning tile; with {melds} meld(s) a winning hand has {expected}",
+        "手牌連胡的那張有 {count} 張；{melds} 組副露時胡牌要有 {expected} 張",
+        "手牌连胡的那张有 {count} 张；{melds} 组副露时胡牌要有 {expected} 张"),
+    "too-many-flowers": Words(
+        "{count} flowers; there are 8",
+        "{count} 張花牌：花牌只有 8 張",
+        "{count} 张花牌：花牌只有 8 张"),
+    "not-a-hand": Words(  # the scorer's HandError for the likeliest reading (scoring/validate.py)
+        "{en}",
+        "{zh}",
+        "{zh}"),
+    # vision/read.py
+    "no-tiles": Words(
+        "no tiles found in the photo",
+        "照片裡沒有找到牌",
+        "照片里没有找到牌"),
+    "tile-corrected": Words(
+        "tile {number} read as {before}, corrected to {after} to make a legal hand",
+        "第 {number} 張讀成{before}，為了湊成合法的胡牌改成{after}",
+        "第 {number} 张读成{before}，为了凑成合法的胡牌改成{after}"),
+    "upside-down": Words(
+        "the photo shows the tiles upside down (taken from across the table): read turned half a turn",
+        "照片裡的牌是倒的（從對面拍的）：已轉半圈再讀",
+        "照片里的牌是倒的（从对面拍的）：已转半圈再读"),
+    # vision/read.py: the hand search (vision/search.py) and what it left out or supposed
+    "no-hand-like-tiles": Words(
+        "no tiles look like a hand",
+        "沒有像手牌的牌",
+        "没有像手牌的牌"),
+    "no-close-codes": Words(
+        "no tile codes close to the read ones make one",
+        "讀到的牌換成相近的牌也不成胡牌",
+        "读到的牌换成相近的牌也不成胡牌"),
+    "tiles-set-apart": Words(
+        "{count} tile(s) set apart as not the hand's (walls, discards, strays)",
+        "{count} 張牌不算手牌（牌牆、打出的牌、散牌），放在一旁",
+        "{count} 张牌不算手牌（牌墙、打出的牌、散牌），放在一旁"),
+    "tile-supposed": Words(
+        "a tile may be missing from the photo: supposed {tile} to make a legal hand",
+        "照片裡可能少了一張牌：補上{tile}才成胡牌",
+        "照片里可能少了一张牌：补上{tile}才成胡牌"),
+    # vision/read.py: how a runner-up hand differs from the best reading
+    "alt-tile": Words(
+        "tile {number}: {after} instead of {before}",
+        "第 {number} 張是{after}不是{before}",
+        "第 {number} 张是{after}不是{before}"),
+    "alt-in-hand": Words(
+        "also in the hand: {tiles}",
+        "{tiles}也算手牌",
+        "{tiles}也算手牌"),
+    "alt-set-apart": Words(
+        "set apart: {tiles}",
+        "{tiles}不算手牌",
+        "{tiles}不算手牌"),
+    "alt-supposes": Words(
+        "supposes a missed tile {tile}",
+        "補上漏讀的{tile}",
+        "补上漏读的{tile}"),
+    "alt-no-supposed": Words(
+        "supposes no missed tile",
+        "不補牌",
+        "不补牌"),
+    "alt-wins-on": Words(
+        "wins on {tile}",
+        "胡{tile}",
+        "胡{tile}"),
+    "alt-melds": Words(
+        "{count} meld(s) shown",
+        "副露 {count} 組",
+        "副露 {count} 组"),
+    # vision/photo.py: PhotoError
+    "photo-cannot-open": Words(
+        "cannot open {name}: {why}",
+        "打不開這個檔案",
+        "打不开这个档案"),
+    "photo-empty": Words(
+        "{name} is empty",
+        "檔案是空的",
+        "档案是空的"),
+    "photo-not-image": Words(
+        "{name} is not an image we can read (JPEG, PNG, WebP…)",
+        "看不懂這個檔案：請傳 JPEG、PNG 或 WebP 照片",
+        "看不懂这个档案：请传 JPEG、PNG 或 WebP 照片"),
+    "photo-unreadable": Words(
+        "{name} is not a readable image: {why}",
+        "照片檔案壞了，讀不出來",
+        "照片档案坏了，读不出来"),
+    "photo-heic": Words(
+        "{name} is not an image we can read (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', "
+        "or send a JPEG)",
+        "這是 iPhone 的 HEIC 照片，讀不出來：請到 設定 › 相機 › 格式 選「最相容」再拍，或傳 JPEG",
+        "这是 iPhone 的 HEIC 照片，读不出来：请到 设置 › 相机 › 格式 选「兼容性最佳」再拍，或传 JPEG"),
+    "photo-too-large": Words(
+        "{name} is {width}x{height} pixels, too large to read (at most {limit} million)",
+        "照片有 {width}×{height} 像素，太大了（最多 {limit} 百萬像素）",
+        "照片有 {width}×{height} 像素，太大了（最多 {limit} 百万像素）"),
+    # vision/detector.py, vision/crop_classifier.py: ModelError
+    "model-card-missing": Words(
+        "no {what} card at {path}",
+        "找不到模型說明檔 {path}",
+        "找不到模型说明档 {path}"),
+    "model-classes-differ": Words(
+        "{what} classes differ from vision.classes.CLASSES",
+        "模型認得的牌和程式的不一樣",
+        "模型认得的牌和程序的不一样"),
+    "model-file-missing": Words(
+        "{what} file {path} is missing",
+        "模型檔 {path} 不見了",
+        "模型档 {path} 不见了"),
+    "model-corrupt": Words(
+        "{name} has SHA-256 {actual}…, expected {expected}… (corrupt or replaced; restore it from git)",
+        "模型檔 {name} 壞了或被換過（SHA-256 不符）：請從 git 還原",
+        "模型档 {name} 坏了或被换过（SHA-256 不符）：请从 git 还原"),
+    "model-input": Words(
+        "{name} takes {shape} crops, expected {expected}",
+        "模型檔 {name} 的輸入大小不對",
+        "模型档 {name} 的输入大小不对"),
+    # app.py: the reader itself failed (a bug): its error, as Python says it
+    "reading-failed": Words(
+        "photo reading failed: {error}",
+        "讀牌時出錯：{error}",
+        "读牌时出错：{error}"),
+}
+
+
+@dataclass(frozen=True)
+class Notice:
+    code: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.code not in CATALOGUE:
+            raise ValueError(f"no notice {self.code!r} in vision.notices.CATALOGUE")
+        words = CATALOGUE[self.code]
+        wanted = set().union(*(placeholders(getattr(words, script)) for script in SCRIPTS))
+        if wanted != {name for name, _ in self.params}:
+            raise ValueError(f"notice {self.code!r} takes {sorted(wanted)}, got {[n for n, _ in self.params]}")
+
+    @classmethod
+    def of(cls, code: str, **params: Any) -> Notice:
+        return cls(code, tuple(params.items()))
+
+    @classmethod
+    def of_hand_error(cls, exc: HandError) -> Notice:
+        """The scorer's refusal of a hand, in its words (English, and traditional where it gives them)."""
+        return cls.of("not-a-hand", en=str(exc), zh=exc.for_player)
+
+    def text(self, script: str = "en") -> str:
+        template = getattr(CATALOGUE[self.code], script)
+        return template.format(**{name: _shown(name, value, script) for name, value in self.params})
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+    def to_json(self) -> dict:
+        """`{"code", "text"}` (English), with the parameters (a nested notice as its own JSON)."""
+        params = {n: v.to_json() if isinstance(v, Notice) else v for n, v in self.params if n not in MESSAGE_PARAMS}
+        return {"code": self.code, "text": self.text("en"), **({"params": params} if params else {})}
+
+
+class NoticeError(Exception):
+    """An error whose message is a Notice: `str(exc)` is its English (the command line), `notice` says
+    it in the player's script."""
+
+    def __init__(self, notice: Notice) -> None:
+        super().__init__(notice.text("en"))
+        self.notice = notice
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def _shown(name: str, value: Any, script: str) -> Any:
+    if isinstance(value, Notice):
+        return value.text(script)
+    if name in TILE_PARAMS and script != "en":
+        return class_name(value, script)
+    if name in TILES_PARAMS:
+        return " ".join(value) if script == "en" else "、".join(class_name(t, script) for t in value)
+    if name in TRADITIONAL_PARAMS:
+        return in_script(value, script)
+    return value
