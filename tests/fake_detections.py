@@ -73,24 +73,24 @@ def around_the_hand(dets: Detections, wall: bool = False, discards: int = 0, loo
                     seed: int = 0) -> Detections:
     """`dets` (a hand from `laid_out`) with what a photo taken at a table shows besides: the player's
     wall of backs two high beyond the hand, discards smaller (farther) and turned every way beyond
-    it, and a loose tile on the row's line, well past its end. The hand's detections come first."""
+    it in rows of six, and a loose tile on the row's line, well past its end. The hand's detections come first."""
     rng = np.random.default_rng(seed)
     top, right = float(dets.boxes[:, 1].min()), float(dets.boxes[:, 2].max())
     left = float(dets.boxes[:, 0].min())
     boxes, codes = [], []
     if wall:
-        for layer in (0, 1):  # the upper layer sits a little higher, half hiding the lower one
-            y = top - 1.6 * TILE_H - layer * 0.3 * TILE_H
+        for layer in (0, 1):  # the upper layer sits higher, hiding part of the lower one
+            y = top - 1.6 * TILE_H - layer * 0.6 * TILE_H
             for k in range(14):
                 x = left + k * (TILE_W + 1)
                 boxes.append((x, y, x + TILE_W, y + TILE_H))
                 codes.append("back")
     faces = [c for c in CLASSES if c != "back" and not c.endswith("f")]
-    for _ in range(discards):
+    for k in range(discards):  # in rows of six, each turned a little
         w, h = 0.7 * TILE_W, 0.7 * TILE_H
-        t = np.radians(rng.uniform(0, 180))
+        t = np.radians(rng.uniform(-20, 20))
         bw, bh = abs(w * np.cos(t)) + abs(h * np.sin(t)), abs(w * np.sin(t)) + abs(h * np.cos(t))
-        cx, cy = rng.uniform(left, right), top - rng.uniform(4.5, 7.5) * TILE_H
+        cx, cy = left + 3 * TILE_W + (k % 6) * 1.4 * TILE_W, top - (4.5 + 1.4 * (k // 6)) * TILE_H
         boxes.append((cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
         codes.append(str(rng.choice(faces)))
     if loose is not None:

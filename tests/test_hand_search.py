@@ -7,6 +7,7 @@ import pytest
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import load_ruleset
 from vision.classes import CLASS_INDEX
+from vision.notices import Notice
 from vision.read import read_detections
 
 from .fake_detections import around_the_hand, laid_out
@@ -51,7 +52,7 @@ def test_a_tile_the_detector_missed_is_supposed_and_said():
     reading = read_detections(dets[np.flatnonzero(keep)], HAND.situation)
     assert reading.hand is not None and same_hand(reading.hand, HAND), reading.warnings
     assert reading.added == ("5p",)
-    assert any("missing" in w for w in reading.warnings)
+    assert any(w.code == "tile-supposed" for w in reading.warnings)
 
 
 def test_thirteen_orphans_reads_under_a_table_that_has_it_and_not_under_one_that_does_not():
@@ -77,7 +78,8 @@ def test_an_unsure_tile_gives_a_runner_up_hand_with_its_tai_and_what_differs():
     assert reading.hand is not None and same_hand(reading.hand, hand)
     assert reading.alternatives, reading.warnings
     alt = reading.alternatives[0]
-    assert alt.codes[unsure] == "1m" and any("1m" in d for d in alt.differs)
+    assert alt.codes[unsure] == "1m" and Notice.of("alt-tile", number=unsure + 1, before="4m", after="1m") in alt.differs
+    assert "一萬" in alt.differs[0].text("traditional") and "一万" in alt.differs[0].text("simplified")
     assert isinstance(alt.tai, int) and alt.tai >= 0 and len(reading.alternatives) <= 3
     assert 0.5 < reading.confidence < 1.0
     out = reading.to_json()["alternatives"][0]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.tiles import is_flower
+from vision.boxes import iou_matrix
 from vision.detections import Detections
 from vision.notices import Notice
 
@@ -26,6 +27,8 @@ ROW_TOLERANCE = 0.5
 # neighbours' by a varying amount. 0.25: with box centres as noisy as the detector's (2.5% of a tile),
 # 0.12-0.2 split packed rows (layout on the truth boxes of data/unseen-v2, models/README.md).
 SPACING_JUMP = 0.25
+# Boxes overlapping more than this are tiles stacked (a wall two high) or read twice, not side by side.
+STACKED_IOU = 0.2
 # A gap between neighbours this many pitches wide has room for a tile the detector missed.
 ROOM_FOR_A_TILE = 0.65
 # Between two groups of a row, only runs longer than any meld (a kong) can be one run with a tile missing.
@@ -50,15 +53,16 @@ def tile_size(dets: Detections) -> tuple[float, float]:
     return float(np.median(short)), float(np.median(long_))
 
 
-def row_angle(centers: np.ndarray, tile_w: float) -> float:
+def row_angle(boxes: np.ndarray, tile_w: float) -> float:
     """Direction of the rows, from each tile to its nearest neighbour (tiles touch along a row)."""
+    centers = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     if len(centers) < 2:
         return 0.0
     diff = centers[None, :, :] - centers[:, None, :]
     dist = np.hypot(diff[..., 0], diff[..., 1])
     np.fill_diagonal(dist, np.inf)
-    # A tile stacked on another (a wall two high) is nearer than a tile's width: not a row neighbour.
-    dist[dist < 0.6 * tile_w] = np.inf
+    # A tile stacked on another (a wall two high) covers part of it: not a neighbour along a row.
+    dist[iou_matrix(boxes, boxes) > STACKED_IOU] = np.inf
     nearest = dist.argmin(axis=1)
     vec = diff[np.arange(len(centers)), nearest]
     close = dist[np.arange(len(centers)), nearest] < 2.0 * tile_w
@@ -143,7 +147,7 @@ def group_rows(dets: Detections) -> Layout:
     if n == 0:
         return Layout((), (), (), 0.0)
     tile_w, tile_h = tile_size(dets)
-    angle = row_angle(dets.centers, tile_w)
+    angle = row_angle(dets.boxes, tile_w)
     # In the row frame rows run along x. A turned tile's axis-aligned box is wider than the tile:
     # for a w×h tile turned by t the box is (w·cos + h·sin) × (w·sin + h·cos); solve for w.
     cx, cy = _rotate(dets.centers, angle).T

@@ -35,7 +35,7 @@ VISITS_PER_VARIANT = 1500
 READINGS_PER_VARIANT = 4
 # A step between the concealed row's tile centres CUT_STEP times the row's median is as likely a cut
 # between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
-CUT_STEP, CUT_SCALE, MAX_CUT_COST = 1.1, 0.03, 3.0
+CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
 MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
 FACES = [c for c in TILE_CODES if c not in FLOWERS]
 
@@ -114,20 +114,23 @@ def merged_into_row(groups: list[Group]) -> list[Group] | None:
     row = groups[0]
     win = row.members[-1:] if row.win_apart else ()
     members = tuple(sorted(set(row.members) - set(win) | {i for g in stray for i in g.members})) + win
-    return [Group("concealed", members, row.win_apart)] + [g for g in groups[1:] if g not in stray]
+    # A single tile after all the others is the winning tile set apart.
+    apart = row.win_apart or any(g.members == (members[-1],) for g in stray)
+    return [Group("concealed", members, apart)] + [g for g in groups[1:] if g not in stray]
 
 
 def row_cuts(sub: Detections, groups: list[Group]) -> list[tuple[float, list[Group]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
     costs by how much longer the step is than the row's median (CUT_STEP times: as likely either way).
-    The cheapest grouping costs 0; those dearer than MAX_CUT_COST are not tried."""
+    The cheapest grouping costs 0; the uncut one is always tried, others dearer than MAX_CUT_COST not."""
     row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
     steps = np.hypot(*np.diff(sub.centers[core], axis=0).T)
-    z = (steps / max(float(np.median(steps)), 1e-6) - CUT_STEP) / CUT_SCALE
+    # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than HOLE.
+    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), HOLE) - CUT_STEP) / CUT_SCALE
     cut, keep = np.logaddexp(0, -z), np.logaddexp(0, z)  # −log P(cut), −log P(no cut) at each step
     out = []
     for sizes in _meld_runs(len(core) - 2):
@@ -141,7 +144,9 @@ def row_cuts(sub: Detections, groups: list[Group]) -> list[tuple[float, list[Gro
             concealed = Group("concealed", tuple(rest) + tuple(row[len(core):]), groups[0].win_apart)
             out.append((cost, [concealed, *(Group("unknown", p) for p in pieces), *groups[1:]]))
     least = min(c for c, _ in out)
-    return sorted(((c - least, g) for c, g in out if c - least <= MAX_CUT_COST), key=lambda v: v[0])
+    uncut = out[0]  # always tried: the layout's own grouping
+    return [(uncut[0] - least, uncut[1])] + sorted(((c - least, g) for c, g in out[1:] if c - least <= MAX_CUT_COST),
+                                                   key=lambda v: v[0])
 
 
 def _meld_runs(room: int, depth: int = 3) -> list[tuple[int, ...]]:
