@@ -285,5 +285,6 @@ def test_result_rows_in_both_scripts():
 def test_scripts():
     assert in_script("門風 東家放槍 連莊 聽牌", "simplified") == "门风 东家放枪 连庄 听牌"
     assert in_script("門風", "traditional") == "門風"
+    assert in_script("不算在手牌裡的牌（牌牆）", "simplified") == "不算在手牌里的牌（牌墙）"
     assert tile_label("2m", "traditional") == "二萬" and tile_label("6z", "simplified") == "发财"
     assert tile_label(None, "traditional") == "？" and seat_label("N", "simplified") == "北家"
