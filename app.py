@@ -31,10 +31,11 @@ from ui.draft import (
     set_win,
     to_text,
 )
-from ui.photo import annotate, box_codes, flagged, photo_id
+from ui.photo import annotate, box_codes, choices, flagged, loose, photo_id, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.table import wind_owner
 from ui.text import SCRIPT_LABELS, SCRIPTS, WIND_NAMES, in_script, seat_label, tile_label
+from vision.classes import BACK
 from vision.detector import ModelError, TileDetector
 from vision.notices import Notice
 from vision.photo import PhotoError, load_photo
@@ -49,6 +50,7 @@ if st.sidebar.radio("頁面", ("台數", "資料集檢查"), key="page") == "資
 ss = st.session_state
 for key, value in {
     "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
+    "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
     "source": "upload", "script": "traditional", "seat": "E", "round": "E", "dealer": "E", "streak": 0,
     "how": "self", "base": 100, "per_tai": 20, "dataset_name": "",
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
@@ -123,6 +125,19 @@ def on_face() -> None:
         edit(add_tile(ss.draft, ss.target, code))
 
 
+def on_pull(reading) -> None:
+    """A tile the reader set apart, tapped: into the group tiles are added to, with its box."""
+    det = ss[f"loose-{ss.version}"]
+    if det is not None:
+        edit(add_tile(ss.draft, ss.target, reading.codes[det], det))
+
+
+def on_take(photo_reading, alternative: int | None) -> None:
+    """The draft replaced by another reading of the photo (None: the best)."""
+    ss.taken = alternative
+    edit(from_reading(taken(photo_reading, alternative)))
+
+
 def on_kind(m: int) -> None:
     edit(set_meld_kind(ss.draft, m, ss[f"kind-{m}-{script}-{ss.version}"]))
 
@@ -181,20 +196,38 @@ else:
                 except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
                     ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
             if pid in ss.readings:
+                ss.taken = None
                 edit(from_reading(ss.readings[pid]))
 
-reading = ss.readings.get(ss.photo["id"]) if ss.photo else None
+photo_reading = ss.readings.get(ss.photo["id"]) if ss.photo else None
+reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # as the player took it
+draft = ss.draft
+if ss.target not in draft.groups():
+    ss.target = "concealed"
+reading_choices = None
 if ss.photo is not None:
     if ss.photo["problem"]:
         st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem'].text(script)}")
     if reading is None:
         st.image(ss.photo["image"], channels="BGR")
     else:
-        st.image(annotate(ss.photo["image"], reading, ss.draft), channels="BGR",
+        apart = loose(reading, draft)
+        st.image(annotate(ss.photo["image"], reading, draft), channels="BGR",
                  caption=t(f"讀到 {len(reading.detections)} 張牌，把握度 {reading.confidence:.0%}。"
-                           "紅框：沒把握、被修正或你改過的牌；x：你刪掉的。"))
+                           "紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
+                           + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
         if reading.hand is None:
             st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
+        if reading.added:
+            st.info(t("照片上少一張：為了湊成胡牌，手牌裡補上了 "
+                      + "、".join(tile_label(code, script) for code in reading.added) + "（不對就刪掉它）。"))
+        faces = [i for i in apart if reading.codes[i] != BACK]  # a wall of backs is not worth a tap each
+        if faces:
+            st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"loose-{ss.version}",
+                     on_change=on_pull, args=(reading,), format_func=lambda i: tile_label(reading.codes[i], script))
+        if len(faces) < len(apart):
+            st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
+        reading_choices = st.container()  # filled in below, once the situation that scores them is known
         if reading.warnings:
             with st.expander(t(f"讀牌提示（{len(reading.warnings)}）")):
                 for warning in reading.warnings:
@@ -211,7 +244,6 @@ if ss.get("text_error"):
 
 # ② hand
 st.subheader(t("② 手牌"))
-draft = ss.draft
 marks = flagged(reading, draft) if reading is not None else []
 if draft.empty:
     st.info(t("先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
@@ -250,8 +282,6 @@ if ss.selected is not None:
         st.button(t("取消選取"), on_click=lambda: edit(ss.draft))
     picker_label = t("點一張牌換掉它：")
 else:
-    if ss.target not in draft.groups():
-        ss.target = "concealed"
     choice(t("點牌加到："), draft.groups(), "target", group_label, key=f"{script}-{ss.version}")
     picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
 st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face,
@@ -314,6 +344,23 @@ if outcome is not None:
     st.markdown(t("**誰付多少**"))
     st.table(payment_rows(settlement, ss.ruleset, script), hide_index=True)
     st.caption(net_line(settlement, script))
+if reading_choices is not None and photo_reading.alternatives:
+    with reading_choices:
+        st.markdown(t("**照片也可以這樣讀**（點一下換成它，手牌會整個換掉）"))
+        best = None
+        for option in choices(photo_reading, situation, table, ss.ruleset):
+            tai = "？" if option.tai is None else option.tai
+            if option.alternative is None:
+                best = option.tai
+                label = f"最可能的讀法：{tai} 台"
+            else:
+                delta = "" if None in (best, option.tai) else f"（{option.tai - best:+d}）"
+                words = "、".join(d.text("traditional") for d in option.differs)
+                label = f"{tai} 台{delta}" + (f"：{words}" if words else "")
+            st.button(("✓ " if option.alternative == ss.taken else "") + t(label),
+                      key=f"take-{option.alternative}", on_click=on_take,
+                      args=(photo_reading, option.alternative),
+                      disabled=option.alternative == ss.taken, width="stretch")
 if desk is not None:
     table_page.confirm(desk, outcome, ss.photo["id"] if ss.photo else None, script, edit)
 

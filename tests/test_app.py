@@ -7,6 +7,7 @@ when `models/model.json` exists.
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,16 +16,20 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 import vision.detector
+import vision.read
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS
 from scoring.score import score
 from tests.example_hands import house_table
-from tests.fake_detections import laid_out, one_hot
-from ui.draft import from_text, to_hand
+from tests.fake_detections import laid_out, one_hot, reading_at_a_table
+from ui.draft import Slot, from_text, to_hand
+from ui.photo import flagged
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.detector import ModelError
+from vision.groups import Group
 from vision.notices import Notice
+from vision.read import read_detections
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -200,7 +205,7 @@ def test_the_page_chooses_a_checked_folder_name_inside_the_data_folder_only(app,
 
 def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
     """A concealed kong shown as four backs, and a face-down tile apart from the others in a reading
-    a tile short (correction keeps the raw codes): the tiles to name show as ？, the 台 section says
+    with no legal hand (the reader keeps the raw codes): the tiles to name show as ？, the 台 section says
     what is missing, saving stays offered. The app broke below ② on such readings."""
     hand = Hand.from_json({**HAND.to_json(), "concealed": HAND.concealed[:-3],
                            "melds": [*HAND.to_json()["melds"], {"type": "ankong", "tiles": ["9s"] * 4}]})
@@ -211,9 +216,92 @@ def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     v = at.session_state["version"]
-    assert at.pills(key=f"tiles-meld:0-{v}").options == ["？"]
-    assert at.pills(key=f"tiles-meld:3-{v}").options == ["？"] * 4
+    assert at.pills(key=f"tiles-meld:2-{v}").options == ["？"] * 4  # the kong of backs; the lone back is set apart
     assert at.error and save_button(at)
+
+
+# HAND with its 五萬 missed by the photo, among 九萬, 東風 and a back set apart; runner-ups: 二條 read
+# as 五條 (3 台 too), the flower set apart (2 台).
+AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
+
+
+@pytest.fixture
+def photo_read_as(app, monkeypatch):
+    """The page after uploading a photo that the reader reads as `reading`."""
+    def upload(reading):
+        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None: reading)
+        at = ok(app(FakeDetector))
+        return ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+
+    return upload
+
+
+def loose_pills(at):
+    return at.pills(key=f"loose-{at.session_state['version']}")
+
+
+def take_button(at, alternative):
+    return at.button(key=f"take-{alternative}")
+
+
+def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_read_as):
+    at = photo_read_as(AT_A_TABLE)
+    draft = at.session_state["draft"]
+    assert {s.det for s in draft.all_slots()} == {*range(17), None}  # 17-19 set apart; 五萬 added, no box
+    assert total_shown(at) == expected_total(HAND)
+    assert any("補上了 五萬" in i.value for i in at.info)
+    assert loose_pills(at).options == ["九萬", "東風"]  # the back is counted, not offered
+    assert any("另有 1 張牌背朝上" in c.value for c in at.caption)
+    assert "灰框" in at.image[0].captions[0]
+
+    ok(loose_pills(at).set_value(17).run())  # one tap: 九萬 joins the concealed tiles with its box
+    draft = at.session_state["draft"]
+    assert draft.concealed[-1] == Slot("9m", 17) and loose_pills(at).options == ["東風"]
+    hand_pills = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
+    assert flagged(AT_A_TABLE, draft)[17] and hand_pills.options[-1] == "⚠九萬"  # the player's change
+    assert not at.metric and "這手牌不能算" in at.error[0].value
+
+    v = at.session_state["version"]  # undone like any tile: select it, delete it; it is set apart again
+    ok(at.pills(key=f"tiles-concealed-{v}").set_value(len(draft.concealed) - 1).run())
+    ok(next(b for b in at.button if b.label == "刪除這張").click().run())
+    assert loose_pills(at).options == ["九萬", "東風"] and total_shown(at) == expected_total(HAND)
+
+    ok(at.radio(key=f"target-traditional-{at.session_state['version']}").set_value("meld:0").run())
+    ok(loose_pills(at).set_value(18).run())  # into the group tiles are being added to
+    assert at.session_state["draft"].melds[0].tiles[-1] == Slot("1z", 18)
+
+
+def test_a_runner_up_reading_is_one_tap(photo_read_as):
+    at = photo_read_as(AT_A_TABLE)
+    assert take_button(at, None).label == "✓ 最可能的讀法：3 台" and take_button(at, None).disabled
+    assert take_button(at, 0).label == "3 台（+0）：第 9 張二條改成五條"
+    assert take_button(at, 1).label == "2 台（-1）：梅不算"
+
+    ok(take_button(at, 1).click().run())
+    assert total_shown(at) == expected_total(HAND.replace(flowers=())) == "2 台"
+    assert not at.session_state["draft"].flowers and loose_pills(at).options == ["梅", "九萬", "東風"]
+    assert take_button(at, 1).disabled and not take_button(at, None).disabled
+    ok(take_button(at, 0).click().run())
+    draft = at.session_state["draft"]
+    assert draft.concealed[8] == Slot("5s", 8) and draft.concealed[-1] == Slot("5m")  # its added tile too
+    assert total_shown(at) == expected_total(HAND.replace(concealed=(*HAND.concealed[:9], "5s", *HAND.concealed[10:])))
+
+    ok(at.radio(key="script").set_value("simplified").run())  # the words in the player's script
+    assert take_button(at, 0).label == "✓ 3 台（+0）：第 9 张二条改成五条"
+    ok(take_button(at, None).click().run())
+    assert total_shown(at) == expected_total(HAND) and at.session_state["draft"].flowers
+
+
+def test_odd_readings_render(photo_read_as):
+    """Every tile set apart, no hand, runner-ups with an added tile; then a reading of nothing."""
+    all_apart = replace(AT_A_TABLE, groups=(Group("loose", tuple(range(20))),), hand=None, added=())
+    at = photo_read_as(all_apart)
+    assert at.session_state["draft"].empty and len(loose_pills(at).options) == 19
+    assert take_button(at, None).label == "✓ 最可能的讀法：？ 台"
+    ok(take_button(at, 1).click().run())
+    assert total_shown(at) == "2 台"
+    at = photo_read_as(read_detections(Detections.empty()))
+    assert at.session_state["draft"].empty and not any(str(b.key).startswith("take-") for b in at.button)
 
 
 @pytest.mark.parametrize("data, message", [

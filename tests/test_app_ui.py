@@ -1,6 +1,7 @@
 """The app's helpers without Streamlit: the draft hand and its edits, typed hands, the photo reading
 as a draft, boxes as the player corrected them, the YOLO export, results as rows, the two scripts."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,7 @@ import yaml
 
 from datasets.check import check
 from scoring.hand import Hand, HandError, Meld, Situation, Table
-from tests.fake_detections import laid_out, one_hot
+from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.dataset import DatasetError, dataset_folder, dataset_root, save_example
 from ui.draft import (
     Draft,
@@ -27,11 +28,13 @@ from ui.draft import (
     to_hand,
     to_text,
 )
-from ui.photo import REMOVED, annotate, box_codes, flagged
+from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
+from vision.draw import DIMMED, HIGHLIGHT, NORMAL
+from vision.groups import Group
 from vision.read import read_detections
 
 HAND = Hand.from_json({
@@ -163,6 +166,68 @@ def test_box_codes_and_flags_follow_the_players_corrections():
     assert drawn.shape == image.shape and (drawn != image).any() and REMOVED == "x"
 
 
+# HAND with its 五萬 missed by the photo, among 九萬, 東風 and a back the reader set apart; runner-ups:
+# 二條 read as 五條 (3 台 too), and the flower set apart (2 台 under the app's default situation).
+AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
+APART = [17, 18, 19]
+
+
+def edge(drawn, box):
+    """The colour of a box's drawn frame (its left edge, halfway down)."""
+    x0, y0, _, y1 = (int(round(v)) for v in box)
+    return tuple(int(v) for v in drawn[(y0 + y1) // 2, x0])
+
+
+def test_tiles_set_apart_stay_out_of_the_draft_and_a_missed_tile_joins_it():
+    draft = from_reading(AT_A_TABLE)
+    assert sorted(s.det for s in draft.all_slots() if s.det is not None) == list(range(17))
+    assert draft.concealed[-1] == Slot("5m")  # added: no box
+    assert sorted(to_hand(draft, SELF_DRAW).concealed) == sorted(HAND.concealed)
+    assert to_hand(draft, SELF_DRAW).replace(concealed=HAND.concealed) == HAND.replace(situation=SELF_DRAW)
+    assert loose(AT_A_TABLE, draft) == APART
+    assert box_codes(AT_A_TABLE, draft)[17:] == ["9m", "1z", "back"]  # still tiles of the photo, as read
+    assert not any(flagged(AT_A_TABLE, draft))
+    added_flower = from_reading(replace(AT_A_TABLE, added=("5m", "2f")))
+    assert codes(added_flower.flowers) == ["1f", "2f"] and added_flower.flowers[-1].det is None
+
+
+def test_a_tile_pulled_in_from_those_set_apart_is_the_players_change():
+    image = np.full((800, 1100, 3), 90, np.uint8)
+    draft = from_reading(AT_A_TABLE)
+    drawn = annotate(image, AT_A_TABLE, draft)
+    boxes = AT_A_TABLE.detections.boxes
+    assert [edge(drawn, boxes[i]) for i in (0, *APART)] == [NORMAL, DIMMED, DIMMED, DIMMED]
+    pulled = add_tile(draft, "concealed", "9m", 17)
+    assert pulled.concealed[-1] == Slot("9m", 17) and loose(AT_A_TABLE, pulled) == [18, 19]
+    assert [i for i, f in enumerate(flagged(AT_A_TABLE, pulled)) if f] == [17]
+    assert edge(annotate(image, AT_A_TABLE, pulled), boxes[17]) == HIGHLIGHT
+    into_meld = add_tile(draft, "meld:0", "1z", 18)
+    assert into_meld.melds[0].tiles[-1] == Slot("1z", 18)
+    assert loose(AT_A_TABLE, remove_tile(pulled, "concealed", len(pulled.concealed) - 1)) == APART  # undone
+
+
+def test_a_runner_up_taken_lays_its_codes_and_groups_over_the_same_boxes():
+    misread, no_flowers = (taken(AT_A_TABLE, k) for k in range(2))
+    assert taken(AT_A_TABLE, None) is AT_A_TABLE
+    assert misread.codes[8] == "5s" and misread.changed == (8,) and misread.added == ("5m",)
+    assert to_hand(from_reading(misread), SELF_DRAW).concealed.count("5s") == 2
+    assert loose(no_flowers, from_reading(no_flowers)) == [16, *APART] and not from_reading(no_flowers).flowers
+    assert np.array_equal(no_flowers.detections.boxes, AT_A_TABLE.detections.boxes)
+    assert no_flowers.detections.groups[16] == no_flowers.detections.groups[17]  # in one loose group
+
+
+def test_choices_are_scored_as_the_page_would_score_them():
+    offered = choices(AT_A_TABLE, SELF_DRAW, TABLE, "tw16-2026.09-p0")
+    assert [(c.alternative, c.tai, tuple(d.text("traditional") for d in c.differs)) for c in offered] == [
+        (None, 3, ()), (0, 3, ("第 9 張二條改成五條",)), (1, 2, ("梅不算",))]
+    heavenly = Situation(self_draw=True, heavenly=True)  # 天胡 with a meld: no win under this situation
+    assert [c.tai for c in choices(AT_A_TABLE, heavenly, TABLE, "tw16-2026.09-p0")] == [
+        None, *(a.tai for a in AT_A_TABLE.alternatives)]  # a runner-up keeps the reader's figure
+    all_apart = replace(AT_A_TABLE, groups=(Group("loose", tuple(range(20))),), hand=None, added=())
+    assert from_reading(all_apart).empty and loose(all_apart, Draft()) == list(range(20))
+    assert [c.tai for c in choices(all_apart, SELF_DRAW, TABLE, "tw16-2026.09-p0")] == [None, 3, 2]
+
+
 def test_yolo_export(tmp_path):
     boxes = np.array([[100, 50, 130, 90], [-5, 10, 20, 40], [0, 0, 10, 10]], np.float32)
     image = np.zeros((100, 200, 3), np.uint8)
@@ -220,5 +285,6 @@ def test_result_rows_in_both_scripts():
 def test_scripts():
     assert in_script("門風 東家放槍 連莊 聽牌", "simplified") == "门风 东家放枪 连庄 听牌"
     assert in_script("門風", "traditional") == "門風"
+    assert in_script("不算在手牌裡的牌（牌牆）", "simplified") == "不算在手牌里的牌（牌墙）"
     assert tile_label("2m", "traditional") == "二萬" and tile_label("6z", "simplified") == "发财"
     assert tile_label(None, "traditional") == "？" and seat_label("N", "simplified") == "北家"

@@ -146,6 +146,27 @@ def face_down_url(tmp_path_factory):
     yield from serve(script, folder / "app.log")
 
 
+# The reader finds the hand among other tiles (tests/fake_detections.py `reading_at_a_table`, as in
+# tests/test_app.py): 九萬, 東風 and a back set apart, 五萬 added, two runner-ups.
+AT_A_TABLE = """
+
+import vision.read
+from tests.fake_detections import reading_at_a_table
+
+vision.read.read_photo = lambda image, detector, situation=None: reading_at_a_table(
+    Hand.from_json({hand!r}), 4, ["9m", "1z", "back"], {{9: "5s"}})
+"""
+
+
+@pytest.fixture(scope="module")
+def at_a_table_url(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("at-a-table")
+    script = folder / "app_reading_a_table.py"
+    script.write_text(textwrap.dedent(FAKE_DETECTOR_APP).format(
+        root=str(ROOT), app=str(ROOT / "app.py"), hand=HAND.to_json(), tweak=AT_A_TABLE.format(hand=HAND.to_json())))
+    yield from serve(script, folder / "app.log")
+
+
 @pytest.fixture(scope="module")
 def ledger_url(tmp_path_factory):
     """The app with its ledger file in a folder of its own: (URL, ledger path)."""
@@ -303,4 +324,22 @@ def test_face_down_tiles_are_shown_as_tiles_to_name(page, face_down_url):
     expect(page.get_by_role("radio", name="？", exact=True)).to_have_count(1)
     expect(page.get_by_role("radio", name="九條", exact=True)).to_have_count(5)  # the kong and the picker
     screenshot(page, "browser-face-down-390.png")
+    assert page.get_by_test_id("stException").count() == 0
+
+
+def test_tiles_set_apart_and_a_runner_up_are_one_tap_each(page, at_a_table_url):
+    from playwright.sync_api import expect
+
+    page.goto(at_a_table_url)
+    upload(page, "hand.jpg", table_photo())
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))  # 五萬 added, the rest left apart
+    nine = page.get_by_role("radio", name="九萬", exact=True)
+    expect(nine).to_have_count(2)  # set apart, and in the tile picker
+    nine.first.click()  # pulled into the hand: the hand is no win now
+    expect(page.get_by_text("這手牌不能算")).to_be_visible()
+    expect(nine).to_have_count(1)
+    page.get_by_role("button", name="2 台（-1）：梅不算").click()  # the whole draft replaced
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND.replace(flowers=())))
+    expect(page.get_by_role("radio", name="梅", exact=True)).to_have_count(2)  # set apart now, and in the picker
+    screenshot(page, "browser-at-a-table-390.png")
     assert page.get_by_test_id("stException").count() == 0

@@ -94,16 +94,17 @@ def remove_tile(draft: Draft, group: str, index: int) -> Draft:
     return _with_slots(draft, group, tuple(slots))
 
 
-def add_tile(draft: Draft, group: str, code: str) -> Draft:
-    """Add a tapped tile to a group; a flower always goes to the flowers, and a tile added as the
-    winning one replaces the previous winning tile."""
+def add_tile(draft: Draft, group: str, code: str, det: int | None = None) -> Draft:
+    """Add a tapped tile to a group (`det`: its box, for a tile of the photo the reader set apart);
+    a flower always goes to the flowers, and a tile added as the winning one replaces the previous
+    winning tile."""
     if is_flower(code):
         group = "flowers"
     elif group == "flowers":
         group = "concealed"
     if group == "win":
-        return replace(draft, win=Slot(code))
-    return _with_slots(draft, group, draft.slots(group) + (Slot(code),))
+        return replace(draft, win=Slot(code, det))
+    return _with_slots(draft, group, draft.slots(group) + (Slot(code, det),))
 
 
 def set_win(draft: Draft, index: int) -> Draft:
@@ -170,11 +171,15 @@ def from_reading(reading) -> Draft:
     The concealed group's last tile is the winning one (as `vision` builds the hand); a concealed
     kong's face-down tiles take the face shown, or stay unknown when all four are face down; a
     group the reader could not name keeps its tiles with the kind left to the player. Any other
-    face-down tile is a tile the player has to name (unknown)."""
+    face-down tile is a tile the player has to name (unknown). Tiles the reader set apart from the
+    hand (group kind "loose": walls, discards, strays) stay out; a tile the hand supposes although
+    the photo does not show it (`reading.added`) joins the concealed tiles without a box."""
     concealed: tuple[Slot, ...] = ()
     melds, flowers = [], []
     for g in reading.groups:
         slots = tuple(Slot(None if reading.codes[i] == BACK else reading.codes[i], i) for i in g.members)
+        if g.kind == "loose":
+            continue
         if g.kind == "concealed":
             concealed = slots
         elif g.kind == "flowers":
@@ -184,7 +189,10 @@ def from_reading(reading) -> Draft:
             melds.append(MeldDraft("ankong", tuple(replace(s, code=face) for s in slots)))
         else:
             melds.append(MeldDraft(g.kind if g.kind in MELD_SIZE else None, slots))
-    return Draft(concealed[:-1], concealed[-1] if concealed else None, tuple(melds), tuple(flowers))
+    draft = Draft(concealed[:-1], concealed[-1] if concealed else None, tuple(melds), tuple(flowers))
+    for code in reading.added:
+        draft = add_tile(draft, "concealed", code)
+    return draft
 
 
 def from_text(text: str) -> Draft:

@@ -1,15 +1,22 @@
-"""The photo reading next to the player's draft: what each box is now, and which boxes to flag."""
+"""The photo reading next to the player's draft: what each box is now, which boxes to flag, which
+tiles the reader set apart from the hand, and the runner-up readings the player may take instead."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ui.draft import Draft
+from scoring.hand import HandError, Situation, Table
+from scoring.ruleset import RulesetError
+from ui.draft import Draft, from_reading
+from ui.result import evaluate
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
 from vision.draw import draw_boxes
+from vision.notices import Notice
+from vision.read import with_groups
 
 REMOVED = "x"  # drawn on a box whose tile the player removed from the hand
 
@@ -19,10 +26,38 @@ def photo_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def taken(reading, alternative: int | None):
+    """The reading as the player took it: the best one (`alternative` None), or runner-up number
+    `alternative` laid over the same boxes (its codes, groups, hand and added tiles), so that the
+    draft, the flags and the saved labels all follow the hand the player chose."""
+    if alternative is None:
+        return reading
+    alt = reading.alternatives[alternative]
+    return replace(reading, detections=with_groups(reading.detections, alt.groups, alt.codes), groups=alt.groups,
+                   hand=alt.hand, added=alt.added)
+
+
+def set_apart(reading) -> set[int]:
+    """The detections the reader set apart from the hand (walls, discards, strays: kind "loose")."""
+    return {i for g in reading.groups if g.kind == "loose" for i in g.members}
+
+
+def _held(draft: Draft) -> set[int]:
+    return {s.det for s in draft.all_slots() if s.det is not None}
+
+
+def loose(reading, draft: Draft) -> list[int]:
+    """Tiles set apart that the draft does not hold (the player may pull one in), in reading order."""
+    return sorted(set_apart(reading) - _held(draft))
+
+
 def box_codes(reading, draft: Draft) -> list[str | None]:
     """The class of each detection as the player has it now: the code of the draft tile holding
-    it (a face-down tile stays `back`), or None when the player removed that tile."""
+    it (a face-down tile stays `back`), the reader's code for a tile set apart and left apart (it is
+    still a tile in the photo), or None when the player removed that tile."""
     codes: list[str | None] = [None] * len(reading.detections)
+    for i in loose(reading, draft):
+        codes[i] = reading.codes[i]
     for slot in draft.all_slots():
         if slot.det is not None and slot.det < len(codes):
             codes[slot.det] = BACK if reading.codes[slot.det] == BACK else slot.code
@@ -30,14 +65,45 @@ def box_codes(reading, draft: Draft) -> list[str | None]:
 
 
 def flagged(reading, draft: Draft) -> list[bool]:
-    """Boxes to highlight: the reader was unsure, correction changed the tile, or the player did."""
+    """Boxes to highlight: the reader was unsure, correction changed the tile, or the player did (a
+    tile pulled into the hand from those set apart is the player's change). A tile left apart is
+    dimmed instead, never flagged: it is not part of the hand."""
     now = box_codes(reading, draft)
     sure = reading.detections.certainty
     changed = set(reading.changed)
-    return [bool(sure[i] < UNSURE_BELOW) or i in changed or now[i] != reading.codes[i] for i in range(len(now))]
+    apart, left_apart = set_apart(reading), set(loose(reading, draft))
+    return [i not in left_apart and (bool(sure[i] < UNSURE_BELOW) or i in changed or now[i] != reading.codes[i]
+                                     or i in apart) for i in range(len(now))]
 
 
 def annotate(image: np.ndarray, reading, draft: Draft) -> np.ndarray:
-    """The photo (BGR) with each box and its current code; flagged boxes in the highlight colour."""
+    """The photo (BGR) with each box and its current code; flagged boxes in the highlight colour,
+    tiles set apart from the hand greyed."""
     labels = [REMOVED if c is None else c for c in box_codes(reading, draft)]
-    return draw_boxes(image, reading.detections.boxes, labels, flagged(reading, draft))
+    left_apart = set(loose(reading, draft))
+    return draw_boxes(image, reading.detections.boxes, labels, flagged(reading, draft),
+                      dimmed=[i in left_apart for i in range(len(labels))])
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One way to read the photo, offered to the player as one tap."""
+
+    alternative: int | None  # None: the reader's best reading; else the index of a runner-up
+    tai: int | None  # its 台 under the page's situation and ruleset; None when it is no win there
+    differs: tuple[Notice, ...]  # what a runner-up changes from the best reading
+
+
+def choices(reading, situation: Situation, table: Table, ruleset: str) -> list[Choice]:
+    """The best reading and each runner-up, with the 台 the page would show after taking it (the
+    reader's own figure was scored under the situation it read with, which need not be the page's;
+    a runner-up the page cannot score keeps the reader's figure)."""
+    out = []
+    for k in (None, *range(len(reading.alternatives))):
+        alt = None if k is None else reading.alternatives[k]
+        try:
+            tai = evaluate(from_reading(taken(reading, k)), situation, table, ruleset).score.total
+        except (HandError, RulesetError):
+            tai = None if alt is None else alt.tai
+        out.append(Choice(k, tai, () if alt is None else alt.differs))
+    return out

@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-NORMAL, HIGHLIGHT = (0, 200, 0), (0, 0, 255)  # BGR
+NORMAL, HIGHLIGHT, DIMMED = (0, 200, 0), (0, 0, 255), (150, 150, 150)  # BGR
 
 
 def draw_boxes(
@@ -11,13 +11,16 @@ def draw_boxes(
     boxes: np.ndarray,
     labels: list[str],
     highlight: list[bool] | None = None,
+    dimmed: list[bool] | None = None,
 ) -> np.ndarray:
-    """A copy of a BGR image with xyxy pixel boxes and their labels; highlighted boxes in red."""
+    """A copy of a BGR image with xyxy pixel boxes and their labels; highlighted boxes in red,
+    dimmed ones (tiles that are not part of the hand) in grey."""
     out = image.copy()
     scale = max(0.3, min(out.shape[:2]) / 1600)
     thick = max(1, round(min(out.shape[:2]) / 500))
     for i, (box, label) in enumerate(zip(np.asarray(boxes).reshape(-1, 4), labels, strict=True)):
-        colour = HIGHLIGHT if highlight is not None and highlight[i] else NORMAL
+        colour = (HIGHLIGHT if highlight is not None and highlight[i]
+                  else DIMMED if dimmed is not None and dimmed[i] else NORMAL)
         x0, y0, x1, y1 = (int(round(v)) for v in box)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, thick)
         (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)

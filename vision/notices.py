@@ -126,16 +126,16 @@ CATALOGUE: dict[str, Words] = {
     # vision/read.py: how a runner-up hand differs from the best reading
     "alt-tile": Words(
         "tile {number}: {after} instead of {before}",
-        "第 {number} 張是{after}不是{before}",
-        "第 {number} 张是{after}不是{before}"),
+        "第 {number} 張{before}改成{after}",
+        "第 {number} 张{before}改成{after}"),
     "alt-in-hand": Words(
         "also in the hand: {tiles}",
         "{tiles}也算手牌",
         "{tiles}也算手牌"),
     "alt-set-apart": Words(
         "set apart: {tiles}",
-        "{tiles}不算手牌",
-        "{tiles}不算手牌"),
+        "{tiles}不算",
+        "{tiles}不算"),
     "alt-supposes": Words(
         "supposes a missed tile {tile}",
         "補上漏讀的{tile}",

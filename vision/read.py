@@ -17,7 +17,7 @@ from vision.groups import Group
 from vision.hand_finding import find_parts
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
-from vision.search import Candidate, lay_out, memberships, search
+from vision.search import Candidate, lay_out, likely_hand, search
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
     found = search(dets, parts, situation, rules)
     why = [""] * len(dets)
     if not found:  # no legal hand: the likeliest hand tiles as read, for the player to fix
-        ms = next(memberships(parts))
+        ms = likely_hand(parts)
         hl = lay_out(dets, ms.members) if ms.members else None
         hand = [Group(g.kind, tuple(hl.order[i] for i in g.members), g.win_apart) for g in hl.groups] if hl else []
         groups = tuple(hand) + tuple(Group("loose", part.members) for part in ms.loose)

@@ -37,6 +37,7 @@ READINGS_PER_VARIANT = 4
 # between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
 CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
 MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
+SHOWN_WITHOUT_HAND = 0.2  # with no legal hand, parts at least this likely are shown as the hand
 FACES = [c for c in TILE_CODES if c not in FLOWERS]
 
 
@@ -79,6 +80,16 @@ def memberships(parts: list[Part]) -> Iterator[Membership]:
                          tuple(parts[k] for k in np.flatnonzero(~inside)))
         for j in range(last + 1, len(doubtful)):
             heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
+
+
+def likely_hand(parts: list[Part]) -> Membership:
+    """The parts shown as the hand when no legal hand was found: all but the clearly foreign ones (a
+    player fixes a hand with a stray tile in it as easily as one missing a tile, and the foreign
+    ones stay offered beside it)."""
+    inside = [part.p_hand >= SHOWN_WITHOUT_HAND for part in parts]
+    kept = [part for part, keep in zip(parts, inside, strict=True) if keep]
+    return Membership(0.0, tuple(sorted(i for part in kept for i in part.members)),
+                      tuple(part for part, keep in zip(parts, inside, strict=True) if not keep))
 
 
 def _with_missing(sub: Detections, concealed: Group) -> Detections:
