@@ -12,7 +12,7 @@ import streamlit as st
 
 from ledger import as_dealt, seated
 from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation, Table
-from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets
+from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.tiles import TILE_CODES, WINDS
 from ui import audit_page, table_page
 from ui.dataset import DatasetError, dataset_root, save_example
@@ -96,6 +96,15 @@ def tile_detector():
     return TileDetector()
 
 
+def table_rules(name: str):
+    """The table the photo is read under (a 十三么 is a hand only where the table has it); a house
+    table that cannot be read falls back to the default one, which the 台 section then reports."""
+    try:
+        return load_ruleset(name)
+    except RulesetError:
+        return load_ruleset(DEFAULT_RULESET)
+
+
 # -- callbacks (run before the page is drawn again) ---------------------------------------------------
 def on_text() -> None:
     try:
@@ -173,6 +182,7 @@ with st.expander(t("用網頁相機拍照（需 HTTPS 或 localhost）")):
     st.caption(t("手機經由 Wi-Fi（http://…）連線時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
     camera = st.camera_input(t("拍照"), key="camera", on_change=lambda: ss.update(source="camera"))
 
+
 photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
 if photo_file is None:
     ss.photo = None
@@ -190,7 +200,7 @@ else:
             if pid not in ss.readings:
                 try:
                     with st.spinner(t("讀牌中…")):
-                        ss.readings[pid] = read_photo(image, tile_detector(), Situation())
+                        ss.readings[pid] = read_photo(image, tile_detector(), Situation(), table_rules(ss.ruleset))
                 except ModelError as exc:
                     ss.photo["problem"] = exc.notice
                 except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable

@@ -229,7 +229,7 @@ AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
 def photo_read_as(app, monkeypatch):
     """The page after uploading a photo that the reader reads as `reading`."""
     def upload(reading):
-        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None: reading)
+        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None, rules=None: reading)
         at = ok(app(FakeDetector))
         return ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
 

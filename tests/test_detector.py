@@ -161,14 +161,27 @@ def test_read_json_contract_with_a_broken_photo_among_good_ones(tmp_path):
     assert len(lines) == 3
     assert "not an image we can read" in lines[1]["error"] and lines[1]["code"] == "photo-not-image"
     for reading in (lines[0], lines[2]):
-        assert set(reading) >= {"detections", "groups", "hand", "warnings"}
+        assert set(reading) >= {"detections", "groups", "hand", "warnings", "alternatives", "added"}
         for warning in reading["warnings"]:
             assert warning["code"] in CATALOGUE and {"code", "text"} <= set(warning) <= {"code", "text", "params"}
         for det in reading["detections"]:
-            assert set(det) == {"code", "raw_code", "conf", "box", "group"}
+            assert {"code", "raw_code", "conf", "box", "group"} <= set(det) <= {"code", "raw_code", "conf", "box",
+                                                                                "group", "why"}
             assert det["code"] in CLASSES and det["raw_code"] in CLASSES and len(det["box"]) == 4
-        kinds = {"concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown"}
+        kinds = {"concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown", "loose"}
         assert all(g["kind"] in kinds for g in reading["groups"])
+        for alt in reading["alternatives"]:
+            assert isinstance(alt["tai"], int) and all(d["code"] in CATALOGUE for d in alt["differs"])
+
+
+def test_read_under_a_named_table_and_a_table_that_does_not_exist():
+    photo = str(sample_images()[0])
+    out = subprocess.run([sys.executable, "-m", "vision", "read", photo, "--json", "--ruleset", "tw16-improved"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and json.loads(out.stdout)["detections"], out.stderr[-2000:]
+    out = subprocess.run([sys.executable, "-m", "vision", "read", photo, "--ruleset", "no-such-table"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "no-such-table" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_people_cli_prints_groups_and_annotates(tmp_path):

@@ -18,6 +18,7 @@ import cv2
 
 from scoring.hand import Situation
 from scoring.notation import format_compact
+from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from vision.detections import UNSURE_BELOW
 from vision.detector import ModelError, TileDetector
 from vision.draw import draw_boxes
@@ -65,11 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     read.add_argument("--seat", default="E", choices="ESWN")
     read.add_argument("--round", default="E", choices="ESWN")
     read.add_argument("--self-draw", action="store_true")
+    read.add_argument("--ruleset", default=DEFAULT_RULESET,
+                      help="the table to read under (one of: " + ", ".join(available_rulesets()) + ")")
     args = parser.parse_args(argv)
 
     try:
         detector = TileDetector()
     except ModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        rules = load_ruleset(args.ruleset)
+    except RulesetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     situation = Situation(seat=args.seat, round=args.round, self_draw=args.self_draw)
@@ -83,15 +91,16 @@ def main(argv: list[str] | None = None) -> int:
                   else f"{path}: error: {exc}",
                   flush=True)
             continue
-        reading = read_photo(image, detector, situation)
+        reading = read_photo(image, detector, situation, rules)
         if args.json:
             print(json.dumps(reading.to_json(), ensure_ascii=False), flush=True)
         else:
             print(describe(path, reading), flush=True)
         if args.annotate and n == 0:
             highlight = [i in reading.changed or c < UNSURE_BELOW for i, c in enumerate(reading.detections.certainty)]
+            loose = [g.kind == "loose" for g in (reading.groups[k] for k in reading.detections.groups)]
             problem = write_annotated(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes),
-                                                                highlight))
+                                                                highlight, loose))
             if problem:
                 failed = True
                 print(f"error: {problem}", file=sys.stderr, flush=True)
