@@ -31,12 +31,18 @@ MAX_COST = 12.0  # a reading e^-12 less likely than the raw one is no longer "cl
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
-def _allowed(group: Group, raw: str) -> tuple[str, ...]:
+def _allowed(group: Group, raw: str, hidden: bool) -> tuple[str, ...]:
     if group.kind == "flowers":
         return FLOWERS
-    if group.kind == "ankong" and raw == BACK:
+    if group.kind == "ankong" and raw == BACK and not hidden:
         return (BACK,)
     return FACES
+
+
+def kongs_of_backs(groups: list[Group], raw: list[str]) -> frozenset[int]:
+    """The first tile of each concealed kong shown as four backs: the one whose face the search
+    supposes (any face is as likely; the player names it), the other three stay backs."""
+    return frozenset(g.members[0] for g in groups if g.kind == "ankong" and all(raw[i] == BACK for i in g.members))
 
 
 def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation, rules: Ruleset | None = None) -> Hand:
@@ -55,11 +61,7 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation,
             raise HandError(f"{' '.join(shown)} is not a set",
                             f"{''.join(class_name(c, 'traditional') for c in shown)} 不成一組")
         if kind == "ankong":
-            faces = {c for c in shown if c != BACK}
-            if not faces:
-                raise HandError("a concealed kong shows four backs: its tile is unknown",
-                                "暗槓四張都蓋著：看不出是哪張牌")
-            shown = [faces.pop()] * 4
+            shown = [next(c for c in shown if c != BACK)] * 4  # four backs are no ankong (kongs_of_backs)
         melds.append(Meld(kind, tuple(shown)))
     flowers = tuple(codes[i] for g in groups if g.kind == "flowers" for i in g.members)
     hand = Hand(tuple(tiles[:-1]), tiles[-1], tuple(melds), flowers, situation)
@@ -91,12 +93,15 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
     """The legal winning hands these groups make, cheapest first: each (cost, code per member, hand),
     the cost being Σ −log p of the codes chosen (k-best enumeration over each tile's CANDIDATES).
     Stops after `max_visits` readings or once readings are MAX_COST dearer than the cheapest. A
-    detection in `wide` may be any of its allowed codes (a tile supposed where the photo shows none)."""
+    detection in `wide` may be any of its allowed codes (a tile supposed where the photo shows none),
+    and so may the first tile of a concealed kong shown as four backs."""
     members = [(g, i) for g in groups for i in g.members]
     raw = dets.raw_codes
+    hidden = kongs_of_backs(groups, raw)
+    wide = wide | hidden
     options: list[list[tuple[float, str]]] = []
     for g, i in members:
-        allowed = _allowed(g, raw[i])
+        allowed = _allowed(g, raw[i], i in hidden)
         s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
         p = s / s.sum()
         top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide else CANDIDATES]

@@ -123,6 +123,10 @@ CATALOGUE: dict[str, Words] = {
         "a tile may be missing from the photo: supposed {tile} to make a legal hand",
         "照片裡可能少了一張牌：補上{tile}才成胡牌",
         "照片里可能少了一张牌：补上{tile}才成胡牌"),
+    "kong-supposed": Words(
+        "a concealed kong shows four backs: read as a kong of {tile} to make a legal hand; name its tile",
+        "暗槓四張都蓋著：先當作{tile}的暗槓湊成胡牌，請點選它是哪張牌",
+        "暗杠四张都盖着：先当作{tile}的暗杠凑成胡牌，请点选它是哪张牌"),
     # vision/read.py: how a runner-up hand differs from the best reading
     "alt-tile": Words(
         "tile {number}: {after} instead of {before}",

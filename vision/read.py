@@ -138,6 +138,7 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
         warnings.append(Notice.of("tiles-set-apart", count=set_apart))
     if best.added:
         warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
+    warnings += [Notice.of("kong-supposed", tile=face) for face in best.kongs]
     confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
     alternatives = tuple(_alternative(c, best, raw, rules) for c in found[1:])
     return Reading(with_groups(dets, best.groups, codes).with_facts(why=why), best.groups, best.hand, confidence,

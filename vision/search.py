@@ -22,7 +22,7 @@ from scoring.hand import Hand, Situation
 from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES
 from vision.classes import CLASS_INDEX, CLASSES
-from vision.correction import MAX_COST, count_problem, legal_readings
+from vision.correction import MAX_COST, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
 from vision.groups import Group, classify, meld_kind
 from vision.hand_finding import Part
@@ -37,7 +37,7 @@ READINGS_PER_VARIANT = 4
 # between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
 CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
 MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
-SHOWN_WITHOUT_HAND = 0.2  # with no legal hand, parts at least this likely are shown as the hand
+SHOWN_WITHOUT_HAND = 0.5  # with no legal hand, the parts more likely in the hand than not are shown as it
 FACES = [c for c in TILE_CODES if c not in FLOWERS]
 
 
@@ -48,11 +48,14 @@ class Candidate:
     codes: dict[int, str]  # detection → code, for the hand's tiles
     hand: Hand
     added: tuple[str, ...]  # a tile the hand supposes that no detection shows
+    kongs: tuple[str, ...] = ()  # the faces supposed for concealed kongs shown as four backs
 
     def key(self) -> tuple:
+        """The hand, a supposed kong's face left out: hands differing only there are one reading."""
         h = self.hand
-        return (tuple(sorted(h.concealed)), h.win, tuple(sorted((m.kind, m.tiles) for m in h.melds)),
-                tuple(sorted(h.flowers)))
+        melds = sorted(("ankong", ("?",)) if m.kind == "ankong" and m.tiles[0] in self.kongs else (m.kind, m.tiles)
+                       for m in h.melds)
+        return (tuple(sorted(h.concealed)), h.win, tuple(melds), tuple(sorted(h.flowers)))
 
 
 @dataclass(frozen=True)
@@ -202,19 +205,20 @@ def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules:
         counted = True
         extra = shape_cost + (MISSING_COST if added else 0.0)
         order = hl.order
+        hidden = kongs_of_backs(groups, sub.raw_codes)
         for cost, codes, hand in itertools.islice(
                 legal_readings(sub, groups, situation, rules, VISITS_PER_VARIANT, frozenset(added)),
                 READINGS_PER_VARIANT):
             mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(loose)
             out.append(Candidate(ms.cost + cost + extra, mapped,
-                                 {order[i]: c for i, c in codes.items() if i not in added}, hand,
-                                 tuple(codes[i] for i in added)))
+                                 {order[i]: c for i, c in codes.items() if i not in added and i not in hidden}, hand,
+                                 tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden))))
     return out if counted else None
 
 
 def _photo_group(g: Group, codes: dict[int, str], order: list[int], added: tuple[int, ...]) -> Group:
     """A hand group over the photo's detections, a meld's kind from the codes the reading chose."""
-    kind = g.kind if g.kind in ("concealed", "flowers") else meld_kind([codes[i] for i in g.members])
+    kind = g.kind if g.kind in ("concealed", "flowers", "ankong") else meld_kind([codes[i] for i in g.members])
     return Group(kind, tuple(order[i] for i in g.members if i not in added), g.win_apart)
 
 
