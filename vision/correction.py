@@ -9,6 +9,7 @@ yielded; `vision.search` weighs them against which tiles belong to the hand.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Iterator
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from scoring.decompose import is_complete
 from scoring.hand import Hand, HandError, Meld, Situation
+from scoring.reading import special_shape_possible
 from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES
 from scoring.tiles import INDEX as PLAYING_INDEX
@@ -28,6 +30,7 @@ from vision.notices import Notice
 CANDIDATES = 4  # alternatives considered per tile
 MAX_VISITS = 4000  # readings checked before giving up (a few hundred ms)
 MAX_COST = 12.0  # a reading e^-12 less likely than the raw one is no longer "close"
+PER_GROUP = 3  # readings kept per group (the concealed tiles, each meld) before combining them
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
@@ -91,45 +94,78 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
                    max_visits: int = MAX_VISITS, wide: frozenset[int] = frozenset()
                    ) -> Iterator[tuple[float, dict[int, str], Hand]]:
     """The legal winning hands these groups make, cheapest first: each (cost, code per member, hand),
-    the cost being Σ −log p of the codes chosen (k-best enumeration over each tile's CANDIDATES).
-    Stops after `max_visits` readings or once readings are MAX_COST dearer than the cheapest. A
-    detection in `wide` may be any of its allowed codes (a tile supposed where the photo shows none),
-    and so may the first tile of a concealed kong shown as four backs."""
-    members = [(g, i) for g in groups for i in g.members]
+    the cost being Σ −log p of the codes chosen among each tile's CANDIDATES. A detection in `wide`
+    may be any of its allowed codes (a tile supposed where the photo shows none), and so may the
+    first tile of a concealed kong shown as four backs.
+
+    Whether the concealed tiles make a hand depends on them alone and whether a meld is a set on it
+    alone, so each is searched apart (k-best, cheapest first, at most `max_visits` readings each):
+    the concealed readings whose tile counts can win (a memoised count check, microseconds), and the
+    readings of each meld that are sets. Their cheapest combinations are then checked whole."""
     raw = dets.raw_codes
     hidden = kongs_of_backs(groups, raw)
     wide = wide | hidden
-    options: list[list[tuple[float, str]]] = []
-    for g, i in members:
-        allowed = _allowed(g, raw[i], i in hidden)
-        s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
-        p = s / s.sum()
-        top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide else CANDIDATES]
-        options.append([(-math.log(p[k]), allowed[k]) for k in top])
-    base = sum(opt[0][0] for opt in options)
-    concealed = [k for k, (g, _) in enumerate(members) if g.kind == "concealed"]
-    plain = not rules.shapes  # 5 sets and a pair only: a count check rules most readings out first
 
-    # k-best enumeration: a reading's children raise one choice at or after its last raised one,
-    # so every reading is generated once, never before a cheaper parent.
-    heap = [(base, (0,) * len(members), 0)]
+    def options(g: Group) -> list[list[tuple[float, str]]]:
+        out = []
+        for i in g.members:
+            allowed = _allowed(g, raw[i], i in hidden)
+            s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
+            p = s / s.sum()
+            top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide else CANDIDATES]
+            out.append([(-math.log(p[k]), allowed[k]) for k in top])
+        return out
+
+    melded = len([g for g in groups[1:] if g.kind != "flowers"]) > 0
+    flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
+    shapes = rules.shapes & {"pairs", "orphans"}
+
+    def can_win(codes: tuple[str, ...]) -> bool:
+        counts = _counts(codes)
+        return is_complete(counts) or bool(shapes and special_shape_possible(list(counts), melded, shapes))
+
+    parts = []  # per group: its cheapest acceptable readings, [(cost, codes)]
+    for g in groups:
+        if g.kind == "flowers":
+            accept = None
+        elif g.kind == "concealed":  # all eight flowers win whatever the tiles where the table has 花胡
+            accept = None if "flowers" in rules.shapes and flowers == len(FLOWERS) else can_win
+        else:
+            accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
+        found = list(itertools.islice(k_best(options(g), accept, max_visits), PER_GROUP))
+        if not found:
+            return
+        parts.append([(cost, dict(zip(g.members, codes, strict=True))) for cost, codes in found])
+    combos = sorted(((sum(c for c, _ in pick), pick) for pick in itertools.product(*parts)), key=lambda c: c[0])
+    for cost, pick in combos:
+        if cost - combos[0][0] > MAX_COST:
+            return
+        codes = {i: c for _, part in pick for i, c in part.items()}
+        try:
+            yield cost, codes, build_hand(groups, codes, situation, rules)
+        except HandError:
+            pass
+
+
+def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int) -> Iterator[tuple[float, tuple[str, ...]]]:
+    """Readings (one option per tile) cheapest first that `accept` takes (every one when None):
+    a reading's children raise one choice at or after its last raised one, so each is generated
+    once, never before a cheaper parent. Stops after `max_visits` or MAX_COST above the cheapest."""
+    base = sum(opt[0][0] for opt in options)
+    heap = [(base, (0,) * len(options), 0)]
     visits = 0
     while heap and visits < max_visits:
         cost, choice, last = heapq.heappop(heap)
         if cost - base > MAX_COST:
             return
         visits += 1
-        if not plain or is_complete(_counts(options[k][choice[k]][1] for k in concealed)):
-            codes = {i: options[k][c][1] for k, ((_, i), c) in enumerate(zip(members, choice, strict=True))}
-            try:
-                yield cost, codes, build_hand(groups, codes, situation, rules)
-            except HandError:
-                pass
-        for k in range(last, len(members)):
+        codes = tuple(options[k][c][1] for k, c in enumerate(choice))
+        if accept is None or accept(codes):
+            yield cost, codes
+        for k in range(last, len(options)):
             if choice[k] + 1 < len(options[k]):
                 nxt = choice[:k] + (choice[k] + 1,) + choice[k + 1:]
-                step = options[k][choice[k] + 1][0] - options[k][choice[k]][0]
-                heapq.heappush(heap, (cost + step, nxt, k))
+                heapq.heappush(heap, (cost + options[k][choice[k] + 1][0] - options[k][choice[k]][0], nxt, k))
 
 
 def _counts(codes) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from scoring.hand import Hand, Situation
 from scoring.ruleset import Ruleset
-from scoring.tiles import FLOWERS, TILE_CODES
+from scoring.tiles import FLOWERS, TILE_CODES, is_flower
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import MAX_COST, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
@@ -29,9 +29,11 @@ from vision.hand_finding import Part
 from vision.layout import group_rows, in_reading_order
 
 MAX_FLIP = 8.0  # a part more than e^8 times likelier in than out (or out than in) is never changed
-MAX_MEMBERSHIPS = 300  # memberships laid out and counted, cheapest first (about 1 ms each)
-MAX_SEARCHED = 12  # of those whose tile counts can make a hand, how many are searched for codes
-VISITS_PER_VARIANT = 1500
+MAX_MEMBERSHIPS = 300  # memberships counted (and, with a hand's tile count, laid out), cheapest first
+HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
+MAX_LAID_OUT = 16  # memberships with a hand's tile count laid out, cheapest first
+MAX_SEARCHED = 6  # of those whose groups' tile counts can make a hand, how many are searched for codes
+VISITS_PER_VARIANT = 400
 READINGS_PER_VARIANT = 4
 # A step between the concealed row's tile centres CUT_STEP times the row's median is as likely a cut
 # between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
@@ -226,13 +228,17 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
            runners: int = 3) -> list[Candidate]:
     """The cheapest legal hand and up to `runners` next distinct hands, cheapest first."""
     found: list[Candidate] = []
-    searched = 0
+    searched = laid_out = 0
+    flower = np.array([is_flower(c) for c in dets.raw_codes], bool)
     for ms in itertools.islice(memberships(parts), MAX_MEMBERSHIPS):
-        if found and ms.cost - min(c.cost for c in found) > MAX_COST or searched >= MAX_SEARCHED:
+        if found and ms.cost - min(c.cost for c in found) > MAX_COST or searched >= MAX_SEARCHED \
+                or laid_out >= MAX_LAID_OUT:
             break
-        if not ms.members:
+        # 17 tiles and one more per kong (5 at most), one fewer with a missed tile: else no layout can help
+        if not HAND_TILES[0] <= len(ms.members) - int(flower[list(ms.members)].sum()) <= HAND_TILES[1]:
             continue
         readings = hand_readings(dets, ms, situation, rules)
+        laid_out += 1
         searched += readings is not None
         found += readings or []
     distinct: dict[tuple, Candidate] = {}
