@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("train", type=Path, nargs="+", help="generated scene sets (training styles)")
     parser.add_argument("--judge", type=Path, required=True, help="a generated set of unseen styles")
-    parser.add_argument("--draws", type=int, default=4, help="noisy copies of each training scene")
+    parser.add_argument("--draws", type=int, default=2, help="noisy copies of each training scene")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args(argv)
