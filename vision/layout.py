@@ -88,22 +88,18 @@ def resolve_slots(order: list[int], x1: np.ndarray, x2: np.ndarray, conf: np.nda
     seam between two tiles, and two boxes on one slot are one tile read twice: the slots the
     row's spacing implies decide, the more confident box keeps a contested slot.
     """
-    def overlap(i: int, j: int) -> float:
-        return max(0.0, min(x2[i], x2[j]) - max(x1[i], x1[j])) / min(x2[i] - x1[i], x2[j] - x1[j])
-
-    dropped: set[int] = set()
-    for i in order:
-        covered = [j for j in order if j != i and overlap(i, j) > 0.25]
-        if len(covered) >= 2 and x2[i] - x1[i] > 1.3 * pitch:
-            dropped.add(i)
-    if len(dropped) == len(order):  # every box straddles others: a heap, not a row; confidence decides
-        dropped.clear()
-    for i in sorted(order, key=lambda k: -conf[k]):
+    a, b = x1[order], x2[order]
+    # overlap[i, j]: the share of the narrower box of i and j that the two cover together
+    shared = np.clip(np.minimum(b[:, None], b[None, :]) - np.maximum(a[:, None], a[None, :]), 0.0, None)
+    overlap = shared / np.minimum((b - a)[:, None], (b - a)[None, :])
+    np.fill_diagonal(overlap, 0.0)
+    straddles = ((overlap > 0.25).sum(axis=1) >= 2) & (b - a > 1.3 * pitch)
+    dropped = set() if straddles.all() else set(np.flatnonzero(straddles).tolist())  # all: a heap, not a row
+    c = conf[order]
+    for i in sorted(range(len(order)), key=lambda k: -c[k]):
         if i not in dropped:
-            dropped.update(j for j in order if j != i and j not in dropped and conf[j] <= conf[i]
-                           and overlap(i, j) > 0.5)
-    kept = [i for i in order if i not in dropped]
-    return kept, [i for i in order if i in dropped]
+            dropped.update(np.flatnonzero((overlap[i] > 0.5) & (c <= c[i])).tolist())
+    return [k for n, k in enumerate(order) if n not in dropped], [k for n, k in enumerate(order) if n in dropped]
 
 
 def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.ndarray,
@@ -132,11 +128,15 @@ def split_at_spacing(order: list[int], cx: np.ndarray) -> list[list[int]]:
     """Cut a run of tiles (sorted along the row) where one step between centres is SPACING_JUMP
     longer than the median of the (up to 3 a side) steps around it: the local pitch, which
     perspective changes along a row."""
-    steps = np.diff(cx[order])
+    steps = np.diff(cx[order]).tolist()
     cuts = []
     for i, step in enumerate(steps):
-        around = np.r_[steps[max(0, i - 3):i], steps[i + 1:i + 4]]
-        if len(around) >= 2 and step > (1 + SPACING_JUMP) * np.median(around):
+        around = sorted(steps[max(0, i - 3):i] + steps[i + 1:i + 4])
+        if len(around) < 2:
+            continue
+        mid = len(around) // 2
+        median = around[mid] if len(around) % 2 else (around[mid - 1] + around[mid]) / 2
+        if step > (1 + SPACING_JUMP) * median:
             cuts.append(i + 1)
     return [order[a:b] for a, b in zip([0, *cuts], [*cuts, len(order)], strict=True)]
 

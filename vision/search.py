@@ -231,8 +231,11 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
     searched = laid_out = 0
     flower = np.array([is_flower(c) for c in dets.raw_codes], bool)
     for ms in itertools.islice(memberships(parts), MAX_MEMBERSHIPS):
-        if found and ms.cost - min(c.cost for c in found) > MAX_COST or searched >= MAX_SEARCHED \
-                or laid_out >= MAX_LAID_OUT:
+        # A membership's hands cost at least its own cost: once that is above the last of the hands
+        # kept, no later membership can change the answer.
+        kept = sorted({c.key(): c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
+        if (found and ms.cost - kept[0] > MAX_COST) or (len(kept) > runners and ms.cost >= kept[-1]) \
+                or searched >= MAX_SEARCHED or laid_out >= MAX_LAID_OUT:
             break
         # 17 tiles and one more per kong (5 at most), one fewer with a missed tile: else no layout can help
         if not HAND_TILES[0] <= len(ms.members) - int(flower[list(ms.members)].sum()) <= HAND_TILES[1]:
