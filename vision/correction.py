@@ -132,7 +132,9 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             accept = None if "flowers" in rules.shapes and flowers == len(FLOWERS) else can_win
         else:
             accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
-        found = list(itertools.islice(k_best(options(g), accept, max_visits), PER_GROUP))
+        # A kong of backs: any face, each as likely, so keep them all (the first ones may clash with the hand).
+        keep = len(FACES) if hidden & set(g.members) else PER_GROUP
+        found = list(itertools.islice(k_best(options(g), accept, max_visits), keep))
         if not found:
             return
         parts.append([(cost, dict(zip(g.members, codes, strict=True))) for cost, codes in found])
