@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,13 @@ class Entry:
     def detect(self, reading):
         if reading.shape not in self.reads:
             return False
-        return PREDICATES[self.when](reading, **self.args)
+        return self.test(reading)
+
+    @cached_property
+    def test(self):
+        """The predicate with this entry's arguments bound (looked up once, called per reading)."""
+        fn = PREDICATES[self.when]
+        return partial(fn, **self.args) if self.args else fn
 
     def tai_of(self, found) -> int:
         return self.tai_open if found == OPEN and self.tai_open is not None else self.tai
@@ -113,10 +119,22 @@ class Ruleset:
     def entry(self, name: str) -> Entry:
         return next(e for e in self.entries if e.name == name)
 
-    @property
+    # Facts of the table read at every hand: computed once (a Ruleset never changes).
+    @cached_property
     def shapes(self) -> frozenset[str]:
         """The special shapes some entry makes a win (beside 5 sets and a pair)."""
         return frozenset(e.shape for e in self.entries if e.shape)
+
+    @cached_property
+    def detectors(self) -> tuple[tuple[frozenset[str], Any, Entry], ...]:
+        """(shapes it reads, its test, the entry) for each entry, in display order: what
+        scoring a reading runs through."""
+        return tuple((e.reads, e.test, e) for e in self.entries)
+
+    @cached_property
+    def seated(self) -> tuple[Entry, ...]:
+        """The entries a table gives to one seat (`seat`)."""
+        return tuple(e for e in self.entries if e.seat)
 
 
 def _entry(raw: dict, where: str) -> Entry:
