@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache, partial
 from itertools import product
 
-from .tiles import COPIES, INDEX, PLAYING
+from .tiles import COPIES, INDEX
 
 Counts = tuple[int, ...]
 # A set inside a split: ("chow", lowest index) or ("pung", index).

@@ -71,19 +71,20 @@ class View:
         every = counts_of(tiles)
         present = [any(every[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
         held, full = every, counts_of(hand.concealed)  # the 16 before the win; with the win
-        if not hand.flower_win:
-            held[INDEX[hand.win]] -= 1
+        win = None if hand.flower_win else INDEX[hand.win]
+        if win is not None:
+            held[win] -= 1
         w = waits(full, held) if with_waits else ()
         if extra_waits:
             w = sorted(set(w).union(INDEX[t] for t in extra_waits))
-        if not hand.flower_win:
-            full[INDEX[hand.win]] += 1
+        if win is not None:
+            full[win] += 1
         return cls(
             hand=hand,
             situation=hand.situation,
             waits=tuple(PLAYING[i] for i in w),
             tiles=tiles,
-            suits=frozenset(s for s, here in zip(SUITS, present) if here),
+            suits=frozenset(s for s, here in zip(SUITS, present[:3], strict=True) if here),
             has_honours=present[3],
             open_melds=sum(m.is_open for m in hand.melds),
             flowers=hand.all_flowers(),
@@ -112,8 +113,8 @@ class Reading:
 
     def __post_init__(self) -> None:
         pungs = [g for g in self.sets if g.kind != "chow"]
-        object.__setattr__(self, "pung_tiles", tuple(g.tile for g in pungs))
-        object.__setattr__(self, "concealed_pungs", sum(g.concealed for g in pungs))
+        object.__setattr__(self, "pung_tiles", tuple([g.tile for g in pungs]))
+        object.__setattr__(self, "concealed_pungs", [g.concealed for g in pungs].count(True))
         object.__setattr__(self, "situation", self.view.situation)
 
     @property

@@ -90,14 +90,10 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     check_hand(hand, rules)
     view = View.of(hand, special_waits(hand, rules))
-    best = None
-    for reading in (*readings(hand, view), *shape_wins(hand, rules, view)):
-        items = score_reading(reading, rules)
-        key = _rank(items)
-        if best is None or key > best[0]:
-            best = (key, items, reading)
-    assert best is not None, "check_hand passed, so the hand has a reading"
-    _, items, reading = best
+    scored = [(score_reading(r, rules), r) for r in (*readings(hand, view), *shape_wins(hand, rules, view))]
+    assert scored, "check_hand passed, so the hand has a reading"
+    # the first best (max keeps the first of equals); most hands have one reading
+    items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
     total = sum(i.tai for i in items)
     if total < rules.min_tai:
         t = hand.table

@@ -4,7 +4,6 @@ a pair, and a brute force over every set for the special shapes."""
 
 import random
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
