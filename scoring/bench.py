@@ -9,10 +9,11 @@ One run times, on the same N random legal winning hands (`random_winning_hand`, 
   score_json  `cli.score_json(hand JSON, ruleset)`: what `python -m scoring score --json` does
               per hand (JSON → Hand → score → result)
 and prints per hand the median and p99 of each, and how many times faster than the reference
-(the ratio of medians). The scorer's memoised tables are emptied before each of its passes, as
-in a fresh process. With --repeat N each hand's time is the least of N passes (the later ones
-warm): on a machine whose cores other jobs share, that shows the code's own tail apart from
-time the process was not running.
+(the ratio of medians). A hand's time is CPU time (`time.process_time`: time another job takes
+from a shared machine is not counted); the three take each hand in turn, the first of them
+rotating, so that what load there is falls on all alike. The scorer's memoised tables start
+empty, as in a fresh process. With --repeat N each hand's time is the least of N passes, each
+from empty tables again.
 
 `can_win` (scoring.legal) is timed on each hand's counts and on the same counts with one tile
 changed (mostly not a win), in µs per check, cold (first pass) and warm (the passes after).

@@ -138,7 +138,7 @@ def _fits(counts) -> tuple[list[Counts], list[int]]:
 
 
 def is_complete(counts) -> bool:
-    """Whether 34 counts are sets and exactly one pair (5 sets and a pair beside no melds)."""
+    """Whether 34 counts are sets and exactly one pair (with the melds, 5 sets and a pair)."""
     fits = [SUIT_FIT[tuple(counts[a:b])] for a, b in SUIT_BOUNDS]
     return NEITHER not in fits and fits.count(PAIR) == 1
 
