@@ -158,35 +158,35 @@ def all_melded(r: Reading, won_by: str | None = "discard") -> bool:
     return r.view.open_melds == len(r.sets) and _won_by(r, won_by)  # every set an open meld
 
 
-def _honour_pungs(r: Reading, honours: tuple[str, ...]) -> int:
-    return len(_SET_OF[honours].intersection(r.pung_tiles))  # a tile is one pung at most
+_DRAGONS, _WINDS = frozenset(DRAGON_TILES), frozenset(WIND_TILES)
 
 
-_SET_OF = {tiles: frozenset(tiles) for tiles in (DRAGON_TILES, WIND_TILES)}
+def _honour_pungs(r: Reading, honours: frozenset[str]) -> int:
+    return len(honours.intersection(r.pung_tiles))  # a tile is one pung at most
 
 
 @predicate
 def little_three_dragons(r: Reading) -> bool:
     """小三元: two dragon pungs and a dragon pair."""
-    return _honour_pungs(r, DRAGON_TILES) == 2 and r.pair in DRAGON_TILES
+    return _honour_pungs(r, _DRAGONS) == 2 and r.pair in DRAGON_TILES
 
 
 @predicate
 def big_three_dragons(r: Reading) -> bool:
     """大三元: pungs of all three dragons."""
-    return _honour_pungs(r, DRAGON_TILES) == 3
+    return _honour_pungs(r, _DRAGONS) == 3
 
 
 @predicate
 def little_four_winds(r: Reading) -> bool:
     """小四喜: three wind pungs and a wind pair."""
-    return _honour_pungs(r, WIND_TILES) == 3 and r.pair in WIND_TILES
+    return _honour_pungs(r, _WINDS) == 3 and r.pair in WIND_TILES
 
 
 @predicate
 def big_four_winds(r: Reading) -> bool:
     """大四喜: pungs of all four winds."""
-    return _honour_pungs(r, WIND_TILES) == 4
+    return _honour_pungs(r, _WINDS) == 4
 
 
 def _all_pungs(r: Reading) -> bool:
@@ -421,7 +421,7 @@ def all_simples(r: Reading) -> bool:
 def wind_sets(r: Reading, pungs: int, wind_pair: bool) -> bool:
     """小三风 (2 wind pungs and a wind pair) / 大三风 (3 wind pungs, the pair not a wind): exactly
     `pungs` wind pungs, and the pair a wind or not."""
-    return _honour_pungs(r, WIND_TILES) == pungs and (r.pair in WIND_TILES) == wind_pair
+    return _honour_pungs(r, _WINDS) == pungs and (r.pair in WIND_TILES) == wind_pair
 
 
 @predicate

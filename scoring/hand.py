@@ -167,10 +167,10 @@ class Situation:
     def __post_init__(self) -> None:
         _wind(self.seat, "seat")
         _wind(self.round, "round")
-        for name in _SITUATION_FLAGS:
+        for name in _SITUATION_FLAGS:  # every hand passes here: _flag is called only to raise
             value = getattr(self, name)
-            if value is not True and value is not False:  # (a call per flag costs; this runs at every hand)
-                _flag(value, name)  # raises, naming the flag
+            if value is not True and value is not False:
+                _flag(value, name)
 
 
 @dataclass(frozen=True, slots=True)
