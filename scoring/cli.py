@@ -14,7 +14,7 @@ import sys
 
 from .hand import Hand, HandError, Meld, Situation, Table, brief
 from .notation import HAND_GRAMMAR, MELD_SIZE, format_chinese, format_compact, parse_hand, parse_tile, parse_tiles
-from .ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
+from .ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_rulesets, load_ruleset
 from .score import score
 from .settle import settle
 from .tiles import WINDS, sort_tiles
@@ -23,7 +23,7 @@ _MELD_LABEL = {"chi": ("吃", "吃"), "pon": ("碰", "碰"), "kong": ("明杠", 
                "ankong": ("暗杠", "暗槓")}
 
 
-def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
+def score_json(hand_json, ruleset: Ruleset | str = DEFAULT_RULESET) -> dict:
     """The contract's result for one hand: items and total (and payments), or an error.
     A hand may name its ruleset (`"ruleset": "tw16-common"`, by file stem or id); the result
     then says which one scored it. An unknown ruleset is that hand's error."""
@@ -54,7 +54,7 @@ def score_json(hand_json, ruleset=DEFAULT_RULESET) -> dict:
 
 
 def _run_json(args) -> int:
-    load_ruleset(args.ruleset)  # a broken --ruleset is the whole call's error, not each hand's
+    rules = load_ruleset(args.ruleset)  # a broken --ruleset is the whole call's error, not each hand's
     text = sys.stdin.read()
     try:
         hands = json.loads(text)
@@ -70,7 +70,7 @@ def _run_json(args) -> int:
     if not isinstance(hands, list):
         print("input must be a JSON array of hands", file=sys.stderr)
         return 2
-    results = [score_json(h, args.ruleset) for h in hands]
+    results = [score_json(h, rules) for h in hands]  # the table found once, not per hand
     json.dump(results, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0

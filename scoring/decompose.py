@@ -1,19 +1,27 @@
 """Splits and waits: every way the concealed tiles plus the winning tile form sets and a pair.
 
 Works on counts of the 34 playing faces (index order of `tiles.PLAYING`); melds are already
-sets and never enter the split. Results are cached, so a hand's 34 wait checks and its splits
-cost little after the first sight of a shape.
+sets and never enter the split. The suits never share a set, so everything is read suit by
+suit from memoised per-suit tables (a suit's 9 counts, or the 7 honours' → its splits, whether
+it is sets only or sets and the pair, which tiles complete it): a hand costs a few table
+look-ups once its suits' shapes have been seen, and there are few shapes.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
+from itertools import product
 
-from .tiles import COPIES, INDEX, PLAYING
+from .tiles import COPIES, INDEX
 
 Counts = tuple[int, ...]
 # A set inside a split: ("chow", lowest index) or ("pung", index).
 SetShape = tuple[str, int]
+# The suits as slices of the 34 counts: 万, 筒, 条 (chows) and the honours (pungs only).
+SUIT_BOUNDS = ((0, 9), (9, 18), (18, 27), (27, 34))
+# What a suit's counts are (SUIT_FIT): sets only, sets and the pair, or neither.
+SETS, PAIR, NEITHER = 0, 2, -1
+_CACHE = 1 << 16  # per-suit shapes; a whole photo search sees far fewer
 
 
 def counts_of(tiles) -> list[int]:
@@ -23,47 +31,152 @@ def counts_of(tiles) -> list[int]:
     return counts
 
 
-def _chow_start(i: int) -> bool:
-    return i < 27 and i % 9 <= 6
+class _Table(dict):
+    """A memo read like a dict: `table[key]` is `fn(key)`, computed at the key's first sight
+    (a plain dict look-up after that, the cheapest memo Python has). Past `limit` keys it starts
+    afresh, a bound for a long search."""
+
+    def __init__(self, fn, limit: int = _CACHE) -> None:
+        super().__init__()
+        self.fn = fn
+        self.limit = limit
+
+    def __missing__(self, key):
+        if len(self) >= self.limit:
+            self.clear()
+        value = self[key] = self.fn(key)
+        return value
 
 
-@lru_cache(maxsize=1 << 16)
-def set_splits(counts: Counts) -> tuple[tuple[SetShape, ...], ...]:
-    """Every multiset of chows and pungs that uses all of `counts` exactly (each once)."""
-    i = next((k for k, c in enumerate(counts) if c), None)
+def _set_splits(key: Counts, base: int) -> tuple[tuple[SetShape, ...], ...]:
+    """Every multiset of chows and pungs that uses one suit's counts exactly (each once);
+    `base` is the suit's first index (27: the honours, which form no chows)."""
+    i = next((k for k, c in enumerate(key) if c), None)
     if i is None:
         return ((),)
     out: list[tuple[SetShape, ...]] = []
-    c = list(counts)
+    c = list(key)
+    below = SET_SPLITS[base]
     if c[i] >= 3:
         c[i] -= 3
-        out += [(("pung", i),) + rest for rest in set_splits(tuple(c))]
+        out += [(("pung", base + i),) + rest for rest in below[tuple(c)]]
         c[i] += 3
-    if _chow_start(i) and c[i + 1] and c[i + 2]:
+    if base < 27 and i <= 6 and c[i + 1] and c[i + 2]:
         c[i] -= 1
         c[i + 1] -= 1
         c[i + 2] -= 1
-        out += [(("chow", i),) + rest for rest in set_splits(tuple(c))]
+        out += [(("chow", base + i),) + rest for rest in below[tuple(c)]]
     return tuple(out)
 
 
-@lru_cache(maxsize=1 << 16)
-def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
-    """Every (pair index, sets) that uses all of `counts`: the readings of a complete hand."""
-    if sum(counts) % 3 != 2:
+def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShape, ...], ...]], ...]:
+    """Every pair one suit's counts can hold, with the splits of the rest into sets: (pair
+    index, splits), by pair."""
+    if sum(key) % 3 != 2:
         return ()
     out = []
-    c = list(counts)
-    for i, n in enumerate(counts):
+    c = list(key)
+    for i, n in enumerate(key):
         if n >= 2:
             c[i] -= 2
-            out += [(i, sets) for sets in set_splits(tuple(c))]
+            rest = SET_SPLITS[base][tuple(c)]
+            if rest:
+                out.append((base + i, rest))
             c[i] += 2
     return tuple(out)
 
 
-def is_complete(counts: Counts) -> bool:
-    return bool(splits(counts))
+# Per suit, by its first index: its counts → its splits into sets; into a pair and sets.
+SET_SPLITS = {a: _Table(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
+PAIR_SPLITS = {a: _Table(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
+
+
+def _all_sets(key: Counts, chows: bool) -> bool:
+    """Whether one suit's counts are sets only. From the lowest rank up: the count modulo 3
+    must start chows there (three alike chows are three pungs), the rest are pungs."""
+    c = list(key)
+    for i, n in enumerate(c):
+        n %= 3
+        if n:
+            if not chows or i + 2 >= len(c) or c[i + 1] < n or c[i + 2] < n:
+                return False
+            c[i + 1] -= n
+            c[i + 2] -= n
+    return True
+
+
+def _fit(key: Counts) -> int:
+    """SETS: one suit's counts are sets only (none at all included); PAIR: sets and one pair;
+    NEITHER otherwise. Nine counts are a numbered suit, seven the honours (no chows)."""
+    left = sum(key) % 3
+    chows = len(key) == 9
+    if left == 0 and _all_sets(key, chows):
+        return SETS
+    if left == 2:
+        for i, n in enumerate(key):
+            if n >= 2 and _all_sets(key[:i] + (n - 2,) + key[i + 1:], chows):
+                return PAIR
+    return NEITHER
+
+
+def _completions(key: Counts) -> tuple[int, ...]:
+    """The ranks (0-based) whose tile, added to one suit's counts, makes them sets only or sets
+    and a pair (a fifth copy is never added)."""
+    return tuple(r for r, n in enumerate(key)
+                 if n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
+
+
+# The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).
+SUIT_FIT = _Table(_fit)
+SUIT_COMPLETIONS = _Table(_completions)
+
+
+def _fits(counts) -> tuple[list[Counts], list[int]]:
+    """The suits' counts and what each is (SETS, PAIR or NEITHER)."""
+    keys = [tuple(counts[a:b]) for a, b in SUIT_BOUNDS]
+    return keys, [SUIT_FIT[key] for key in keys]
+
+
+def is_complete(counts) -> bool:
+    """Whether 34 counts are sets and exactly one pair (with the melds, 5 sets and a pair)."""
+    fits = [SUIT_FIT[tuple(counts[a:b])] for a, b in SUIT_BOUNDS]
+    return NEITHER not in fits and fits.count(PAIR) == 1
+
+
+def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
+    """Every (pair index, sets) that uses all of `counts`: the readings of a complete hand;
+    by pair index, then the sets from the lowest index, a pung before a chow."""
+    keys, fits = _fits(counts)
+    if NEITHER in fits or fits.count(PAIR) != 1:
+        return ()
+    held = fits.index(PAIR)  # the suit of the pair
+    sets = [SET_SPLITS[a][key] for (a, _), key in zip(SUIT_BOUNDS, keys, strict=True)]
+    out = []
+    for pair, with_pair in PAIR_SPLITS[SUIT_BOUNDS[held][0]][keys[held]]:
+        sets[held] = with_pair
+        out += [(pair, sum(parts, ())) for parts in product(*sets)]
+    return tuple(out)
+
+
+def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
+    """听: faces that complete the concealed tiles, except a face all 4 of which are already
+    held (in the concealed tiles and the melds, `held`), which cannot be drawn.
+
+    The drawn tile goes into one suit; that suit must then fit, and the others already do,
+    with one pair among them all."""
+    keys, fits = _fits(concealed)
+    pairs, misfits = fits.count(PAIR), fits.count(NEITHER)
+    out: list[int] = []
+    for s, key in enumerate(keys):
+        if misfits - (fits[s] == NEITHER):  # another suit fits nothing
+            continue
+        # a suit of 3n+1 tiles becomes the pair's suit, one of 3n+2 a suit of sets only
+        left = sum(key) % 3
+        if left == 0 or pairs - (fits[s] == PAIR) + (left == 1) != 1:
+            continue
+        base = SUIT_BOUNDS[s][0]
+        out += [base + r for r in SUIT_COMPLETIONS[key] if held[base + r] < COPIES]
+    return tuple(out)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -81,23 +194,8 @@ def _candidates(counts: Counts) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
-    """听: faces that complete the concealed tiles, except a face all 4 of which are already
-    held (in the concealed tiles and the melds, `held`), which cannot be drawn."""
-    out = []
-    c = list(concealed)
-    for i in _candidates(concealed):
-        if held[i] >= COPIES:
-            continue
-        c[i] += 1
-        if splits(tuple(c)):
-            out.append(i)
-        c[i] -= 1
-    return tuple(out)
-
-
-def shape_tiles(shape: SetShape) -> tuple[str, ...]:
-    kind, i = shape
-    if kind == "chow":
-        return (PLAYING[i], PLAYING[i + 1], PLAYING[i + 2])
-    return (PLAYING[i],) * 3
+def clear_caches() -> None:
+    """Empty the memoised tables, as in a fresh process (the benchmark's cold start)."""
+    _candidates.cache_clear()
+    for table in (SUIT_FIT, SUIT_COMPLETIONS, *SET_SPLITS.values(), *PAIR_SPLITS.values()):
+        table.clear()

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 
-from .decompose import splits
+from .decompose import is_complete
 from .reading import HAND_SHAPES, SHAPES, STANDARD, Group, Reading
 from .tiles import (
     DRAGON_TILES,
@@ -91,20 +91,20 @@ def single_wait(r: Reading) -> bool:
 def seat_wind_pung(r: Reading) -> list:
     """门风 / 門風: a pung or kong of one's seat wind (东家的东…)."""
     t = WIND_TILE[r.situation.seat]
-    return [t] if t in r.pungs() else []
+    return [t] if t in r.pung_tiles else []
 
 
 @predicate(shapes=HAND_SHAPES)
 def round_wind_pung(r: Reading) -> list:
     """圈风 / 圈風: a pung or kong of the round wind."""
     t = WIND_TILE[r.situation.round]
-    return [t] if t in r.pungs() else []
+    return [t] if t in r.pung_tiles else []
 
 
 @predicate(shapes=HAND_SHAPES)
 def dragon_pungs(r: Reading) -> list:
     """三元牌: each pung or kong of 中, 发, 白, one line per dragon."""
-    pungs = r.pungs()
+    pungs = r.pung_tiles
     return [t for t in DRAGON_TILES if t in pungs]
 
 
@@ -117,7 +117,7 @@ def all_chows(r: Reading, no_honours: bool = True, no_flowers: bool = True,
     how many tiles it waited on, and whether the winning tile must have completed a chow on
     either side (两面, not 边张/中洞/the pair)."""
     return (
-        all(g.kind == "chow" for g in r.sets)
+        not r.pung_tiles
         and not (concealed and r.view.open_melds)
         and not (no_honours and r.view.has_honours)
         and not (no_flowers and r.view.flowers)
@@ -155,41 +155,48 @@ def wait_shape(r: Reading, shape: str, single_wait: bool = True) -> bool:
 @predicate
 def all_melded(r: Reading, won_by: str | None = "discard") -> bool:
     """全求人 / 全求: all five sets are chi, pon or open kong; the last tile pairs the single one."""
-    return all(g.is_open for g in r.sets) and _won_by(r, won_by)
+    return r.view.open_melds == len(r.sets) and _won_by(r, won_by)  # every set an open meld
 
 
-def _honour_pungs(r: Reading, honours: tuple[str, ...]) -> int:
-    return sum(t in honours for t in r.pungs())
+_DRAGONS, _WINDS = frozenset(DRAGON_TILES), frozenset(WIND_TILES)
+
+
+def _honour_pungs(r: Reading, honours: frozenset[str]) -> int:
+    return len(honours.intersection(r.pung_tiles))  # a tile is one pung at most
 
 
 @predicate
 def little_three_dragons(r: Reading) -> bool:
     """小三元: two dragon pungs and a dragon pair."""
-    return _honour_pungs(r, DRAGON_TILES) == 2 and r.pair in DRAGON_TILES
+    return _honour_pungs(r, _DRAGONS) == 2 and r.pair in DRAGON_TILES
 
 
 @predicate
 def big_three_dragons(r: Reading) -> bool:
     """大三元: pungs of all three dragons."""
-    return _honour_pungs(r, DRAGON_TILES) == 3
+    return _honour_pungs(r, _DRAGONS) == 3
 
 
 @predicate
 def little_four_winds(r: Reading) -> bool:
     """小四喜: three wind pungs and a wind pair."""
-    return _honour_pungs(r, WIND_TILES) == 3 and r.pair in WIND_TILES
+    return _honour_pungs(r, _WINDS) == 3 and r.pair in WIND_TILES
 
 
 @predicate
 def big_four_winds(r: Reading) -> bool:
     """大四喜: pungs of all four winds."""
-    return _honour_pungs(r, WIND_TILES) == 4
+    return _honour_pungs(r, _WINDS) == 4
+
+
+def _all_pungs(r: Reading) -> bool:
+    return len(r.pung_tiles) == len(r.sets)
 
 
 @predicate
 def all_pungs(r: Reading) -> bool:
     """碰碰和 / 碰碰胡: all five sets are pungs or kongs."""
-    return all(g.is_pung for g in r.sets)
+    return _all_pungs(r)
 
 
 @predicate(shapes=HAND_SHAPES)
@@ -214,7 +221,7 @@ def full_flush(r: Reading) -> bool:
 def concealed_pungs(r: Reading, count: int) -> bool:
     """三暗刻 / 四暗刻 / 五暗刻: at least `count` concealed pungs (暗杠 counts; a pung the
     winning discard completed is exposed)."""
-    return sum(g.is_pung and g.concealed for g in r.sets) >= count
+    return r.concealed_pungs >= count
 
 
 @predicate(shapes=SHAPES)
@@ -226,7 +233,7 @@ def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
     if outside_sets:
         done = {f for g in FLOWER_GROUPS if set(held).issuperset(g) for f in g}
         held = tuple(f for f in held if f not in done)
-    return sum(f in own for f in held)
+    return sum(f in held for f in own)  # a flower is held once at most
 
 
 @predicate(shapes=SHAPES)
@@ -241,7 +248,7 @@ def all_flowers(r: Reading) -> bool:
     """八仙过海 / 八仙過海: all eight flowers (a flower win by robbing the eighth is 七抢一)."""
     if r.shape == "flowers" and not r.situation.self_draw:
         return False
-    return set(r.view.flowers) == set(FLOWERS)
+    return len(set(r.view.flowers)) == len(FLOWERS)
 
 
 @predicate(shapes=("flowers",))
@@ -359,14 +366,14 @@ def pure_straight(r: Reading) -> Result:
 @predicate
 def triple_pung(r: Reading) -> bool:
     """三同刻: pungs of the same number in 万, 筒 and 条."""
-    numbered = [t for t in r.pungs() if not is_honour(t)]
+    numbered = [t for t in r.pung_tiles if not is_honour(t)]
     return any(len({suit(t) for t in numbered if rank(t) == n}) == 3 for n in range(1, 10))
 
 
 @predicate
 def consecutive_pungs(r: Reading, count: int) -> bool:
     """三连刻 / 四连刻 / 五连刻: `count` pungs of consecutive numbers in one suit."""
-    held = {t for t in r.pungs() if not is_honour(t)}
+    held = {t for t in r.pung_tiles if not is_honour(t)}
     for t in held:
         if all(f"{rank(t) + k}{suit(t)}" in held for k in range(count)):
             return True
@@ -414,7 +421,7 @@ def all_simples(r: Reading) -> bool:
 def wind_sets(r: Reading, pungs: int, wind_pair: bool) -> bool:
     """小三风 (2 wind pungs and a wind pair) / 大三风 (3 wind pungs, the pair not a wind): exactly
     `pungs` wind pungs, and the pair a wind or not."""
-    return _honour_pungs(r, WIND_TILES) == pungs and (r.pair in WIND_TILES) == wind_pair
+    return _honour_pungs(r, _WINDS) == pungs and (r.pair in WIND_TILES) == wind_pair
 
 
 @predicate
@@ -422,7 +429,7 @@ def terminal_pungs(r: Reading, honours: bool) -> bool:
     """混老头 (1/9 pungs and honour pungs, both) / 清老头 (1/9 pungs only): every set a pung of
     么九 tiles and the pair one too."""
     tiles = r.view.tiles
-    if not all(g.is_pung for g in r.sets) or not all(is_terminal(t) or is_honour(t) for t in tiles):
+    if not _all_pungs(r) or not all(is_terminal(t) or is_honour(t) for t in tiles):
         return False
     return r.view.has_honours == honours and any(is_terminal(t) for t in tiles)
 
@@ -431,7 +438,7 @@ def terminal_pungs(r: Reading, honours: bool) -> bool:
 def pungs_of(r: Reading, tiles: list) -> bool:
     """孔雀东南飞 (1条 东 南) / 风花雪月 (a wind, 5筒, 白, 1筒): a pung of each listed tile; an
     inner list is "any one of these"."""
-    held = set(r.pungs())
+    held = set(r.pung_tiles)
     used: set[str] = set()
     for want in tiles:
         options = [want] if isinstance(want, str) else list(want)
@@ -446,7 +453,7 @@ def pungs_of(r: Reading, tiles: list) -> bool:
 def pungs_and_pair(r: Reading, tiles: list[str]) -> bool:
     """桃园三结义 (中 发 白 and 3万 3筒 3条): all five sets are pungs, and the five pungs and the
     pair are exactly the listed tiles."""
-    return all(g.is_pung for g in r.sets) and sorted([*r.pungs(), r.pair]) == sorted(tiles)
+    return _all_pungs(r) and sorted([*r.pung_tiles, r.pair]) == sorted(tiles)
 
 
 @predicate
@@ -487,7 +494,7 @@ def _waits_all_nine(counts13: tuple[int, ...]) -> bool:
     for k in range(9):
         c = list(counts13) + [0] * 25
         c[k] += 1
-        if not splits(tuple(c)):
+        if not is_complete(c):
             return False
     return True
 
@@ -501,10 +508,12 @@ def nine_gates(r: Reading, pure: bool) -> bool:
     if is_honour(w):
         return False
     s = suit(w)
-    for free in r.sets:
-        if free is r.win_group:
+    # groups are values (two alike may be one object): the win group and the free set by place
+    won = r.sets.index(r.win_group) if r.win_group is not None else -1
+    for k in range(len(r.sets)):
+        if k == won:
             continue
-        core = [g for g in r.sets if g is not free]
+        core = r.sets[:k] + r.sets[k + 1:]
         if any(g.meld is not None for g in core):
             continue
         tiles = [t for g in core for t in (_group_tiles(g) if g.kind == "chow" else (g.tile,) * 3)]
@@ -552,7 +561,7 @@ def seven_pairs(r: Reading, pairs_of: list[str] | None = None, pung: bool = Fals
     are 2筒 to 8筒: pairs_of): seven pairs and one set."""
     if pairs_of is not None and sorted(r.pairs) != sorted(pairs_of):
         return False
-    if pung and not all(g.is_pung for g in r.sets):
+    if pung and not _all_pungs(r):
         return False
     return not (concealed and r.view.open_melds)
 
@@ -568,7 +577,7 @@ def any_flowers(r: Reading) -> int:
 @predicate(shapes=HAND_SHAPES)
 def wind_pungs(r: Reading) -> list:
     """见风见台 / 見風見台: each pung or kong of a wind, whatever the seat and round."""
-    pungs = r.pungs()
+    pungs = r.pung_tiles
     return [t for t in WIND_TILES if t in pungs]
 
 

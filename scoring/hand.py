@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import reprlib
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
-from .tiles import INDEX, WINDS, is_flower
+from .tiles import FLOWERS, INDEX, WINDS, is_flower
 
 MELD_KINDS = ("chi", "pon", "kong", "ankong")  # chi, pon, open kong (incl. 加杠), concealed kong
 FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
 # Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
 ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
+_SITUATION_FLAGS = ("self_draw", *ALL_FLAGS)
 # Table values a real table could use: 底 and 每台 up to a million, 连庄 up to 99 (the app's
 # bound); beyond them an amount is no longer money and the output no longer small.
 MAX_STAKE = 1_000_000
@@ -65,9 +67,18 @@ def _tile(value: Any, where: str) -> str:
     return value
 
 
+_CODES = frozenset(INDEX)
+_FLOWER_CODES = frozenset(FLOWERS)
+
+
 def _tiles(values: Any, where: str) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, (list, tuple)):
         raise HandError(f"{where}: expected a list of tile codes, got {brief(values)}")
+    try:
+        if _CODES.issuperset(values):  # one set test; a bad value is then named by its place
+            return tuple(values)
+    except TypeError:  # an unhashable value (a list, a dict)
+        pass
     return tuple(_tile(v, f"{where}[{i}]") for i, v in enumerate(values))
 
 
@@ -156,8 +167,10 @@ class Situation:
     def __post_init__(self) -> None:
         _wind(self.seat, "seat")
         _wind(self.round, "round")
-        for name in ("self_draw", *ALL_FLAGS):
-            _flag(getattr(self, name), name)
+        for name in _SITUATION_FLAGS:  # every hand passes here: _flag is called only to raise
+            value = getattr(self, name)
+            if value is not True and value is not False:
+                _flag(value, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,19 +248,20 @@ class Hand:
         for m in self.melds:
             if not isinstance(m, Meld):
                 raise HandError(f"melds: {brief(m)} is not a Meld")
-        for t in self.concealed:
-            if is_flower(t):
-                raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
+        # set tests first: a hand is checked at every construction, and is almost always right
+        if _FLOWER_CODES.intersection(self.concealed):
+            t = next(t for t in self.concealed if is_flower(t))
+            raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
         if is_flower(self.win) and (self.concealed or self.melds):
             raise HandError(f"win: {self.win} is a flower; a flower wins only as a flower win "
                             "(八仙过海 / 七抢一), with no tiles shown (concealed and melds empty)")
         for m in self.melds:
-            for t in m.tiles:
-                if is_flower(t):
-                    raise HandError(f"{m.kind} meld: {t} is a flower; flowers form no sets")
-        for t in self.flowers:
-            if not is_flower(t):
-                raise HandError(f"flowers: {t} is not a flower (1f..8f)")
+            if _FLOWER_CODES.intersection(m.tiles):
+                t = next(t for t in m.tiles if is_flower(t))
+                raise HandError(f"{m.kind} meld: {t} is a flower; flowers form no sets")
+        if not _FLOWER_CODES.issuperset(self.flowers):
+            t = next(t for t in self.flowers if not is_flower(t))
+            raise HandError(f"flowers: {t} is not a flower (1f..8f)")
 
     # -- views -----------------------------------------------------------------------------
     @property
@@ -269,7 +283,7 @@ class Hand:
 
     def held_tiles(self) -> tuple[str, ...]:
         """The 16 (plus one per kong) tiles before the win: concealed and melds, no flowers."""
-        return self.concealed + tuple(t for m in self.melds for t in m.tiles)
+        return self.concealed + tuple(chain.from_iterable(m.tiles for m in self.melds))
 
     def all_tiles(self) -> tuple[str, ...]:
         """Every tile of the won hand except the flowers."""
@@ -314,11 +328,11 @@ class Hand:
         melds = data.get("melds", [])
         if not isinstance(melds, list):
             raise HandError(f"melds: expected a list of melds, got {brief(melds)}")
-        situation = Situation(
-            seat=_wind(data["seat"], "seat"),
-            round=_wind(data["round"], "round"),
-            self_draw=_flag(data.get("self_draw", False), "self_draw"),
-            **{f: _flag(data.get(f, False), f) for f in ALL_FLAGS},
+        situation = Situation(  # which checks each value, naming its key
+            seat=data["seat"],
+            round=data["round"],
+            self_draw=data.get("self_draw", False),
+            **{f: data.get(f, False) for f in ALL_FLAGS},
         )
         table = data.get("table")
         return cls(

@@ -8,11 +8,12 @@ Facts about the whole hand (its waits, suits, flowers, situation) are computed o
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 
-from .decompose import counts_of, splits, waits
+from .decompose import SUIT_BOUNDS, counts_of, splits, waits
 from .hand import Hand, Situation
-from .tiles import PLAYING, TERMINALS_AND_HONOURS, is_honour, suit
+from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
 # The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
 # The others are wins only where a ruleset has an entry that makes them one (its `shape`):
@@ -59,23 +60,35 @@ class View:
     open_melds: int  # chi, pon and open kongs
     flowers: tuple[str, ...]  # the flowers, a flower win's winning flower included
 
+    counts: tuple[int, ...] = ()  # the concealed tiles and the winning tile, 34 counts
+
     @classmethod
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape)."""
         tiles = hand.all_tiles()
-        w = waits(tuple(counts_of(hand.concealed)), tuple(counts_of(hand.held_tiles()))) if with_waits else ()
-        found = {PLAYING[i] for i in w} | set(extra_waits)
+        every = counts_of(tiles)
+        present = [any(every[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
+        held, full = every, counts_of(hand.concealed)  # the 16 before the win; with the win
+        win = None if hand.flower_win else INDEX[hand.win]
+        if win is not None:
+            held[win] -= 1
+        w = waits(full, held) if with_waits else ()
+        if extra_waits:
+            w = sorted(set(w).union(INDEX[t] for t in extra_waits))
+        if win is not None:
+            full[win] += 1
         return cls(
             hand=hand,
             situation=hand.situation,
-            waits=tuple(t for t in PLAYING if t in found),
+            waits=tuple(PLAYING[i] for i in w),
             tiles=tiles,
-            suits=frozenset(suit(t) for t in tiles if not is_honour(t)),
-            has_honours=any(is_honour(t) for t in tiles),
+            suits=frozenset(s for s, here in zip(SUITS, present[:3], strict=True) if here),
+            has_honours=present[3],
             open_melds=sum(m.is_open for m in hand.melds),
             flowers=hand.all_flowers(),
+            counts=tuple(full),
         )
 
 
@@ -92,18 +105,21 @@ class Reading:
     view: View
     shape: str = STANDARD
     pairs: tuple[str, ...] = ()
+    # Read by many entries, so found once: the tiles of the pungs and kongs, and how many of
+    # them are concealed (暗刻, 暗杠 included).
+    pung_tiles: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    concealed_pungs: int = field(init=False, repr=False, compare=False)
+    situation: Situation = field(init=False, repr=False, compare=False)  # the view's
 
-    @property
-    def situation(self) -> Situation:
-        return self.view.situation
+    def __post_init__(self) -> None:
+        pungs = [g for g in self.sets if g.kind != "chow"]
+        object.__setattr__(self, "pung_tiles", tuple([g.tile for g in pungs]))
+        object.__setattr__(self, "concealed_pungs", [g.concealed for g in pungs].count(True))
+        object.__setattr__(self, "situation", self.view.situation)
 
     @property
     def hand(self) -> Hand:
         return self.view.hand
-
-    def pungs(self) -> list[str]:
-        """Tiles of the pungs and kongs."""
-        return [g.tile for g in self.sets if g.is_pung]
 
 
 def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
@@ -113,9 +129,9 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     if hand.flower_win:
         return
     melded = _melded(hand)
-    full, w = _with_win(hand)
+    w = INDEX[hand.win]
     discard = not hand.situation.self_draw
-    for pair, shapes in splits(tuple(full)):
+    for pair, shapes in splits(view.counts):
         places: list[tuple[str, int] | None] = [None] if pair == w else []
         for shape in dict.fromkeys(shapes):  # distinct sets, in order
             kind, i = shape
@@ -128,16 +144,20 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
                 kind, i = shape
                 here = win_group is None and shape == place
                 # A pung completed by another player's discard is exposed (明刻), not concealed.
-                g = Group(kind, PLAYING[i], None, not (discard and here))
+                g = _group(kind, PLAYING[i], None, not (discard and here))
                 if here:
                     win_group = g
                 groups.append(g)
             yield Reading(tuple(groups) + melded, PLAYING[pair], win_group, view)
 
 
+# Groups are values: one instance per value (a few hundred), made once.
+_group = cache(Group)
+
+
 def _melded(hand: Hand) -> tuple[Group, ...]:
     return tuple(
-        Group(_MELD_GROUP[m.kind], min(m.tiles, key=PLAYING.index), m.kind, m.kind == "ankong")
+        _group(_MELD_GROUP[m.kind], min(m.tiles, key=INDEX.__getitem__), m.kind, m.kind == "ankong")
         for m in hand.melds
     )
 
@@ -145,7 +165,7 @@ def _melded(hand: Hand) -> tuple[Group, ...]:
 def _with_win(hand: Hand) -> tuple[list[int], int]:
     """Counts of the concealed tiles with the winning tile added, and the winning tile's index."""
     full = counts_of(hand.concealed)
-    w = PLAYING.index(hand.win)
+    w = INDEX[hand.win]
     full[w] += 1
     return full, w
 
@@ -191,10 +211,17 @@ def _thirteen_orphans(counts: list[int]) -> str | None:
 def special_shape_possible(full: list[int], melded: bool, shapes) -> bool:
     """Whether 17 tiles' worth of counts (the one meld apart when `melded`) could be seven
     pairs or the thirteen orphans with one set: a cheap test before building readings."""
+    # Taking out a set turns 1 (a pung) or 3 (a chow) counts odd to even; seven pairs leave
+    # none odd. The thirteen orphans need every 么九 tile.
+    odd = sum(n & 1 for n in full)
+    pairs = "pairs" in shapes and odd in ((0,) if melded else (1, 3))
+    orphans = "orphans" in shapes and all(full[i] for i in _ORPHANS)
+    if not (pairs or orphans):
+        return False
     rests = [full] if melded else [_without(full, s) for s in _set_shapes(full)]
     return any(
-        ("pairs" in shapes and _seven_pairs(rest) is not None)
-        or ("orphans" in shapes and _thirteen_orphans(rest) is not None)
+        (pairs and _seven_pairs(rest) is not None)
+        or (orphans and _thirteen_orphans(rest) is not None)
         for rest in rests
     )
 
@@ -235,7 +262,7 @@ def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
                 if set_shape is not None:
                     kind, i = set_shape
                     here = place == set_shape
-                    g = Group(kind, PLAYING[i], None, not (discard and here))
+                    g = _group(kind, PLAYING[i], None, not (discard and here))
                     win_group = g if here else None
                     groups = (g,)
                 yield Reading(groups, pair, win_group, view, shape, pairs)

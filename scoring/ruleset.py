@@ -22,10 +22,12 @@ table, with the reason in English and Traditional Chinese.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import types
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,15 @@ class RulesetError(ValueError):
     """A ruleset file that does not describe a table the scorer can use."""
 
 
+def _bound(fn, args: dict):
+    """`fn` with an entry's arguments as its defaults, called with a reading alone at the cost of
+    a plain call: scoring calls every entry once per reading, and a partial with keywords costs
+    about ten times a plain call. `_entry` checked the arguments against `fn`."""
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    defaults = tuple(args.get(p.name, p.default) for p in params)
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, defaults, fn.__closure__)
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str  # as the page prints it, simplified: 门清自摸
@@ -70,7 +81,13 @@ class Entry:
     def detect(self, reading):
         if reading.shape not in self.reads:
             return False
-        return PREDICATES[self.when](reading, **self.args)
+        return self.test(reading)
+
+    @cached_property
+    def test(self):
+        """The predicate with this entry's arguments bound (looked up once, called per reading)."""
+        fn = PREDICATES[self.when]
+        return _bound(fn, self.args) if self.args else fn
 
     def tai_of(self, found) -> int:
         return self.tai_open if found == OPEN and self.tai_open is not None else self.tai
@@ -113,10 +130,22 @@ class Ruleset:
     def entry(self, name: str) -> Entry:
         return next(e for e in self.entries if e.name == name)
 
-    @property
+    # Facts of the table read at every hand: computed once (a Ruleset never changes).
+    @cached_property
     def shapes(self) -> frozenset[str]:
         """The special shapes some entry makes a win (beside 5 sets and a pair)."""
         return frozenset(e.shape for e in self.entries if e.shape)
+
+    @cached_property
+    def detectors(self) -> tuple[tuple[frozenset[str], Any, Entry], ...]:
+        """(shapes it reads, its test, the entry) for each entry, in display order: what
+        scoring a reading runs through."""
+        return tuple((e.reads, e.test, e) for e in self.entries)
+
+    @cached_property
+    def seated(self) -> tuple[Entry, ...]:
+        """The entries a table gives to one seat (`seat`)."""
+        return tuple(e for e in self.entries if e.seat)
 
 
 def _entry(raw: dict, where: str) -> Entry:
@@ -130,6 +159,13 @@ def _entry(raw: dict, where: str) -> Entry:
             raise RulesetError(f"{where}: missing {key!r}")
     if raw["when"] not in PREDICATES:
         raise RulesetError(f"{where} ({raw['name']}): no predicate named {raw['when']!r}")
+    params = list(inspect.signature(PREDICATES[raw["when"]]).parameters.values())[1:]
+    args = raw.get("args", {})
+    if not isinstance(args, dict) or set(args) - {p.name for p in params} or any(
+            p.default is p.empty and p.name not in args for p in params):
+        shown = ", ".join(p.name + ("" if p.default is p.empty else "?") for p in params)
+        raise RulesetError(f"{where} ({raw['name']}): {raw['when']} takes the args {shown} "
+                           f"(? optional), not {brief(args)}")
     shape = raw.get("shape")
     if shape is not None and (shape not in SHAPES or shape == STANDARD
                               or shape not in SHAPES_OF[raw["when"]]):

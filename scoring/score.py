@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .hand import Hand, HandError
 from .reading import Reading, View, readings
@@ -45,17 +46,22 @@ def _qualifier(q, script: str) -> str:
     return "".join(tile_name(t, script, short=True) for t in tiles)
 
 
+@lru_cache(maxsize=4096)
+def _item(entry: str, trad: str, tai: int, qualifier=None) -> Item:
+    """One line, named once per process (a table has a few hundred distinct lines)."""
+    if qualifier is None:
+        return Item(entry, entry, trad, tai)
+    return Item(entry, f"{entry} {_qualifier(qualifier, 'simplified')}",
+                f"{trad} {_qualifier(qualifier, 'traditional')}", tai)
+
+
 def _lines(entry: Entry, found) -> list[Item]:
     if isinstance(found, list):
-        return [
-            Item(entry.name, f"{entry.name} {_qualifier(q, 'simplified')}",
-                 f"{entry.trad} {_qualifier(q, 'traditional')}", entry.tai)
-            for q in found
-        ]
+        return [_item(entry.name, entry.trad, entry.tai, q) for q in found]
     if isinstance(found, str):  # OPEN: the entry in its open form
-        return [Item(entry.name, entry.name, entry.trad, entry.tai_of(found))]
+        return [_item(entry.name, entry.trad, entry.tai_of(found))]
     if found:
-        return [Item(entry.name, entry.name, entry.trad, entry.tai * int(found))]
+        return [_item(entry.name, entry.trad, entry.tai * int(found))]
     return []
 
 
@@ -63,11 +69,12 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
-    found = [(e, e.detect(reading)) for e in ruleset.entries]
-    kept = {x for e, f in found if f for x in e.keeps}
-    excluded = {x for e, f in found if f for x in e.excludes} - kept
+    shape = reading.shape  # Entry.detect, inlined: the loop that runs most
+    found = [(e, f) for reads, test, e in ruleset.detectors if shape in reads and (f := test(reading))]
+    kept = {x for e, _ in found for x in e.keeps}
+    excluded = {x for e, _ in found for x in e.excludes} - kept
     return tuple(
-        item for e, f in found if f and e.name not in excluded
+        item for e, f in found if e.name not in excluded
         for item in _lines(e, f) if item.name not in excluded
     )
 
@@ -83,14 +90,10 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     check_hand(hand, rules)
     view = View.of(hand, special_waits(hand, rules))
-    best = None
-    for reading in (*readings(hand, view), *shape_wins(hand, rules, view)):
-        items = score_reading(reading, rules)
-        key = _rank(items)
-        if best is None or key > best[0]:
-            best = (key, items, reading)
-    assert best is not None, "check_hand passed, so the hand has a reading"
-    _, items, reading = best
+    scored = [(score_reading(r, rules), r) for r in (*readings(hand, view), *shape_wins(hand, rules, view))]
+    assert scored, "check_hand passed, so the hand has a reading"
+    # the first best (max keeps the first of equals); most hands have one reading
+    items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
     total = sum(i.tai for i in items)
     if total < rules.min_tai:
         t = hand.table

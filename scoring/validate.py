@@ -10,10 +10,11 @@ from collections import Counter
 
 from .decompose import _candidates, counts_of, is_complete, waits
 from .hand import Hand, HandError, Meld, Table
+from .legal import can_win
 from .notation import format_chinese
 from .reading import Reading, View, special_readings, special_shape_possible
 from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
-from .tiles import COPIES, FLOWERS, PLAYING, TERMINALS_AND_HONOURS, is_honour, rank, suit, tile_name
+from .tiles import COPIES, FLOWERS, INDEX, PLAYING, TERMINALS_AND_HONOURS, tile_name
 
 _ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
 
@@ -23,23 +24,28 @@ _MELD_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
 def _meld_problem(m: Meld) -> HandError | None:
     t = m.tiles
-    shown = f"{m.kind} {format_chinese(t)} ({' '.join(t)})"
-    zh = f"{_MELD_NAMES[m.kind]} {format_chinese(t, 'traditional')}"
+
+    def named() -> tuple[str, str]:  # the meld as the messages show it, built only for one
+        return (f"{m.kind} {format_chinese(t)} ({' '.join(t)})",
+                f"{_MELD_NAMES[m.kind]} {format_chinese(t, 'traditional')}")
+
     if m.kind == "chi":
         if len(t) != 3:
+            shown, zh = named()
             return HandError(f"{shown}: a chi has 3 tiles, not {len(t)}", f"{zh}：吃要 3 張牌，這裡有 {len(t)} 張")
-        s = sorted(t, key=lambda x: (suit(x), rank(x)))
-        if any(is_honour(x) for x in s) or len({suit(x) for x in s}) != 1 or [
-            rank(x) - rank(s[0]) for x in s
-        ] != [0, 1, 2]:
+        low, mid, high = sorted(INDEX[x] for x in t)
+        if low >= 27 or low % 9 > 6 or (mid, high) != (low + 1, low + 2):  # 27 on: honours, flowers
+            shown, zh = named()
             return HandError(f"{shown} is not a chow (three consecutive tiles of one suit)",
                              f"{zh} 不是順子（同一花色連續三張）")
         return None
     size = 3 if m.kind == "pon" else 4
     if len(t) != size:
+        shown, zh = named()
         return HandError(f"{shown}: a {m.kind} has {size} tiles, not {len(t)}",
                          f"{zh}：{_MELD_NAMES[m.kind]}要 {size} 張牌，這裡有 {len(t)} 張")
     if len(set(t)) != 1:
+        shown, zh = named()
         return HandError(f"{shown} is not a set of {size} identical tiles", f"{zh} 不是 {size} 張一樣的牌")
     return None
 
@@ -78,12 +84,12 @@ def check_situation(hand: Hand) -> None:
                         "地胡是閒家第一次摸牌就自摸，要選自摸")
     if s.human and s.self_draw:
         raise HandError("human: 人胡 wins off a discard, so self_draw must be false", "人胡是胡別人打的牌，不能是自摸")
-    opened = sum(m.is_open for m in hand.melds)
-    for flag, name, zh in (("earthly", "地胡", "地胡"), ("human", "人胡", "人胡"), ("heavenly_ready", "天听", "天聽"),
-                           ("earthly_ready", "地听", "地聽")):
-        if getattr(s, flag) and opened:
-            raise HandError(f"{flag}: {name} needs 门清 (no chi, pon or open kong)",
-                            f"{zh}要門清（沒有吃、碰、明槓）")
+    if any(m.is_open for m in hand.melds):
+        for flag, name, zh in (("earthly", "地胡", "地胡"), ("human", "人胡", "人胡"),
+                               ("heavenly_ready", "天听", "天聽"), ("earthly_ready", "地听", "地聽")):
+            if getattr(s, flag):
+                raise HandError(f"{flag}: {name} needs 门清 (no chi, pon or open kong)",
+                                f"{zh}要門清（沒有吃、碰、明槓）")
     if s.earthly and hand.melds:  # an ankong: the open melds were refused just above
         raise HandError("earthly: 地胡 wins on the first draw, before any kong could be declared "
                         "(after an ankong the win would be on its replacement tile)",
@@ -130,8 +136,10 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     for x in rules.impossible:
         if all(getattr(s, f) for f in x.flags):
             raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
-    stated_only = Reading((), None, None, View.of(hand, with_waits=False))
-    stated = {e.seat: e for e in rules.entries if e.seat and e.detect(stated_only)}
+    stated = {}
+    if rules.seated:
+        stated_only = Reading((), None, None, View.of(hand, with_waits=False))
+        stated = {e.seat: e for e in rules.seated if e.detect(stated_only)}
     if len(stated) == len(SEATS):
         d, n = stated["dealer"], stated["non_dealer"]
         raise HandError(f"{d.name} and {n.name} under {rules.id}: {d.name} is the dealer's alone "
@@ -224,11 +232,11 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     """Raise HandError unless `hand` is a legal winning hand with a possible situation, under
     `ruleset` (default: the default table, which knows only 5 sets and a pair)."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
-    seen = Counter(hand.all_flowers())
-    for f, n in seen.items():
-        if n > 1:
-            raise HandError(f"flower {tile_name(f)} ({f}) appears {n} times; there is only one",
-                            f"花牌{tile_name(f, 'traditional')}出現 {n} 次，只有一張")
+    flowers = hand.all_flowers()
+    if len(set(flowers)) < len(flowers):
+        f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
+        raise HandError(f"flower {tile_name(f)} ({f}) appears {n} times; there is only one",
+                        f"花牌{tile_name(f, 'traditional')}出現 {n} 次，只有一張")
     if hand.flower_win:
         if set(hand.all_flowers()) != set(FLOWERS):
             raise HandError(f"flower win: {tile_name(hand.win)} wins only as the eighth flower; "
@@ -254,15 +262,19 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
             f"{len(hand.melds)} meld(s) there must be {expected} (16 − 3 per meld)",
             f"張數不對：胡的那張以外手牌有 {len(hand.concealed)} 張，{len(hand.melds)} 組副露時要有 {expected} 張"
             "（16 減每組副露 3 張）")
-    counts = Counter(hand.all_tiles())
-    for t, n in sorted(counts.items()):
-        if n > COPIES:
-            raise HandError(f"{n} copies of {tile_name(t)} ({t}) across hand and melds; "
-                            f"there are only {COPIES}",
-                            f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
+    counts = counts_of(hand.all_tiles())
+    if max(counts) > COPIES:
+        t = min(t for t in PLAYING if counts[INDEX[t]] > COPIES)  # the first by code, as ever
+        n = counts[INDEX[t]]
+        raise HandError(f"{n} copies of {tile_name(t)} ({t}) across hand and melds; "
+                        f"there are only {COPIES}",
+                        f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
     full = counts_of(hand.concealed)
-    full[PLAYING.index(hand.win)] += 1
-    if not is_complete(tuple(full)) and not shape_wins(hand, rules):
+    full[INDEX[hand.win]] += 1
+    # 5 sets and a pair from the per-suit tables; else the count test of the special shapes,
+    # and then one of the table's entries must make that shape a win
+    if not is_complete(full) and not (can_win(full, len(hand.melds), rules.shapes)
+                                      and shape_wins(hand, rules)):
         raise _not_a_win(hand, rules)
     check_situation(hand)
     check_ruleset_situation(hand, rules)
