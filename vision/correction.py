@@ -15,9 +15,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from scoring.decompose import is_complete
 from scoring.hand import Hand, HandError, Meld, Situation
-from scoring.reading import special_shape_possible
+from scoring.legal import can_win
 from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES
 from scoring.tiles import INDEX as PLAYING_INDEX
@@ -116,20 +115,19 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             out.append([(-math.log(p[k]), allowed[k]) for k in top])
         return out
 
-    melded = len([g for g in groups[1:] if g.kind != "flowers"]) > 0
+    n_melds = len([g for g in groups[1:] if g.kind != "flowers"])
     flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
-    shapes = rules.shapes & {"pairs", "orphans"}
 
-    def can_win(codes: tuple[str, ...]) -> bool:
+    def can_win_as(codes: tuple[str, ...]) -> bool:
         counts = _counts(codes)
-        return is_complete(counts) or bool(shapes and special_shape_possible(list(counts), melded, shapes))
+        return counts is None or can_win(counts, n_melds, rules.shapes)
 
     parts = []  # per group: its cheapest acceptable readings, [(cost, codes)]
     for g in groups:
         if g.kind == "flowers":
             accept = None
         elif g.kind == "concealed":  # all eight flowers win whatever the tiles where the table has 花胡
-            accept = None if "flowers" in rules.shapes and flowers == len(FLOWERS) else can_win
+            accept = None if "flowers" in rules.shapes and flowers == len(FLOWERS) else can_win_as
         else:
             accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
         # A kong of backs: any face, each as likely, so keep them all (the first ones may clash with the hand).
@@ -170,11 +168,12 @@ def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int) -> I
                 heapq.heappush(heap, (cost + options[k][choice[k] + 1][0] - options[k][choice[k]][0], nxt, k))
 
 
-def _counts(codes) -> tuple[int, ...]:
+def _counts(codes) -> tuple[int, ...] | None:
+    """The 34 counts of these tiles; None where one is a back or a flower (the full check judges)."""
     counts = [0] * 34
     for c in codes:
         i = PLAYING_INDEX.get(c, 34)
-        if i >= 34:  # a back or a flower in the concealed row: leave it to the full check
-            return (2,) + (0,) * 33
+        if i >= 34:
+            return None
         counts[i] += 1
     return tuple(counts)
