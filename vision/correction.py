@@ -118,8 +118,7 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
     n_melds = len([g for g in groups[1:] if g.kind != "flowers"])
     flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
 
-    def can_win_as(codes: tuple[str, ...]) -> bool:
-        counts = _counts(codes)
+    def can_win_as(counts: list[int] | None) -> bool:
         return counts is None or can_win(counts, n_melds, rules.shapes)
 
     parts = []  # per group: its cheapest acceptable readings, [(cost, codes)]
@@ -132,7 +131,7 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
         # A kong of backs: any face, each as likely, so keep them all (the first ones may clash with the hand).
         keep = len(FACES) if hidden & set(g.members) else PER_GROUP
-        found = list(itertools.islice(k_best(options(g), accept, max_visits), keep))
+        found = list(itertools.islice(k_best(options(g), accept, max_visits, accept is can_win_as), keep))
         if not found:
             return
         parts.append([(cost, dict(zip(g.members, codes, strict=True))) for cost, codes in found])
@@ -147,28 +146,43 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             pass
 
 
-def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int) -> Iterator[tuple[float, tuple[str, ...]]]:
+def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int,
+           counted: bool = False) -> Iterator[tuple[float, tuple[str, ...]]]:
     """Readings (one option per tile) cheapest first that `accept` takes (every one when None):
     a reading's children raise one choice at or after its last raised one, so each is generated
-    once, never before a cheaper parent. Stops after `max_visits` or MAX_COST above the cheapest."""
+    once, never before a cheaper parent. Stops after `max_visits` or MAX_COST above the cheapest.
+    `counted`: `accept` takes the reading's 34 tile counts (None with a back or a flower among
+    them), kept up to date from the parent's as one choice changes, instead of the codes."""
     base = sum(opt[0][0] for opt in options)
-    heap = [(base, (0,) * len(options), 0)]
+    index = [[PLAYING_INDEX.get(code, 34) for _, code in opt] for opt in options]
+    root = _counts(opt[0][1] for opt in options) if counted else None
+    heap = [(base, (0,) * len(options), 0, root, -1)]
     visits = 0
     while heap and visits < max_visits:
-        cost, choice, last = heapq.heappop(heap)
+        cost, choice, last, counts, changed = heapq.heappop(heap)
         if cost - base > MAX_COST:
             return
         visits += 1
-        codes = tuple(options[k][c][1] for k, c in enumerate(choice))
-        if accept is None or accept(codes):
-            yield cost, codes
+        if counted and changed >= 0 and counts is not None:
+            before, after = index[changed][choice[changed] - 1], index[changed][choice[changed]]
+            if after >= 34:
+                counts = None
+            else:
+                counts = list(counts)
+                counts[before] -= 1
+                counts[after] += 1
+        elif counted and changed >= 0:
+            counts = _counts(options[k][c][1] for k, c in enumerate(choice))
+        if accept is None or accept(counts if counted else tuple(options[k][c][1] for k, c in enumerate(choice))):
+            yield cost, tuple(options[k][c][1] for k, c in enumerate(choice))
         for k in range(last, len(options)):
             if choice[k] + 1 < len(options[k]):
                 nxt = choice[:k] + (choice[k] + 1,) + choice[k + 1:]
-                heapq.heappush(heap, (cost + options[k][choice[k] + 1][0] - options[k][choice[k]][0], nxt, k))
+                heapq.heappush(heap, (cost + options[k][choice[k] + 1][0] - options[k][choice[k]][0], nxt, k,
+                                      counts, k))
 
 
-def _counts(codes) -> tuple[int, ...] | None:
+def _counts(codes) -> list[int] | None:
     """The 34 counts of these tiles; None where one is a back or a flower (the full check judges)."""
     counts = [0] * 34
     for c in codes:
@@ -176,4 +190,4 @@ def _counts(codes) -> tuple[int, ...] | None:
         if i >= 34:
             return None
         counts[i] += 1
-    return tuple(counts)
+    return counts

@@ -147,32 +147,37 @@ def row_cuts(sub: Detections, groups: list[Group]) -> list[tuple[float, list[Gro
     steps = np.hypot(*np.diff(sub.centers[core], axis=0).T)
     # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than HOLE.
     z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), HOLE) - CUT_STEP) / CUT_SCALE
-    cut, keep = np.logaddexp(0, -z), np.logaddexp(0, z)  # −log P(cut), −log P(no cut) at each step
-    out = []
-    for sizes in _meld_runs(len(core) - 2):
-        for at_start in (True, False) if sizes else (True,):
-            ends = np.cumsum(sizes)
-            cuts = [int(e) - 1 for e in ends] if at_start else [len(core) - 1 - int(e) for e in ends]
-            cost = float(keep.sum() + sum(cut[k] - keep[k] for k in cuts))
-            bounds = [0, *ends] if at_start else [len(core) - e for e in (0, *ends)]
+    extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
+    n = len(core)
+    cuts: list[tuple[float, list[Group]]] = []
+    for at_start in (True, False):
+        position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
+        for ends, cost in _cut_runs(n - 2, [extra[position(e)] for e in range(1, n)], MAX_CUT_COST):
+            bounds = [0, *ends] if at_start else [n - e for e in (0, *ends)]
             pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
-            rest = core[ends[-1]:] if sizes and at_start else core[:len(core) - ends[-1]] if sizes else core
-            concealed = Group("concealed", tuple(rest) + tuple(row[len(core):]), groups[0].win_apart)
-            out.append((cost, [concealed, *(Group("unknown", p) for p in pieces), *groups[1:]]))
-    least = min(c for c, _ in out)
-    uncut = out[0]  # always tried: the layout's own grouping
-    return [(uncut[0] - least, uncut[1])] + sorted(((c - least, g) for c, g in out[1:] if c - least <= MAX_CUT_COST),
-                                                   key=lambda v: v[0])
+            rest = core[ends[-1]:] if at_start else core[:n - ends[-1]]
+            concealed = Group("concealed", tuple(rest) + tuple(row[n:]), groups[0].win_apart)
+            cuts.append((cost, [concealed, *(Group("unknown", p) for p in pieces), *groups[1:]]))
+    least = min([0.0, *(c for c, _ in cuts)])
+    return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= MAX_CUT_COST),
+                                       key=lambda v: v[0])
 
 
-def _meld_runs(room: int, depth: int = 3) -> list[tuple[int, ...]]:
-    """Sequences of up to `depth` meld sizes (3 or 4) that fit in `room` tiles, the empty one first."""
-    out: list[tuple[int, ...]] = [()]
-    if depth:
-        for size in (3, 4):
-            if size <= room:
-                out += [(size, *rest) for rest in _meld_runs(room - size, depth - 1)]
-    return out
+def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: int = 0, cost: float = 0.0):
+    """(ends, cost) of every run of up to `depth` melds of 3 or 4 tiles from one end of a row with `room`
+    tiles to spare: `extra[e - 1]` is what cutting after e tiles costs over not cutting. Runs that
+    cost more than `limit` whatever follows are not made."""
+    floor = sum(min(0.0, e) for e in extra)
+    for size in (3, 4) if depth else ():
+        end = at + size
+        if end > room:
+            continue
+        total = cost + extra[end - 1]
+        if total + floor > limit:
+            continue
+        yield (end,), total
+        for ends, rest in _cut_runs(room, extra, limit, depth - 1, end, total):
+            yield (end, *ends), rest
 
 
 def with_missing_tile(sub: Detections, groups: list[Group]) -> tuple[Detections, list[Group], tuple[int, ...]]:
