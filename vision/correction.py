@@ -27,7 +27,7 @@ from vision.groups import Group, meld_kind
 from vision.notices import Notice
 
 CANDIDATES = 4  # alternatives considered per tile
-MAX_VISITS = 4000  # readings checked before giving up (a few hundred ms)
+MAX_VISITS = 4000  # readings of one group tried before giving up (the search passes its own budget)
 MAX_COST = 12.0  # a reading e^-12 less likely than the raw one is no longer "close"
 PER_GROUP = 3  # readings kept per group (the concealed tiles, each meld) before combining them
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)

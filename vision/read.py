@@ -1,4 +1,6 @@
-"""A photo into a hand: detections → layout → group kinds → legal-hand correction → `Hand`."""
+"""A photo into a hand: detections → the whole photo's layout → which parts are the hand
+(`vision.hand_finding`) → one search for the likeliest legal hand (`vision.search`: membership, codes,
+groupings, a missed tile) → `Reading`: the hand, the tiles set apart, and up to 3 runner-up hands."""
 
 from __future__ import annotations
 

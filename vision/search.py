@@ -27,14 +27,15 @@ from vision.detections import Detections
 from vision.groups import Group, classify, meld_kind
 from vision.hand_finding import Part
 from vision.layout import group_rows, in_reading_order
+from vision.notices import Notice
 
 MAX_FLIP = 8.0  # a part more than e^8 times likelier in than out (or out than in) is never changed
 MAX_MEMBERSHIPS = 300  # memberships counted (and, with a hand's tile count, laid out), cheapest first
 HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
 MAX_LAID_OUT = 16  # memberships with a hand's tile count laid out, cheapest first
 MAX_SEARCHED = 6  # of those whose groups' tile counts can make a hand, how many are searched for codes
-VISITS_PER_VARIANT = 400
-READINGS_PER_VARIANT = 4
+VISITS_PER_VARIANT = 400  # readings of one group's codes tried per membership and grouping
+READINGS_PER_VARIANT = 4  # legal hands kept per membership and grouping (the best and runner-ups)
 # A step between the concealed row's tile centres CUT_STEP times the row's median is as likely a cut
 # between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
 CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
@@ -110,7 +111,7 @@ class HandLayout:
     order: list[int]  # the hand's tiles in reading order, as photo detection indices
     sub: Detections  # those detections, in that order
     groups: list[Group]  # over `sub`
-    warnings: list[str]
+    warnings: list[Notice]
 
 
 def lay_out(dets: Detections, members: tuple[int, ...]) -> HandLayout:
@@ -124,7 +125,7 @@ def lay_out(dets: Detections, members: tuple[int, ...]) -> HandLayout:
 def merged_into_row(groups: list[Group]) -> list[Group] | None:
     """The groups with every one that is no meld joined to the concealed tiles (a row cut in two by a
     gap or by perspective), or None when all are sets already."""
-    stray = [g for g in groups[1:] if g.kind in ("unknown",)]
+    stray = [g for g in groups[1:] if g.kind == "unknown"]
     if not stray or not groups or groups[0].kind != "concealed":
         return None
     row = groups[0]
