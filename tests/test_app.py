@@ -204,9 +204,10 @@ def test_the_page_chooses_a_checked_folder_name_inside_the_data_folder_only(app,
 
 
 def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
-    """A concealed kong shown as four backs, and a face-down tile apart from the others in a reading
-    with no legal hand (the reader keeps the raw codes): the tiles to name show as ？, the 台 section says
-    what is missing, saving stays offered. The app broke below ② on such readings."""
+    """A concealed kong shown as four backs, a face-down tile and a missed one: the reader supposes the
+    kong's face, the face-down tile's and the missed one to make a legal hand, but the kong's tiles
+    stay ？ for the player to name, the 台 section says what is missing, saving stays offered. The app
+    broke below ② on such readings."""
     hand = Hand.from_json({**HAND.to_json(), "concealed": HAND.concealed[:-3],
                            "melds": [*HAND.to_json()["melds"], {"type": "ankong", "tiles": ["9s"] * 4}]})
     dets, codes = laid_out(hand, face_down=True)
@@ -216,7 +217,7 @@ def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     v = at.session_state["version"]
-    assert at.pills(key=f"tiles-meld:2-{v}").options == ["？"] * 4  # the kong of backs; the lone back is set apart
+    assert at.pills(key=f"tiles-meld:1-{v}").options == ["？"] * 4  # the kong of backs
     assert at.error and save_button(at)
 
 
