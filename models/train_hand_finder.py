@@ -21,7 +21,7 @@ import numpy as np
 
 from models.evaluate import load_samples
 from models.evaluate_layout import perfect_detections
-from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, part_features
+from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, joined, part_features
 from vision.layout import group_rows, in_reading_order
 
 NOISE = (0.0, 0.045)
@@ -56,9 +56,10 @@ def part_rows(samples: list[dict], draws: int, seed: int) -> tuple[np.ndarray, n
             whole = group_rows(dets)
             kept = [i for g in whole.groups for i in g]  # reading order → index into `dets`
             order_dets, layout = in_reading_order(dets, whole)
-            f = part_features(order_dets, layout)
+            parts = joined(order_dets, layout)
+            f = part_features(order_dets, parts)
             xs.append(f)
-            ys += [float(np.mean(truth[[kept[i] for i in g]]) > 0.5) for g in layout.groups]
+            ys += [float(np.mean(truth[[kept[i] for i in g]]) > 0.5) for g in parts.groups]
             photo += [k * draws + d] * len(f)
     return np.concatenate(xs), np.array(ys), np.array(photo)
 

@@ -26,6 +26,9 @@ from vision.detections import Detections
 from vision.layout import Layout, _rotate
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
+# Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
+# share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
+TOUCH, LEVEL = 0.3, 0.5
 FEATURES = ("bias", "log_size", "abs_log_size", "rows_above", "rows_below", "far_above", "far_below",
             "gap_along", "log_tiles", "backs", "wall_of_backs", "kong_of_backs", "turned", "single",
             "in_nearest_row", "parts_below", "flowers")
@@ -110,8 +113,47 @@ def _why(f: np.ndarray) -> str:
     return "stray"
 
 
+def joined(dets: Detections, layout: Layout) -> Layout:
+    """The layout's groups joined where a tile of one touches a tile of another side by side (tiles of
+    one size, level with each other, edges within TOUCH of a tile's width, not stacked): a row the
+    whole photo's layout cut into pieces (perspective, a tilted photo, a meld pushed against it) is one
+    part again, so the hand is weighed as a row, not as single tiles."""
+    groups = [list(g) for g in layout.groups]
+    if len(groups) < 2:
+        return layout
+    of = np.empty(len(dets), np.int64)
+    for k, g in enumerate(groups):
+        of[g] = k
+    x1, y1, x2, y2 = dets.boxes.T
+    w, h = x2 - x1, y2 - y1
+    short = np.minimum(w, h)
+    gap = np.maximum(x1[None, :] - x2[:, None], x1[:, None] - x2[None, :])
+    level = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
+    ratio = short[:, None] / short[None, :]
+    touch = ((gap < TOUCH * np.minimum(w[:, None], w[None, :])) & (gap > -0.5 * np.minimum(w[:, None], w[None, :]))
+             & (level > LEVEL * np.minimum(h[:, None], h[None, :])) & (ratio > 0.75) & (ratio < 1 / 0.75))
+    parent = list(range(len(groups)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for i, j in zip(*np.nonzero(np.triu(touch, 1)), strict=True):
+        a, b = root(int(of[i])), root(int(of[j]))
+        if a != b:
+            parent[b] = a
+    merged: dict[int, list[int]] = {}
+    for k, g in enumerate(groups):
+        merged.setdefault(root(k), []).extend(g)
+    return Layout(tuple(tuple(sorted(g)) for g in merged.values()), layout.rows, layout.dropped, layout.angle,
+                  layout.warnings)
+
+
 def find_parts(dets: Detections, layout: Layout) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand."""
-    f = part_features(dets, layout)
+    parts = joined(dets, layout)
+    f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
-    return [Part(tuple(g), float(p[k]), _why(f[k])) for k, g in enumerate(layout.groups)]
+    return [Part(tuple(g), float(p[k]), _why(f[k])) for k, g in enumerate(parts.groups)]
