@@ -91,7 +91,9 @@ def memberships(parts: list[Part]) -> Iterator[Membership]:
 def likely_hand(parts: list[Part]) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
     the player to fix (the others stay offered beside it). On unseen-table-v3 from label boxes,
-    showing nothing when they hold more or fewer tiles than a hand raised the taps (1.36 to 2.07)."""
+    showing nothing when they hold more or fewer tiles than a hand raised the taps (1.36 to 2.07);
+    showing nothing under 10 tiles lowered them (1.22) but raised them on photos of a hand alone
+    (0.27 to 0.81), the photos players take most: not done."""
     inside = [part.p_hand >= SHOWN_WITHOUT_HAND for part in parts]
     kept = [part for part, keep in zip(parts, inside, strict=True) if keep]
     return Membership(0.0, tuple(sorted(i for part in kept for i in part.members)),
