@@ -161,11 +161,15 @@ def group_rows(dets: Detections) -> Layout:
 
     # Rows: sort by the row-frame y and cut where consecutive centres jump by half a tile height.
     by_y = np.argsort(cy, kind="stable")
+    ys = cy.tolist()
     rows: list[list[int]] = [[int(by_y[0])]]
-    for i in by_y[1:]:
-        if cy[i] - np.mean(cy[rows[-1]]) > ROW_TOLERANCE * tile_h:
+    total = ys[rows[0][0]]  # the sum of the current row's centres: its mean without re-adding them
+    for i in by_y[1:].tolist():
+        if ys[i] - total / len(rows[-1]) > ROW_TOLERANCE * tile_h:
             rows.append([])
-        rows[-1].append(int(i))
+            total = 0.0
+        rows[-1].append(i)
+        total += ys[i]
 
     conf, codes = dets.confidences, dets.raw_codes
     warnings: list[Notice] = []

@@ -15,6 +15,7 @@ import heapq
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from vision.notices import Notice
 MAX_FLIP = 8.0  # a part more than e^8 times likelier in than out (or out than in) is never changed
 MAX_MEMBERSHIPS = 300  # memberships counted (and, with a hand's tile count, laid out), cheapest first
 HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
-MAX_LAID_OUT = 16  # memberships with a hand's tile count laid out, cheapest first
+MAX_LAID_OUT = 8  # memberships with a hand's tile count laid out, cheapest first
 MAX_SEARCHED = 6  # of those whose groups' tile counts can make a hand, how many are searched for codes
 VISITS_PER_VARIANT = 400  # readings of one group's codes tried per membership and grouping
 READINGS_PER_VARIANT = 4  # legal hands kept per membership and grouping (the best and runner-ups)
@@ -64,26 +65,43 @@ class Candidate:
 @dataclass(frozen=True)
 class Membership:
     cost: float
-    members: tuple[int, ...]  # detections in the hand
-    loose: tuple[Part, ...]  # parts left out
+    parts: tuple[Part, ...]  # every part of the photo
+    inside: tuple[bool, ...]  # which of them are the hand's
+    tiles: int  # the hand's tiles besides flowers
+
+    @cached_property
+    def members(self) -> tuple[int, ...]:
+        """Detections in the hand."""
+        return tuple(sorted(i for part, keep in zip(self.parts, self.inside, strict=True) if keep
+                            for i in part.members))
+
+    @property
+    def loose(self) -> tuple[Part, ...]:
+        return tuple(part for part, keep in zip(self.parts, self.inside, strict=True) if not keep)
 
 
-def memberships(parts: list[Part]) -> Iterator[Membership]:
+def memberships(parts: list[Part], flower: np.ndarray) -> Iterator[Membership]:
     """Which parts form the hand, cheapest first: each part is in when more likely in than out, and
     every set of parts changed from that costs the log-odds given up (enumerated by rising cost:
-    a set's children add one later part, so each set comes once and never before a cheaper one)."""
+    a set's children add one later part, so each set comes once and never before a cheaper one).
+    `flower`: whether each detection is a flower (a membership's tile count leaves them out)."""
     p = np.clip([part.p_hand for part in parts], 1e-6, 1 - 1e-6)
     base = p >= 0.5
     flip = np.abs(np.log(p / (1 - p)))
     cost0 = float(np.sum(np.where(base, -np.log(p), -np.log(1 - p))))
+    tiles = [len(part.members) - int(flower[list(part.members)].sum()) for part in parts]
+    tiles0 = sum(t for t, keep in zip(tiles, base, strict=True) if keep)
     doubtful = [int(k) for k in np.argsort(flip) if flip[k] < MAX_FLIP]
     heap: list[tuple[float, int, tuple[int, ...]]] = [(cost0, -1, ())]
+    shared = tuple(parts)
     while heap:
         cost, last, flips = heapq.heappop(heap)
-        inside = base.copy()
-        inside[list(flips)] ^= True
-        yield Membership(cost, tuple(sorted(i for k in np.flatnonzero(inside) for i in parts[k].members)),
-                         tuple(parts[k] for k in np.flatnonzero(~inside)))
+        inside = base.tolist()
+        count = tiles0
+        for k in flips:
+            inside[k] = not inside[k]
+            count += tiles[k] if inside[k] else -tiles[k]
+        yield Membership(cost, shared, tuple(inside), count)
         for j in range(last + 1, len(doubtful)):
             heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
 
@@ -94,10 +112,8 @@ def likely_hand(parts: list[Part]) -> Membership:
     showing nothing when they hold more or fewer tiles than a hand raised the taps (1.36 to 2.07);
     showing nothing under 10 tiles lowered them (1.22) but raised them on photos of a hand alone
     (0.27 to 0.81), the photos players take most: not done."""
-    inside = [part.p_hand >= SHOWN_WITHOUT_HAND for part in parts]
-    kept = [part for part, keep in zip(parts, inside, strict=True) if keep]
-    return Membership(0.0, tuple(sorted(i for part in kept for i in part.members)),
-                      tuple(part for part, keep in zip(parts, inside, strict=True) if not keep))
+    inside = tuple(part.p_hand >= SHOWN_WITHOUT_HAND for part in parts)
+    return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
 
 
 def _with_missing(sub: Detections, concealed: Group) -> Detections:
@@ -238,7 +254,7 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
     found: list[Candidate] = []
     searched = laid_out = 0
     flower = np.array([is_flower(c) for c in dets.raw_codes], bool)
-    for ms in itertools.islice(memberships(parts), MAX_MEMBERSHIPS):
+    for ms in itertools.islice(memberships(parts, flower), MAX_MEMBERSHIPS):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
         kept = sorted({c.key(): c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
@@ -246,7 +262,7 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
                 or searched >= MAX_SEARCHED or laid_out >= MAX_LAID_OUT:
             break
         # 17 tiles and one more per kong (5 at most), one fewer with a missed tile: else no layout can help
-        if not HAND_TILES[0] <= len(ms.members) - int(flower[list(ms.members)].sum()) <= HAND_TILES[1]:
+        if not HAND_TILES[0] <= ms.tiles <= HAND_TILES[1]:
             continue
         readings = hand_readings(dets, ms, situation, rules)
         laid_out += 1
