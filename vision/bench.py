@@ -4,7 +4,7 @@
 
 Default photos: the real photos of tile sets in the shared folder's data/real-scenes (optional,
 datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes upscaled to a 12 MP
-phone size (4000x3000). Our time is decode + EXIF + two detector passes + layout + correction;
+phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout + the hand search;
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image.
 """
