@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import combinations
 
 from .decompose import SUIT_BOUNDS, counts_of, splits, waits
-from .hand import Hand, Situation
+from .hand import Hand, Situation, unchecked
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
 # The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
@@ -54,7 +55,6 @@ class View:
     hand: Hand
     situation: Situation
     waits: tuple[str, ...]  # 听: the tiles that completed the 16 before the win
-    tiles: tuple[str, ...]  # every tile of the won hand, flowers apart
     suits: frozenset[str]  # suits of the numbered tiles ("m", "p", "s")
     has_honours: bool
     open_melds: int  # chi, pon and open kongs
@@ -62,34 +62,40 @@ class View:
 
     counts: tuple[int, ...] = ()  # the concealed tiles and the winning tile, 34 counts
 
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        """Every tile of the won hand, flowers apart (made when an entry asks: few do)."""
+        return self.hand.all_tiles()
+
     @classmethod
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape)."""
-        tiles = hand.all_tiles()
-        every = counts_of(tiles)
-        present = [any(every[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
-        held, full = every, counts_of(hand.concealed)  # the 16 before the win; with the win
+        full = counts_of(hand.concealed)  # the concealed tiles; with the win below
+        held = list(full)  # the 16 before the win, melds included
+        open_melds = 0
+        for m in hand.melds:
+            for t in m.tiles:
+                held[INDEX[t]] += 1
+            open_melds += m.kind != "ankong"
         win = None if hand.flower_win else INDEX[hand.win]
-        if win is not None:
-            held[win] -= 1
         w = waits(full, held) if with_waits else ()
         if extra_waits:
             w = sorted(set(w).union(INDEX[t] for t in extra_waits))
         if win is not None:
             full[win] += 1
-        return cls(
-            hand=hand,
-            situation=hand.situation,
-            waits=tuple(PLAYING[i] for i in w),
-            tiles=tiles,
-            suits=frozenset(s for s, here in zip(SUITS, present[:3], strict=True) if here),
-            has_honours=present[3],
-            open_melds=sum(m.is_open for m in hand.melds),
-            flowers=hand.all_flowers(),
-            counts=tuple(full),
-        )
+            held[win] += 1  # now every tile of the won hand
+        present = [any(held[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
+        return unchecked(
+            cls, hand, hand.situation, tuple([PLAYING[i] for i in w]),
+            _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
+            hand.all_flowers(), tuple(full))
+
+
+# The suits present, by whether each of 万 筒 条 is: one value per combination.
+_SUITS_OF = {tuple(s in kept for s in SUITS): frozenset(kept)
+             for n in range(4) for kept in combinations(SUITS, n)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,30 +135,39 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     if hand.flower_win:
         return
     melded = _melded(hand)
+    melded_pungs = tuple([g.tile for g in melded if g.kind != "chow"])
+    ankongs = sum(g.concealed for g in melded)  # the melds' concealed pungs
     w = INDEX[hand.win]
-    discard = not hand.situation.self_draw
+    situation = view.situation
+    discard = not situation.self_draw
     for pair, shapes in splits(view.counts):
         places: list[tuple[str, int] | None] = [None] if pair == w else []
         for shape in dict.fromkeys(shapes):  # distinct sets, in order
             kind, i = shape
             if (kind == "pung" and i == w) or (kind == "chow" and i <= w <= i + 2 and w < 27):
                 places.append(shape)
+        formed = [_IN_HAND[shape] for shape in shapes]
+        pungs = tuple([g.tile for g in formed if g.kind == "pung"]) + melded_pungs
         for place in places:
-            groups = []
+            groups = list(formed)
             win_group = None
-            for shape in shapes:
-                kind, i = shape
-                here = win_group is None and shape == place
-                # A pung completed by another player's discard is exposed (明刻), not concealed.
-                g = _group(kind, PLAYING[i], None, not (discard and here))
-                if here:
-                    win_group = g
-                groups.append(g)
-            yield Reading(tuple(groups) + melded, PLAYING[pair], win_group, view)
+            concealed = len(pungs) - len(melded_pungs) + ankongs
+            if place is not None:
+                k = shapes.index(place)  # the first such set takes the winning tile
+                if discard:  # a set completed by another player's discard is exposed (明刻)
+                    groups[k] = _BY_DISCARD[place]
+                    concealed -= place[0] == "pung"
+                win_group = groups[k]
+            yield unchecked(Reading, tuple(groups) + melded, PLAYING[pair], win_group, view,
+                            STANDARD, (), pungs, concealed, situation)
 
 
 # Groups are values: one instance per value (a few hundred), made once.
 _group = cache(Group)
+# The sets formed in the hand, by shape: concealed, or completed by a discard.
+_SET_SHAPES = [("pung", i) for i in range(34)] + [("chow", i) for i in range(27) if i % 9 <= 6]
+_IN_HAND = {s: _group(s[0], PLAYING[s[1]], None, True) for s in _SET_SHAPES}
+_BY_DISCARD = {s: _group(s[0], PLAYING[s[1]], None, False) for s in _SET_SHAPES}
 
 
 def _melded(hand: Hand) -> tuple[Group, ...]:

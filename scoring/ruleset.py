@@ -137,10 +137,10 @@ class Ruleset:
         return frozenset(e.shape for e in self.entries if e.shape)
 
     @cached_property
-    def detectors(self) -> tuple[tuple[frozenset[str], Any, Entry], ...]:
-        """(shapes it reads, its test, the entry) for each entry, in display order: what
-        scoring a reading runs through."""
-        return tuple((e.reads, e.test, e) for e in self.entries)
+    def detectors_of(self) -> dict[str, tuple[tuple[Any, Entry], ...]]:
+        """By shape of a win, (its test, the entry) for each entry that reads that shape, in
+        display order: what scoring a reading runs through."""
+        return {shape: tuple((e.test, e) for e in self.entries if shape in e.reads) for shape in SHAPES}
 
     @cached_property
     def seated(self) -> tuple[Entry, ...]:

@@ -69,8 +69,9 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
-    shape = reading.shape  # Entry.detect, inlined: the loop that runs most
-    found = [(e, f) for reads, test, e in ruleset.detectors if shape in reads and (f := test(reading))]
+    found = [(e, f) for test, e in ruleset.detectors_of[reading.shape] if (f := test(reading))]
+    if not any(e.excludes for e, _ in found):  # most readings: nothing cancels anything
+        return tuple(item for e, f in found for item in _lines(e, f))
     kept = {x for e, _ in found for x in e.keeps}
     excluded = {x for e, _ in found for x in e.excludes} - kept
     return tuple(
