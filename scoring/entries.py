@@ -105,7 +105,7 @@ def round_wind_pung(r: Reading) -> list:
 def dragon_pungs(r: Reading) -> list:
     """三元牌: each pung or kong of 中, 发, 白, one line per dragon."""
     pungs = r.pung_tiles
-    return [t for t in DRAGON_TILES if t in pungs]
+    return [t for t in DRAGON_TILES if t in pungs] if pungs else []
 
 
 @predicate
@@ -228,8 +228,10 @@ def concealed_pungs(r: Reading, count: int) -> bool:
 def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
     """正花 / 本花: how many of one's own seat's flowers (东 梅春, 南 兰夏, 西 菊秋, 北 竹冬);
     with outside_sets, only those not in a complete 花杠 group (花杠 不计正花)."""
-    own = SEAT_FLOWERS[r.situation.seat]
     held = r.view.flowers
+    if not held:
+        return 0
+    own = SEAT_FLOWERS[r.situation.seat]
     if outside_sets:
         done = {f for g in FLOWER_GROUPS if set(held).issuperset(g) for f in g}
         held = tuple(f for f in held if f not in done)
@@ -239,6 +241,8 @@ def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
 @predicate(shapes=SHAPES)
 def flower_sets(r: Reading) -> list:
     """花杠 / 花槓: each complete group, 梅兰菊竹 or 春夏秋冬."""
+    if len(r.view.flowers) < len(FLOWER_GROUPS[0]):  # too few for a group
+        return []
     held = set(r.view.flowers)
     return [g for g in FLOWER_GROUPS if held.issuperset(g)]
 

@@ -13,7 +13,7 @@ from functools import cache
 from itertools import combinations
 
 from .decompose import SUIT_BOUNDS, counts_of, splits, waits
-from .hand import Hand, Situation, unchecked
+from .hand import Hand, Situation, maker
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
 # The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
@@ -87,12 +87,13 @@ class View:
             full[win] += 1
             held[win] += 1  # now every tile of the won hand
         present = [any(held[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
-        return unchecked(
-            cls, hand, hand.situation, tuple([PLAYING[i] for i in w]),
+        return _new_view(
+            hand, hand.situation, tuple([PLAYING[i] for i in w]),
             _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
             hand.all_flowers(), tuple(full))
 
 
+_new_view = maker(View)
 # The suits present, by whether each of 万 筒 条 is: one value per combination.
 _SUITS_OF = {tuple(s in kept for s in SUITS): frozenset(kept)
              for n in range(4) for kept in combinations(SUITS, n)}
@@ -128,6 +129,9 @@ class Reading:
         return self.view.hand
 
 
+_new_reading = maker(Reading)
+
+
 def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
@@ -158,7 +162,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
                     groups[k] = _BY_DISCARD[place]
                     concealed -= place[0] == "pung"
                 win_group = groups[k]
-            yield unchecked(Reading, tuple(groups) + melded, PLAYING[pair], win_group, view,
+            yield _new_reading(tuple(groups) + melded, PLAYING[pair], win_group, view,
                             STANDARD, (), pungs, concealed, situation)
 
 
@@ -171,10 +175,9 @@ _BY_DISCARD = {s: _group(s[0], PLAYING[s[1]], None, False) for s in _SET_SHAPES}
 
 
 def _melded(hand: Hand) -> tuple[Group, ...]:
-    return tuple(
-        _group(_MELD_GROUP[m.kind], min(m.tiles, key=INDEX.__getitem__), m.kind, m.kind == "ankong")
-        for m in hand.melds
-    )
+    # a legal meld's lowest tile is its least code: one suit, ranks of one digit
+    return tuple([_group(_MELD_GROUP[m.kind], min(m.tiles), m.kind, m.kind == "ankong")
+                  for m in hand.melds])
 
 
 def _with_win(hand: Hand) -> tuple[list[int], int]:

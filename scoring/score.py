@@ -70,14 +70,21 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
     found = [(e, f) for test, e in ruleset.detectors_of[reading.shape] if (f := test(reading))]
-    if not any(e.excludes for e, _ in found):  # most readings: nothing cancels anything
-        return tuple(item for e, f in found for item in _lines(e, f))
-    kept = {x for e, _ in found for x in e.keeps}
-    excluded = {x for e, _ in found for x in e.excludes} - kept
-    return tuple(
-        item for e, f in found if e.name not in excluded
-        for item in _lines(e, f) if item.name not in excluded
-    )
+    excluded: set[str] = set()
+    for e, _ in found:
+        excluded.update(e.excludes)
+    if excluded:
+        for e, _ in found:
+            excluded.difference_update(e.keeps)
+    items: list[Item] = []
+    for e, f in found:
+        if e.name in excluded:
+            continue
+        if f is True:  # most entries: one line, as the entry is named
+            items.append(_item(e.name, e.trad, e.tai))
+        else:
+            items += [i for i in _lines(e, f) if i.name not in excluded]
+    return tuple(items)
 
 
 def _rank(items: tuple[Item, ...]) -> tuple:
