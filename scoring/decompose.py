@@ -113,7 +113,11 @@ def _fit(key: Counts) -> int:
     if left == 0 and _all_sets(key, chows):
         return SETS
     if left == 2:
-        for i, n in enumerate(key):
+        # In a numbered suit every set's ranks sum to a multiple of 3 (a pung 3r, a chow 3r+3),
+        # so the pair's rank p has 2p ≡ the sum of all ranks (mod 3): a third of the ranks.
+        step, first = (3, (2 * sum(r * n for r, n in enumerate(key))) % 3) if chows else (1, 0)
+        for i in range(first, len(key), step):
+            n = key[i]
             if n >= 2 and _all_sets(key[:i] + (n - 2,) + key[i + 1:], chows):
                 return PAIR
     return NEITHER
@@ -121,9 +125,12 @@ def _fit(key: Counts) -> int:
 
 def _completions(key: Counts) -> tuple[int, ...]:
     """The ranks (0-based) whose tile, added to one suit's counts, makes them sets only or sets
-    and a pair (a fifth copy is never added)."""
-    return tuple(r for r, n in enumerate(key)
-                 if n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
+    and a pair (a fifth copy is never added). Only a rank near a held tile can: within 2 of
+    it in a numbered suit, the same honour (a tile alone forms neither a set nor the pair)."""
+    reach = 2 if len(key) == 9 else 0
+    near = [r for r in range(len(key)) if any(key[max(0, r - reach):r + reach + 1])]
+    return tuple(r for r in near
+                 if key[r] < COPIES and SUIT_FIT[key[:r] + (key[r] + 1,) + key[r + 1:]] != NEITHER)
 
 
 # The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).
