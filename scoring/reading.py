@@ -68,24 +68,30 @@ class View:
         return self.hand.all_tiles()
 
     @classmethod
-    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True) -> View:
+    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
+           counted: tuple[list[int], list[int]] | None = None) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
-        trial hand that only asks whether it is a special shape)."""
-        full = counts_of(hand.concealed)  # the concealed tiles; with the win below
-        held = list(full)  # the 16 before the win, melds included
-        open_melds = 0
-        for m in hand.melds:
-            for t in m.tiles:
-                held[INDEX[t]] += 1
-            open_melds += m.kind != "ankong"
+        trial hand that only asks whether it is a special shape). `counted`: what
+        validate.checked_counts counted of this hand, so as not to count it again."""
         win = None if hand.flower_win else INDEX[hand.win]
+        if counted is None or win is None:
+            full = counts_of(hand.concealed)  # the concealed tiles; with the win below
+            held = list(full)  # the 16 before the win, melds included
+            for m in hand.melds:
+                for t in m.tiles:
+                    held[INDEX[t]] += 1
+        else:
+            full, held = list(counted[0]), list(counted[1])
+            full[win] -= 1
+            held[win] -= 1
         w = waits(full, held) if with_waits else ()
         if extra_waits:
             w = sorted(set(w).union(INDEX[t] for t in extra_waits))
         if win is not None:
             full[win] += 1
             held[win] += 1  # now every tile of the won hand
+        open_melds = sum([m.kind != "ankong" for m in hand.melds])
         present = [any(held[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
         return _new_view(
             hand, hand.situation, tuple([PLAYING[i] for i in w]),

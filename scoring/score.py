@@ -15,7 +15,7 @@ from .hand import Hand, HandError
 from .reading import Reading, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Ruleset, load_ruleset
 from .tiles import tile_name
-from .validate import check_hand, shape_wins, special_waits
+from .validate import checked_counts, shape_wins, special_waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +96,8 @@ def _rank(items: tuple[Item, ...]) -> tuple:
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     """The best score of a legal winning hand; raises HandError for anything else."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
-    check_hand(hand, rules)
-    view = View.of(hand, special_waits(hand, rules))
+    counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
+    view = View.of(hand, special_waits(hand, rules), counted=counted)
     scored = [(score_reading(r, rules), r) for r in (*readings(hand, view), *shape_wins(hand, rules, view))]
     assert scored, "check_hand passed, so the hand has a reading"
     # the first best (max keeps the first of equals); most hands have one reading

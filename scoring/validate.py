@@ -231,7 +231,12 @@ def _not_a_win(hand: Hand, rules: Ruleset) -> HandError:
 def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     """Raise HandError unless `hand` is a legal winning hand with a possible situation, under
     `ruleset` (default: the default table, which knows only 5 sets and a pair)."""
-    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
+    checked_counts(hand, ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET))
+
+
+def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | None:
+    """check_hand, giving the scorer what it counted (see View.of): the concealed tiles with the
+    winning tile and every tile of the won hand, 34 counts each; None for a flower win."""
     flowers = hand.all_flowers()
     if len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
@@ -247,7 +252,7 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
                             f"{rules.id} 沒有花胡：請用手牌算，花放在花牌裡")
         check_situation(hand)
         check_ruleset_situation(hand, rules)
-        return
+        return None
     if len(hand.melds) > 5:
         raise HandError(f"{len(hand.melds)} melds; a winning hand has 5 sets in all",
                         f"{len(hand.melds)} 組副露太多：胡牌一共只有 5 組")
@@ -262,15 +267,18 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
             f"{len(hand.melds)} meld(s) there must be {expected} (16 − 3 per meld)",
             f"張數不對：胡的那張以外手牌有 {len(hand.concealed)} 張，{len(hand.melds)} 組副露時要有 {expected} 張"
             "（16 減每組副露 3 張）")
-    counts = counts_of(hand.all_tiles())
+    full = counts_of(hand.concealed)
+    full[INDEX[hand.win]] += 1
+    counts = list(full)  # every tile of the won hand
+    for m in hand.melds:
+        for t in m.tiles:
+            counts[INDEX[t]] += 1
     if max(counts) > COPIES:
         t = min(t for t in PLAYING if counts[INDEX[t]] > COPIES)  # the first by code, as ever
         n = counts[INDEX[t]]
         raise HandError(f"{n} copies of {tile_name(t)} ({t}) across hand and melds; "
                         f"there are only {COPIES}",
                         f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
-    full = counts_of(hand.concealed)
-    full[INDEX[hand.win]] += 1
     # 5 sets and a pair from the per-suit tables; else the count test of the special shapes,
     # and then one of the table's entries must make that shape a win
     if not is_complete(full) and not (can_win(full, len(hand.melds), rules.shapes)
@@ -278,3 +286,4 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
         raise _not_a_win(hand, rules)
     check_situation(hand)
     check_ruleset_situation(hand, rules)
+    return full, counts
