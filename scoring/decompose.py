@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 from itertools import product
+from operator import mul
 
 from .tiles import COPIES, INDEX
 
@@ -105,6 +106,9 @@ def _all_sets(key: Counts, chows: bool) -> bool:
     return True
 
 
+_RANKS = range(9)
+
+
 def _fit(key: Counts) -> int:
     """SETS: one suit's counts are sets only (none at all included); PAIR: sets and one pair;
     NEITHER otherwise. Nine counts are a numbered suit, seven the honours (no chows)."""
@@ -115,7 +119,7 @@ def _fit(key: Counts) -> int:
     if left == 2:
         # In a numbered suit every set's ranks sum to a multiple of 3 (a pung 3r, a chow 3r+3),
         # so the pair's rank p has 2p ≡ the sum of all ranks (mod 3): a third of the ranks.
-        step, first = (3, (2 * sum(r * n for r, n in enumerate(key))) % 3) if chows else (1, 0)
+        step, first = (3, 2 * sum(map(mul, _RANKS, key)) % 3) if chows else (1, 0)
         for i in range(first, len(key), step):
             n = key[i]
             if n >= 2 and _all_sets(key[:i] + (n - 2,) + key[i + 1:], chows):
@@ -127,10 +131,13 @@ def _completions(key: Counts) -> tuple[int, ...]:
     """The ranks (0-based) whose tile, added to one suit's counts, makes them sets only or sets
     and a pair (a fifth copy is never added). Only a rank near a held tile can: within 2 of
     it in a numbered suit, the same honour (a tile alone forms neither a set nor the pair)."""
-    reach = 2 if len(key) == 9 else 0
-    near = [r for r in range(len(key)) if any(key[max(0, r - reach):r + reach + 1])]
-    return tuple(r for r in near
-                 if key[r] < COPIES and SUIT_FIT[key[:r] + (key[r] + 1,) + key[r + 1:]] != NEITHER)
+    held = 0  # the held ranks as bits
+    for r, n in enumerate(key):
+        if n:
+            held |= 1 << r
+    near = held | (held << 1 | held << 2 | held >> 1 | held >> 2 if len(key) == 9 else 0)
+    return tuple(r for r, n in enumerate(key)
+                 if near >> r & 1 and n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
 
 
 # The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).

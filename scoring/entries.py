@@ -168,25 +168,25 @@ def _honour_pungs(r: Reading, honours: frozenset[str]) -> int:
 @predicate
 def little_three_dragons(r: Reading) -> bool:
     """小三元: two dragon pungs and a dragon pair."""
-    return _honour_pungs(r, _DRAGONS) == 2 and r.pair in DRAGON_TILES
+    return r.pair in _DRAGONS and _honour_pungs(r, _DRAGONS) == 2  # the pair first: cheap, rare
 
 
 @predicate
 def big_three_dragons(r: Reading) -> bool:
     """大三元: pungs of all three dragons."""
-    return _honour_pungs(r, _DRAGONS) == 3
+    return len(r.pung_tiles) >= 3 and _honour_pungs(r, _DRAGONS) == 3
 
 
 @predicate
 def little_four_winds(r: Reading) -> bool:
     """小四喜: three wind pungs and a wind pair."""
-    return _honour_pungs(r, _WINDS) == 3 and r.pair in WIND_TILES
+    return r.pair in _WINDS and _honour_pungs(r, _WINDS) == 3
 
 
 @predicate
 def big_four_winds(r: Reading) -> bool:
     """大四喜: pungs of all four winds."""
-    return _honour_pungs(r, _WINDS) == 4
+    return len(r.pung_tiles) >= 4 and _honour_pungs(r, _WINDS) == 4
 
 
 def _all_pungs(r: Reading) -> bool:
