@@ -77,7 +77,10 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
         return ()
     out = []
     c = list(key)
-    for i, n in enumerate(key):
+    # in a numbered suit, only a pair at a rank the ranks' sum allows leaves sets (see _fit)
+    step, first = (3, 2 * sum(map(mul, _RANKS, key)) % 3) if base < 27 else (1, 0)
+    for i in range(first, len(key), step):
+        n = key[i]
         if n >= 2:
             c[i] -= 2
             rest = SET_SPLITS[base][tuple(c)]
@@ -136,6 +139,10 @@ def _completions(key: Counts) -> tuple[int, ...]:
         if n:
             held |= 1 << r
     near = held | (held << 1 | held << 2 | held >> 1 | held >> 2 if len(key) == 9 else 0)
+    if len(key) == 9 and sum(key) % 3 == 2:
+        # to become sets only, the ranks' sum must become a multiple of 3 (see _fit)
+        need = -sum(map(mul, _RANKS, key)) % 3
+        near &= 0b1001001 << need
     return tuple(r for r, n in enumerate(key)
                  if near >> r & 1 and n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
 
