@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 from itertools import product
-from operator import mul
+from operator import getitem, mul
 
 from .tiles import COPIES, INDEX
 
@@ -93,6 +93,7 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
 # Per suit, by its first index: its counts → its splits into sets; into a pair and sets.
 SET_SPLITS = {a: _Table(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
 PAIR_SPLITS = {a: _Table(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
+_SET_SPLITS_BY_SUIT = tuple(SET_SPLITS.values())  # in SUIT_BOUNDS order
 
 
 def _all_sets(key: Counts, chows: bool) -> bool:
@@ -152,15 +153,20 @@ SUIT_FIT = _Table(_fit)
 SUIT_COMPLETIONS = _Table(_completions)
 
 
+def _keys(counts) -> list[Counts]:
+    """The suits' counts, in SUIT_BOUNDS order (written out: every hand asks it thrice)."""
+    return [tuple(counts[:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34])]
+
+
 def _fits(counts) -> tuple[list[Counts], list[int]]:
     """The suits' counts and what each is (SETS, PAIR or NEITHER)."""
-    keys = [tuple(counts[a:b]) for a, b in SUIT_BOUNDS]
-    return keys, [SUIT_FIT[key] for key in keys]
+    keys = _keys(counts)
+    return keys, list(map(SUIT_FIT.__getitem__, keys))
 
 
 def is_complete(counts) -> bool:
     """Whether 34 counts are sets and exactly one pair (with the melds, 5 sets and a pair)."""
-    fits = [SUIT_FIT[tuple(counts[a:b])] for a, b in SUIT_BOUNDS]
+    fits = list(map(SUIT_FIT.__getitem__, _keys(counts)))
     return NEITHER not in fits and fits.count(PAIR) == 1
 
 
@@ -171,7 +177,7 @@ def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
     if NEITHER in fits or fits.count(PAIR) != 1:
         return ()
     held = fits.index(PAIR)  # the suit of the pair
-    sets = [SET_SPLITS[a][key] for (a, _), key in zip(SUIT_BOUNDS, keys, strict=True)]
+    sets = list(map(getitem, _SET_SPLITS_BY_SUIT, keys))
     out = []
     for pair, with_pair in PAIR_SPLITS[SUIT_BOUNDS[held][0]][keys[held]]:
         sets[held] = with_pair
@@ -187,6 +193,8 @@ def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
     with one pair among them all."""
     keys, fits = _fits(concealed)
     pairs, misfits = fits.count(PAIR), fits.count(NEITHER)
+    if misfits > 1:  # one tile mends one suit only
+        return ()
     out: list[int] = []
     for s, key in enumerate(keys):
         if misfits - (fits[s] == NEITHER):  # another suit fits nothing

@@ -373,15 +373,13 @@ def _situation_of(data: dict) -> Situation:
     """The situation of a hand's JSON object (its keys already known to be HAND_KEYS)."""
     seat, round_ = _wind(data["seat"], "seat"), _wind(data["round"], "round")
     bits = 0
-    for key in data:
-        bit = _FLAG_BIT.get(key)
-        if bit:
-            value = data[key]
-            if value is True:
-                bits |= bit
-            elif value is not False:  # name the first wrong flag in the usual order
-                for flag in _SITUATION_FLAGS:
-                    _flag(data.get(flag, False), flag)
+    for key in _FLAG_BIT.keys() & data.keys():  # the flags given (most hands: self_draw)
+        value = data[key]
+        if value is True:
+            bits |= _FLAG_BIT[key]
+        elif value is not False:  # name the first wrong flag in the usual order
+            for flag in _SITUATION_FLAGS:
+                _flag(data.get(flag, False), flag)
     known = _SITUATIONS.get((seat, round_, bits))
     if known is None:
         known = _SITUATIONS[seat, round_, bits] = Situation(

@@ -137,10 +137,14 @@ class Ruleset:
         return frozenset(e.shape for e in self.entries if e.shape)
 
     @cached_property
-    def detectors_of(self) -> dict[str, tuple[tuple[Any, Entry], ...]]:
-        """By shape of a win, (its test, the entry) for each entry that reads that shape, in
-        display order: what scoring a reading runs through."""
-        return {shape: tuple((e.test, e) for e in self.entries if shape in e.reads) for shape in SHAPES}
+    def detectors_of(self) -> dict[str, tuple[tuple[Any, ...], tuple[Entry, ...]]]:
+        """By shape of a win, the tests and the entries that read that shape, in display order:
+        what scoring a reading runs through."""
+        out = {}
+        for shape in SHAPES:
+            entries = tuple(e for e in self.entries if shape in e.reads)
+            out[shape] = (tuple(e.test for e in entries), entries)
+        return out
 
     @cached_property
     def seated(self) -> tuple[Entry, ...]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import call
 
 from .hand import Hand, HandError
 from .reading import Reading, View, readings
@@ -69,7 +71,9 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
-    found = [(e, f) for test, e in ruleset.detectors_of[reading.shape] if (f := test(reading))]
+    tests, entries = ruleset.detectors_of[reading.shape]
+    results = list(map(call, tests, repeat(reading, len(tests))))  # the loop that runs most, in C
+    found = list(zip(compress(entries, results), filter(None, results), strict=True))
     excluded: set[str] = set()
     for e, _ in found:
         excluded.update(e.excludes)
