@@ -298,11 +298,11 @@ class Hand:
     @property
     def flower_win(self) -> bool:
         """花胡: the winning tile is the eighth flower (八仙过海 / 七抢一)."""
-        return is_flower(self.win)
+        return self.win[1] == "f"  # tiles.is_flower, inlined: asked several times per hand
 
     def all_flowers(self) -> tuple[str, ...]:
         """The flowers of the won hand, the winning flower of a flower win included."""
-        return self.flowers + (self.win,) if self.flower_win else self.flowers
+        return self.flowers + (self.win,) if self.win[1] == "f" else self.flowers
 
     def held_tiles(self) -> tuple[str, ...]:
         """The 16 (plus one per kong) tiles before the win: concealed and melds, no flowers."""

@@ -47,6 +47,12 @@ class Group:
 
 _MELD_GROUP = {"chi": "chow", "pon": "pung", "kong": "kong", "ankong": "kong"}
 
+# Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
+# its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
+# each in View.facts: flowers, an honour tile, and situation flags.
+NEEDS = ("flowers", "honours", "heavenly", "last_tile", "rob_kong", "earthly", "human")
+_FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if i >= 2)
+
 
 @dataclass(frozen=True, slots=True)
 class View:
@@ -61,6 +67,7 @@ class View:
     flowers: tuple[str, ...]  # the flowers, a flower win's winning flower included
 
     counts: tuple[int, ...] = ()  # the concealed tiles and the winning tile, 34 counts
+    facts: int = 0  # the NEEDS the hand has, as bits
 
     @property
     def tiles(self) -> tuple[str, ...]:
@@ -93,10 +100,15 @@ class View:
             held[win] += 1  # now every tile of the won hand
         open_melds = sum([m.kind != "ankong" for m in hand.melds])
         present = [any(held[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
+        flowers, situation = hand.all_flowers(), hand.situation
+        facts = (1 if flowers else 0) | (2 if present[3] else 0)  # NEEDS order
+        for bit, flag in _FLAG_NEEDS:
+            if getattr(situation, flag):
+                facts |= bit
         return _new_view(
-            hand, hand.situation, tuple([PLAYING[i] for i in w]),
+            hand, situation, tuple([PLAYING[i] for i in w]),
             _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
-            hand.all_flowers(), tuple(full))
+            flowers, tuple(full), facts)
 
 
 _new_view = maker(View)

@@ -31,7 +31,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from .entries import CLAIMS, OPEN, PREDICATES, SHAPES_OF
+from .entries import CLAIMS, NEEDS_OF, OPEN, PREDICATES, SHAPES_OF
 from .hand import ALL_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
@@ -77,6 +77,7 @@ class Entry:
     reads: frozenset[str] = frozenset((STANDARD,))  # shapes its predicate reads
     keeps: tuple[str, ...] = ()  # entries that count with it even where another cancels them
     seat: str | None = None  # "dealer" / "non_dealer": only that seat may state this situation
+    needs: int = 0  # facts of the hand its predicate needs to hold (bits of reading.NEEDS)
 
     def detect(self, reading):
         if reading.shape not in self.reads:
@@ -136,15 +137,20 @@ class Ruleset:
         """The special shapes some entry makes a win (beside 5 sets and a pair)."""
         return frozenset(e.shape for e in self.entries if e.shape)
 
+    def detectors(self, shape: str, facts: int) -> tuple[tuple[Any, ...], tuple[Entry, ...]]:
+        """The tests and the entries that scoring a reading runs through, in display order:
+        those that read its `shape`, less those that need a fact its hand lacks (`facts`: the
+        View's bits of reading.NEEDS). Found once per shape and facts."""
+        key = (shape, facts)
+        found = self._detectors.get(key)
+        if found is None:
+            entries = tuple(e for e in self.entries if shape in e.reads and not e.needs & ~facts)
+            found = self._detectors[key] = (tuple(e.test for e in entries), entries)
+        return found
+
     @cached_property
-    def detectors_of(self) -> dict[str, tuple[tuple[Any, ...], tuple[Entry, ...]]]:
-        """By shape of a win, the tests and the entries that read that shape, in display order:
-        what scoring a reading runs through."""
-        out = {}
-        for shape in SHAPES:
-            entries = tuple(e for e in self.entries if shape in e.reads)
-            out[shape] = (tuple(e.test for e in entries), entries)
-        return out
+    def _detectors(self) -> dict:
+        return {}
 
     @cached_property
     def seated(self) -> tuple[Entry, ...]:
@@ -199,6 +205,7 @@ def _entry(raw: dict, where: str) -> Entry:
         payment_drop=tuple(payment.get("drop", ())),
         decision=raw.get("decision", ""),
         reads=SHAPES_OF[raw["when"]],
+        needs=NEEDS_OF[raw["when"]],
         keeps=tuple(raw.get("keeps", ())),
         seat=seat,
     )

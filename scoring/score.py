@@ -71,7 +71,7 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
-    tests, entries = ruleset.detectors_of[reading.shape]
+    tests, entries = ruleset.detectors(reading.shape, reading.view.facts)
     results = list(map(call, tests, repeat(reading, len(tests))))  # the loop that runs most, in C
     found = list(zip(compress(entries, results), filter(None, results), strict=True))
     excluded: set[str] = set()

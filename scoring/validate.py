@@ -22,30 +22,31 @@ HAND_SIZE = 16  # tiles held before the win, a kong counting as 3
 _MELD_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
 
+def _named(m: Meld) -> tuple[str, str]:
+    """The meld as the messages show it, English and Chinese (made only for a wrong one)."""
+    return (f"{m.kind} {format_chinese(m.tiles)} ({' '.join(m.tiles)})",
+            f"{_MELD_NAMES[m.kind]} {format_chinese(m.tiles, 'traditional')}")
+
+
 def _meld_problem(m: Meld) -> HandError | None:
     t = m.tiles
-
-    def named() -> tuple[str, str]:  # the meld as the messages show it, built only for one
-        return (f"{m.kind} {format_chinese(t)} ({' '.join(t)})",
-                f"{_MELD_NAMES[m.kind]} {format_chinese(t, 'traditional')}")
-
     if m.kind == "chi":
         if len(t) != 3:
-            shown, zh = named()
+            shown, zh = _named(m)
             return HandError(f"{shown}: a chi has 3 tiles, not {len(t)}", f"{zh}：吃要 3 張牌，這裡有 {len(t)} 張")
-        low, mid, high = sorted(INDEX[x] for x in t)
+        low, mid, high = sorted(map(INDEX.__getitem__, t))
         if low >= 27 or low % 9 > 6 or (mid, high) != (low + 1, low + 2):  # 27 on: honours, flowers
-            shown, zh = named()
+            shown, zh = _named(m)
             return HandError(f"{shown} is not a chow (three consecutive tiles of one suit)",
                              f"{zh} 不是順子（同一花色連續三張）")
         return None
     size = 3 if m.kind == "pon" else 4
     if len(t) != size:
-        shown, zh = named()
+        shown, zh = _named(m)
         return HandError(f"{shown}: a {m.kind} has {size} tiles, not {len(t)}",
                          f"{zh}：{_MELD_NAMES[m.kind]}要 {size} 張牌，這裡有 {len(t)} 張")
     if len(set(t)) != 1:
-        shown, zh = named()
+        shown, zh = _named(m)
         return HandError(f"{shown} is not a set of {size} identical tiles", f"{zh} 不是 {size} 張一樣的牌")
     return None
 
@@ -53,6 +54,9 @@ def _meld_problem(m: Meld) -> HandError | None:
 def check_situation(hand: Hand) -> None:
     """Situations no table allows: flags that cannot hold together, or not with these tiles."""
     s = hand.situation
+    if hand.table is None and not (s.rob_kong or s.after_kong or s.heavenly or s.earthly or s.human
+                                   or s.heavenly_ready or s.earthly_ready or s.after_flower):
+        return  # most hands: each test below needs one of these flags, or the table
     if s.rob_kong and s.self_draw:
         raise HandError("rob_kong: robbing a kong wins on another player's tile, "
                         "so self_draw must be false", "搶槓是胡別人加槓的牌，不能是自摸")
