@@ -173,6 +173,10 @@ def is_complete(counts) -> bool:
 def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
     """Every (pair index, sets) that uses all of `counts`: the readings of a complete hand;
     by pair index, then the sets from the lowest index, a pung before a chow."""
+    return HAND_SPLITS[tuple(counts)]
+
+
+def _splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
     keys, fits = _fits(counts)
     if NEITHER in fits or fits.count(PAIR) != 1:
         return ()
@@ -183,6 +187,10 @@ def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
         sets[held] = with_pair
         out += [(pair, sum(parts, ())) for parts in product(*sets)]
     return tuple(out)
+
+
+# By a hand's 34 counts: check_hand asks whether the hand splits, then its readings how.
+HAND_SPLITS = _Table(_splits, limit=1 << 12)
 
 
 def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
@@ -226,5 +234,5 @@ def _candidates(counts: Counts) -> tuple[int, ...]:
 def clear_caches() -> None:
     """Empty the memoised tables, as in a fresh process (the benchmark's cold start)."""
     _candidates.cache_clear()
-    for table in (SUIT_FIT, SUIT_COMPLETIONS, *SET_SPLITS.values(), *PAIR_SPLITS.values()):
+    for table in (SUIT_FIT, SUIT_COMPLETIONS, *SET_SPLITS.values(), *PAIR_SPLITS.values(), HAND_SPLITS):
         table.clear()

@@ -131,14 +131,14 @@ def maker(cls):
 def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> None:
     """Flowers only in 'flowers', or as the winning tile of a flower win with no tiles shown."""
     # set tests first: a hand is checked at every construction, and is almost always right
-    if _FLOWER_CODES.intersection(concealed):
+    if not _FLOWER_CODES.isdisjoint(concealed):
         t = next(t for t in concealed if is_flower(t))
         raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
     if is_flower(win) and (concealed or melds):
         raise HandError(f"win: {win} is a flower; a flower wins only as a flower win "
                         "(八仙过海 / 七抢一), with no tiles shown (concealed and melds empty)")
     for m in melds:
-        if _FLOWER_CODES.intersection(m.tiles):
+        if not _FLOWER_CODES.isdisjoint(m.tiles):
             t = next(t for t in m.tiles if is_flower(t))
             raise HandError(f"{m.kind} meld: {t} is a flower; flowers form no sets")
     if not _FLOWER_CODES.issuperset(flowers):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .decompose import _candidates, counts_of, is_complete, waits
+from .decompose import _candidates, counts_of, splits, waits
 from .hand import Hand, HandError, Meld, Table
 from .legal import can_win
 from .notation import format_chinese
@@ -285,7 +285,7 @@ def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | 
                         f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
     # 5 sets and a pair from the per-suit tables; else the count test of the special shapes,
     # and then one of the table's entries must make that shape a win
-    if not is_complete(full) and not (can_win(full, len(hand.melds), rules.shapes)
+    if not splits(full) and not (can_win(full, len(hand.melds), rules.shapes)
                                       and shape_wins(hand, rules)):
         raise _not_a_win(hand, rules)
     check_situation(hand)
