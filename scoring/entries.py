@@ -72,19 +72,19 @@ def heavenly(r: Reading) -> bool:
     return r.situation.heavenly
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("concealed",))
 def concealed_hand(r: Reading, won_by: str | None = None) -> bool:
     """门清 / 門清: no chi, pon or open kong (暗杠 allowed); optionally won a given way."""
     return r.view.open_melds == 0 and _won_by(r, won_by)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("self_draw",))
 def self_drawn(r: Reading) -> bool:
     """自摸: the winning tile was drawn by the winner."""
     return r.situation.self_draw
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("one_wait",))
 def single_wait(r: Reading) -> bool:
     """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape."""
     return len(r.view.waits) == 1
@@ -271,7 +271,7 @@ def last_tile(r: Reading, won_by: str | None = None) -> bool:
     return r.situation.last_tile and _won_by(r, won_by)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("self_draw",))
 def kong_replacement(r: Reading, flowers: bool = False) -> bool:
     """杠上开花 / 槓上開花: self-drawn on the replacement tile after a kong; with flowers, also
     after a flower (补花)."""

@@ -49,9 +49,12 @@ _MELD_GROUP = {"chi": "chow", "pon": "pung", "kong": "kong", "ankong": "kong"}
 
 # Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
 # its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
-# each in View.facts: flowers, an honour tile, and situation flags.
-NEEDS = ("flowers", "honours", "heavenly", "last_tile", "rob_kong", "earthly", "human")
-_FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if i >= 2)
+# each in View.facts: flowers, an honour tile, no open meld (门清), a single waiting tile, and
+# the situation's flags.
+NEEDS = ("flowers", "honours", "concealed", "one_wait",
+         "self_draw", "heavenly", "last_tile", "rob_kong", "earthly", "human")
+_FLOWERS, _HONOURS, _CONCEALED, _ONE_WAIT = (1 << i for i in range(4))
+_FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if i >= 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +91,8 @@ class View:
             for m in hand.melds:
                 for t in m.tiles:
                     held[INDEX[t]] += 1
-        else:
-            full, held = list(counted[0]), list(counted[1])
+        else:  # lent by checked_counts, and not used after
+            full, held = counted
             full[win] -= 1
             held[win] -= 1
         w = waits(full, held) if with_waits else ()
@@ -101,7 +104,8 @@ class View:
         open_melds = sum([m.kind != "ankong" for m in hand.melds])
         present = [any(held[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
         flowers, situation = hand.all_flowers(), hand.situation
-        facts = (1 if flowers else 0) | (2 if present[3] else 0)  # NEEDS order
+        facts = ((_FLOWERS if flowers else 0) | (_HONOURS if present[3] else 0)
+                 | (0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0))
         for bit, flag in _FLAG_NEEDS:
             if getattr(situation, flag):
                 facts |= bit

@@ -13,7 +13,7 @@ from functools import lru_cache
 from itertools import compress, repeat
 from operator import call
 
-from .hand import Hand, HandError
+from .hand import Hand, HandError, maker
 from .reading import Reading, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Ruleset, load_ruleset
 from .tiles import tile_name
@@ -41,6 +41,9 @@ class Score:
     def as_dict(self, script: str = "simplified") -> dict[str, int]:
         key = "trad" if script == "traditional" else "name"
         return {getattr(i, key): i.tai for i in self.items}
+
+
+_new_score = maker(Score)
 
 
 def _qualifier(q, script: str) -> str:
@@ -74,12 +77,9 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     tests, entries = ruleset.detectors(reading.shape, reading.view.facts)
     results = list(map(call, tests, repeat(reading, len(tests))))  # the loop that runs most, in C
     found = list(zip(compress(entries, results), filter(None, results), strict=True))
-    excluded: set[str] = set()
-    for e, _ in found:
-        excluded.update(e.excludes)
+    excluded = {x for e, _ in found for x in e.excludes}
     if excluded:
-        for e, _ in found:
-            excluded.difference_update(e.keeps)
+        excluded.difference_update(*[e.keeps for e, _ in found])
     items: list[Item] = []
     for e, f in found:
         if e.name in excluded:
@@ -113,4 +113,4 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
         if total + dealer < rules.min_tai:
             raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
                             f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
-    return Score(items, total, view.waits, reading, rules.id)
+    return _new_score(items, total, view.waits, reading, rules.id)
