@@ -32,7 +32,7 @@ def counts_of(tiles) -> list[int]:
     return counts
 
 
-class _Table(dict):
+class Memo(dict):
     """A memo read like a dict: `table[key]` is `fn(key)`, computed at the key's first sight
     (a plain dict look-up after that, the cheapest memo Python has). Past `limit` keys it starts
     afresh, a bound for a long search."""
@@ -91,8 +91,8 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
 
 
 # Per suit, by its first index: its counts → its splits into sets; into a pair and sets.
-SET_SPLITS = {a: _Table(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
-PAIR_SPLITS = {a: _Table(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
+SET_SPLITS = {a: Memo(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
+PAIR_SPLITS = {a: Memo(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
 _SET_SPLITS_BY_SUIT = tuple(SET_SPLITS.values())  # in SUIT_BOUNDS order
 
 
@@ -149,8 +149,8 @@ def _completions(key: Counts) -> tuple[int, ...]:
 
 
 # The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).
-SUIT_FIT = _Table(_fit)
-SUIT_COMPLETIONS = _Table(_completions)
+SUIT_FIT = Memo(_fit)
+SUIT_COMPLETIONS = Memo(_completions)
 
 
 def _keys(counts) -> list[Counts]:
@@ -190,7 +190,7 @@ def _splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
 
 
 # By a hand's 34 counts: check_hand asks whether the hand splits, then its readings how.
-HAND_SPLITS = _Table(_splits, limit=1 << 12)
+HAND_SPLITS = Memo(_splits, limit=1 << 12)
 
 
 def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:

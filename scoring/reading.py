@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
 
-from .decompose import SUIT_BOUNDS, counts_of, splits, waits
+from .decompose import Memo, counts_of, splits, waits
 from .hand import Hand, Situation, maker
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
@@ -102,7 +102,7 @@ class View:
             full[win] += 1
             held[win] += 1  # now every tile of the won hand
         open_melds = sum([m.kind != "ankong" for m in hand.melds])
-        present = [any(held[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
+        present = (any(held[:9]), any(held[9:18]), any(held[18:27]), any(held[27:]))  # SUIT_BOUNDS
         flowers, situation = hand.all_flowers(), hand.situation
         facts = ((_FLOWERS if flowers else 0) | (_HONOURS if present[3] else 0)
                  | (0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0))
@@ -197,9 +197,17 @@ _BY_DISCARD = {s: _group(s[0], PLAYING[s[1]], None, False) for s in _SET_SHAPES}
 
 
 def _melded(hand: Hand) -> tuple[Group, ...]:
+    return tuple([_MELD_GROUPS[m.kind, m.tiles] for m in hand.melds])
+
+
+def _meld_group(meld: tuple[str, tuple[str, ...]]) -> Group:
+    kind, tiles = meld
     # a legal meld's lowest tile is its least code: one suit, ranks of one digit
-    return tuple([_group(_MELD_GROUP[m.kind], min(m.tiles), m.kind, m.kind == "ankong")
-                  for m in hand.melds])
+    return _group(_MELD_GROUP[kind], min(tiles), kind, kind == "ankong")
+
+
+# The group of a meld, by its kind and tiles (a few hundred kinds of meld).
+_MELD_GROUPS = Memo(_meld_group)
 
 
 def _with_win(hand: Hand) -> tuple[list[int], int]:
