@@ -208,7 +208,7 @@ def half_flush(r: Reading) -> bool:
     return len(r.view.suits) <= 1 and r.view.has_honours
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honours",))
 def all_honours(r: Reading) -> bool:
     """字一色: honour tiles only."""
     return not r.view.suits

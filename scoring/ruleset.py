@@ -60,6 +60,16 @@ def _bound(fn, args: dict):
     return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, defaults, fn.__closure__)
 
 
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One line of the result: `门风 东` 1 台 (traditional `門風 東`)."""
+
+    entry: str  # the entry's name without qualifier: 门风
+    name: str  # as printed, simplified: 门风 东
+    trad: str  # traditional rendering: 門風 東
+    tai: int
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str  # as the page prints it, simplified: 门清自摸
@@ -89,6 +99,11 @@ class Entry:
         """The predicate with this entry's arguments bound (looked up once, called per reading)."""
         fn = PREDICATES[self.when]
         return _bound(fn, self.args) if self.args else fn
+
+    @cached_property
+    def line(self) -> Item:
+        """Its line where it simply holds (its predicate says True), made once."""
+        return Item(self.name, self.name, self.trad, self.tai)
 
     def tai_of(self, found) -> int:
         return self.tai_open if found == OPEN and self.tai_open is not None else self.tai

@@ -15,19 +15,9 @@ from operator import call
 
 from .hand import Hand, HandError, maker
 from .reading import Reading, View, readings
-from .ruleset import DEFAULT_RULESET, Entry, Ruleset, load_ruleset
+from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .tiles import tile_name
 from .validate import checked_counts, shape_wins, special_waits
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One line of the result: `门风 东` 1 台 (traditional `門風 東`)."""
-
-    entry: str  # the entry's name without qualifier: 门风
-    name: str  # as printed, simplified: 门风 东
-    trad: str  # traditional rendering: 門風 東
-    tai: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +75,7 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
         if e.name in excluded:
             continue
         if f is True:  # most entries: one line, as the entry is named
-            items.append(_item(e.name, e.trad, e.tai))
+            items.append(e.line)
         else:
             items += [i for i in _lines(e, f) if i.name not in excluded]
     return tuple(items)
