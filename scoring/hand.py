@@ -255,6 +255,8 @@ class Table:
         )
 
 
+_NEEDED_IN_ORDER = ("concealed", "win", "seat", "round")  # keys a hand's JSON must have
+_NEEDED = frozenset(_NEEDED_IN_ORDER)
 HAND_KEYS = ("concealed", "win", "melds", "flowers", "seat", "round", "self_draw", *ALL_FLAGS,
              "table")
 
@@ -345,8 +347,8 @@ class Hand:
     def from_json(cls, data: Any) -> Hand:
         """Read the spec's JSON form; any problem of shape raises HandError naming the key."""
         data = _object(data, "hand", HAND_KEYS)
-        missing = [k for k in ("concealed", "win", "seat", "round") if k not in data]
-        if missing:
+        if not data.keys() >= _NEEDED:
+            missing = [k for k in _NEEDED_IN_ORDER if k not in data]
             raise HandError(f"hand: missing {', '.join(missing)}")
         melds = data.get("melds", [])
         if not isinstance(melds, list):

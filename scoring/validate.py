@@ -186,6 +186,8 @@ def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Rea
 def special_waits(hand: Hand, rules: Ruleset) -> tuple[str, ...]:
     """Tiles that complete the 16 held tiles in a special shape of the ruleset (十三么 waits on
     its missing tile, 瀝咕瀝咕 on its single)."""
+    if not rules.shapes:  # most tables
+        return ()
     shapes = rules.shapes & {"pairs", "orphans"}
     if not shapes or hand.flower_win or len(hand.melds) > 1:
         return ()
