@@ -55,6 +55,7 @@ NEEDS = ("flowers", "honours", "concealed", "one_wait",
          "self_draw", "heavenly", "last_tile", "rob_kong", "earthly", "human")
 _FLOWERS, _HONOURS, _CONCEALED, _ONE_WAIT = (1 << i for i in range(4))
 _FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if i >= 4)
+_SELF_DRAW = 1 << NEEDS.index("self_draw")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +107,10 @@ class View:
         flowers, situation = hand.all_flowers(), hand.situation
         facts = ((_FLOWERS if flowers else 0) | (_HONOURS if present[3] else 0)
                  | (0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0))
-        for bit, flag in _FLAG_NEEDS:
-            if getattr(situation, flag):
-                facts |= bit
+        if situation.self_draw:
+            facts |= _SELF_DRAW
+        if situation.heavenly or situation.last_tile or situation.rob_kong or situation.earthly or situation.human:
+            facts |= sum([bit for bit, flag in _FLAG_NEEDS if getattr(situation, flag)])  # rare flags
         return _new_view(
             hand, situation, tuple([PLAYING[i] for i in w]),
             _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
@@ -162,7 +164,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
         return
     melded = _melded(hand)
     melded_pungs = tuple([g.tile for g in melded if g.kind != "chow"])
-    ankongs = sum(g.concealed for g in melded)  # the melds' concealed pungs
+    ankongs = [g.concealed for g in melded].count(True)  # the melds' concealed pungs
     w = INDEX[hand.win]
     situation = view.situation
     discard = not situation.self_draw

@@ -84,7 +84,7 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
 def _rank(items: tuple[Item, ...]) -> tuple:
     # Highest total first; among equal totals, a fixed order of the item lists so that the same
     # hand (in any tile order) always reports the same reading.
-    return (sum(i.tai for i in items), tuple((i.name, i.tai) for i in items))
+    return (sum([i.tai for i in items]), tuple([(i.name, i.tai) for i in items]))
 
 
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
@@ -96,7 +96,7 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     assert scored, "check_hand passed, so the hand has a reading"
     # the first best (max keeps the first of equals); most hands have one reading
     items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
-    total = sum(i.tai for i in items)
+    total = sum([i.tai for i in items])
     if total < rules.min_tai:
         t = hand.table
         dealer = rules.settlement.dealer_tai if t is not None and t.dealer == hand.seat else 0
