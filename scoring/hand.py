@@ -73,7 +73,8 @@ _FLOWER_CODES = frozenset(FLOWERS)
 
 
 def _tiles(values: Any, where: str) -> tuple[str, ...]:
-    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+    kind = type(values)
+    if kind is not list and kind is not tuple and (isinstance(values, str) or not isinstance(values, (list, tuple))):
         raise HandError(f"{where}: expected a list of tile codes, got {brief(values)}")
     try:
         if _CODES.issuperset(values):  # one set test; a bad value is then named by its place

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import Hand, HandError, Meld, available_rulesets, load_ruleset, score
-from scoring.reading import View, readings
 from scoring.random_hands import winning_hands
+from scoring.reading import View, readings
 from scoring.settle import settle
 from scoring.validate import check_hand
 
