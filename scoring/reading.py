@@ -112,7 +112,7 @@ class View:
         if situation.heavenly or situation.last_tile or situation.rob_kong or situation.earthly or situation.human:
             facts |= sum([bit for bit, flag in _FLAG_NEEDS if getattr(situation, flag)])  # rare flags
         return _new_view(
-            hand, situation, tuple([PLAYING[i] for i in w]),
+            hand, situation, tuple(map(PLAYING.__getitem__, w)),
             _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
             flowers, tuple(full), facts)
 
@@ -168,12 +168,10 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     w = INDEX[hand.win]
     situation = view.situation
     discard = not situation.self_draw
+    holds = _HOLDING[w]
     for pair, shapes in splits(view.counts):
         places: list[tuple[str, int] | None] = [None] if pair == w else []
-        for shape in dict.fromkeys(shapes):  # distinct sets, in order
-            kind, i = shape
-            if (kind == "pung" and i == w) or (kind == "chow" and i <= w <= i + 2 and w < 27):
-                places.append(shape)
+        places += [shape for shape in dict.fromkeys(shapes) if shape in holds]  # distinct, in order
         formed = [_IN_HAND[shape] for shape in shapes]
         pungs = tuple([g.tile for g in formed if g.kind == "pung"]) + melded_pungs
         for place in places:
@@ -196,6 +194,9 @@ _group = cache(Group)
 _SET_SHAPES = [("pung", i) for i in range(34)] + [("chow", i) for i in range(27) if i % 9 <= 6]
 _IN_HAND = {s: _group(s[0], PLAYING[s[1]], None, True) for s in _SET_SHAPES}
 _BY_DISCARD = {s: _group(s[0], PLAYING[s[1]], None, False) for s in _SET_SHAPES}
+# By tile index, the sets that hold that tile: where a winning tile can sit.
+_HOLDING = [frozenset(s for s in _SET_SHAPES if s[1] == i or (s[0] == "chow" and s[1] <= i <= s[1] + 2))
+            for i in range(34)]
 
 
 def _melded(hand: Hand) -> tuple[Group, ...]:

@@ -92,7 +92,8 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
     view = View.of(hand, special_waits(hand, rules), counted=counted)
-    scored = [(score_reading(r, rules), r) for r in (*readings(hand, view), *shape_wins(hand, rules, view))]
+    found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
+    scored = [(score_reading(r, rules), r) for r in found]
     assert scored, "check_hand passed, so the hand has a reading"
     # the first best (max keeps the first of equals); most hands have one reading
     items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
