@@ -244,7 +244,7 @@ def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | 
     """check_hand, giving the scorer what it counted (see View.of): the concealed tiles with the
     winning tile and every tile of the won hand, 34 counts each; None for a flower win."""
     flowers = hand.all_flowers()
-    if len(set(flowers)) < len(flowers):
+    if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
         raise HandError(f"flower {tile_name(f)} ({f}) appears {n} times; there is only one",
                         f"花牌{tile_name(f, 'traditional')}出現 {n} 次，只有一張")
