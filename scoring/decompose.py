@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 from itertools import product
+from operator import getitem, mul
 
 from .tiles import COPIES, INDEX
 
@@ -31,7 +32,7 @@ def counts_of(tiles) -> list[int]:
     return counts
 
 
-class _Table(dict):
+class Memo(dict):
     """A memo read like a dict: `table[key]` is `fn(key)`, computed at the key's first sight
     (a plain dict look-up after that, the cheapest memo Python has). Past `limit` keys it starts
     afresh, a bound for a long search."""
@@ -76,7 +77,10 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
         return ()
     out = []
     c = list(key)
-    for i, n in enumerate(key):
+    # in a numbered suit, only a pair at a rank the ranks' sum allows leaves sets (see _fit)
+    step, first = (3, 2 * sum(map(mul, _RANKS, key)) % 3) if base < 27 else (1, 0)
+    for i in range(first, len(key), step):
+        n = key[i]
         if n >= 2:
             c[i] -= 2
             rest = SET_SPLITS[base][tuple(c)]
@@ -87,8 +91,9 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
 
 
 # Per suit, by its first index: its counts → its splits into sets; into a pair and sets.
-SET_SPLITS = {a: _Table(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
-PAIR_SPLITS = {a: _Table(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
+SET_SPLITS = {a: Memo(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
+PAIR_SPLITS = {a: Memo(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
+_SET_SPLITS_BY_SUIT = tuple(SET_SPLITS.values())  # in SUIT_BOUNDS order
 
 
 def _all_sets(key: Counts, chows: bool) -> bool:
@@ -105,6 +110,9 @@ def _all_sets(key: Counts, chows: bool) -> bool:
     return True
 
 
+_RANKS = range(9)
+
+
 def _fit(key: Counts) -> int:
     """SETS: one suit's counts are sets only (none at all included); PAIR: sets and one pair;
     NEITHER otherwise. Nine counts are a numbered suit, seven the honours (no chows)."""
@@ -113,7 +121,11 @@ def _fit(key: Counts) -> int:
     if left == 0 and _all_sets(key, chows):
         return SETS
     if left == 2:
-        for i, n in enumerate(key):
+        # In a numbered suit every set's ranks sum to a multiple of 3 (a pung 3r, a chow 3r+3),
+        # so the pair's rank p has 2p ≡ the sum of all ranks (mod 3): a third of the ranks.
+        step, first = (3, 2 * sum(map(mul, _RANKS, key)) % 3) if chows else (1, 0)
+        for i in range(first, len(key), step):
+            n = key[i]
             if n >= 2 and _all_sets(key[:i] + (n - 2,) + key[i + 1:], chows):
                 return PAIR
     return NEITHER
@@ -121,41 +133,64 @@ def _fit(key: Counts) -> int:
 
 def _completions(key: Counts) -> tuple[int, ...]:
     """The ranks (0-based) whose tile, added to one suit's counts, makes them sets only or sets
-    and a pair (a fifth copy is never added)."""
+    and a pair (a fifth copy is never added). Only a rank near a held tile can: within 2 of
+    it in a numbered suit, the same honour (a tile alone forms neither a set nor the pair)."""
+    held = 0  # the held ranks as bits
+    for r, n in enumerate(key):
+        if n:
+            held |= 1 << r
+    near = held | (held << 1 | held << 2 | held >> 1 | held >> 2 if len(key) == 9 else 0)
+    if len(key) == 9 and sum(key) % 3 == 2:
+        # to become sets only, the ranks' sum must become a multiple of 3 (see _fit)
+        need = -sum(map(mul, _RANKS, key)) % 3
+        near &= 0b1001001 << need
     return tuple(r for r, n in enumerate(key)
-                 if n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
+                 if near >> r & 1 and n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
 
 
 # The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).
-SUIT_FIT = _Table(_fit)
-SUIT_COMPLETIONS = _Table(_completions)
+SUIT_FIT = Memo(_fit)
+SUIT_COMPLETIONS = Memo(_completions)
+
+
+def _keys(counts) -> list[Counts]:
+    """The suits' counts, in SUIT_BOUNDS order (written out: every hand asks it thrice)."""
+    return [tuple(counts[:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34])]
 
 
 def _fits(counts) -> tuple[list[Counts], list[int]]:
     """The suits' counts and what each is (SETS, PAIR or NEITHER)."""
-    keys = [tuple(counts[a:b]) for a, b in SUIT_BOUNDS]
-    return keys, [SUIT_FIT[key] for key in keys]
+    keys = _keys(counts)
+    return keys, list(map(SUIT_FIT.__getitem__, keys))
 
 
 def is_complete(counts) -> bool:
     """Whether 34 counts are sets and exactly one pair (with the melds, 5 sets and a pair)."""
-    fits = [SUIT_FIT[tuple(counts[a:b])] for a, b in SUIT_BOUNDS]
+    fits = list(map(SUIT_FIT.__getitem__, _keys(counts)))
     return NEITHER not in fits and fits.count(PAIR) == 1
 
 
 def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
     """Every (pair index, sets) that uses all of `counts`: the readings of a complete hand;
     by pair index, then the sets from the lowest index, a pung before a chow."""
+    return HAND_SPLITS[tuple(counts)]
+
+
+def _splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
     keys, fits = _fits(counts)
     if NEITHER in fits or fits.count(PAIR) != 1:
         return ()
     held = fits.index(PAIR)  # the suit of the pair
-    sets = [SET_SPLITS[a][key] for (a, _), key in zip(SUIT_BOUNDS, keys, strict=True)]
+    sets = list(map(getitem, _SET_SPLITS_BY_SUIT, keys))
     out = []
     for pair, with_pair in PAIR_SPLITS[SUIT_BOUNDS[held][0]][keys[held]]:
         sets[held] = with_pair
         out += [(pair, sum(parts, ())) for parts in product(*sets)]
     return tuple(out)
+
+
+# By a hand's 34 counts: check_hand asks whether the hand splits, then its readings how.
+HAND_SPLITS = Memo(_splits, limit=1 << 12)
 
 
 def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
@@ -166,6 +201,8 @@ def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
     with one pair among them all."""
     keys, fits = _fits(concealed)
     pairs, misfits = fits.count(PAIR), fits.count(NEITHER)
+    if misfits > 1:  # one tile mends one suit only
+        return ()
     out: list[int] = []
     for s, key in enumerate(keys):
         if misfits - (fits[s] == NEITHER):  # another suit fits nothing
@@ -197,5 +234,5 @@ def _candidates(counts: Counts) -> tuple[int, ...]:
 def clear_caches() -> None:
     """Empty the memoised tables, as in a fresh process (the benchmark's cold start)."""
     _candidates.cache_clear()
-    for table in (SUIT_FIT, SUIT_COMPLETIONS, *SET_SPLITS.values(), *PAIR_SPLITS.values()):
+    for table in (SUIT_FIT, SUIT_COMPLETIONS, *SET_SPLITS.values(), *PAIR_SPLITS.values(), HAND_SPLITS):
         table.clear()

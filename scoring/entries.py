@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from .decompose import is_complete
-from .reading import HAND_SHAPES, SHAPES, STANDARD, Group, Reading
+from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Group, Reading
 from .tiles import (
     DRAGON_TILES,
     FLOWER_GROUPS,
@@ -39,17 +39,20 @@ Result = bool | int | list | str
 OPEN = "open"
 PREDICATES: dict[str, Callable[..., Result]] = {}
 SHAPES_OF: dict[str, frozenset[str]] = {}
+NEEDS_OF: dict[str, int] = {}  # bits of reading.NEEDS
 # Predicates that read only what the player states about the situation (天胡, 地胡, 人胡, 天听,
 # 地听): the same in every reading, so a table may say whose seat may state it (`seat`).
 CLAIMS: set[str] = set()
 
 
-def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,), claim=False):
+def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,), claim=False, needs=()):
     """Register a predicate under its function name; `shapes`: the shapes of a win it reads;
-    `claim`: it reads only the situation the player states (see CLAIMS)."""
+    `claim`: it reads only the situation the player states (see CLAIMS); `needs`: facts of the
+    hand (reading.NEEDS) without which it never holds, so that it is not run on such a hand."""
     def register(f: Callable[..., Result]) -> Callable[..., Result]:
         PREDICATES[f.__name__] = f
         SHAPES_OF[f.__name__] = frozenset(shapes)
+        NEEDS_OF[f.__name__] = sum(1 << NEEDS.index(n) for n in needs)
         if claim:
             CLAIMS.add(f.__name__)
         return f
@@ -63,49 +66,49 @@ def _won_by(r: Reading, won_by: str | None) -> bool:
     return r.situation.self_draw == (won_by == "self_draw")
 
 
-@predicate(shapes=HAND_SHAPES, claim=True)
+@predicate(shapes=HAND_SHAPES, claim=True, needs=("heavenly",))
 def heavenly(r: Reading) -> bool:
     """天和 / 天胡: the dealer's dealt 17 tiles already win."""
     return r.situation.heavenly
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("concealed",))
 def concealed_hand(r: Reading, won_by: str | None = None) -> bool:
     """门清 / 門清: no chi, pon or open kong (暗杠 allowed); optionally won a given way."""
     return r.view.open_melds == 0 and _won_by(r, won_by)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("self_draw",))
 def self_drawn(r: Reading) -> bool:
     """自摸: the winning tile was drawn by the winner."""
     return r.situation.self_draw
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("one_wait",))
 def single_wait(r: Reading) -> bool:
     """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape."""
     return len(r.view.waits) == 1
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honours",))
 def seat_wind_pung(r: Reading) -> list:
     """门风 / 門風: a pung or kong of one's seat wind (东家的东…)."""
     t = WIND_TILE[r.situation.seat]
     return [t] if t in r.pung_tiles else []
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honours",))
 def round_wind_pung(r: Reading) -> list:
     """圈风 / 圈風: a pung or kong of the round wind."""
     t = WIND_TILE[r.situation.round]
     return [t] if t in r.pung_tiles else []
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honours",))
 def dragon_pungs(r: Reading) -> list:
     """三元牌: each pung or kong of 中, 发, 白, one line per dragon."""
     pungs = r.pung_tiles
-    return [t for t in DRAGON_TILES if t in pungs]
+    return [t for t in DRAGON_TILES if t in pungs] if pungs else []
 
 
 @predicate
@@ -165,28 +168,28 @@ def _honour_pungs(r: Reading, honours: frozenset[str]) -> int:
     return len(honours.intersection(r.pung_tiles))  # a tile is one pung at most
 
 
-@predicate
+@predicate(needs=("honours",))
 def little_three_dragons(r: Reading) -> bool:
     """小三元: two dragon pungs and a dragon pair."""
-    return _honour_pungs(r, _DRAGONS) == 2 and r.pair in DRAGON_TILES
+    return r.pair in _DRAGONS and _honour_pungs(r, _DRAGONS) == 2  # the pair first: cheap, rare
 
 
-@predicate
+@predicate(needs=("honours",))
 def big_three_dragons(r: Reading) -> bool:
     """大三元: pungs of all three dragons."""
-    return _honour_pungs(r, _DRAGONS) == 3
+    return len(r.pung_tiles) >= 3 and _honour_pungs(r, _DRAGONS) == 3
 
 
-@predicate
+@predicate(needs=("honours",))
 def little_four_winds(r: Reading) -> bool:
     """小四喜: three wind pungs and a wind pair."""
-    return _honour_pungs(r, _WINDS) == 3 and r.pair in WIND_TILES
+    return r.pair in _WINDS and _honour_pungs(r, _WINDS) == 3
 
 
-@predicate
+@predicate(needs=("honours",))
 def big_four_winds(r: Reading) -> bool:
     """大四喜: pungs of all four winds."""
-    return _honour_pungs(r, _WINDS) == 4
+    return len(r.pung_tiles) >= 4 and _honour_pungs(r, _WINDS) == 4
 
 
 def _all_pungs(r: Reading) -> bool:
@@ -199,13 +202,13 @@ def all_pungs(r: Reading) -> bool:
     return _all_pungs(r)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honours",))
 def half_flush(r: Reading) -> bool:
     """混一色: at most one suit, and honour tiles."""
     return len(r.view.suits) <= 1 and r.view.has_honours
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honours",))
 def all_honours(r: Reading) -> bool:
     """字一色: honour tiles only."""
     return not r.view.suits
@@ -224,26 +227,30 @@ def concealed_pungs(r: Reading, count: int) -> bool:
     return r.concealed_pungs >= count
 
 
-@predicate(shapes=SHAPES)
+@predicate(shapes=SHAPES, needs=("flowers",))
 def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
     """正花 / 本花: how many of one's own seat's flowers (东 梅春, 南 兰夏, 西 菊秋, 北 竹冬);
     with outside_sets, only those not in a complete 花杠 group (花杠 不计正花)."""
-    own = SEAT_FLOWERS[r.situation.seat]
     held = r.view.flowers
+    if not held:
+        return 0
+    own = SEAT_FLOWERS[r.situation.seat]
     if outside_sets:
         done = {f for g in FLOWER_GROUPS if set(held).issuperset(g) for f in g}
         held = tuple(f for f in held if f not in done)
-    return sum(f in held for f in own)  # a flower is held once at most
+    return sum([f in held for f in own])  # a flower is held once at most
 
 
-@predicate(shapes=SHAPES)
+@predicate(shapes=SHAPES, needs=("flowers",))
 def flower_sets(r: Reading) -> list:
     """花杠 / 花槓: each complete group, 梅兰菊竹 or 春夏秋冬."""
+    if len(r.view.flowers) < len(FLOWER_GROUPS[0]):  # too few for a group
+        return []
     held = set(r.view.flowers)
     return [g for g in FLOWER_GROUPS if held.issuperset(g)]
 
 
-@predicate(shapes=SHAPES)
+@predicate(shapes=SHAPES, needs=("flowers",))
 def all_flowers(r: Reading) -> bool:
     """八仙过海 / 八仙過海: all eight flowers (a flower win by robbing the eighth is 七抢一)."""
     if r.shape == "flowers" and not r.situation.self_draw:
@@ -258,13 +265,13 @@ def flower_win(r: Reading, robbed: bool = False) -> bool:
     return r.situation.self_draw != robbed
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("last_tile",))
 def last_tile(r: Reading, won_by: str | None = None) -> bool:
     """海底捞月 (self-drawn) / 河底捞鱼 (discard): won on the last tile of the wall."""
     return r.situation.last_tile and _won_by(r, won_by)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("self_draw",))
 def kong_replacement(r: Reading, flowers: bool = False) -> bool:
     """杠上开花 / 槓上開花: self-drawn on the replacement tile after a kong; with flowers, also
     after a flower (补花)."""
@@ -274,7 +281,7 @@ def kong_replacement(r: Reading, flowers: bool = False) -> bool:
     return (s.after_kong and any(g.kind == "kong" for g in r.sets)) or (flowers and s.after_flower)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("rob_kong",))
 def robbing_kong(r: Reading) -> bool:
     """抢杠 / 搶槓: won on the tile another player added to a pung (加杠)."""
     return r.situation.rob_kong and not r.situation.self_draw
@@ -282,13 +289,13 @@ def robbing_kong(r: Reading) -> bool:
 
 # -- first-turn wins and declared readiness (地胡, 人胡, 天听, 地听) -------------------------
 
-@predicate(shapes=HAND_SHAPES, claim=True)
+@predicate(shapes=HAND_SHAPES, claim=True, needs=("earthly",))
 def earthly(r: Reading) -> bool:
     """地胡: a non-dealer self-draws the win on the first draw, nobody having called a tile."""
     return r.situation.earthly and r.situation.self_draw
 
 
-@predicate(shapes=HAND_SHAPES, claim=True)
+@predicate(shapes=HAND_SHAPES, claim=True, needs=("human",))
 def human(r: Reading, declared_ready: bool = False) -> bool:
     """人胡: won off a discard in the first go-round, nobody having called a tile; with
     declared_ready, only after declaring 天听 (改良式: 人胡 必为天听)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import reprlib
 from dataclasses import dataclass, field, replace
+from functools import cache
 from itertools import chain
 from typing import Any
 
@@ -72,7 +73,8 @@ _FLOWER_CODES = frozenset(FLOWERS)
 
 
 def _tiles(values: Any, where: str) -> tuple[str, ...]:
-    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+    kind = type(values)
+    if kind is not list and kind is not tuple and (isinstance(values, str) or not isinstance(values, (list, tuple))):
         raise HandError(f"{where}: expected a list of tile codes, got {brief(values)}")
     try:
         if _CODES.issuperset(values):  # one set test; a bad value is then named by its place
@@ -100,14 +102,49 @@ def _int(value: Any, where: str, maximum: int, minimum: int = 0) -> int:
     return value
 
 
+_keyset = cache(frozenset)  # a tuple of known keys as a set, made once
+
+
 def _object(value: Any, where: str, known: tuple[str, ...]) -> dict:
     if not isinstance(value, dict):
         raise HandError(f"{where}: expected an object, got {brief(value)}")
+    if _keyset(known).issuperset(value):
+        return value
     unknown = sorted(set(value) - set(known))
     if unknown:
         shown = ", ".join(k[:40] for k in unknown[:6]) + (f" and {len(unknown) - 6} more" if len(unknown) > 6 else "")
         raise HandError(f"{where}: unknown key(s) {shown} (known: {', '.join(known)})")
     return value
+
+
+def maker(cls):
+    """A constructor of the frozen slots dataclass `cls`, taking its fields in order, for values
+    the caller has already checked: no __init__, no __post_init__ (from_json checks each value
+    once, naming its key; the scorer makes readings of checked parts), at a fifth of their cost.
+    Generated as dataclasses generate __init__, setting each slot through its descriptor."""
+    names = tuple(cls.__dataclass_fields__)
+    scope = {"new": object.__new__, "cls": cls, **{f"set_{n}": getattr(cls, n).__set__ for n in names}}
+    body = "".join(f"    set_{n}(obj, {n})\n" for n in names)
+    exec(f"def make({', '.join(names)}):\n    obj = new(cls)\n{body}    return obj\n", scope)  # noqa: S102
+    return scope["make"]
+
+
+def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> None:
+    """Flowers only in 'flowers', or as the winning tile of a flower win with no tiles shown."""
+    # set tests first: a hand is checked at every construction, and is almost always right
+    if not _FLOWER_CODES.isdisjoint(concealed):
+        t = next(t for t in concealed if is_flower(t))
+        raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
+    if is_flower(win) and (concealed or melds):
+        raise HandError(f"win: {win} is a flower; a flower wins only as a flower win "
+                        "(八仙过海 / 七抢一), with no tiles shown (concealed and melds empty)")
+    for m in melds:
+        if not _FLOWER_CODES.isdisjoint(m.tiles):
+            t = next(t for t in m.tiles if is_flower(t))
+            raise HandError(f"{m.kind} meld: {t} is a flower; flowers form no sets")
+    if not _FLOWER_CODES.issuperset(flowers):
+        t = next(t for t in flowers if not is_flower(t))
+        raise HandError(f"flowers: {t} is not a flower (1f..8f)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +176,7 @@ class Meld:
             raise HandError(
                 f"{where}: type {brief(data['type'])} is not one of {', '.join(MELD_KINDS)}"
             )
-        return cls(data["type"], _tiles(data["tiles"], f"{where}.tiles"))
+        return _new_meld(data["type"], _tiles(data["tiles"], f"{where}.tiles"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +256,8 @@ class Table:
         )
 
 
+_NEEDED_IN_ORDER = ("concealed", "win", "seat", "round")  # keys a hand's JSON must have
+_NEEDED = frozenset(_NEEDED_IN_ORDER)
 HAND_KEYS = ("concealed", "win", "melds", "flowers", "seat", "round", "self_draw", *ALL_FLAGS,
              "table")
 
@@ -248,20 +287,7 @@ class Hand:
         for m in self.melds:
             if not isinstance(m, Meld):
                 raise HandError(f"melds: {brief(m)} is not a Meld")
-        # set tests first: a hand is checked at every construction, and is almost always right
-        if _FLOWER_CODES.intersection(self.concealed):
-            t = next(t for t in self.concealed if is_flower(t))
-            raise HandError(f"concealed: {t} is a flower; flowers go in 'flowers'")
-        if is_flower(self.win) and (self.concealed or self.melds):
-            raise HandError(f"win: {self.win} is a flower; a flower wins only as a flower win "
-                            "(八仙过海 / 七抢一), with no tiles shown (concealed and melds empty)")
-        for m in self.melds:
-            if _FLOWER_CODES.intersection(m.tiles):
-                t = next(t for t in m.tiles if is_flower(t))
-                raise HandError(f"{m.kind} meld: {t} is a flower; flowers form no sets")
-        if not _FLOWER_CODES.issuperset(self.flowers):
-            t = next(t for t in self.flowers if not is_flower(t))
-            raise HandError(f"flowers: {t} is not a flower (1f..8f)")
+        _check_flowers(self.concealed, self.win, self.melds, self.flowers)
 
     # -- views -----------------------------------------------------------------------------
     @property
@@ -275,11 +301,11 @@ class Hand:
     @property
     def flower_win(self) -> bool:
         """花胡: the winning tile is the eighth flower (八仙过海 / 七抢一)."""
-        return is_flower(self.win)
+        return self.win[1] == "f"  # tiles.is_flower, inlined: asked several times per hand
 
     def all_flowers(self) -> tuple[str, ...]:
         """The flowers of the won hand, the winning flower of a flower win included."""
-        return self.flowers + (self.win,) if self.flower_win else self.flowers
+        return self.flowers + (self.win,) if self.win[1] == "f" else self.flowers
 
     def held_tiles(self) -> tuple[str, ...]:
         """The 16 (plus one per kong) tiles before the win: concealed and melds, no flowers."""
@@ -322,24 +348,43 @@ class Hand:
     def from_json(cls, data: Any) -> Hand:
         """Read the spec's JSON form; any problem of shape raises HandError naming the key."""
         data = _object(data, "hand", HAND_KEYS)
-        missing = [k for k in ("concealed", "win", "seat", "round") if k not in data]
-        if missing:
+        if not data.keys() >= _NEEDED:
+            missing = [k for k in _NEEDED_IN_ORDER if k not in data]
             raise HandError(f"hand: missing {', '.join(missing)}")
         melds = data.get("melds", [])
         if not isinstance(melds, list):
             raise HandError(f"melds: expected a list of melds, got {brief(melds)}")
-        situation = Situation(  # which checks each value, naming its key
-            seat=data["seat"],
-            round=data["round"],
-            self_draw=data.get("self_draw", False),
-            **{f: data.get(f, False) for f in ALL_FLAGS},
-        )
+        situation = _situation_of(data)
+        concealed = _tiles(data["concealed"], "concealed")
+        win = _tile(data["win"], "win")
+        melds = tuple([Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds)])
+        flowers = _tiles(data.get("flowers", []), "flowers")
         table = data.get("table")
-        return cls(
-            concealed=_tiles(data["concealed"], "concealed"),
-            win=_tile(data["win"], "win"),
-            melds=tuple(Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds)),
-            flowers=_tiles(data.get("flowers", []), "flowers"),
-            situation=situation,
-            table=None if table is None else Table.from_json(table),
-        )
+        table = None if table is None else Table.from_json(table)
+        _check_flowers(concealed, win, melds, flowers)
+        return _new_hand(concealed, win, melds, flowers, situation, table)
+
+
+_new_meld, _new_hand = maker(Meld), maker(Hand)
+_FLAG_BIT = {f: 1 << i for i, f in enumerate(_SITUATION_FLAGS)}
+# Situations read, by (seat, round, the bits of the flags that hold): a value is made and
+# checked once (a table sees a few dozen of the 4 × 4 × 2¹² there can be).
+_SITUATIONS: dict[tuple[str, str, int], Situation] = {}
+
+
+def _situation_of(data: dict) -> Situation:
+    """The situation of a hand's JSON object (its keys already known to be HAND_KEYS)."""
+    seat, round_ = _wind(data["seat"], "seat"), _wind(data["round"], "round")
+    bits = 0
+    for key in _FLAG_BIT.keys() & data.keys():  # the flags given (most hands: self_draw)
+        value = data[key]
+        if value is True:
+            bits |= _FLAG_BIT[key]
+        elif value is not False:  # name the first wrong flag in the usual order
+            for flag in _SITUATION_FLAGS:
+                _flag(data.get(flag, False), flag)
+    known = _SITUATIONS.get((seat, round_, bits))
+    if known is None:
+        known = _SITUATIONS[seat, round_, bits] = Situation(
+            seat, round_, **{f: True for f, bit in _FLAG_BIT.items() if bits & bit})
+    return known

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import combinations
 
-from .decompose import SUIT_BOUNDS, counts_of, splits, waits
-from .hand import Hand, Situation
+from .decompose import Memo, counts_of, splits, waits
+from .hand import Hand, Situation, maker
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
 # The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
@@ -46,6 +47,16 @@ class Group:
 
 _MELD_GROUP = {"chi": "chow", "pon": "pung", "kong": "kong", "ankong": "kong"}
 
+# Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
+# its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
+# each in View.facts: flowers, an honour tile, no open meld (门清), a single waiting tile, and
+# the situation's flags.
+NEEDS = ("flowers", "honours", "concealed", "one_wait",
+         "self_draw", "heavenly", "last_tile", "rob_kong", "earthly", "human")
+_FLOWERS, _HONOURS, _CONCEALED, _ONE_WAIT = (1 << i for i in range(4))
+_FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if i >= 4)
+_SELF_DRAW = 1 << NEEDS.index("self_draw")
+
 
 @dataclass(frozen=True, slots=True)
 class View:
@@ -54,42 +65,62 @@ class View:
     hand: Hand
     situation: Situation
     waits: tuple[str, ...]  # 听: the tiles that completed the 16 before the win
-    tiles: tuple[str, ...]  # every tile of the won hand, flowers apart
     suits: frozenset[str]  # suits of the numbered tiles ("m", "p", "s")
     has_honours: bool
     open_melds: int  # chi, pon and open kongs
     flowers: tuple[str, ...]  # the flowers, a flower win's winning flower included
 
     counts: tuple[int, ...] = ()  # the concealed tiles and the winning tile, 34 counts
+    facts: int = 0  # the NEEDS the hand has, as bits
+
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        """Every tile of the won hand, flowers apart (made when an entry asks: few do)."""
+        return self.hand.all_tiles()
 
     @classmethod
-    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True) -> View:
+    def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
+           counted: tuple[list[int], list[int]] | None = None) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
-        trial hand that only asks whether it is a special shape)."""
-        tiles = hand.all_tiles()
-        every = counts_of(tiles)
-        present = [any(every[a:b]) for a, b in SUIT_BOUNDS]  # 万 筒 条, honours
-        held, full = every, counts_of(hand.concealed)  # the 16 before the win; with the win
+        trial hand that only asks whether it is a special shape). `counted`: what
+        validate.checked_counts counted of this hand, so as not to count it again."""
         win = None if hand.flower_win else INDEX[hand.win]
-        if win is not None:
+        if counted is None or win is None:
+            full = counts_of(hand.concealed)  # the concealed tiles; with the win below
+            held = list(full)  # the 16 before the win, melds included
+            for m in hand.melds:
+                for t in m.tiles:
+                    held[INDEX[t]] += 1
+        else:  # lent by checked_counts, and not used after
+            full, held = counted
+            full[win] -= 1
             held[win] -= 1
         w = waits(full, held) if with_waits else ()
         if extra_waits:
             w = sorted(set(w).union(INDEX[t] for t in extra_waits))
         if win is not None:
             full[win] += 1
-        return cls(
-            hand=hand,
-            situation=hand.situation,
-            waits=tuple(PLAYING[i] for i in w),
-            tiles=tiles,
-            suits=frozenset(s for s, here in zip(SUITS, present[:3], strict=True) if here),
-            has_honours=present[3],
-            open_melds=sum(m.is_open for m in hand.melds),
-            flowers=hand.all_flowers(),
-            counts=tuple(full),
-        )
+            held[win] += 1  # now every tile of the won hand
+        open_melds = sum([m.kind != "ankong" for m in hand.melds])
+        present = (any(held[:9]), any(held[9:18]), any(held[18:27]), any(held[27:]))  # SUIT_BOUNDS
+        flowers, situation = hand.all_flowers(), hand.situation
+        facts = ((_FLOWERS if flowers else 0) | (_HONOURS if present[3] else 0)
+                 | (0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0))
+        if situation.self_draw:
+            facts |= _SELF_DRAW
+        if situation.heavenly or situation.last_tile or situation.rob_kong or situation.earthly or situation.human:
+            facts |= sum([bit for bit, flag in _FLAG_NEEDS if getattr(situation, flag)])  # rare flags
+        return _new_view(
+            hand, situation, tuple(map(PLAYING.__getitem__, w)),
+            _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
+            flowers, tuple(full), facts)
+
+
+_new_view = maker(View)
+# The suits present, by whether each of 万 筒 条 is: one value per combination.
+_SUITS_OF = {tuple(s in kept for s in SUITS): frozenset(kept)
+             for n in range(4) for kept in combinations(SUITS, n)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +153,9 @@ class Reading:
         return self.view.hand
 
 
+_new_reading = maker(Reading)
+
+
 def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
@@ -129,37 +163,54 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     if hand.flower_win:
         return
     melded = _melded(hand)
+    melded_pungs = tuple([g.tile for g in melded if g.kind != "chow"])
+    ankongs = [g.concealed for g in melded].count(True)  # the melds' concealed pungs
     w = INDEX[hand.win]
-    discard = not hand.situation.self_draw
+    situation = view.situation
+    discard = not situation.self_draw
+    holds = _HOLDING[w]
     for pair, shapes in splits(view.counts):
         places: list[tuple[str, int] | None] = [None] if pair == w else []
-        for shape in dict.fromkeys(shapes):  # distinct sets, in order
-            kind, i = shape
-            if (kind == "pung" and i == w) or (kind == "chow" and i <= w <= i + 2 and w < 27):
-                places.append(shape)
+        places += [shape for shape in dict.fromkeys(shapes) if shape in holds]  # distinct, in order
+        formed = [_IN_HAND[shape] for shape in shapes]
+        pungs = tuple([g.tile for g in formed if g.kind == "pung"]) + melded_pungs
         for place in places:
-            groups = []
+            groups = list(formed)
             win_group = None
-            for shape in shapes:
-                kind, i = shape
-                here = win_group is None and shape == place
-                # A pung completed by another player's discard is exposed (明刻), not concealed.
-                g = _group(kind, PLAYING[i], None, not (discard and here))
-                if here:
-                    win_group = g
-                groups.append(g)
-            yield Reading(tuple(groups) + melded, PLAYING[pair], win_group, view)
+            concealed = len(pungs) - len(melded_pungs) + ankongs
+            if place is not None:
+                k = shapes.index(place)  # the first such set takes the winning tile
+                if discard:  # a set completed by another player's discard is exposed (明刻)
+                    groups[k] = _BY_DISCARD[place]
+                    concealed -= place[0] == "pung"
+                win_group = groups[k]
+            yield _new_reading(tuple(groups) + melded, PLAYING[pair], win_group, view,
+                            STANDARD, (), pungs, concealed, situation)
 
 
 # Groups are values: one instance per value (a few hundred), made once.
 _group = cache(Group)
+# The sets formed in the hand, by shape: concealed, or completed by a discard.
+_SET_SHAPES = [("pung", i) for i in range(34)] + [("chow", i) for i in range(27) if i % 9 <= 6]
+_IN_HAND = {s: _group(s[0], PLAYING[s[1]], None, True) for s in _SET_SHAPES}
+_BY_DISCARD = {s: _group(s[0], PLAYING[s[1]], None, False) for s in _SET_SHAPES}
+# By tile index, the sets that hold that tile: where a winning tile can sit.
+_HOLDING = [frozenset(s for s in _SET_SHAPES if s[1] == i or (s[0] == "chow" and s[1] <= i <= s[1] + 2))
+            for i in range(34)]
 
 
 def _melded(hand: Hand) -> tuple[Group, ...]:
-    return tuple(
-        _group(_MELD_GROUP[m.kind], min(m.tiles, key=INDEX.__getitem__), m.kind, m.kind == "ankong")
-        for m in hand.melds
-    )
+    return tuple([_MELD_GROUPS[m.kind, m.tiles] for m in hand.melds])
+
+
+def _meld_group(meld: tuple[str, tuple[str, ...]]) -> Group:
+    kind, tiles = meld
+    # a legal meld's lowest tile is its least code: one suit, ranks of one digit
+    return _group(_MELD_GROUP[kind], min(tiles), kind, kind == "ankong")
+
+
+# The group of a meld, by its kind and tiles (a few hundred kinds of meld).
+_MELD_GROUPS = Memo(_meld_group)
 
 
 def _with_win(hand: Hand) -> tuple[list[int], int]:

@@ -31,7 +31,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from .entries import CLAIMS, OPEN, PREDICATES, SHAPES_OF
+from .entries import CLAIMS, NEEDS_OF, OPEN, PREDICATES, SHAPES_OF
 from .hand import ALL_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
@@ -60,6 +60,16 @@ def _bound(fn, args: dict):
     return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, defaults, fn.__closure__)
 
 
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One line of the result: `门风 东` 1 台 (traditional `門風 東`)."""
+
+    entry: str  # the entry's name without qualifier: 门风
+    name: str  # as printed, simplified: 门风 东
+    trad: str  # traditional rendering: 門風 東
+    tai: int
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str  # as the page prints it, simplified: 门清自摸
@@ -77,6 +87,7 @@ class Entry:
     reads: frozenset[str] = frozenset((STANDARD,))  # shapes its predicate reads
     keeps: tuple[str, ...] = ()  # entries that count with it even where another cancels them
     seat: str | None = None  # "dealer" / "non_dealer": only that seat may state this situation
+    needs: int = 0  # facts of the hand its predicate needs to hold (bits of reading.NEEDS)
 
     def detect(self, reading):
         if reading.shape not in self.reads:
@@ -88,6 +99,11 @@ class Entry:
         """The predicate with this entry's arguments bound (looked up once, called per reading)."""
         fn = PREDICATES[self.when]
         return _bound(fn, self.args) if self.args else fn
+
+    @cached_property
+    def line(self) -> Item:
+        """Its line where it simply holds (its predicate says True), made once."""
+        return Item(self.name, self.name, self.trad, self.tai)
 
     def tai_of(self, found) -> int:
         return self.tai_open if found == OPEN and self.tai_open is not None else self.tai
@@ -136,11 +152,20 @@ class Ruleset:
         """The special shapes some entry makes a win (beside 5 sets and a pair)."""
         return frozenset(e.shape for e in self.entries if e.shape)
 
+    def detectors(self, shape: str, facts: int) -> tuple[tuple[Any, ...], tuple[Entry, ...]]:
+        """The tests and the entries that scoring a reading runs through, in display order:
+        those that read its `shape`, less those that need a fact its hand lacks (`facts`: the
+        View's bits of reading.NEEDS). Found once per shape and facts."""
+        key = (shape, facts)
+        found = self._detectors.get(key)
+        if found is None:
+            entries = tuple(e for e in self.entries if shape in e.reads and not e.needs & ~facts)
+            found = self._detectors[key] = (tuple(e.test for e in entries), entries)
+        return found
+
     @cached_property
-    def detectors(self) -> tuple[tuple[frozenset[str], Any, Entry], ...]:
-        """(shapes it reads, its test, the entry) for each entry, in display order: what
-        scoring a reading runs through."""
-        return tuple((e.reads, e.test, e) for e in self.entries)
+    def _detectors(self) -> dict:
+        return {}
 
     @cached_property
     def seated(self) -> tuple[Entry, ...]:
@@ -195,6 +220,7 @@ def _entry(raw: dict, where: str) -> Entry:
         payment_drop=tuple(payment.get("drop", ())),
         decision=raw.get("decision", ""),
         reads=SHAPES_OF[raw["when"]],
+        needs=NEEDS_OF[raw["when"]],
         keeps=tuple(raw.get("keeps", ())),
         seat=seat,
     )

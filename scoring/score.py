@@ -10,22 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import call
 
-from .hand import Hand, HandError
+from .hand import Hand, HandError, maker
 from .reading import Reading, View, readings
-from .ruleset import DEFAULT_RULESET, Entry, Ruleset, load_ruleset
+from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .tiles import tile_name
-from .validate import check_hand, shape_wins, special_waits
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One line of the result: `门风 东` 1 台 (traditional `門風 東`)."""
-
-    entry: str  # the entry's name without qualifier: 门风
-    name: str  # as printed, simplified: 门风 东
-    trad: str  # traditional rendering: 門風 東
-    tai: int
+from .validate import checked_counts, shape_wins, special_waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +31,9 @@ class Score:
     def as_dict(self, script: str = "simplified") -> dict[str, int]:
         key = "trad" if script == "traditional" else "name"
         return {getattr(i, key): i.tai for i in self.items}
+
+
+_new_score = maker(Score)
 
 
 def _qualifier(q, script: str) -> str:
@@ -69,36 +64,44 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
-    shape = reading.shape  # Entry.detect, inlined: the loop that runs most
-    found = [(e, f) for reads, test, e in ruleset.detectors if shape in reads and (f := test(reading))]
-    kept = {x for e, _ in found for x in e.keeps}
-    excluded = {x for e, _ in found for x in e.excludes} - kept
-    return tuple(
-        item for e, f in found if e.name not in excluded
-        for item in _lines(e, f) if item.name not in excluded
-    )
+    tests, entries = ruleset.detectors(reading.shape, reading.view.facts)
+    results = list(map(call, tests, repeat(reading, len(tests))))  # the loop that runs most, in C
+    found = list(zip(compress(entries, results), filter(None, results), strict=True))
+    excluded = {x for e, _ in found for x in e.excludes}
+    if excluded:
+        excluded.difference_update(*[e.keeps for e, _ in found])
+    items: list[Item] = []
+    for e, f in found:
+        if e.name in excluded:
+            continue
+        if f is True:  # most entries: one line, as the entry is named
+            items.append(e.line)
+        else:
+            items += [i for i in _lines(e, f) if i.name not in excluded]
+    return tuple(items)
 
 
 def _rank(items: tuple[Item, ...]) -> tuple:
     # Highest total first; among equal totals, a fixed order of the item lists so that the same
     # hand (in any tile order) always reports the same reading.
-    return (sum(i.tai for i in items), tuple((i.name, i.tai) for i in items))
+    return (sum([i.tai for i in items]), tuple([(i.name, i.tai) for i in items]))
 
 
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     """The best score of a legal winning hand; raises HandError for anything else."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
-    check_hand(hand, rules)
-    view = View.of(hand, special_waits(hand, rules))
-    scored = [(score_reading(r, rules), r) for r in (*readings(hand, view), *shape_wins(hand, rules, view))]
+    counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
+    view = View.of(hand, special_waits(hand, rules), counted=counted)
+    found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
+    scored = [(score_reading(r, rules), r) for r in found]
     assert scored, "check_hand passed, so the hand has a reading"
     # the first best (max keeps the first of equals); most hands have one reading
     items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
-    total = sum(i.tai for i in items)
+    total = sum([i.tai for i in items])
     if total < rules.min_tai:
         t = hand.table
         dealer = rules.settlement.dealer_tai if t is not None and t.dealer == hand.seat else 0
         if total + dealer < rules.min_tai:
             raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
                             f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
-    return Score(items, total, view.waits, reading, rules.id)
+    return _new_score(items, total, view.waits, reading, rules.id)

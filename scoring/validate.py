@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .decompose import _candidates, counts_of, is_complete, waits
+from .decompose import _candidates, counts_of, splits, waits
 from .hand import Hand, HandError, Meld, Table
 from .legal import can_win
 from .notation import format_chinese
@@ -22,30 +22,31 @@ HAND_SIZE = 16  # tiles held before the win, a kong counting as 3
 _MELD_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
 
+def _named(m: Meld) -> tuple[str, str]:
+    """The meld as the messages show it, English and Chinese (made only for a wrong one)."""
+    return (f"{m.kind} {format_chinese(m.tiles)} ({' '.join(m.tiles)})",
+            f"{_MELD_NAMES[m.kind]} {format_chinese(m.tiles, 'traditional')}")
+
+
 def _meld_problem(m: Meld) -> HandError | None:
     t = m.tiles
-
-    def named() -> tuple[str, str]:  # the meld as the messages show it, built only for one
-        return (f"{m.kind} {format_chinese(t)} ({' '.join(t)})",
-                f"{_MELD_NAMES[m.kind]} {format_chinese(t, 'traditional')}")
-
     if m.kind == "chi":
         if len(t) != 3:
-            shown, zh = named()
+            shown, zh = _named(m)
             return HandError(f"{shown}: a chi has 3 tiles, not {len(t)}", f"{zh}：吃要 3 張牌，這裡有 {len(t)} 張")
-        low, mid, high = sorted(INDEX[x] for x in t)
+        low, mid, high = sorted(map(INDEX.__getitem__, t))
         if low >= 27 or low % 9 > 6 or (mid, high) != (low + 1, low + 2):  # 27 on: honours, flowers
-            shown, zh = named()
+            shown, zh = _named(m)
             return HandError(f"{shown} is not a chow (three consecutive tiles of one suit)",
                              f"{zh} 不是順子（同一花色連續三張）")
         return None
     size = 3 if m.kind == "pon" else 4
     if len(t) != size:
-        shown, zh = named()
+        shown, zh = _named(m)
         return HandError(f"{shown}: a {m.kind} has {size} tiles, not {len(t)}",
                          f"{zh}：{_MELD_NAMES[m.kind]}要 {size} 張牌，這裡有 {len(t)} 張")
     if len(set(t)) != 1:
-        shown, zh = named()
+        shown, zh = _named(m)
         return HandError(f"{shown} is not a set of {size} identical tiles", f"{zh} 不是 {size} 張一樣的牌")
     return None
 
@@ -53,6 +54,9 @@ def _meld_problem(m: Meld) -> HandError | None:
 def check_situation(hand: Hand) -> None:
     """Situations no table allows: flags that cannot hold together, or not with these tiles."""
     s = hand.situation
+    if hand.table is None and not (s.rob_kong or s.after_kong or s.heavenly or s.earthly or s.human
+                                   or s.heavenly_ready or s.earthly_ready or s.after_flower):
+        return  # most hands: each test below needs one of these flags, or the table
     if s.rob_kong and s.self_draw:
         raise HandError("rob_kong: robbing a kong wins on another player's tile, "
                         "so self_draw must be false", "搶槓是胡別人加槓的牌，不能是自摸")
@@ -182,6 +186,8 @@ def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Rea
 def special_waits(hand: Hand, rules: Ruleset) -> tuple[str, ...]:
     """Tiles that complete the 16 held tiles in a special shape of the ruleset (十三么 waits on
     its missing tile, 瀝咕瀝咕 on its single)."""
+    if not rules.shapes:  # most tables
+        return ()
     shapes = rules.shapes & {"pairs", "orphans"}
     if not shapes or hand.flower_win or len(hand.melds) > 1:
         return ()
@@ -231,9 +237,14 @@ def _not_a_win(hand: Hand, rules: Ruleset) -> HandError:
 def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     """Raise HandError unless `hand` is a legal winning hand with a possible situation, under
     `ruleset` (default: the default table, which knows only 5 sets and a pair)."""
-    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
+    checked_counts(hand, ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET))
+
+
+def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | None:
+    """check_hand, giving the scorer what it counted (see View.of): the concealed tiles with the
+    winning tile and every tile of the won hand, 34 counts each; None for a flower win."""
     flowers = hand.all_flowers()
-    if len(set(flowers)) < len(flowers):
+    if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
         raise HandError(f"flower {tile_name(f)} ({f}) appears {n} times; there is only one",
                         f"花牌{tile_name(f, 'traditional')}出現 {n} 次，只有一張")
@@ -247,7 +258,7 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
                             f"{rules.id} 沒有花胡：請用手牌算，花放在花牌裡")
         check_situation(hand)
         check_ruleset_situation(hand, rules)
-        return
+        return None
     if len(hand.melds) > 5:
         raise HandError(f"{len(hand.melds)} melds; a winning hand has 5 sets in all",
                         f"{len(hand.melds)} 組副露太多：胡牌一共只有 5 組")
@@ -262,19 +273,23 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
             f"{len(hand.melds)} meld(s) there must be {expected} (16 − 3 per meld)",
             f"張數不對：胡的那張以外手牌有 {len(hand.concealed)} 張，{len(hand.melds)} 組副露時要有 {expected} 張"
             "（16 減每組副露 3 張）")
-    counts = counts_of(hand.all_tiles())
+    full = counts_of(hand.concealed)
+    full[INDEX[hand.win]] += 1
+    counts = list(full)  # every tile of the won hand
+    for m in hand.melds:
+        for t in m.tiles:
+            counts[INDEX[t]] += 1
     if max(counts) > COPIES:
         t = min(t for t in PLAYING if counts[INDEX[t]] > COPIES)  # the first by code, as ever
         n = counts[INDEX[t]]
         raise HandError(f"{n} copies of {tile_name(t)} ({t}) across hand and melds; "
                         f"there are only {COPIES}",
                         f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
-    full = counts_of(hand.concealed)
-    full[INDEX[hand.win]] += 1
     # 5 sets and a pair from the per-suit tables; else the count test of the special shapes,
     # and then one of the table's entries must make that shape a win
-    if not is_complete(full) and not (can_win(full, len(hand.melds), rules.shapes)
+    if not splits(full) and not (can_win(full, len(hand.melds), rules.shapes)
                                       and shape_wins(hand, rules)):
         raise _not_a_win(hand, rules)
     check_situation(hand)
     check_ruleset_situation(hand, rules)
+    return full, counts

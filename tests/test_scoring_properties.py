@@ -5,8 +5,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import Hand, Meld, load_ruleset, score
+from scoring import Hand, HandError, Meld, available_rulesets, load_ruleset, score
 from scoring.random_hands import winning_hands
+from scoring.reading import View, readings
 from scoring.settle import settle
 from scoring.validate import check_hand
 
@@ -71,3 +72,19 @@ def test_payments_balance(hand):
     assert sum(paid.net.values()) == 0
     assert paid.net[hand.seat] > 0
     assert len(paid.payments) == (3 if hand.self_draw else 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_hand, st.sampled_from(available_rulesets()))
+def test_an_entry_the_scorer_skips_for_a_missing_fact_would_not_hold(hand, name):
+    """The scorer runs only the entries whose needs (Entry.needs: flowers, an honour, a flag) the
+    hand has; run anyway on every reading, each skipped entry does not hold."""
+    rules = load_ruleset(name)
+    try:
+        check_hand(hand, rules)
+    except HandError:  # not a win at this table (起胡)
+        return
+    view = View.of(hand)
+    skipped = [e for e in rules.entries if e.needs & ~view.facts]
+    for reading in readings(hand, view):
+        assert not [e.name for e in skipped if reading.shape in e.reads and e.test(reading)]
