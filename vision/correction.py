@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from scoring.decompose import counts_of
 from scoring.hand import Hand, HandError, Meld, Situation
 from scoring.legal import can_win
 from scoring.ruleset import Ruleset
@@ -184,10 +185,5 @@ def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int,
 
 def _counts(codes) -> list[int] | None:
     """The 34 counts of these tiles; None where one is a back or a flower (the full check judges)."""
-    counts = [0] * 34
-    for c in codes:
-        i = PLAYING_INDEX.get(c, 34)
-        if i >= 34:
-            return None
-        counts[i] += 1
-    return counts
+    codes = list(codes)
+    return None if any(PLAYING_INDEX.get(c, 34) >= 34 for c in codes) else counts_of(codes)

@@ -21,9 +21,9 @@ import numpy as np
 
 from scoring.hand import Hand, Situation
 from scoring.ruleset import Ruleset
-from scoring.tiles import FLOWERS, TILE_CODES, is_flower
+from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
-from vision.correction import MAX_COST, count_problem, kongs_of_backs, legal_readings
+from vision.correction import FACES, MAX_COST, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
 from vision.groups import Group, classify, meld_kind
 from vision.hand_finding import Part
@@ -42,7 +42,6 @@ READINGS_PER_VARIANT = 4  # legal hands kept per membership and grouping (the be
 CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
 MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
 SHOWN_WITHOUT_HAND = 0.5  # with no legal hand, the parts more likely in the hand than not are shown as it
-FACES = [c for c in TILE_CODES if c not in FLOWERS]
 
 
 @dataclass(frozen=True)
