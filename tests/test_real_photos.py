@@ -5,11 +5,13 @@ keyboard nor a wall of face-down tiles makes face-up tiles or a hand."""
 
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from datasets.yolo import read_labels
 from vision.boxes import match
-from vision.detector import TileDetector
+from vision.detector import TileDetector, aspect_restore
 from vision.photo import load_photo
 from vision.read import read_photo
 
@@ -57,3 +59,17 @@ def test_a_wall_of_backs_is_read_as_backs_and_no_hand(detector):
     reading = read_photo(load_photo(REAL / "images" / "chinese-mahjong-detection-387334399-wall.jpg"), detector)
     assert len(reading.detections) >= 5 and set(reading.codes) == {"back"}
     assert reading.hand is None
+
+
+def test_a_photo_squashed_by_a_resize_is_read_with_its_aspect_restored(detector):
+    """A row photo resized to a third of its width (a data set's "stretch" export; KIM's test photos are
+    squashed up to 7x) reads every tile, boxes in the squashed photo's pixels; read as it came, 9 of 12."""
+    image = load_photo(REAL / "images" / "hk-bonus-label-IMG_6148.jpg")
+    h, w = image.shape[:2]
+    boxes, codes = read_labels(REAL / "labels" / "hk-bonus-label-IMG_6148.txt", w, h)
+    squashed = cv2.resize(image, (w // 3, h), interpolation=cv2.INTER_AREA)
+    assert aspect_restore(detector.find(squashed, None)[0]) > 2
+    dets = detector.read(squashed)
+    pairs = match(boxes * np.array([1 / 3, 1, 1 / 3, 1], np.float32), dets.boxes)
+    assert sorted(dets.codes[p] for p in pairs.values()) == sorted(codes)
+    assert len(dets) <= len(codes) + 1

@@ -119,8 +119,10 @@ class Detections:
     def centers(self) -> np.ndarray:
         return np.stack([(self.boxes[:, 0] + self.boxes[:, 2]) / 2, (self.boxes[:, 1] + self.boxes[:, 3]) / 2], axis=1)
 
-    def scaled(self, factor: float, offset: tuple[float, float] = (0.0, 0.0)) -> Detections:
-        """Map boxes from a resized crop back to photo pixels: photo = crop / factor + offset."""
+    def scaled(self, factor: float | tuple[float, float], offset: tuple[float, float] = (0.0, 0.0)) -> Detections:
+        """Map boxes from a resized crop back to photo pixels: photo = crop / factor + offset (`factor`
+        one for both axes, or (x, y))."""
         ox, oy = offset
-        boxes = self.boxes / factor + np.array([ox, oy, ox, oy], np.float32)
+        fx, fy = factor if isinstance(factor, tuple) else (factor, factor)
+        boxes = self.boxes / np.array([fx, fy, fx, fy], np.float32) + np.array([ox, oy, ox, oy], np.float32)
         return Detections(boxes.astype(np.float32), self.scores, self.data)

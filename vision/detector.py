@@ -36,6 +36,14 @@ CLUSTER_REACH = 3.0
 # Second passes for at most this many clusters, the largest first (the rest keep the first pass):
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
+# An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
+# narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
+# keep its aspect (a data set's "stretch" export, a 16:9 frame shown square; KIM test: 6 of 12 photos at
+# 0.13-0.29). It is read again with its width restored, by at most MAX_RESTORE, judged on at least
+# MIN_FOR_ASPECT boxes. Wide boxes are no such sign: tiles lying flat seen at a grazing angle reach 3-4.
+MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
+MAX_RESTORE = 6.0
+MIN_FOR_ASPECT = 3
 
 
 class ModelError(NoticeError, RuntimeError):
@@ -148,6 +156,15 @@ def scale_clusters(dets: Detections) -> list[np.ndarray]:
     return sorted(clusters, key=len, reverse=True)
 
 
+def aspect_restore(dets: Detections) -> float:
+    """What the photo's width should be multiplied by for its tiles to have a tile's shape: 1.0 when
+    their median box is not squashed (or too few boxes say)."""
+    if len(dets) < MIN_FOR_ASPECT:
+        return 1.0
+    aspect = float(np.median(dets.widths / np.maximum(dets.heights, 1e-6)))
+    return 1.0 if aspect >= MIN_ASPECT else min(UPRIGHT_ASPECT / aspect, MAX_RESTORE)
+
+
 def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
     """One box per tile where readings of overlapping regions found it twice (class-agnostic NMS)."""
     xywh = np.concatenate([dets.boxes[:, :2], dets.boxes[:, 2:] - dets.boxes[:, :2]], axis=1)
@@ -193,8 +210,19 @@ class TileDetector:
     def read(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """Find the tiles; each cluster of tiles of one size (the hand near the camera, the discards
         farther off) that came out far from the trained tile size is read again, its region resized so
-        its tiles match that size; with a classifier, each tile's scores then come from its crop."""
+        its tiles match that size; with a classifier, each tile's scores then come from its crop. A photo
+        whose tiles come out squashed is read with its width restored (`aspect_restore`)."""
         first, long_side = self.find(image, conf)
+        restore = aspect_restore(first)
+        if restore == 1.0:
+            return self.read_found(image, first, long_side, conf)
+        h, w = image.shape[:2]
+        restored = cv2.resize(image, (round(w * restore), h), interpolation=cv2.INTER_LINEAR)
+        first, long_side = self.find(restored, conf)
+        return self.read_found(restored, first, long_side, conf).scaled((restore, 1.0))
+
+    def read_found(self, image: np.ndarray, first: Detections, long_side: int, conf: float | None) -> Detections:
+        """`read` after the first pass (`find`) gave `first` at input size `long_side`."""
         if not len(first):
             return first
         parts = []
