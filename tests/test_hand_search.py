@@ -7,10 +7,11 @@ import pytest
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import load_ruleset
 from vision.classes import CLASS_INDEX
+from vision.detections import Detections
 from vision.notices import Notice
 from vision.read import read_detections
 
-from .fake_detections import around_the_hand, laid_out
+from .fake_detections import TILE_H, TILE_W, around_the_hand, laid_out, one_hot
 from .test_layout_and_correction import HAND, same_hand
 
 ORPHANS = Hand(("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "1m", "2s", "3s"),
@@ -85,3 +86,28 @@ def test_an_unsure_tile_gives_a_runner_up_hand_with_its_tai_and_what_differs():
     assert 0.5 < reading.confidence < 1.0
     out = reading.to_json()["alternatives"][0]
     assert out["tai"] == alt.tai and out["hand"]["concealed"]
+
+
+def rows_of_a_set(rows: list[list[str]]) -> Detections:
+    """Rows of touching face-up tiles, two tile heights apart (a set laid out for a photo)."""
+    boxes = [(500 + k * (TILE_W + 1), 500 + 3 * r * TILE_H, 500 + k * (TILE_W + 1) + TILE_W, 500 + (3 * r + 1) * TILE_H)
+             for r, row in enumerate(rows) for k in range(len(row))]
+    return Detections(np.array(boxes, np.float32), one_hot([c for row in rows for c in row]))
+
+
+SET_ROWS = [["1m", "3m", "5m", "7m", "9m", "2p", "4p", "6p", "8p", "1s", "3s", "5s"],
+            ["7s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "2m", "4m", "6m"]]
+
+
+def test_rows_of_a_set_are_offered_loose_not_shown_as_a_hand():
+    """No winning hand holds two rows of 10 or more face-up tiles (beside three melds' 9 tiles a hand
+    keeps 8), so with no legal hand neither row is shown as one: all are offered loose."""
+    reading = read_detections(rows_of_a_set(SET_ROWS))
+    assert reading.hand is None and not hand_tiles(reading)
+    assert sorted(i for g in reading.groups for i in g.members) == list(range(24))
+    assert any(w.code == "no-legal-hand" for w in reading.warnings)
+
+
+def test_one_row_without_a_legal_hand_is_still_shown_for_the_player_to_fix():
+    reading = read_detections(rows_of_a_set(SET_ROWS[:1]))
+    assert reading.hand is None and len(hand_tiles(reading)) == 12

@@ -41,6 +41,7 @@ class Part:
     members: tuple[int, ...]  # detection indices
     p_hand: float
     why: str  # what sets it apart when it is left out: "wall", "far", "small", "turned", "stray"
+    faces: int  # its face-up tiles besides flowers
 
 
 def part_features(dets: Detections, layout: Layout) -> np.ndarray:
@@ -156,4 +157,6 @@ def find_parts(dets: Detections, layout: Layout) -> list[Part]:
     parts = joined(dets, layout)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
-    return [Part(tuple(g), float(p[k]), _why(f[k])) for k, g in enumerate(parts.groups)]
+    codes = dets.raw_codes
+    faces = [sum(codes[i] != "back" and not is_flower(codes[i]) for i in g) for g in parts.groups]
+    return [Part(tuple(g), float(p[k]), _why(f[k]), faces[k]) for k, g in enumerate(parts.groups)]
