@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 from itertools import product
-from operator import getitem, mul
+from operator import mul
 
 from .tiles import COPIES, INDEX
 
@@ -93,21 +93,21 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
 # Per suit, by its first index: its counts → its splits into sets; into a pair and sets.
 SET_SPLITS = {a: Memo(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
 PAIR_SPLITS = {a: Memo(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
-_SET_SPLITS_BY_SUIT = tuple(SET_SPLITS.values())  # in SUIT_BOUNDS order
 
 
-def _all_sets(key: Counts, chows: bool) -> bool:
-    """Whether one suit's counts are sets only. From the lowest rank up: the count modulo 3
-    must start chows there (three alike chows are three pungs), the rest are pungs."""
-    c = list(key)
-    for i, n in enumerate(c):
-        n %= 3
-        if n:
-            if not chows or i + 2 >= len(c) or c[i + 1] < n or c[i + 2] < n:
-                return False
-            c[i + 1] -= n
-            c[i + 2] -= n
-    return True
+def _all_sets(key: Counts, chows: bool, pair: int = -1) -> bool:
+    """Whether one suit's counts, less two tiles at rank `pair` (if given), are sets only.
+    From the lowest rank up: what the chows begun one and two ranks below leave, modulo 3,
+    must begin chows here (three alike chows are three pungs), the rest are pungs."""
+    if not chows:
+        return not any((n - 2 if r == pair else n) % 3 for r, n in enumerate(key))
+    below = below2 = 0  # chows begun one and two ranks below, each still taking a tile here
+    for r, n in enumerate(key):
+        n -= below + below2 + (2 if r == pair else 0)
+        if n < 0:
+            return False
+        below, below2 = n % 3, below
+    return not (below or below2)  # no chow may run past the 9
 
 
 _RANKS = range(9)
@@ -125,10 +125,13 @@ def _fit(key: Counts) -> int:
         # so the pair's rank p has 2p ≡ the sum of all ranks (mod 3): a third of the ranks.
         step, first = (3, 2 * sum(map(mul, _RANKS, key)) % 3) if chows else (1, 0)
         for i in range(first, len(key), step):
-            n = key[i]
-            if n >= 2 and _all_sets(key[:i] + (n - 2,) + key[i + 1:], chows):
+            if key[i] >= 2 and _all_sets(key, chows, i):
                 return PAIR
     return NEITHER
+
+
+# The set bits of a 9-bit mask, in order: the ranks a mask of ranks names.
+_BITS = tuple(tuple(r for r in range(9) if m >> r & 1) for m in range(1 << 9))
 
 
 def _completions(key: Counts) -> tuple[int, ...]:
@@ -144,8 +147,16 @@ def _completions(key: Counts) -> tuple[int, ...]:
         # to become sets only, the ranks' sum must become a multiple of 3 (see _fit)
         need = -sum(map(mul, _RANKS, key)) % 3
         near &= 0b1001001 << need
-    return tuple(r for r, n in enumerate(key)
-                 if near >> r & 1 and n < COPIES and SUIT_FIT[key[:r] + (n + 1,) + key[r + 1:]] != NEITHER)
+    out = []
+    c = list(key)  # each rank tried in place (a probe seldom recurs: not worth a table entry)
+    for r in _BITS[near & 0x1FF]:
+        n = c[r]
+        if n < COPIES:
+            c[r] = n + 1
+            if _fit(c) != NEITHER:
+                out.append(r)
+            c[r] = n
+    return tuple(out)
 
 
 # The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).
@@ -177,11 +188,16 @@ def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
 
 
 def _splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
-    keys, fits = _fits(counts)
-    if NEITHER in fits or fits.count(PAIR) != 1:
+    # The split tables answer whether each suit fits: the pair's suit is the one of 3n+2
+    # tiles, and a suit without a split does not fit (no SUIT_FIT look-ups needed).
+    keys = _keys(counts)
+    left = [sum(k) % 3 for k in keys]
+    if left.count(2) != 1 or 1 in left:
         return ()
-    held = fits.index(PAIR)  # the suit of the pair
-    sets = list(map(getitem, _SET_SPLITS_BY_SUIT, keys))
+    held = left.index(2)  # the suit of the pair
+    sets = [SET_SPLITS[a][k] if s != held else () for s, ((a, _), k) in enumerate(zip(SUIT_BOUNDS, keys))]
+    if sets.count(()) > 1:  # a suit of sets only that does not split
+        return ()
     out = []
     for pair, with_pair in PAIR_SPLITS[SUIT_BOUNDS[held][0]][keys[held]]:
         sets[held] = with_pair

@@ -90,21 +90,21 @@ def single_wait(r: Reading) -> bool:
     return len(r.view.waits) == 1
 
 
-@predicate(shapes=HAND_SHAPES, needs=("honours",))
+@predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
 def seat_wind_pung(r: Reading) -> list:
     """门风 / 門風: a pung or kong of one's seat wind (东家的东…)."""
     t = WIND_TILE[r.situation.seat]
     return [t] if t in r.pung_tiles else []
 
 
-@predicate(shapes=HAND_SHAPES, needs=("honours",))
+@predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
 def round_wind_pung(r: Reading) -> list:
     """圈风 / 圈風: a pung or kong of the round wind."""
     t = WIND_TILE[r.situation.round]
     return [t] if t in r.pung_tiles else []
 
 
-@predicate(shapes=HAND_SHAPES, needs=("honours",))
+@predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
 def dragon_pungs(r: Reading) -> list:
     """三元牌: each pung or kong of 中, 发, 白, one line per dragon."""
     pungs = r.pung_tiles
@@ -168,25 +168,25 @@ def _honour_pungs(r: Reading, honours: frozenset[str]) -> int:
     return len(honours.intersection(r.pung_tiles))  # a tile is one pung at most
 
 
-@predicate(needs=("honours",))
+@predicate(needs=("honour_pung",))
 def little_three_dragons(r: Reading) -> bool:
     """小三元: two dragon pungs and a dragon pair."""
     return r.pair in _DRAGONS and _honour_pungs(r, _DRAGONS) == 2  # the pair first: cheap, rare
 
 
-@predicate(needs=("honours",))
+@predicate(needs=("honour_pung",))
 def big_three_dragons(r: Reading) -> bool:
     """大三元: pungs of all three dragons."""
     return len(r.pung_tiles) >= 3 and _honour_pungs(r, _DRAGONS) == 3
 
 
-@predicate(needs=("honours",))
+@predicate(needs=("honour_pung",))
 def little_four_winds(r: Reading) -> bool:
     """小四喜: three wind pungs and a wind pair."""
     return r.pair in _WINDS and _honour_pungs(r, _WINDS) == 3
 
 
-@predicate(needs=("honours",))
+@predicate(needs=("honour_pung",))
 def big_four_winds(r: Reading) -> bool:
     """大四喜: pungs of all four winds."""
     return len(r.pung_tiles) >= 4 and _honour_pungs(r, _WINDS) == 4
@@ -202,19 +202,19 @@ def all_pungs(r: Reading) -> bool:
     return _all_pungs(r)
 
 
-@predicate(shapes=HAND_SHAPES, needs=("honours",))
+@predicate(shapes=HAND_SHAPES, needs=("honours", "flush"))
 def half_flush(r: Reading) -> bool:
     """混一色: at most one suit, and honour tiles."""
     return len(r.view.suits) <= 1 and r.view.has_honours
 
 
-@predicate(shapes=HAND_SHAPES, needs=("honours",))
+@predicate(shapes=HAND_SHAPES, needs=("honours", "flush"))
 def all_honours(r: Reading) -> bool:
     """字一色: honour tiles only."""
     return not r.view.suits
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("flush",))
 def full_flush(r: Reading) -> bool:
     """清一色: one suit, no honours."""
     return len(r.view.suits) == 1 and not r.view.has_honours
@@ -241,7 +241,7 @@ def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
     return sum([f in held for f in own])  # a flower is held once at most
 
 
-@predicate(shapes=SHAPES, needs=("flowers",))
+@predicate(shapes=SHAPES, needs=("four_flowers",))
 def flower_sets(r: Reading) -> list:
     """花杠 / 花槓: each complete group, 梅兰菊竹 or 春夏秋冬."""
     if len(r.view.flowers) < len(FLOWER_GROUPS[0]):  # too few for a group
@@ -250,7 +250,7 @@ def flower_sets(r: Reading) -> list:
     return [g for g in FLOWER_GROUPS if held.issuperset(g)]
 
 
-@predicate(shapes=SHAPES, needs=("flowers",))
+@predicate(shapes=SHAPES, needs=("four_flowers",))
 def all_flowers(r: Reading) -> bool:
     """八仙过海 / 八仙過海: all eight flowers (a flower win by robbing the eighth is 七抢一)."""
     if r.shape == "flowers" and not r.situation.self_draw:
@@ -581,7 +581,7 @@ def any_flowers(r: Reading) -> int:
     return len(r.view.flowers)
 
 
-@predicate(shapes=HAND_SHAPES)
+@predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
 def wind_pungs(r: Reading) -> list:
     """见风见台 / 見風見台: each pung or kong of a wind, whatever the seat and round."""
     pungs = r.pung_tiles

@@ -49,12 +49,14 @@ _MELD_GROUP = {"chi": "chow", "pon": "pung", "kong": "kong", "ankong": "kong"}
 
 # Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
 # its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
-# each in View.facts: flowers, an honour tile, no open meld (门清), a single waiting tile, and
-# the situation's flags.
-NEEDS = ("flowers", "honours", "concealed", "one_wait",
-         "self_draw", "heavenly", "last_tile", "rob_kong", "earthly", "human")
-_FLOWERS, _HONOURS, _CONCEALED, _ONE_WAIT = (1 << i for i in range(4))
-_FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if i >= 4)
+# each in View.facts: flowers, four flowers or more (a 花杠), an honour tile, three or more of
+# one honour (its pung), numbered tiles of one suit at most (a flush), no open meld (门清), a
+# single waiting tile, and the situation's flags.
+_HAND_FACTS = ("flowers", "four_flowers", "honours", "honour_pung", "flush", "concealed", "one_wait")
+NEEDS = (*_HAND_FACTS, "self_draw", "heavenly", "last_tile", "rob_kong", "earthly", "human")
+_FLOWERS, _FOUR_FLOWERS, _HONOURS, _HONOUR_PUNG, _FLUSH, _CONCEALED, _ONE_WAIT = (
+    1 << i for i in range(len(_HAND_FACTS)))
+_FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if f not in _HAND_FACTS)
 _SELF_DRAW = 1 << NEEDS.index("self_draw")
 
 
@@ -105,8 +107,12 @@ class View:
         open_melds = sum([m.kind != "ankong" for m in hand.melds])
         present = (any(held[:9]), any(held[9:18]), any(held[18:27]), any(held[27:]))  # SUIT_BOUNDS
         flowers, situation = hand.all_flowers(), hand.situation
-        facts = ((_FLOWERS if flowers else 0) | (_HONOURS if present[3] else 0)
-                 | (0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0))
+        facts = ((0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0)
+                 | (_FLUSH if present[0] + present[1] + present[2] <= 1 else 0))
+        if flowers:
+            facts |= _FLOWERS | (_FOUR_FLOWERS if len(flowers) >= 4 else 0)
+        if present[3]:
+            facts |= _HONOURS | (_HONOUR_PUNG if max(held[27:]) >= 3 else 0)
         if situation.self_draw:
             facts |= _SELF_DRAW
         if situation.heavenly or situation.last_tile or situation.rob_kong or situation.earthly or situation.human:

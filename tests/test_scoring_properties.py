@@ -77,8 +77,8 @@ def test_payments_balance(hand):
 @settings(max_examples=300, deadline=None)
 @given(any_hand, st.sampled_from(available_rulesets()))
 def test_an_entry_the_scorer_skips_for_a_missing_fact_would_not_hold(hand, name):
-    """The scorer runs only the entries whose needs (Entry.needs: flowers, an honour, a flag) the
-    hand has; run anyway on every reading, each skipped entry does not hold."""
+    """The scorer runs only the entries whose needs (Entry.needs: flowers, an honour pung, a flush,
+    a flag …) the hand has; run anyway on every reading, each skipped entry does not hold."""
     rules = load_ruleset(name)
     try:
         check_hand(hand, rules)
