@@ -138,12 +138,16 @@ def _completions(key: Counts) -> tuple[int, ...]:
     """The ranks (0-based) whose tile, added to one suit's counts, makes them sets only or sets
     and a pair (a fifth copy is never added). Only a rank near a held tile can: within 2 of
     it in a numbered suit, the same honour (a tile alone forms neither a set nor the pair)."""
+    left = sum(key) % 3
+    if left == 0:  # 3n+1 tiles are neither sets only nor sets and a pair
+        return ()
+    chows = len(key) == 9
     held = 0  # the held ranks as bits
     for r, n in enumerate(key):
         if n:
             held |= 1 << r
-    near = held | (held << 1 | held << 2 | held >> 1 | held >> 2 if len(key) == 9 else 0)
-    if len(key) == 9 and sum(key) % 3 == 2:
+    near = held | (held << 1 | held << 2 | held >> 1 | held >> 2 if chows else 0)
+    if chows and left == 2:
         # to become sets only, the ranks' sum must become a multiple of 3 (see _fit)
         need = -sum(map(mul, _RANKS, key)) % 3
         near &= 0b1001001 << need
@@ -153,7 +157,7 @@ def _completions(key: Counts) -> tuple[int, ...]:
         n = c[r]
         if n < COPIES:
             c[r] = n + 1
-            if _fit(c) != NEITHER:
+            if _all_sets(c, chows) if left == 2 else _fit(c) == PAIR:
                 out.append(r)
             c[r] = n
     return tuple(out)
@@ -216,19 +220,21 @@ def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
     The drawn tile goes into one suit; that suit must then fit, and the others already do,
     with one pair among them all."""
     keys, fits = _fits(concealed)
-    pairs, misfits = fits.count(PAIR), fits.count(NEITHER)
-    if misfits > 1:  # one tile mends one suit only
+    misfits = fits.count(NEITHER)
+    if misfits == 1:  # that suit takes the tile: 3n+1 tiles become the pair's suit, 3n+2 sets
+        s = fits.index(NEITHER)
+        left = sum(keys[s]) % 3
+        if left == 0 or fits.count(PAIR) + (left == 1) != 1:
+            return ()
+        mended = [s]
+    elif misfits == 0 and fits.count(PAIR) == 2:  # either pair's suit takes it (becomes sets)
+        mended = [s for s, f in enumerate(fits) if f == PAIR]
+    else:  # one tile mends one suit only; all fit, and not two pairs: no tile completes it
         return ()
     out: list[int] = []
-    for s, key in enumerate(keys):
-        if misfits - (fits[s] == NEITHER):  # another suit fits nothing
-            continue
-        # a suit of 3n+1 tiles becomes the pair's suit, one of 3n+2 a suit of sets only
-        left = sum(key) % 3
-        if left == 0 or pairs - (fits[s] == PAIR) + (left == 1) != 1:
-            continue
+    for s in mended:
         base = SUIT_BOUNDS[s][0]
-        out += [base + r for r in SUIT_COMPLETIONS[key] if held[base + r] < COPIES]
+        out += [base + r for r in SUIT_COMPLETIONS[keys[s]] if held[base + r] < COPIES]
     return tuple(out)
 
 

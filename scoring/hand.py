@@ -357,7 +357,7 @@ class Hand:
         situation = _situation_of(data)
         concealed = _tiles(data["concealed"], "concealed")
         win = _tile(data["win"], "win")
-        melds = tuple([Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds)])
+        melds = _melds_of(melds)
         flowers = _tiles(data.get("flowers", []), "flowers")
         table = data.get("table")
         table = None if table is None else Table.from_json(table)
@@ -366,6 +366,18 @@ class Hand:
 
 
 _new_meld, _new_hand = maker(Meld), maker(Hand)
+
+
+def _melds_of(values: list) -> tuple[Meld, ...]:
+    """The melds of a hand's JSON. A meld's place (melds[i]) is named only when one is wrong:
+    they are read again, naming each, to say which (formatting it for every meld costs more
+    than reading the meld)."""
+    try:
+        return tuple(map(Meld.from_json, values))
+    except HandError:
+        for i, m in enumerate(values):
+            Meld.from_json(m, f"melds[{i}]")
+        raise
 _FLAG_BIT = {f: 1 << i for i, f in enumerate(_SITUATION_FLAGS)}
 # Situations read, by (seat, round, the bits of the flags that hold): a value is made and
 # checked once (a table sees a few dozen of the 4 × 4 × 2¹² there can be).
@@ -374,17 +386,20 @@ _SITUATIONS: dict[tuple[str, str, int], Situation] = {}
 
 def _situation_of(data: dict) -> Situation:
     """The situation of a hand's JSON object (its keys already known to be HAND_KEYS)."""
-    seat, round_ = _wind(data["seat"], "seat"), _wind(data["round"], "round")
     bits = 0
     for key in _FLAG_BIT.keys() & data.keys():  # the flags given (most hands: self_draw)
         value = data[key]
         if value is True:
             bits |= _FLAG_BIT[key]
         elif value is not False:  # name the first wrong flag in the usual order
+            _wind(data["seat"], "seat")
+            _wind(data["round"], "round")
             for flag in _SITUATION_FLAGS:
                 _flag(data.get(flag, False), flag)
-    known = _SITUATIONS.get((seat, round_, bits))
-    if known is None:
+    seat, round_ = data["seat"], data["round"]
+    try:
+        return _SITUATIONS[seat, round_, bits]  # only checked winds are keys
+    except (KeyError, TypeError):  # first seen, or not a wind (a list is not even hashable)
         known = _SITUATIONS[seat, round_, bits] = Situation(
-            seat, round_, **{f: True for f, bit in _FLAG_BIT.items() if bits & bit})
-    return known
+            _wind(seat, "seat"), _wind(round_, "round"), **{f: True for f, bit in _FLAG_BIT.items() if bits & bit})
+        return known
