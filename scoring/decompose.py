@@ -95,15 +95,15 @@ SET_SPLITS = {a: Memo(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
 PAIR_SPLITS = {a: Memo(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
 
 
-def _all_sets(key: Counts, chows: bool, pair: int = -1) -> bool:
-    """Whether one suit's counts, less two tiles at rank `pair` (if given), are sets only.
-    From the lowest rank up: what the chows begun one and two ranks below leave, modulo 3,
-    must begin chows here (three alike chows are three pungs), the rest are pungs."""
+def _all_sets(counts, chows: bool) -> bool:
+    """Whether one suit's counts are sets only. From the lowest rank up: what the chows begun
+    one and two ranks below leave, modulo 3, must begin chows here (three alike chows are three
+    pungs), the rest are pungs."""
     if not chows:
-        return not any((n - 2 if r == pair else n) % 3 for r, n in enumerate(key))
+        return not any(n % 3 for n in counts)
     below = below2 = 0  # chows begun one and two ranks below, each still taking a tile here
-    for r, n in enumerate(key):
-        n -= below + below2 + (2 if r == pair else 0)
+    for n in counts:
+        n -= below + below2
         if n < 0:
             return False
         below, below2 = n % 3, below
@@ -118,15 +118,19 @@ def _fit(key: Counts) -> int:
     NEITHER otherwise. Nine counts are a numbered suit, seven the honours (no chows)."""
     left = sum(key) % 3
     chows = len(key) == 9
-    if left == 0 and _all_sets(key, chows):
-        return SETS
+    if left == 0:
+        return SETS if _all_sets(key, chows) else NEITHER
     if left == 2:
         # In a numbered suit every set's ranks sum to a multiple of 3 (a pung 3r, a chow 3r+3),
         # so the pair's rank p has 2p ≡ the sum of all ranks (mod 3): a third of the ranks.
         step, first = (3, 2 * sum(map(mul, _RANKS, key)) % 3) if chows else (1, 0)
+        c = list(key)  # each pair taken out in place
         for i in range(first, len(key), step):
-            if key[i] >= 2 and _all_sets(key, chows, i):
-                return PAIR
+            if c[i] >= 2:
+                c[i] -= 2
+                if _all_sets(c, chows):
+                    return PAIR
+                c[i] += 2
     return NEITHER
 
 
@@ -136,31 +140,53 @@ _BITS = tuple(tuple(r for r in range(9) if m >> r & 1) for m in range(1 << 9))
 
 def _completions(key: Counts) -> tuple[int, ...]:
     """The ranks (0-based) whose tile, added to one suit's counts, makes them sets only or sets
-    and a pair (a fifth copy is never added). Only a rank near a held tile can: within 2 of
-    it in a numbered suit, the same honour (a tile alone forms neither a set nor the pair)."""
+    and a pair (a fifth copy is never added)."""
     left = sum(key) % 3
+    if left == 1:
+        return _pair_completions(key)
     if left == 0:  # 3n+1 tiles are neither sets only nor sets and a pair
         return ()
+    # Only a rank near a held tile can make sets only: within 2 of it in a numbered suit, the
+    # same honour; and the ranks' sum must become a multiple of 3 (see _fit).
     chows = len(key) == 9
     held = 0  # the held ranks as bits
     for r, n in enumerate(key):
         if n:
             held |= 1 << r
-    near = held | (held << 1 | held << 2 | held >> 1 | held >> 2 if chows else 0)
-    if chows and left == 2:
-        # to become sets only, the ranks' sum must become a multiple of 3 (see _fit)
-        need = -sum(map(mul, _RANKS, key)) % 3
-        near &= 0b1001001 << need
+    near = held
+    if chows:
+        near |= held << 1 | held << 2 | held >> 1 | held >> 2
+        near &= 0b1001001 << (-sum(map(mul, _RANKS, key)) % 3)
     out = []
-    c = list(key)  # each rank tried in place (a probe seldom recurs: not worth a table entry)
+    c = list(key)  # each rank tried in place
     for r in _BITS[near & 0x1FF]:
         n = c[r]
         if n < COPIES:
             c[r] = n + 1
-            if _all_sets(c, chows) if left == 2 else _fit(c) == PAIR:
+            if _all_sets(c, chows):
                 out.append(r)
             c[r] = n
     return tuple(out)
+
+
+def _pair_completions(key: Counts) -> tuple[int, ...]:
+    """_completions of 3n+1 tiles, which become sets and a pair: the added tile pairs a held
+    one whose removal leaves sets only (单吊), or a held pair is the pair and the tile makes
+    the rest (3n-1 tiles) sets only, as the table of completions says."""
+    out = set()
+    c = list(key)  # each held tile taken out in place
+    for r, n in enumerate(key):
+        if not n:
+            continue
+        if n < COPIES:
+            c[r] = n - 1
+            if SUIT_FIT[tuple(c)] == SETS:
+                out.add(r)
+        if n >= 2:
+            c[r] = n - 2
+            out.update(x for x in SUIT_COMPLETIONS[tuple(c)] if x != r or n < COPIES)
+        c[r] = n
+    return tuple(sorted(out))
 
 
 # The per-suit tables (the three numbered suits share one: a suit's shape is its 9 counts).
