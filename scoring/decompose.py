@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 from itertools import product
-from operator import mul
+from operator import getitem, mul
 
 from .tiles import COPIES, INDEX
 
@@ -93,6 +93,7 @@ def _pair_splits(key: Counts, base: int) -> tuple[tuple[int, tuple[tuple[SetShap
 # Per suit, by its first index: its counts → its splits into sets; into a pair and sets.
 SET_SPLITS = {a: Memo(partial(_set_splits, base=a)) for a, _ in SUIT_BOUNDS}
 PAIR_SPLITS = {a: Memo(partial(_pair_splits, base=a)) for a, _ in SUIT_BOUNDS}
+_SET_SPLITS_BY_SUIT, _PAIR_SPLITS_BY_SUIT = tuple(SET_SPLITS.values()), tuple(PAIR_SPLITS.values())
 
 
 def _all_sets(counts, chows: bool) -> bool:
@@ -218,20 +219,16 @@ def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
 
 
 def _splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
-    # The split tables answer whether each suit fits: the pair's suit is the one of 3n+2
-    # tiles, and a suit without a split does not fit (no SUIT_FIT look-ups needed).
     keys = _keys(counts)
-    left = [sum(k) % 3 for k in keys]
-    if left.count(2) != 1 or 1 in left:
+    # Every suit but the pair's splits into sets; the pair's (3n+2 tiles) does not.
+    sets = list(map(getitem, _SET_SPLITS_BY_SUIT, keys))
+    if sets.count(()) != 1:
         return ()
-    held = left.index(2)  # the suit of the pair
-    sets = [SET_SPLITS[a][k] if s != held else () for s, ((a, _), k) in enumerate(zip(SUIT_BOUNDS, keys))]
-    if sets.count(()) > 1:  # a suit of sets only that does not split
-        return ()
+    held = sets.index(())  # the suit of the pair
     out = []
-    for pair, with_pair in PAIR_SPLITS[SUIT_BOUNDS[held][0]][keys[held]]:
+    for pair, with_pair in _PAIR_SPLITS_BY_SUIT[held][keys[held]]:
         sets[held] = with_pair
-        out += [(pair, sum(parts, ())) for parts in product(*sets)]
+        out += [(pair, (*m, *p, *s, *z)) for m, p, s, z in product(*sets)]  # the 4 suits' sets
     return tuple(out)
 
 

@@ -177,8 +177,8 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     holds = _HOLDING[w]
     for pair, shapes in splits(view.counts):
         places: list[tuple[str, int] | None] = [None] if pair == w else []
-        places += [shape for shape in dict.fromkeys(shapes) if shape in holds]  # distinct, in order
-        formed = [_IN_HAND[shape] for shape in shapes]
+        places += filter(holds.__contains__, dict.fromkeys(shapes))  # distinct, in order
+        formed = list(map(_IN_HAND.__getitem__, shapes))
         pungs = tuple([g.tile for g in formed if g.kind == "pung"]) + melded_pungs
         for place in places:
             groups = list(formed)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, repeat
-from operator import call
+from itertools import chain, compress, repeat
+from operator import attrgetter, call
 
 from .hand import Hand, HandError, maker
 from .reading import Reading, View, readings
@@ -34,6 +34,7 @@ class Score:
 
 
 _new_score = maker(Score)
+_EXCLUDES, _KEEPS = attrgetter("excludes"), attrgetter("keeps")
 
 
 def _qualifier(q, script: str) -> str:
@@ -66,12 +67,12 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""
     tests, entries = ruleset.detectors(reading.shape, reading.view.facts)
     results = list(map(call, tests, repeat(reading, len(tests))))  # the loop that runs most, in C
-    found = list(zip(compress(entries, results), filter(None, results), strict=True))
-    excluded = {x for e, _ in found for x in e.excludes}
+    held = list(compress(entries, results))
+    excluded = set(chain.from_iterable(map(_EXCLUDES, held)))
     if excluded:
-        excluded.difference_update(*[e.keeps for e, _ in found])
+        excluded.difference_update(*map(_KEEPS, held))
     items: list[Item] = []
-    for e, f in found:
+    for e, f in zip(held, filter(None, results), strict=True):
         if e.name in excluded:
             continue
         if f is True:  # most entries: one line, as the entry is named

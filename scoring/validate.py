@@ -28,6 +28,10 @@ def _named(m: Meld) -> tuple[str, str]:
             f"{_MELD_NAMES[m.kind]} {format_chinese(m.tiles, 'traditional')}")
 
 
+# The melds (kind, tiles) found to be sets, not checked again: a few hundred at most.
+_SETS_SEEN: set[tuple[str, tuple[str, ...]]] = set()
+
+
 def _meld_problem(m: Meld) -> HandError | None:
     t = m.tiles
     if m.kind == "chi":
@@ -263,9 +267,11 @@ def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | 
         raise HandError(f"{len(hand.melds)} melds; a winning hand has 5 sets in all",
                         f"{len(hand.melds)} 組副露太多：胡牌一共只有 5 組")
     for m in hand.melds:
-        problem = _meld_problem(m)
-        if problem:
-            raise problem
+        if (m.kind, m.tiles) not in _SETS_SEEN:
+            problem = _meld_problem(m)
+            if problem:
+                raise problem
+            _SETS_SEEN.add((m.kind, m.tiles))
     expected = HAND_SIZE - 3 * len(hand.melds)
     if len(hand.concealed) != expected:
         raise HandError(
