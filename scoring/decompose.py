@@ -16,8 +16,10 @@ from operator import getitem, mul
 from .tiles import COPIES, INDEX
 
 Counts = tuple[int, ...]
-# A set inside a split: ("chow", lowest index) or ("pung", index).
-SetShape = tuple[str, int]
+# A set inside a split, as one small int (cheap to make, hash and compare): a pung's index
+# (0..33), or CHOW plus the lowest index of a chow.
+SetShape = int
+CHOW = 34
 # The suits as slices of the 34 counts: 万, 筒, 条 (chows) and the honours (pungs only).
 SUIT_BOUNDS = ((0, 9), (9, 18), (18, 27), (27, 34))
 # What a suit's counts are (SUIT_FIT): sets only, sets and the pair, or neither.
@@ -60,13 +62,13 @@ def _set_splits(key: Counts, base: int) -> tuple[tuple[SetShape, ...], ...]:
     below = SET_SPLITS[base]
     if c[i] >= 3:
         c[i] -= 3
-        out += [(("pung", base + i),) + rest for rest in below[tuple(c)]]
+        out += [(base + i,) + rest for rest in below[tuple(c)]]
         c[i] += 3
     if base < 27 and i <= 6 and c[i + 1] and c[i + 2]:
         c[i] -= 1
         c[i + 1] -= 1
         c[i + 2] -= 1
-        out += [(("chow", base + i),) + rest for rest in below[tuple(c)]]
+        out += [(CHOW + base + i,) + rest for rest in below[tuple(c)]]
     return tuple(out)
 
 

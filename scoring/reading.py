@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
 
-from .decompose import Memo, counts_of, splits, waits
+from .decompose import CHOW, Memo, counts_of, splits, waits
 from .hand import Hand, Situation, maker
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
@@ -176,7 +176,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     discard = not situation.self_draw
     holds = _HOLDING[w]
     for pair, shapes in splits(view.counts):
-        places: list[tuple[str, int] | None] = [None] if pair == w else []
+        places: list[int | None] = [None] if pair == w else []
         places += filter(holds.__contains__, dict.fromkeys(shapes))  # distinct, in order
         formed = list(map(_IN_HAND.__getitem__, shapes))
         pungs = tuple([g.tile for g in formed if g.kind == "pung"]) + melded_pungs
@@ -188,7 +188,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
                 k = shapes.index(place)  # the first such set takes the winning tile
                 if discard:  # a set completed by another player's discard is exposed (明刻)
                     groups[k] = _BY_DISCARD[place]
-                    concealed -= place[0] == "pung"
+                    concealed -= place < CHOW  # a pung
                 win_group = groups[k]
             yield _new_reading(tuple(groups) + melded, PLAYING[pair], win_group, view,
                             STANDARD, (), pungs, concealed, situation)
@@ -196,13 +196,15 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
 
 # Groups are values: one instance per value (a few hundred), made once.
 _group = cache(Group)
-# The sets formed in the hand, by shape: concealed, or completed by a discard.
-_SET_SHAPES = [("pung", i) for i in range(34)] + [("chow", i) for i in range(27) if i % 9 <= 6]
-_IN_HAND = {s: _group(s[0], PLAYING[s[1]], None, True) for s in _SET_SHAPES}
-_BY_DISCARD = {s: _group(s[0], PLAYING[s[1]], None, False) for s in _SET_SHAPES}
+# The sets formed in the hand, by shape (decompose.SetShape): concealed, or completed by a
+# discard; None where no chow begins.
+_CHOWS = [i for i in range(27) if i % 9 <= 6]
+_IN_HAND = tuple([_group("pung", t, None, True) for t in PLAYING]
+                 + [_group("chow", PLAYING[i], None, True) if i in _CHOWS else None for i in range(34)])
+_BY_DISCARD = tuple([_group("pung", t, None, False) for t in PLAYING]
+                    + [_group("chow", PLAYING[i], None, False) if i in _CHOWS else None for i in range(34)])
 # By tile index, the sets that hold that tile: where a winning tile can sit.
-_HOLDING = [frozenset(s for s in _SET_SHAPES if s[1] == i or (s[0] == "chow" and s[1] <= i <= s[1] + 2))
-            for i in range(34)]
+_HOLDING = [frozenset([i] + [CHOW + c for c in _CHOWS if c <= i <= c + 2]) for i in range(34)]
 
 
 def _melded(hand: Hand) -> tuple[Group, ...]:
