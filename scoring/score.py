@@ -29,12 +29,13 @@ class Score:
     ruleset: str  # ruleset id
 
     def as_dict(self, script: str = "simplified") -> dict[str, int]:
-        key = "trad" if script == "traditional" else "name"
-        return {getattr(i, key): i.tai for i in self.items}
+        names = map(_TRAD if script == "traditional" else _NAME, self.items)
+        return dict(zip(names, map(_TAI, self.items)))
 
 
 _new_score = maker(Score)
 _EXCLUDES, _KEEPS = attrgetter("excludes"), attrgetter("keeps")
+_NAME, _TRAD, _TAI = attrgetter("name"), attrgetter("trad"), attrgetter("tai")
 
 
 def _qualifier(q, script: str) -> str:
@@ -85,20 +86,20 @@ def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
 def _rank(items: tuple[Item, ...]) -> tuple:
     # Highest total first; among equal totals, a fixed order of the item lists so that the same
     # hand (in any tile order) always reports the same reading.
-    return (sum([i.tai for i in items]), tuple([(i.name, i.tai) for i in items]))
+    return (sum(map(_TAI, items)), tuple([(i.name, i.tai) for i in items]))
 
 
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     """The best score of a legal winning hand; raises HandError for anything else."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
-    view = View.of(hand, special_waits(hand, rules), counted=counted)
+    view = View.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
     found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
     scored = [(score_reading(r, rules), r) for r in found]
     assert scored, "check_hand passed, so the hand has a reading"
     # the first best (max keeps the first of equals); most hands have one reading
     items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
-    total = sum([i.tai for i in items])
+    total = sum(map(_TAI, items))
     if total < rules.min_tai:
         t = hand.table
         dealer = rules.settlement.dealer_tai if t is not None and t.dealer == hand.seat else 0
