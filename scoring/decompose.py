@@ -10,7 +10,7 @@ look-ups once its suits' shapes have been seen, and there are few shapes.
 from __future__ import annotations
 
 from functools import lru_cache, partial
-from itertools import product
+from itertools import compress, product
 from operator import getitem, mul
 
 from .tiles import COPIES, INDEX
@@ -54,7 +54,9 @@ class Memo(dict):
 def _set_splits(key: Counts, base: int) -> tuple[tuple[SetShape, ...], ...]:
     """Every multiset of chows and pungs that uses one suit's counts exactly (each once);
     `base` is the suit's first index (27: the honours, which form no chows)."""
-    i = next((k for k, c in enumerate(key) if c), None)
+    if sum(key) % 3:  # not a multiple of 3 (the pair's suit): no split, without a search
+        return ()
+    i = next(compress(_RANKS, key), None)  # the lowest rank held
     if i is None:
         return ((),)
     out: list[tuple[SetShape, ...]] = []
