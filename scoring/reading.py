@@ -74,6 +74,7 @@ class View:
 
     counts: tuple[int, ...] = ()  # the concealed tiles and the winning tile, 34 counts
     facts: int = 0  # the NEEDS the hand has, as bits
+    splits: tuple | None = None  # decompose.splits of `counts`, where check_hand found them
 
     @property
     def tiles(self) -> tuple[str, ...]:
@@ -82,12 +83,13 @@ class View:
 
     @classmethod
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
-           counted: tuple[list[int], list[int]] | None = None) -> View:
+           counted: tuple[list[int], list[int], tuple] | None = None) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape). `counted`: what
         validate.checked_counts counted of this hand, so as not to count it again."""
         win = None if hand.flower_win else INDEX[hand.win]
+        found = None
         if counted is None or win is None:
             full = counts_of(hand.concealed)  # the concealed tiles; with the win below
             held = list(full)  # the 16 before the win, melds included
@@ -95,7 +97,7 @@ class View:
                 for t in m.tiles:
                     held[INDEX[t]] += 1
         else:  # lent by checked_counts, and not used after
-            full, held = counted
+            full, held, found = counted
             full[win] -= 1
             held[win] -= 1
         w = waits(full, held) if with_waits else ()
@@ -120,7 +122,7 @@ class View:
         return _new_view(
             hand, situation, tuple(map(PLAYING.__getitem__, w)),
             _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
-            flowers, tuple(full), facts)
+            flowers, tuple(full), facts, found)
 
 
 _new_view = maker(View)
@@ -175,7 +177,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     situation = view.situation
     discard = not situation.self_draw
     holds = _HOLDING[w]
-    for pair, shapes in splits(view.counts):
+    for pair, shapes in view.splits if view.splits is not None else splits(view.counts):
         places: list[int | None] = [None] if pair == w else []
         places += filter(holds.__contains__, dict.fromkeys(shapes))  # distinct, in order
         formed = list(map(_IN_HAND.__getitem__, shapes))

@@ -244,9 +244,10 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     checked_counts(hand, ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET))
 
 
-def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | None:
+def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int], tuple] | None:
     """check_hand, giving the scorer what it counted (see View.of): the concealed tiles with the
-    winning tile and every tile of the won hand, 34 counts each; None for a flower win."""
+    winning tile and every tile of the won hand, 34 counts each, and the splits of the first
+    (decompose.splits); None for a flower win."""
     flowers = hand.all_flowers()
     if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
@@ -293,9 +294,9 @@ def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int]] | 
                         f"{tile_name(t, 'traditional')}有 {n} 張，一副牌只有 {COPIES} 張")
     # 5 sets and a pair from the per-suit tables; else the count test of the special shapes,
     # and then one of the table's entries must make that shape a win
-    if not splits(full) and not (can_win(full, len(hand.melds), rules.shapes)
-                                      and shape_wins(hand, rules)):
+    found = splits(full)
+    if not found and not (can_win(full, len(hand.melds), rules.shapes) and shape_wins(hand, rules)):
         raise _not_a_win(hand, rules)
     check_situation(hand)
     check_ruleset_situation(hand, rules)
-    return full, counts
+    return full, counts, found
