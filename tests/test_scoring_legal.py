@@ -114,6 +114,24 @@ def test_the_fast_splits_and_waits_equal_the_slow_recursion(counts):
     assert list(waits(tuple(counts), tuple(counts))) == slow
 
 
+@settings(max_examples=500, deadline=None)
+@given(count_vectors(), st.data())
+def test_the_waits_of_a_hand_one_tile_short_equal_the_slow_recursion(vector, data):
+    """The waits of 16 tiles (or 13, 10 … beside melds) near a win, where the per-suit tables
+    find a suit's completing tiles from its held tiles and pairs: every tile that completes them,
+    by the recursion, and only those."""
+    counts, _ = vector
+    counts[data.draw(st.sampled_from([i for i, n in enumerate(counts) if n]))] -= 1
+    slow = []
+    for i in range(34):
+        if counts[i] < 4:
+            counts[i] += 1
+            if _complete(counts):
+                slow.append(i)
+            counts[i] -= 1
+    assert list(waits(tuple(counts), tuple(counts))) == slow, counts
+
+
 def test_what_is_not_17_tiles_or_holds_a_fifth_copy_never_wins():
     counts = counts_of(parse_tiles("123456789m 234p 456s 99s"))
     assert can_win(counts, 0)
