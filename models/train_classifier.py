@@ -64,9 +64,8 @@ class CropInput(nn.Module):
         return self.net(crops.permute(0, 3, 1, 2).float() / 255.0)
 
 
-def augment(batch: torch.Tensor, gen: torch.Generator, style: float = 0.0) -> torch.Tensor:
-    """uint8 NHWC crops → augmented float NCHW in [0, 1]. `style`: the share of crops also given another
-    set's look (`restyle`)."""
+def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """uint8 NHWC crops → augmented float NCHW in [0, 1]."""
     x = batch.permute(0, 3, 1, 2).float() / 255.0
     n = x.shape[0]
 
@@ -104,28 +103,7 @@ def augment(batch: torch.Tensor, gen: torch.Generator, style: float = 0.0) -> to
     x[mono] = x[mono].mean(1, keepdim=True).expand(-1, 3, -1, -1)
     noisy = (torch.rand(n, generator=gen) < 0.3)[:, None, None, None]
     x = x + noisy * torch.randn(x.shape, generator=gen) * u(0.0, 0.04)[:, None, None, None]
-    if style:
-        x = restyle(x, torch.rand(n, generator=gen) < style, gen)
     return x.clamp(0, 1)
-
-
-def restyle(x: torch.Tensor, chosen: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """The `chosen` crops drawn as another set would draw them: inks of other colours (the channels
-    swapped: one set's green 發 and blue 筒 are another's black and red) and strokes a pixel bolder or
-    finer (a 3x3 min / max filter). What a tile means is its shapes, whatever the set's inks and brush."""
-    idx = torch.nonzero(chosen).flatten()
-    if not len(idx):
-        return x
-    x = x.clone()
-    for i in idx.tolist():
-        x[i] = x[i, torch.randperm(3, generator=gen)]
-    bold = idx[torch.rand(len(idx), generator=gen) < 0.5]
-    fine = idx[torch.rand(len(idx), generator=gen) < 0.25]
-    if len(bold):
-        x[bold] = -F.max_pool2d(-x[bold], 3, 1, 1)  # dark strokes spread
-    if len(fine):
-        x[fine] = F.max_pool2d(x[fine], 3, 1, 1)  # light paper eats into them
-    return x
 
 
 def load_crops(paths: Path | list[Path], limit: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -157,7 +135,7 @@ def learning_rate(progress: float, peak: float, warmup: float = 0.03) -> float:
 
 
 def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tensor, torch.Tensor], minutes: float,
-          batch: int, lr: float, seed: int, style: float = 0.0) -> dict:
+          batch: int, lr: float, seed: int) -> dict:
     gen = torch.Generator().manual_seed(seed)
     device = next(net.parameters()).device  # crops are augmented on the CPU, the network runs where it is
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -180,7 +158,7 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
                 group["lr"] = learning_rate(progress, lr)
             idx = order[i:i + batch]
             target = y[idx].to(device)
-            logits = net(augment(x[idx], gen, style).to(device))
+            logits = net(augment(x[idx], gen).to(device))
             loss = F.cross_entropy(logits, target, label_smoothing=0.1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -239,8 +217,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--limit", type=int, help="train on a random subset of this many crops (trial runs)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--style", type=float, default=0.0,
-                        help="share of crops drawn in another set's inks and strokes (`restyle`)")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="folder for the ONNX file and classifier.json")
     args = parser.parse_args(argv)
@@ -253,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     params = sum(p.numel() for p in net.parameters())
     print(f"{len(y)} train crops, {len(val[1])} val crops, {params} parameters, {args.minutes} min on "
           f"{args.threads} thread(s)", flush=True)
-    run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed, args.style)
+    run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed)
     net = net.cpu()
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -270,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
         "network": {"stages": [list(s) for s in STAGES], "parameters": params},
         "training": {"train": [str(shown(p)) for p in args.train], "crops": len(y), "device": args.device,
                      "minutes": args.minutes, "threads": args.threads,
-                     "batch": args.batch, "lr": args.lr, "seed": args.seed, "style": args.style, "epochs": run["epochs"],
+                     "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],
                      "steps": run["steps"], "history": run["history"]},
         **report,
     }
