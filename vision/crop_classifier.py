@@ -35,6 +35,7 @@ CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
 PAD_VALUE = 114  # grey outside the photo, as the detector's letterbox
 BATCH = 64
+HALVE_FROM = 4.0  # the smallest tile's height, in crop heights, from which crops are cut from a halved photo
 
 
 def crop_region(box, expand: float = EXPAND, jitter=None) -> np.ndarray:
@@ -70,8 +71,18 @@ def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.
 
 
 def cut_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """(N, CROP_H, CROP_W, 3) uint8 crops of every box."""
-    return np.stack([cut_crop(image, b) for b in boxes]) if len(boxes) else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    """(N, CROP_H, CROP_W, 3) uint8 crops of every box. While even the smallest tile is HALVE_FROM times
+    the crop's height, they are cut from the photo halved (2x2 averages): shrinking a 500 px tile to 64
+    px by area costs 1.1 ms a crop, halving the whole photo 3.5 ms, and the crops differ from the direct
+    ones by under one grey level on average."""
+    if not len(boxes):
+        return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    scale = 1.0
+    while float((boxes[:, 3] - boxes[:, 1]).min()) * scale >= HALVE_FROM * CROP_H:
+        h, w = image.shape[0] // 2, image.shape[1] // 2  # even sides: OpenCV's fast path for exactly half
+        image = cv2.resize(image[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
+        scale /= 2
+    return np.stack([cut_crop(image, b * scale) for b in boxes])
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
