@@ -30,7 +30,7 @@ class Score:
 
     def as_dict(self, script: str = "simplified") -> dict[str, int]:
         names = map(_TRAD if script == "traditional" else _NAME, self.items)
-        return dict(zip(names, map(_TAI, self.items)))
+        return dict(zip(names, map(_TAI, self.items), strict=True))
 
 
 _new_score = maker(Score)
