@@ -1,17 +1,13 @@
 """Fit the hand finder's weights (`vision.hand_finding`) on generated scenes, judge them on others.
 
-    python -m models.train_hand_finder TRAIN_DIR [TRAIN_DIR ...] --judge DIR [--draws 3] [--detected CACHE_DIR]
-        [--out models/hand_finder.json]
+    python -m models.train_hand_finder TRAIN_DIR [TRAIN_DIR ...] --judge DIR [--draws 3] [--out models/hand_finder.json]
 
 Each scene's labelled boxes become detections of their codes (as `models.evaluate_layout` makes
 them), moved by box noise like the detector's (0 or 4.5% of a tile) with a few tiles dropped (a
 missed detection); the whole-photo layout cuts them into parts and each part is labelled hand or
 not from the scene's truth (`groups` are the hand unless "loose"; `surround` is walls, discards and
-other players' tiles). With `--detected CACHE_DIR`, each scene is also read by the committed detector
-and its parts labelled by the label boxes their detections overlap: the finder then learns the
-detector's misses, extra boxes and box convention too, and the judge set is also judged so read. A
-small network (`fit`). The judge set (unseen styles, never fitted on) gives the share of parts and of
-whole photos sorted right.
+other players' tiles). A small network (`fit`). The
+judge set (unseen styles, never fitted on) gives the share of parts and of whole photos sorted right.
 """
 
 from __future__ import annotations
@@ -23,14 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import DetectionCache, cache_settings, detect_tiles, load_samples
+from models.evaluate import load_samples
 from models.evaluate_layout import perfect_detections
-from vision.boxes import match
-from vision.detections import Detections
-from vision.detector import MODELS_DIR, TileDetector
 from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, joined, part_features
 from vision.layout import group_rows, in_reading_order
-from vision.photo import load_photo
 
 NOISE = (0.0, 0.045)
 DROP = 0.03  # share of tiles a draw leaves out
@@ -48,23 +40,10 @@ def roles(sample: dict) -> list[bool]:
     return hand
 
 
-def labelled_parts(dets: Detections, hand: np.ndarray) -> tuple[np.ndarray, list[float]]:
-    """(features, is hand) of the parts the whole-photo layout cuts `dets` into; `hand`: per detection."""
-    whole = group_rows(dets)
-    kept = [i for g in whole.groups for i in g]  # reading order → index into `dets`
-    order_dets, layout = in_reading_order(dets, whole)
-    parts = joined(order_dets, layout)
-    return part_features(order_dets, parts), [float(np.mean(hand[[kept[i] for i in g]]) > 0.5) for g in parts.groups]
-
-
-def part_rows(samples: list[dict], draws: int, seed: int, detected: list[Detections] | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(features, is hand, photo index) of every part of every draw; with `detected` (each scene as the
-    detector read it), one draw more per scene: each detection has the role of the label box it
-    overlaps (IoU 0.5; none: not the hand), so the finder also learns the detector's misses and boxes."""
+def part_rows(samples: list[dict], draws: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(features, is hand, photo index) of every part of every draw."""
     rng = np.random.default_rng(seed)
     xs, ys, photo = [], [], []
-    per_scene = draws + (detected is not None)
     for k, s in enumerate(samples):
         hand = np.array(roles(s))
         for d in range(draws):
@@ -73,27 +52,16 @@ def part_rows(samples: list[dict], draws: int, seed: int, detected: list[Detecti
                 continue
             dets = perfect_detections(s["boxes"][keep], [c for c, kp in zip(s["codes"], keep, strict=True) if kp],
                                       NOISE[d % len(NOISE)], rng)
-            f, y = labelled_parts(dets, hand[keep])
+            truth = hand[keep]
+            whole = group_rows(dets)
+            kept = [i for g in whole.groups for i in g]  # reading order → index into `dets`
+            order_dets, layout = in_reading_order(dets, whole)
+            parts = joined(order_dets, layout)
+            f = part_features(order_dets, parts)
             xs.append(f)
-            ys += y
-            photo += [k * per_scene + d] * len(f)
-        if detected is not None and len(detected[k]):
-            role = np.zeros(len(detected[k]), bool)
-            for t, p in match(s["boxes"], detected[k].boxes).items():
-                role[p] = hand[t]
-            f, y = labelled_parts(detected[k], role)
-            xs.append(f)
-            ys += y
-            photo += [k * per_scene + draws] * len(f)
+            ys += [float(np.mean(truth[[kept[i] for i in g]]) > 0.5) for g in parts.groups]
+            photo += [k * draws + d] * len(f)
     return np.concatenate(xs), np.array(ys), np.array(photo)
-
-
-def read_scenes(samples: list[dict], cache_dir: Path) -> list[Detections]:
-    """Each scene as the committed detector reads it (`models.evaluate`'s read path), through its cache."""
-    detector = TileDetector()
-    cache = DetectionCache(cache_dir, cache_settings(detector, MODELS_DIR, 2, 1.0, None))
-    return [cache.get(s["image"], lambda s=s: detect_tiles(detector, load_photo(s["image"]), 2, None))[0]
-            for s in samples]
 
 
 def fit(x: np.ndarray, y: np.ndarray, hidden: int = HIDDEN, steps: int = 1500, seed: int = 0) -> dict:
@@ -133,25 +101,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--judge", type=Path, required=True, help="a generated set of unseen styles")
     parser.add_argument("--draws", type=int, default=2, help="noisy copies of each training scene")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--detected", type=Path, metavar="CACHE_DIR",
-                        help="also fit on each training scene as the committed detector reads it (its detections "
-                             "kept in CACHE_DIR, as `models.evaluate --cache` keeps them)")
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args(argv)
     train = [s for root in args.train for split in ("train", "val") for s in load_samples(root, split, None)]
-    detected = read_scenes(train, args.detected) if args.detected else None
-    x, y, photo = part_rows(train, args.draws, args.seed, detected)
+    x, y, photo = part_rows(train, args.draws, args.seed)
     w = fit(x, y)
-    judged = load_samples(args.judge, "val", None)
-    jx, jy, jphoto = part_rows(judged, 2, args.seed + 1)
+    jx, jy, jphoto = part_rows(load_samples(args.judge, "val", None), 2, args.seed + 1)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     card = {"features": list(FEATURES), "weights": w, "hidden": HIDDEN,
             "fitted_on": [str(p) for p in args.train], "draws": args.draws, "noise": list(NOISE), "drop": DROP,
-            "detector_draw": bool(args.detected),
             "l2": L2, "commit": commit, "train": judge(w, x, y, photo), "judge": {"data": str(args.judge)}
             | judge(w, jx, jy, jphoto)}
-    if args.detected:  # the judge set as the detector reads it: parts of its detections alone
-        card["judge"]["detected"] = judge(w, *part_rows(judged, 0, args.seed + 1, read_scenes(judged, args.detected)))
     args.out.write_text(json.dumps(card, indent=1) + "\n")
     print(json.dumps(card, indent=1))
 
