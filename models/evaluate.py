@@ -52,7 +52,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -204,6 +204,13 @@ class HandJudgement:
     set_apart: int = 0  # labelled hand tiles read as loose
     hand_tiles: int = 0  # labelled hand tiles
     groups_exact: bool | None = None  # the hand's groups and kinds; None unless every hand tile is labelled
+    causes: dict[str, int] = field(default_factory=dict)  # the taps by what they fix (TAP_CAUSES), summing to taps
+
+
+# What each tap of `judge_hand` fixes: a hand tile shown with a wrong code; a labelled tile that is not the
+# hand's kept in it (a wall, a discard, a loose tile); a box on no labelled tile kept in it; a hand tile
+# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none.
+TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed")
 
 
 def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str], truth: dict) -> HandJudgement:
@@ -234,12 +241,14 @@ def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str], 
         if kept[p] and by_detection.get(p) not in hand:
             extra += 1
             loose_kept += p in by_detection
-    taps = wrong + extra + added_taps(list(reading.added), missing, hidden)
+    causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept,
+                                   added_taps(list(reading.added), missing, hidden)), strict=True))
+    taps = sum(causes.values())
     if "groups" not in truth:
-        return HandJudgement(taps, truth=False)
+        return HandJudgement(taps, truth=False, causes=causes)
     whole = bool(truth.get("hand")) and not hidden
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
-                         reading_groups(reading) == truth_groups(truth) if whole else None)
+                         reading_groups(reading) == truth_groups(truth) if whole else None, causes)
 
 
 def rate(count: int, of: int) -> float | None:
@@ -265,6 +274,8 @@ class HandTally:
         whole = [j.groups_exact for j in truth if j.groups_exact is not None]
         total = lambda key: sum(getattr(j, key) for j in truth)  # noqa: E731
         return {"taps": summarise_taps([j.taps for j in self.judged]),
+                "taps_by_cause": {c: round(statistics.fmean(j.causes[c] for j in self.judged), 3) if self.judged
+                                  else None for c in TAP_CAUSES},
                 "judged_on": {"hand truth": len(truth), "every tile (no hand truth)": len(self.judged) - len(truth)},
                 "groups_exact": rate(sum(whole), len(whole)), "whole_hands": len(whole),
                 "loose_kept": share(total("loose_kept"), total("non_hand")),

@@ -137,6 +137,26 @@ def test_in_a_scene_without_a_hand_every_tile_kept_is_a_tap():
     assert judged([("loose", list(range(9)))], scene=loose).taps == 0
 
 
+def test_each_tap_is_put_down_to_what_it_fixes():
+    by = lambda j: {c: n for c, n in j.causes.items() if n}  # noqa: E731
+    assert by(judged(HAND_READ + [("loose", [8])])) == {}
+    assert by(judged(HAND_READ + [("unknown", [8])])) == {"other tile kept": 1}
+    assert by(judged(HAND_READ + [("loose", [8])], codes=["1m", "2m", "4m", *LABELS[3:]])) == {"wrong code": 1}
+    set_apart = judged([("concealed", [0, 1, 2, 3]), ("pon", [5, 6, 7]), ("loose", [4, 8])])
+    assert by(set_apart) == {"missing or supposed": 1}
+    missed = [i for i in range(9) if i != 2]
+    groups = [("concealed", [0, 1, 2, 3]), ("pon", [4, 5, 6]), ("loose", [7])]
+    assert by(judged(groups, keep=missed, added=("4m",))) == {"missing or supposed": 1}
+    nothing = reading_of(np.concatenate([LABEL_BOXES, [box(600)]]), [*LABELS, "9s"],
+                         HAND_READ + [("loose", [8]), ("unknown", [9])], ())
+    j = judge_hand(nothing, match(LABEL_BOXES, nothing.detections.boxes), LABELS, SCENE)
+    assert by(j) == {"box on nothing": 1} and j.taps == 1
+    loose = {"kind": "loose", "hand": None, "surround": [],
+             "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]}
+    everything = judged(HAND_READ + [("unknown", [8])], scene=loose)
+    assert sum(everything.causes.values()) == everything.taps == 9
+
+
 def test_the_hand_figures_add_up_over_photos_and_by_scene():
     sample = {"codes": LABELS, "scene": "table", "truth": SCENE}
     reads = [{"sample": sample, "true_boxes": LABEL_BOXES, "peer": None, "seconds": 0.1,
