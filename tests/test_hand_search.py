@@ -100,7 +100,7 @@ SET_ROWS = [["1m", "3m", "5m", "7m", "9m", "2p", "4p", "6p", "8p", "1s", "3s", "
 
 
 def test_rows_of_a_set_are_offered_loose_not_shown_as_a_hand():
-    """No winning hand holds two rows of 10 or more face-up tiles (beside three melds' 9 tiles a hand
+    """No winning hand shows two rows of 9 or more face-up tiles (beside three melds' 9 tiles a hand
     keeps 8), so with no legal hand neither row is shown as one: all are offered loose."""
     reading = read_detections(rows_of_a_set(SET_ROWS))
     assert reading.hand is None and not hand_tiles(reading)

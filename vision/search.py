@@ -42,10 +42,10 @@ READINGS_PER_VARIANT = 4  # legal hands kept per membership and grouping (the be
 CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
 MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
 SHOWN_WITHOUT_HAND = 0.5  # with no legal hand, the parts more likely in the hand than not are shown as it
-# No winning hand holds two parts of this many face-up tiles (flowers aside): beside three melds' 9 tiles
-# a hand keeps 8; beside two melds, 11 and the melds 8 at most (as kongs). Two such parts are a set laid
-# out, not a hand.
-ROW_OF_ITS_OWN = 10
+# No winning hand shows two parts of this many face-up tiles (flowers aside): with m melds shown it keeps
+# 17 - 3m tiles, 9 or more only for m ≤ 2, whose melds hold 8 at most (as kongs). A photo with two such
+# parts and no legal hand shows a set laid out in rows, not a hand.
+ROW_OF_ITS_OWN = 9
 
 
 @dataclass(frozen=True)
@@ -111,14 +111,15 @@ def memberships(parts: list[Part], flower: np.ndarray) -> Iterator[Membership]:
 
 def likely_hand(parts: list[Part]) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
-    the player to fix (the others stay offered beside it); none when two of those are rows no hand can
-    hold together (ROW_OF_ITS_OWN: rows of a set laid out; on unseen-v3 through detector v3 those
-    scenes went from 10.96 to 8.72 taps, other scenes unchanged). On unseen-table-v3 from label boxes,
+    the player to fix (the others stay offered beside it); none when the photo shows two rows no hand
+    can hold together (ROW_OF_ITS_OWN: rows of a set laid out; through detector v3 those scenes went
+    from 10.96 to 6.76 taps on unseen-v3 and from 9.6 to 6.9 on unseen-table-v3, the other scenes
+    unchanged). On unseen-table-v3 from label boxes,
     showing nothing when they hold more or fewer tiles than a hand raised the taps (1.36 to 2.07);
     showing nothing under 10 tiles lowered them (1.22) but raised them on photos of a hand alone
     (0.27 to 0.81), the photos players take most: not done."""
     inside = tuple(part.p_hand >= SHOWN_WITHOUT_HAND for part in parts)
-    if sum(keep and part.faces >= ROW_OF_ITS_OWN for part, keep in zip(parts, inside, strict=True)) >= 2:
+    if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
         inside = (False,) * len(parts)
     return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
 
