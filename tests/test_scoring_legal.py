@@ -104,14 +104,7 @@ def test_the_fast_splits_and_waits_equal_the_slow_recursion(counts):
     """On any counts (most no hand at all): complete exactly when the recursion says so, and
     the waits are the tiles the recursion completes."""
     assert bool(splits(tuple(counts))) == (sum(counts) % 3 == 2 and _complete(list(counts)))
-    slow = []
-    for i in range(34):
-        if counts[i] < 4:
-            counts[i] += 1
-            if _complete(counts):
-                slow.append(i)
-            counts[i] -= 1
-    assert list(waits(tuple(counts), tuple(counts))) == slow
+    assert list(waits(tuple(counts), tuple(counts))) == _slow_waits(counts)
 
 
 @settings(max_examples=500, deadline=None)
@@ -122,6 +115,11 @@ def test_the_waits_of_a_hand_one_tile_short_equal_the_slow_recursion(vector, dat
     by the recursion, and only those."""
     counts, _ = vector
     counts[data.draw(st.sampled_from([i for i, n in enumerate(counts) if n]))] -= 1
+    assert list(waits(tuple(counts), tuple(counts))) == _slow_waits(counts), counts
+
+
+def _slow_waits(counts: list[int]) -> list[int]:
+    """The tiles that complete `counts`, by the recursion: each added in turn."""
     slow = []
     for i in range(34):
         if counts[i] < 4:
@@ -129,7 +127,7 @@ def test_the_waits_of_a_hand_one_tile_short_equal_the_slow_recursion(vector, dat
             if _complete(counts):
                 slow.append(i)
             counts[i] -= 1
-    assert list(waits(tuple(counts), tuple(counts))) == slow, counts
+    return slow
 
 
 def test_what_is_not_17_tiles_or_holds_a_fifth_copy_never_wins():
