@@ -117,7 +117,8 @@ def likely_hand(parts: list[Part]) -> Membership:
     unchanged). On unseen-table-v3 from label boxes,
     showing nothing when they hold more or fewer tiles than a hand raised the taps (1.36 to 2.07);
     showing nothing under 10 tiles lowered them (1.22) but raised them on photos of a hand alone
-    (0.27 to 0.81), the photos players take most: not done."""
+    (0.27 to 0.81), the photos players take most: not done. So did SHOWN_WITHOUT_HAND 0.6 / 0.7 through
+    detector v3 (unseen-table-v3 2.86 to 2.83 / 2.72 taps; its photos of a hand 1.97 to 2.15 / 2.22)."""
     inside = tuple(part.p_hand >= SHOWN_WITHOUT_HAND for part in parts)
     if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
         inside = (False,) * len(parts)
