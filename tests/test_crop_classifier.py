@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -16,7 +17,17 @@ from datasets.yolo import read_labels
 from models.crops import make_crops
 from models.export import with_classifier
 from vision.classes import CLASS_INDEX, CLASSES
-from vision.crop_classifier import CROP_H, CROP_W, PAD_VALUE, TileClassifier, combine, crop_region, cut_crop, cut_crops
+from vision.crop_classifier import (
+    CROP_H,
+    CROP_W,
+    HALVE_FROM,
+    PAD_VALUE,
+    TileClassifier,
+    combine,
+    crop_region,
+    cut_crop,
+    cut_crops,
+)
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, ModelCard, ModelError, TileDetector
 from vision.photo import load_photo
@@ -158,6 +169,23 @@ def test_reads_the_tiles_of_the_committed_sample_photos(classifier, style):
         total += len(codes)
     assert total >= 20
     assert right / total >= SAMPLES_RIGHT_AT_LEAST[style], right / total
+
+
+def test_large_tiles_are_cut_from_the_photo_halved_and_read_the_same(classifier):
+    """The samples enlarged to a phone photo's size (4000 px wide, or more where a tile would stay under
+    HALVE_FROM crop heights): their crops come from the photo halved (2x2 averages), within two grey
+    levels of the direct crops on average, and read as the same codes as those."""
+    for photo in sample_images():
+        small = load_photo(photo)
+        boxes, _ = read_labels(photo.with_suffix(".txt"), small.shape[1], small.shape[0])
+        f = max(4000 / small.shape[1], 1.05 * HALVE_FROM * CROP_H / (boxes[:, 3] - boxes[:, 1]).min())
+        image = cv2.resize(small, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+        boxes = boxes * f
+        halved = cut_crops(image, boxes)
+        direct = np.stack([cut_crop(image, b) for b in boxes])
+        assert np.abs(halved.astype(int) - direct).mean() < 2.0
+        read = lambda crops: classifier.probabilities(crops).argmax(1).tolist()  # noqa: E731
+        assert read(halved) == read(direct), photo.name
 
 
 def test_rescore_keeps_the_boxes_and_the_detectors_confidence_in_each_tile(classifier):

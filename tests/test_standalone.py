@@ -74,3 +74,14 @@ def test_the_photo_benchmark_without_real_photos_times_the_samples_and_says_so(t
     photos = default_photos(tmp_path)
     assert [p.name for p in photos] == [f"phone-{s.name}" for s in sorted(SAMPLES.glob("*.jpg"))]
     assert f"{tmp_path / 'empty' / 'data' / 'real-scenes'}, which is missing" in capsys.readouterr().err
+
+
+def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
+    """`vision.bench --stages` on one committed sample: our time, the peer's and each stage's."""
+    from vision.bench import SAMPLES, main
+
+    main([str(sorted(SAMPLES.glob("*.jpg"))[0]), "--stages"])
+    out = capsys.readouterr().out
+    assert "1 photos x 1" in out and "x the peer" in out
+    for stage in ("decode", "detector passes", "crop classifier", "of it, cutting crops", "after the detector"):
+        assert f"  {stage}" in out

@@ -7,7 +7,8 @@ datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes ups
 phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout + the hand search;
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
-turn); the figures are the medians over the photos.
+turn); the figures are the medians over the photos. `--stages` also says where our time goes
+(`stage_times`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from pathlib import Path
 import cv2
 
 from datasets.shared import missing_reason, shared_path
+from vision.crop_classifier import cut_crops
 from vision.detector import TileDetector
 from vision.photo import load_photo
-from vision.read import read_photo
+from vision.read import read_detections, read_photo
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "data" / "samples"
@@ -46,6 +48,26 @@ def default_photos(tmp: Path) -> list[Path]:
     return photos
 
 
+def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
+    """Seconds of each stage of one upright read of `photo`: decoding it, the detector's passes, the crop
+    classifier (and of that, cutting the crops), everything after the detector. The classifier and the
+    crops are timed again on their own after the read, and the passes are the read less the classifier."""
+    clock = time.perf_counter
+    start = clock()
+    image = load_photo(photo)
+    decode, start = clock() - start, clock()
+    dets = detector.read(image)
+    read, start = clock() - start, clock()
+    cut_crops(image, dets.boxes)
+    cut, start = clock() - start, clock()
+    if detector.classifier:
+        detector.classifier.rescore(image, dets)
+    classify, start = clock() - start, clock()
+    read_detections(dets)
+    return {"decode": decode, "detector passes": read - classify, "crop classifier": classify,
+            "of it, cutting crops": cut, "after the detector": clock() - start}
+
+
 def main(argv: list[str] | None = None) -> None:
     import tempfile
 
@@ -54,13 +76,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__)
     parser.add_argument("photos", nargs="*", type=Path)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--stages", action="store_true", help="also time each stage of our read")
     args = parser.parse_args(argv)
 
     detector = TileDetector()
     with tempfile.TemporaryDirectory() as tmp:
         photos = [p for arg in args.photos for p in (sorted(arg.glob("*.[jp][pn]g")) if arg.is_dir() else [arg])]
         photos = photos or default_photos(Path(tmp))
-        ours, peer = [], []
+        ours, peer, stages = [], [], []
         for photo in photos:
             mine, theirs = [], []
             for _ in range(args.repeat):  # in turn, so that a shared machine's load falls on both alike
@@ -73,11 +96,16 @@ def main(argv: list[str] | None = None) -> None:
                 theirs.append(time.perf_counter() - start)
             ours.append(min(mine))  # other jobs only ever add time: a photo's time is its least
             peer.append(min(theirs))
+            if args.stages:
+                reads = [stage_times(detector, photo) for _ in range(args.repeat)]
+                stages.append({name: min(r[name] for r in reads) for name in reads[0]})
     mo, mp = statistics.median(ours) * 1000, statistics.median(peer) * 1000
     print(f"{len(photos)} photos x {args.repeat}")
     print(f"taishu photo -> hand : median {mo:7.1f} ms  (max {max(ours) * 1000:.0f} ms)")
     print(f"peer detection only  : median {mp:7.1f} ms  (max {max(peer) * 1000:.0f} ms)")
     print(f"ratio                : {mo / mp:.2f}x the peer")
+    for name in stages[0] if stages else ():
+        print(f"  {name:20s}: median {statistics.median(t[name] for t in stages) * 1000:7.1f} ms")
 
 
 if __name__ == "__main__":
