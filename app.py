@@ -1,19 +1,24 @@
 """台數 taishu: photograph a winning hand, fix what the reader got wrong, see the 台 and who pays.
 
 Thin on purpose: widgets wired to `scoring` (rules) and `vision` (photos) through the small
-helpers in `ui/`. All state lives in `st.session_state`: the draft hand, the photo and its reading
-(by photo id, so editing never re-runs the model), the situation widgets. A table's evening lives
-in the ledger file (`?table=CODE`, `ui/table_page.py`).
+helpers in `ui/`. All state lives in `st.session_state` by value (`ui/widgets.py`): the draft hand,
+the photo and its readings (by photo and ruleset, so editing never re-runs the model), who won and
+how, the deal. The hand is scored once per run, before anything is drawn, so the summary at the top
+and every note below speak of the hand as it is now. A table's evening lives in the ledger file
+(`?table=CODE`, `ui/table_page.py`).
 """
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
-from ledger import as_dealt, seated
-from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation, Table
+from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation
+from scoring.payout import Deal, Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
-from scoring.tiles import TILE_CODES, WINDS
+from scoring.seats import SEATS, Wind, seat_wind
+from scoring.tiles import TILE_CODES
 from ui import audit_page, table_page
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.draft import (
@@ -31,16 +36,19 @@ from ui.draft import (
     set_win,
     to_text,
 )
-from ui.photo import annotate, box_codes, choices, flagged, loose, photo_id, taken
+from ui.photo import annotate, box_codes, choices, flagged, loose, photo_id, spare_for, supposed_left, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
-from ui.table import wind_owner
-from ui.text import SCRIPT_LABELS, SCRIPTS, WIND_NAMES, in_script, seat_label, tile_label
+from ui.table import player
+from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, tile_label, wind_label
+from ui.widgets import choice
 from vision.classes import BACK
+from vision.detections import UNSURE_BELOW
 from vision.detector import ModelError, TileDetector
 from vision.notices import Notice
 from vision.photo import PhotoError, load_photo
 from vision.read import read_photo
 
+log = logging.getLogger("taishu")
 st.set_page_config(page_title="台數 taishu", page_icon="🀄", layout="centered",
                    initial_sidebar_state="collapsed")
 if st.sidebar.radio("頁面", ("台數", "資料集檢查"), key="page") == "資料集檢查":  # ui/audit_page.py
@@ -48,12 +56,18 @@ if st.sidebar.radio("頁面", ("台數", "資料集檢查"), key="page") == "資
     st.stop()
 
 ss = st.session_state
+FLAGS = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上（補牌胡）", "rob_kong": "搶槓", "heavenly": "天胡",
+         "ready": "聽牌（胡前宣告）"}
+FIRST_TURN = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽", "earthly_ready": "地聽",
+              "after_flower": "補花後自摸"}
 for key, value in {
     "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
     "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
-    "source": "upload", "script": "traditional", "seat": "E", "round": "E", "dealer": "E", "streak": 0,
-    "how": "self", "base": 100, "per_tai": 20, "dataset_name": "",
+    "uploads": 0,  # the uploader's generation: a new one (empty) once a hand is recorded
+    "source": "upload", "script": "traditional", "winner": SEATS[0], "how": "self", "round": Wind.E,
+    "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "",
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
+    **dict.fromkeys((*FLAGS, *FIRST_TURN), False),
 }.items():
     ss.setdefault(key, value)
 # Keep it although its widget is not drawn on every run (Streamlit drops a hidden widget's value).
@@ -75,20 +89,21 @@ def group_label(group: str) -> str:
     return t({"concealed": "手牌", "win": "胡的那張", "flowers": "花牌"}[group])
 
 
-def choice(label: str, options: list, name: str, format_func, key: str | None = None) -> None:
-    """A row of choices whose value lives in `ss[name]`. A radio remembers the *label* chosen, and
-    labels change with the script, so each script (and `key`, when callbacks move the value) gets
-    its own widget, started from `ss[name]`."""
-    key = f"{name}-{key or script}"
-    st.radio(label, options, index=options.index(ss[name]), key=key, horizontal=True, format_func=format_func,
-             on_change=lambda: ss.update({name: ss[key]}))
-
-
 def edit(draft: Draft) -> None:
     """Every change of the hand: new widget keys for the tile rows, so no stale selection remains."""
     ss.draft = draft
     ss.version += 1
     ss.selected = None
+
+
+def next_hand(draft: Draft) -> None:
+    """A hand was recorded at the table: the page starts the next one empty, its photo gone, and
+    who won and how to be said again (the deal is filled in from the ledger)."""
+    edit(draft)
+    ss.uploads += 1
+    ss.photo, ss.taken, ss.winner, ss.how = None, None, None, None
+    for flag in (*FLAGS, *FIRST_TURN):
+        ss[flag] = False
 
 
 @st.cache_resource(show_spinner=False)
@@ -147,8 +162,9 @@ def on_take(photo_reading, alternative: int | None) -> None:
     edit(from_reading(taken(photo_reading, alternative)))
 
 
-def on_kind(m: int) -> None:
-    edit(set_meld_kind(ss.draft, m, ss[f"kind-{m}-{script}-{ss.version}"]))
+def on_kind(m: int, reading) -> None:
+    kind = ss[f"kind-{m}-{script}-{ss.version}"]
+    edit(set_meld_kind(ss.draft, m, kind, spare_for(reading, ss.draft, m, kind)))
 
 
 def on_new_meld(kind: str) -> None:
@@ -161,32 +177,10 @@ def on_remove_meld(m: int) -> None:
     ss.target = "concealed"
 
 
-# -- page -------------------------------------------------------------------------------------------
-st.title("台數")
-st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
-         label_visibility="collapsed")
-script = ss.script
-st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
-# The table's ledger (?table=CODE, ui/table_page.py): before the situation widgets, which it fills in.
-desk = table_page.open_desk(script, busy=not ss.draft.empty)
-
-# ① photo
-st.subheader(t("① 照片"))
-upload = st.file_uploader(
-    t("上傳胡牌照片（手機會提供拍照）"), type=["jpg", "jpeg", "png", "webp"], key="upload",
-    on_change=lambda: ss.update(source="upload"),
-    help=t("JPG、PNG 或 WebP。iPhone 的 HEIC 照片上傳時手機會轉成 JPG；若檔案仍是 HEIC，"
-           "請到 設定 › 相機 › 格式 選「最相容」再拍。"),
-)
-with st.expander(t("用網頁相機拍照（需 HTTPS 或 localhost）")):
-    st.caption(t("手機經由 Wi-Fi（http://…）連線時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
-    camera = st.camera_input(t("拍照"), key="camera", on_change=lambda: ss.update(source="camera"))
-
-
-photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
-if photo_file is None:
-    ss.photo = None
-else:
+# -- the photo ----------------------------------------------------------------------------------------
+def read_upload(photo_file) -> None:
+    """Read a new photo once per ruleset (a 十三么 is a hand only where the table has it); the draft
+    follows the photo when it is new or read again under another table."""
     data = photo_file.getvalue()
     pid = photo_id(data)
     if ss.photo is None or ss.photo["id"] != pid:
@@ -195,25 +189,107 @@ else:
         except PhotoError as exc:
             ss.photo = None
             st.error(t("這個檔案不能當照片讀：") + exc.notice.text(script))
-        else:
-            ss.photo = {"id": pid, "image": image, "problem": None}
-            if pid not in ss.readings:
-                try:
-                    with st.spinner(t("讀牌中…")):
-                        ss.readings[pid] = read_photo(image, tile_detector(), Situation(), table_rules(ss.ruleset))
-                except ModelError as exc:
-                    ss.photo["problem"] = exc.notice
-                except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
-                    ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
-            if pid in ss.readings:
-                ss.taken = None
-                edit(from_reading(ss.readings[pid]))
+            return
+        ss.photo = {"id": pid, "image": image, "problem": None, "ruleset": None}
+    if ss.photo["ruleset"] == ss.ruleset:
+        return
+    ss.photo["ruleset"], ss.photo["problem"] = ss.ruleset, None
+    key = (pid, ss.ruleset)
+    if key not in ss.readings:
+        try:
+            with st.spinner(t("讀牌中…")):
+                ss.readings[key] = read_photo(ss.photo["image"], tile_detector(), Situation(), table_rules(ss.ruleset))
+        except ModelError as exc:
+            ss.photo["problem"] = exc.notice
+        except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
+            log.exception("reading a photo failed")
+            ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
+    if key in ss.readings:
+        ss.taken = None
+        edit(from_reading(ss.readings[key]))
 
-photo_reading = ss.readings.get(ss.photo["id"]) if ss.photo else None
+
+# -- what the players say happened ---------------------------------------------------------------------
+def the_result() -> Result | str:
+    """Who won and how under the page's deal, or what is still to be said (in traditional)."""
+    if ss.winner is None:
+        return "選出誰胡了"
+    if ss.how is None:
+        return "選出自摸還是誰放槍"
+    deal = Deal(Wind(ss["round"]), ss.dealer, int(ss.streak))
+    return Result(deal, ss.winner, None if ss.how == "self" else ss.how)
+
+
+def the_flags() -> Situation:
+    return Situation(**{key: bool(ss[key]) for key in (*FLAGS, *FIRST_TURN) if key != "ready"})
+
+
+def score_page():
+    """(verdict, None) for the hand as it is now, or (None, what to say: a prompt or an error)."""
+    if ss.draft.empty:
+        return None, ("prompt", "先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。")
+    result = the_result()
+    if isinstance(result, str):
+        return None, ("prompt", result)
+    try:
+        return evaluate(ss.draft, the_flags(), result, int(ss.base), int(ss.per_tai), bool(ss.ready),
+                        ss.ruleset), None
+    except HandError as exc:
+        return None, ("error", "這手牌不能算：" + exc.for_player)
+    except RulesetError as exc:
+        return None, ("error", "這手牌不能算：" + str(exc))
+
+
+# -- page ---------------------------------------------------------------------------------------------
+st.title("台數")
+st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
+         label_visibility="collapsed")
+script = ss.script
+summary = st.container(key="summary")  # filled in once the hand is scored: stays in view (ui/style)
+st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
+# The table's ledger (?table=CODE, ui/table_page.py): first, since it fills in the deal.
+desk = table_page.open_desk(script, busy=not ss.draft.empty)
+table_info = None if desk is None else desk.table
+
+
+def who(seat, script_=None) -> str:
+    return player(seat, table_info, script_ or script)
+
+
+# ① photo
+st.subheader(t("① 照片"))
+upload = st.file_uploader(
+    t("上傳胡牌照片（手機會提供拍照）"), type=["jpg", "jpeg", "png", "webp"], key=f"upload-{ss.uploads}",
+    on_change=lambda: ss.update(source="upload"),
+    help=t("JPG、PNG 或 WebP。iPhone 的 HEIC 照片上傳時手機會轉成 JPG；若檔案仍是 HEIC，"
+           "請到 設定 › 相機 › 格式 選「最相容」再拍。"),
+)
+with st.expander(t("用網頁相機拍照（需 HTTPS 或 localhost）")):
+    st.caption(t("手機經由 Wi-Fi（http://…）連線時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
+    camera = st.camera_input(t("拍照"), key=f"camera-{ss.uploads}", on_change=lambda: ss.update(source="camera"))
+
+photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
+if photo_file is None:
+    ss.photo = None
+else:
+    read_upload(photo_file)
+
+photo_reading = ss.readings.get((ss.photo["id"], ss.photo["ruleset"])) if ss.photo else None
 reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # as the player took it
 draft = ss.draft
 if ss.target not in draft.groups():
     ss.target = "concealed"
+verdict, why_not = score_page()
+
+with summary:
+    if verdict is not None:
+        r = verdict.result
+        how = t("自摸") if r.self_draw else t("胡 ") + who(r.discarder)
+        st.markdown(f"**{verdict.score.total} 台** · {who(r.winner)} {how}  \n"
+                    + net_line(verdict.payout, script, who))
+    else:
+        st.markdown(t(why_not[1]))
+
 reading_choices = None
 if ss.photo is not None:
     if ss.photo["problem"]:
@@ -222,15 +298,17 @@ if ss.photo is not None:
         st.image(ss.photo["image"], channels="BGR")
     else:
         apart = loose(reading, draft)
+        unsure = int((reading.detections.certainty < UNSURE_BELOW).sum()) if len(reading.detections) else 0
         st.image(annotate(ss.photo["image"], reading, draft), channels="BGR",
-                 caption=t(f"讀到 {len(reading.detections)} 張牌，把握度 {reading.confidence:.0%}。"
-                           "紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
+                 caption=t(f"讀到 {len(reading.detections)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
+                           + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                            + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
-        if reading.hand is None:
+        if verdict is None and why_not[0] == "error" and reading.hand is None:
             st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
-        if reading.added:
+        still_supposed = supposed_left(reading, draft)
+        if still_supposed:
             st.info(t("照片上少一張：為了湊成胡牌，手牌裡補上了 "
-                      + "、".join(tile_label(code, script) for code in reading.added) + "（不對就刪掉它）。"))
+                      + "、".join(tile_label(code, script) for code in still_supposed) + "（不對就刪掉它）。"))
         faces = [i for i in apart if reading.codes[i] != BACK]  # a wall of backs is not worth a tap each
         if faces:
             st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"loose-{ss.version}",
@@ -266,8 +344,7 @@ for group in draft.groups():
         kind = draft.melds[m].kind
         st.selectbox(group_label(group), list(MELD_SIZE), index=None if kind is None else list(MELD_SIZE).index(kind),
                      format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{ss.version}",
-                     on_change=on_kind,
-                     args=(m,), placeholder=t("選擇吃、碰、明槓或暗槓"))
+                     on_change=on_kind, args=(m, reading), placeholder=t("選擇吃、碰、明槓或暗槓"))
     if slots:
         st.pills(
             group_label(group), range(len(slots)), key=f"tiles-{group}-{ss.version}", on_change=on_select,
@@ -292,7 +369,7 @@ if ss.selected is not None:
         st.button(t("取消選取"), on_click=lambda: edit(ss.draft))
     picker_label = t("點一張牌換掉它：")
 else:
-    choice(t("點牌加到："), draft.groups(), "target", group_label, key=f"{script}-{ss.version}")
+    choice(t("點牌加到："), draft.groups(), "target", group_label)
     picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
 st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face,
          format_func=lambda code: tile_label(code, script))
@@ -301,25 +378,21 @@ with st.container(horizontal=True):
         st.button(t(f"＋{KIND_NAMES[kind]}"), key=f"new-{kind}", on_click=on_new_meld, args=(kind,))
     st.button(t("清空手牌"), on_click=lambda: edit(Draft()))
 
-# ③ situation
+# ③ who won, how, and the deal
 st.subheader(t("③ 牌局"))
-wind_name = {w: t(WIND_NAMES[w]) for w in WINDS}
-dealer = ss.dealer
-choice(t("門風（胡牌的人）"), list(WINDS), "seat",
-       wind_name.get if desk is None else lambda w: wind_owner(w, dealer, desk.table, script))
-choice(t("圈風"), list(WINDS), "round", wind_name.get)
-choice(t("怎麼胡"), ["self", *WINDS], "how", lambda w: t("自摸") if w == "self" else seat_label(w, script) + t("放槍"))
-choice(t("莊家"), list(WINDS), "dealer", lambda w: seat_label(w, script))
-flags = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上（補牌胡）", "rob_kong": "搶槓", "heavenly": "天胡",
-         "ready": "聽牌（胡前宣告）"}
+choice(t("誰胡了"), SEATS, "winner", who)
+choice(t("怎麼胡"), ["self", *(s for s in SEATS if s != ss.winner)], "how",
+       lambda h: t("自摸") if h == "self" else who(h) + t(" 放槍"))
+choice(t("莊家"), SEATS, "dealer", who)
+choice(t("圈風"), tuple(Wind), "round", lambda w: t(f"{wind_label(w, script)}風圈"))
+if ss.winner is not None:
+    st.caption(t(f"門風（由胡牌的人和莊家決定）：{wind_label(seat_wind(ss.winner, ss.dealer), script)}"))
 with st.container(horizontal=True):
-    for key, label in flags.items():
+    for key, label in FLAGS.items():
         st.checkbox(t(label), key=key)
 with st.expander(t("開局與補花（地胡、人胡、天聽、地聽、花上自摸：常見、比賽、改良式規則才算）")):
-    first_turn = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽", "earthly_ready": "地聽",
-                  "after_flower": "補花後自摸"}
     with st.container(horizontal=True):
-        for key, label in first_turn.items():
+        for key, label in FIRST_TURN.items():
             st.checkbox(t(label), key=key)
 with st.container(horizontal=True):
     st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
@@ -328,37 +401,25 @@ with st.container(horizontal=True):
 
 # ④ result
 st.subheader(t("④ 台數"))
-self_draw = ss.how == "self"
-situation = Situation(seat=ss.seat, round=ss["round"], self_draw=self_draw, last_tile=ss.last_tile,
-                      after_kong=ss.after_kong, rob_kong=ss.rob_kong, heavenly=ss.heavenly,
-                      **{key: ss[key] for key in first_turn})
-table = Table(dealer=ss.dealer, base=ss.base, per_tai=ss.per_tai, streak=ss.streak, declared_ready=ss.ready,
-              discarder=None if self_draw else ss.how)
-if desk is not None:  # at a table 門風 follows the dealer: the scorer gets the dealer as 東, payments come back by seat
-    table = as_dealt(table)
-outcome = None
-try:
-    outcome = evaluate(draft, situation, table, ss.ruleset)
-except HandError as exc:
-    st.error(t("這手牌不能算：" + exc.for_player))
-except RulesetError as exc:
-    st.error(t("這手牌不能算：") + str(exc))
-if outcome is not None:
-    st.metric(t("合計"), f"{outcome.score.total} 台")
-    rows = item_rows(outcome.score, script)
+if verdict is None:
+    (st.info if why_not[0] == "prompt" else st.error)(t(why_not[1]))
+else:
+    st.metric(t("合計"), f"{verdict.score.total} 台")
+    rows = item_rows(verdict.score, script)
     if rows:
         st.table(rows, hide_index=True)
     else:
         st.caption(t("沒有任何台（屁胡）"))
-    settlement = outcome.settlement if desk is None else seated(outcome.settlement, ss.dealer)
     st.markdown(t("**誰付多少**"))
-    st.table(payment_rows(settlement, ss.ruleset, script), hide_index=True)
-    st.caption(net_line(settlement, script))
+    st.table(payment_rows(verdict.payout, ss.ruleset, script, who), hide_index=True)
+    st.caption(net_line(verdict.payout, script, who))
 if reading_choices is not None and photo_reading.alternatives:
     with reading_choices:
         st.markdown(t("**照片也可以這樣讀**（點一下換成它，手牌會整個換掉）"))
+        result = the_result()
         best = None
-        for option in choices(photo_reading, situation, table, ss.ruleset):
+        for option in choices(photo_reading, the_flags(), None if isinstance(result, str) else result,
+                              int(ss.base), int(ss.per_tai), bool(ss.ready), ss.ruleset):
             tai = "？" if option.tai is None else option.tai
             if option.alternative is None:
                 best = option.tai
@@ -372,7 +433,7 @@ if reading_choices is not None and photo_reading.alternatives:
                       args=(photo_reading, option.alternative),
                       disabled=option.alternative == ss.taken, width="stretch")
 if desk is not None:
-    table_page.confirm(desk, outcome, ss.photo["id"] if ss.photo else None, script, edit)
+    table_page.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand)
 
 # ⑤ saving the corrected photo
 if reading is not None:

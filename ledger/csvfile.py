@@ -1,9 +1,10 @@
 """The evening as CSV (one row per hand, a spreadsheet opens it) and back: `read_csv(write_csv(h)) == h`.
 
-Columns: `seq, recorded_at, edited_at, round, dealer, streak, winner, discarder, total, items, E, S, W, N,
-ruleset, photo_id, hand`. Seats and winds are E/S/W/N; an empty winner is a 流局, an empty
-discarder a self-draw; `items` reads `門清 1 · 平和 2`; E..N are each seat's money on that hand;
-`hand` is the scored hand as JSON (`Hand.to_json()`, 門風 with the dealer as E).
+Columns: `seq, recorded_at, edited_at, round, dealer, streak, winner, discarder, total, items, 東家, 南家,
+西家, 北家, ruleset, photo_id, hand`. A seat is written 東家 … 北家, the round wind 東 … 北 (a seat is not a
+wind); an empty winner is a 流局, an empty discarder a self-draw; `items` reads `門清 1 · 平和 2`; 東家 …
+北家 are each seat's money on that hand; `hand` is the scored hand as JSON (`Hand.to_json()`, its winds
+by `scoring.payout.seat_hand`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import csv
 import io
 import json
 
-from scoring.tiles import WINDS
+from scoring.payout import Deal
+from scoring.seats import SEATS, Seat, Wind
 
-from .deal import Deal
 from .entry import Entry
 from .store import Recorded
 
 COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total", "items",
-           *WINDS, "ruleset", "photo_id", "hand")
+           *(s.zh for s in SEATS), "ruleset", "photo_id", "hand")
+SEAT_OF_NAME = {s.zh: s for s in SEATS}
+WIND_OF_NAME = {w.zh: w for w in Wind}
 ITEM_SEPARATOR = " · "
 
 
@@ -34,12 +37,31 @@ def write_csv(hands: list[Recorded]) -> str:
     for h in hands:
         e = h.entry
         writer.writerow([
-            h.seq, h.recorded_at, h.edited_at or "", e.deal.round, e.deal.dealer, e.deal.streak, e.winner or "",
-            e.discarder or "", e.total, ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
+            h.seq, h.recorded_at, h.edited_at or "", e.deal.round.zh, e.deal.dealer.zh, e.deal.streak,
+            _seat_name(e.winner), _seat_name(e.discarder), e.total,
+            ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
             "" if e.hand is None else json.dumps(e.hand, ensure_ascii=False, separators=(",", ":")),
         ])
     return out.getvalue()
+
+
+def _seat_name(seat: Seat | None) -> str:
+    return "" if seat is None else seat.zh
+
+
+def _seat(name: str) -> Seat | None:
+    if not name:
+        return None
+    if name not in SEAT_OF_NAME:
+        raise ValueError(f"{name!r} is not a seat (東家 南家 西家 北家)")
+    return SEAT_OF_NAME[name]
+
+
+def _wind(name: str) -> Wind:
+    if name not in WIND_OF_NAME:
+        raise ValueError(f"{name!r} is not a round wind (東 南 西 北)")
+    return WIND_OF_NAME[name]
 
 
 def _item(text: str) -> tuple[str, int]:
@@ -56,10 +78,10 @@ def read_csv(text: str) -> list[Recorded]:
             raise CsvError(f"line 1: expected the columns {', '.join(COLUMNS)}")
         try:
             entry = Entry(
-                deal=Deal(row["round"], row["dealer"], int(row["streak"])),
-                winner=row["winner"] or None, discarder=row["discarder"] or None, total=int(row["total"]),
+                deal=Deal(_wind(row["round"]), _seat(row["dealer"]), int(row["streak"])),
+                winner=_seat(row["winner"]), discarder=_seat(row["discarder"]), total=int(row["total"]),
                 items=tuple(_item(i) for i in row["items"].split(ITEM_SEPARATOR)) if row["items"] else (),
-                net=tuple(int(row[w]) for w in WINDS),
+                net=tuple(int(row[s.zh]) for s in SEATS),
                 hand=json.loads(row["hand"]) if row["hand"] else None,
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
             )

@@ -1,56 +1,48 @@
 """One line of the ledger: a scored win or a 流局, with the deal it was played under and the
-payments by seat (方位), so the evening's totals are sums of stored numbers and a later change of
-the scorer does not rewrite history."""
+payments by seat, so the evening's totals are sums of stored numbers and a later change of the
+scorer does not rewrite history."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from scoring.hand import Hand
-from scoring.score import Score
-from scoring.settle import Settlement
-from scoring.tiles import WINDS
-
-from .deal import Deal, seat_of_wind, seated
+from scoring.payout import Deal, Result, Verdict
+from scoring.seats import SEATS, Seat
 
 
 @dataclass(frozen=True)
 class Entry:
     deal: Deal
-    winner: str | None = None  # seat; None for a 流局
-    discarder: str | None = None  # seat that dealt the winning tile; None for a self-draw and a 流局
+    winner: Seat | None = None  # None for a 流局
+    discarder: Seat | None = None  # who dealt the winning tile; None for a self-draw and a 流局
     total: int = 0  # the hand's 台 (莊家 and 連莊 are on the payments)
     items: tuple[tuple[str, int], ...] = ()  # (台 item in traditional characters, 台)
-    net: tuple[int, int, int, int] = (0, 0, 0, 0)  # per seat E, S, W, N
-    hand: dict | None = None  # Hand.to_json() as scored (門風: dealer E)
+    net: tuple[int, int, int, int] = (0, 0, 0, 0)  # each seat's money, 東家 南家 西家 北家
+    hand: dict | None = None  # Hand.to_json() as scored (winds by scoring.payout.seat_hand)
     ruleset: str | None = None
     photo_id: str | None = None
 
     @property
-    def net_by_seat(self) -> dict[str, int]:
-        return dict(zip(WINDS, self.net, strict=True))
+    def net_by_seat(self) -> dict[Seat, int]:
+        return dict(zip(SEATS, self.net, strict=True))
+
+    @property
+    def result(self) -> Result | None:
+        """Who won and how; None for a 流局."""
+        return None if self.winner is None else Result(self.deal, self.winner, self.discarder)
 
     def same_hand(self, other: Entry) -> bool:
         """The same result of the same deal, whichever phone (and photo) recorded it."""
         return replace(self, photo_id=None) == replace(other, photo_id=None)
 
 
-def win(hand: Hand, result: Score, settlement: Settlement, dealer: str, photo_id: str | None = None) -> Entry:
-    """A scored win as a ledger line. `hand` and `settlement` are in the scorer's terms, 門風 with
-    the dealer as `E` (see `deal`); `dealer` is the dealer's seat."""
-    table = hand.table
-    if table is None or table.dealer != "E":
-        raise ValueError("a ledger hand is scored with its table, the dealer as E (門風)")
+def win(verdict: Verdict, photo_id: str | None = None) -> Entry:
+    """A scored win (`scoring.payout.judge`) as a ledger line."""
+    result = verdict.result
     return Entry(
-        deal=Deal(hand.situation.round, dealer, table.streak),
-        winner=seat_of_wind(hand.seat, dealer),
-        discarder=None if hand.self_draw else seat_of_wind(table.discarder, dealer),
-        total=result.total,
-        items=tuple((item.trad, item.tai) for item in result.items),
-        net=tuple(seated(settlement, dealer).net[w] for w in WINDS),
-        hand=hand.to_json(),
-        ruleset=result.ruleset,
-        photo_id=photo_id,
+        deal=result.deal, winner=result.winner, discarder=result.discarder, total=verdict.score.total,
+        items=tuple((item.trad, item.tai) for item in verdict.score.items), net=verdict.payout.nets,
+        hand=verdict.hand.to_json(), ruleset=verdict.score.ruleset, photo_id=photo_id,
     )
 
 

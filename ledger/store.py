@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET
-from scoring.tiles import WINDS
+from scoring.seats import SEATS, Seat, Wind
 
-from .deal import Deal, next_deal
+from .deal import next_deal
 from .entry import Entry
 
 BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before "locked"
@@ -83,8 +84,8 @@ class Conflict(LedgerError):
 @dataclass(frozen=True)
 class TableInfo:
     code: str
-    names: tuple[str, str, str, str]  # by seat E, S, W, N; "" where not given
-    first_dealer: str
+    names: tuple[str, str, str, str]  # by seat 東家 南家 西家 北家; "" where not given
+    first_dealer: Seat
     base: int
     per_tai: int
     ruleset: str
@@ -173,7 +174,7 @@ class Ledger:
 
     # -- tables ----------------------------------------------------------------------------------
     def open_table(self, code: str, base: int = 100, per_tai: int = 20, ruleset: str = DEFAULT_RULESET,
-                   first_dealer: str = "E") -> TableInfo:
+                   first_dealer: Seat = Seat.E) -> TableInfo:
         """The table `code`, made with these settings when it does not exist yet."""
         code = table_code(code)
         with self._session(write=False) as db:
@@ -183,18 +184,18 @@ class Ledger:
         with self._session(write=True) as db:
             db.execute("INSERT OR IGNORE INTO tables (code, created_at, names, first_dealer, base, per_tai, ruleset)"
                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (code, _now(), json.dumps([""] * 4), first_dealer, base, per_tai, ruleset))
+                       (code, _now(), json.dumps([""] * 4), first_dealer.code, base, per_tai, ruleset))
             return _table(db, code)
 
-    def update_table(self, code: str, names: tuple[str, ...], first_dealer: str, base: int, per_tai: int,
+    def update_table(self, code: str, names: tuple[str, ...], first_dealer: Seat, base: int, per_tai: int,
                      ruleset: str) -> TableInfo:
-        if len(names) != 4 or first_dealer not in WINDS:
-            raise ValueError("four names and a first dealer among E, S, W, N")
+        if len(names) != 4 or not isinstance(first_dealer, Seat):
+            raise ValueError("four names and a first dealer's seat")
         with self._session(write=True) as db:
             _require(db, code)
             db.execute("UPDATE tables SET names = ?, first_dealer = ?, base = ?, per_tai = ?, ruleset = ?,"
                        " revision = revision + 1 WHERE code = ?",
-                       (json.dumps(list(names), ensure_ascii=False), first_dealer, base, per_tai, ruleset, code))
+                       (json.dumps(list(names), ensure_ascii=False), first_dealer.code, base, per_tai, ruleset, code))
             return _table(db, code)
 
     def state(self, code: str) -> tuple[TableInfo, list[Recorded]]:
@@ -261,7 +262,7 @@ def _table(db: sqlite3.Connection, code: str) -> TableInfo | None:
                      " FROM tables WHERE code = ?", (code,)).fetchone()
     if row is None:
         return None
-    return TableInfo(row[0], tuple(json.loads(row[1])), *row[2:])
+    return TableInfo(row[0], tuple(json.loads(row[1])), Seat.of(row[2]), *row[3:])
 
 
 def _require(db: sqlite3.Connection, code: str) -> TableInfo:
@@ -281,11 +282,20 @@ HAND_COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", 
 
 def _insert(db: sqlite3.Connection, code: str, r: Recorded) -> None:
     e = r.entry
-    row = (r.seq, r.recorded_at, r.edited_at, e.deal.round, e.deal.dealer, e.deal.streak, e.winner, e.discarder,
+    row = (r.seq, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
+           _code(e.winner), _code(e.discarder),
            e.total, json.dumps(e.items, ensure_ascii=False), json.dumps(e.net),
            None if e.hand is None else json.dumps(e.hand), e.ruleset, e.photo_id)
     db.execute(f"INSERT INTO hands (table_code, {', '.join(HAND_COLUMNS)}) VALUES (?{', ?' * len(HAND_COLUMNS)})",
                (code, *row))
+
+
+def _code(seat: Seat | None) -> str | None:
+    return None if seat is None else seat.code
+
+
+def _seat(code: str | None) -> Seat | None:
+    return None if code is None else Seat.of(code)
 
 
 def _hands(db: sqlite3.Connection, code: str) -> list[Recorded]:
@@ -295,8 +305,8 @@ def _hands(db: sqlite3.Connection, code: str) -> list[Recorded]:
 
 def _recorded(row: dict) -> Recorded:
     entry = Entry(
-        deal=Deal(row["round"], row["dealer"], row["streak"]),
-        winner=row["winner"], discarder=row["discarder"], total=row["total"],
+        deal=Deal(Wind(row["round"]), Seat.of(row["dealer"]), row["streak"]),
+        winner=_seat(row["winner"]), discarder=_seat(row["discarder"]), total=row["total"],
         items=tuple((name, tai) for name, tai in json.loads(row["items"])),
         net=tuple(json.loads(row["net"])),
         hand=None if row["hand"] is None else json.loads(row["hand"]),
@@ -309,19 +319,19 @@ def _recorded(row: dict) -> Recorded:
 def deal_after(table: TableInfo, hands: list[Recorded]) -> Deal:
     """The next hand's deal: from the last hand recorded, or the table's first deal."""
     if not hands:
-        return Deal("E", table.first_dealer, 0)
+        return Deal(Wind.E, table.first_dealer, 0)
     last = hands[-1].entry
     return next_deal(last.deal, last.winner, table.first_dealer)
 
 
-def totals(hands: list[Recorded]) -> dict[str, int]:
+def totals(hands: list[Recorded]) -> dict[Seat, int]:
     """Each seat's money over the evening: the sum of its payments."""
-    return {w: sum(h.entry.net[i] for h in hands) for i, w in enumerate(WINDS)}
+    return {s: sum(h.entry.net[i] for h in hands) for i, s in enumerate(SEATS)}
 
 
-def running_totals(hands: list[Recorded]) -> list[tuple[int, dict[str, int]]]:
+def running_totals(hands: list[Recorded]) -> list[tuple[int, dict[Seat, int]]]:
     """(hand number, each seat's total after it), starting at (0, all zero)."""
-    out = [(0, dict.fromkeys(WINDS, 0))]
+    out = [(0, dict.fromkeys(SEATS, 0))]
     for h in hands:
-        out.append((h.seq, {w: out[-1][1][w] + n for w, n in h.entry.net_by_seat.items()}))
+        out.append((h.seq, {s: out[-1][1][s] + n for s, n in h.entry.net_by_seat.items()}))
     return out

@@ -2,7 +2,11 @@
 programs (stdin: a JSON array of hands in the spec's form; stdout: one result per hand).
 
     python -m scoring score "一万二万三万四万五万六万七万八万九万二筒三筒四筒四条五条九条九条" \\
-        --win 6s --seat E --round S --self-draw --base 50 --per-tai 20 --dealer S --streak 1
+        --win 6s --winner E --round S --self-draw --base 50 --per-tai 20 --dealer S --streak 1
+
+For people, who won, who dealt and who discarded are seats (E S W N: 东家 南家 西家 北家), as a
+table says them; 门风 follows from the winner's seat and the dealer (`scoring.payout`). The JSON
+form is the spec's, in winds.
     echo '[{...}, {...}]' | python -m scoring score --json
 """
 
@@ -12,10 +16,13 @@ import argparse
 import json
 import sys
 
-from .hand import Hand, HandError, Meld, Situation, Table, brief
+from .hand import Hand, HandError, Meld, Situation, brief
 from .notation import HAND_GRAMMAR, MELD_SIZE, format_chinese, format_compact, parse_hand, parse_tile, parse_tiles
+from .payout import Deal, Result, Verdict, judge, seat_hand
 from .ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_rulesets, load_ruleset
 from .score import score
+from .script import in_script
+from .seats import SEATS, Seat, Wind, seat_wind
 from .settle import settle
 from .tiles import WINDS, sort_tiles
 
@@ -85,7 +92,8 @@ def _meld(kind: str, text: str) -> Meld:
 
 def hand_from_args(args) -> Hand:
     """The hand line in the app's notation (`scoring.notation.parse_hand`), with the melds, flowers
-    and winning tile the options add; without 和 or --win the last tile wins, as in the app."""
+    and winning tile the options add; without 和 or --win the last tile wins, as in the app. Its
+    门风 is the winner's under the dealer; its table, when payments are asked, is `result_from_args`'."""
     try:
         written = parse_hand(args.hand)
     except HandError as e:
@@ -103,19 +111,27 @@ def hand_from_args(args) -> Hand:
     melds = [*written.melds, *(_meld(kind, t) for kind in MELD_SIZE for t in getattr(args, kind) or ())]
     flowers = written.flowers + (parse_tiles(args.flowers) if args.flowers else ())
     situation = Situation(
-        seat=args.seat, round=args.round, self_draw=args.self_draw, last_tile=args.last_tile,
-        after_kong=args.after_kong, rob_kong=args.rob_kong, heavenly=args.heavenly,
+        seat=seat_wind(Seat(args.winner), Seat(args.dealer)).value, round=args.round, self_draw=args.self_draw,
+        last_tile=args.last_tile, after_kong=args.after_kong, rob_kong=args.rob_kong, heavenly=args.heavenly,
         earthly=args.earthly, human=args.human, heavenly_ready=args.heavenly_ready,
         earthly_ready=args.earthly_ready, after_flower=args.after_flower,
     )
-    table = None
-    given = [x is not None for x in (args.base, args.per_tai, args.dealer)]
-    if any(given):
-        if not all(given):
-            raise HandError("payments need all of --base, --per-tai and --dealer")
-        table = Table(dealer=args.dealer, base=args.base, per_tai=args.per_tai,
-                      streak=args.streak, declared_ready=args.ready, discarder=args.discarder)
-    return Hand(tuple(concealed), win, tuple(melds), flowers, situation, table)
+    return Hand(tuple(concealed), win, tuple(melds), flowers, situation)
+
+
+def result_from_args(args) -> Result | None:
+    """Who won and how, by seat, when payments are asked (--base and --per-tai); None otherwise."""
+    given = [x is not None for x in (args.base, args.per_tai)]
+    if not any(given):
+        if args.discarder is not None:
+            raise HandError("--discarder is for payments: give --base and --per-tai too")
+        return None
+    if not all(given):
+        raise HandError("payments need both --base and --per-tai")
+    if args.self_draw == (args.discarder is not None):
+        raise HandError("payments need --self-draw or --discarder SEAT, one of them")
+    deal = Deal(Wind(args.round), Seat(args.dealer), args.streak)
+    return Result(deal, Seat(args.winner), None if args.discarder is None else Seat(args.discarder))
 
 
 def _pad(text: str, width: int) -> str:
@@ -128,9 +144,13 @@ def _run_people(args) -> int:
     script = "traditional" if args.trad else "simplified"
     trad = args.trad
     try:
-        hand = hand_from_args(args)
-        result = score(hand, args.ruleset)
-        paid = settle(result, hand) if hand.table is not None else None
+        hand, seated = hand_from_args(args), result_from_args(args)
+        verdict: Verdict | None = None
+        if seated is not None:
+            verdict = judge(seat_hand(hand, seated, args.base, args.per_tai, args.ready), seated, args.ruleset)
+            result = verdict.score
+        else:
+            result = score(hand, args.ruleset)
     except HandError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -153,18 +173,26 @@ def _run_people(args) -> int:
     if not result.items:
         print("  (屁胡: no entry)")
     print(f"  {_pad('合計' if trad else '合计', 14)}{result.total:>3} 台")
-    if paid is not None:
-        t = hand.table
-        print()
-        print(f"底 {t.base} 每台 {t.per_tai}; {'莊家' if trad else '庄家'} {t.dealer}, "
-              f"{'連莊' if trad else '连庄'} {t.streak}")
-        trad_names = {n: tr for n, tr in load_ruleset(args.ruleset).settlement.names.values()}
-        for p in paid.payments:
-            extras = "".join(f" + {trad_names.get(n, n) if trad else n} {v}" for n, v in p.extras)
-            print(f"  {p.payer} pays {p.amount}  ({result.total}{extras} = {p.tai} 台)")
-        print("  " + "  ".join(f"{s} {paid.net[s]:+d}" if paid.net[s] else f"{s} 0"
-                               for s in WINDS))
+    if verdict is not None:
+        _print_payout(verdict, args, script)
     return 0
+
+
+def _print_payout(verdict: Verdict, args, script: str) -> None:
+    """Who pays whom, by seat: 东家 pays 170 (3 + 庄家 1 + 连庄 2 = 6 台)."""
+    def seat(s: Seat) -> str:
+        return in_script(s.zh, script)
+
+    r, payout = verdict.result, verdict.payout
+    print()
+    print(in_script(f"底 {args.base} 每台 {args.per_tai}; 莊家 ", script) + seat(r.deal.dealer)
+          + in_script(f", 連莊 {r.deal.streak}; ", script) + seat(r.winner)
+          + in_script(f" 胡 (門風 {r.winner_wind.zh})", script))
+    trad_names = {n: tr for n, tr in load_ruleset(args.ruleset).settlement.names.values()}
+    for p in payout.payments:
+        extras = "".join(f" + {trad_names.get(n, n) if args.trad else n} {v}" for n, v in p.extras)
+        print(f"  {seat(p.payer)} pays {p.amount}  ({verdict.score.total}{extras} = {p.tai} 台)")
+    print("  " + "  ".join(f"{seat(s)} {payout.net[s]:+d}" if payout.net[s] else f"{seat(s)} 0" for s in SEATS))
 
 
 def _run_rules(args) -> int:
@@ -198,7 +226,9 @@ def main(argv=None) -> int:
     s.add_argument("hand", nargs="?", help="concealed tiles: 一万二万… / 123m 456p 77z")
     s.add_argument("--json", action="store_true", help="read a JSON array of hands on stdin")
     s.add_argument("--win", help="the winning tile (6s, 六条)")
-    s.add_argument("--seat", choices=WINDS, default="E", help="门风 (default E)")
+    seats = [s.code for s in SEATS]
+    s.add_argument("--winner", choices=seats, default="E",
+                   help="who won, a seat: E S W N = 东家 南家 西家 北家 (default E); 门风 follows from the dealer")
     s.add_argument("--round", choices=WINDS, default="E", help="圈风 (default E)")
     s.add_argument("--self-draw", action="store_true", help="自摸 (else off a discard)")
     for kind in MELD_SIZE:
@@ -217,9 +247,9 @@ def main(argv=None) -> int:
                    help="self-drawn on the replacement after a flower (杠上开花 where the table counts it)")
     s.add_argument("--base", type=int, help="底")
     s.add_argument("--per-tai", type=int, help="每台")
-    s.add_argument("--dealer", choices=WINDS, help="庄家 seat")
+    s.add_argument("--dealer", choices=seats, default="E", help="庄家, a seat (default E)")
     s.add_argument("--streak", type=int, default=0, help="连庄 count")
-    s.add_argument("--discarder", choices=WINDS, help="who discarded the winning tile")
+    s.add_argument("--discarder", choices=seats, help="who discarded the winning tile, a seat (payments)")
     s.add_argument("--ready", action="store_true", help="听牌 declared before winning")
     s.add_argument("--trad", action="store_true", help="print in traditional characters")
     s.add_argument("--ruleset", default=DEFAULT_RULESET,

@@ -20,6 +20,7 @@ import vision.read
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS
 from scoring.score import score
+from tests.app_driver import choose, chosen
 from tests.example_hands import house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.draft import Slot, from_text, to_hand
@@ -91,7 +92,7 @@ def ok(at):
 
 def test_typed_hand_scores_and_settles(app):
     at = ok(app(NoModel))
-    assert not at.metric and "還沒有牌" in at.error[0].value
+    assert not at.metric and not at.error and "先拍照" in at.info[0].value  # an empty hand is a prompt
     ok(at.text_input(key="text").set_value(TYPED).run())
     assert total_shown(at) == expected_total(HAND)
     assert [r["項目"] for r in at.table[0].value.to_dict("records")] == [i.trad for i in score(HAND).items]
@@ -99,10 +100,10 @@ def test_typed_hand_scores_and_settles(app):
     assert [p["誰付"] for p in payers] == ["南家", "西家", "北家"]
     assert all(p["金額"] == 100 + (score(HAND).total + 1) * 20 for p in payers)  # 底 100, 每台 20, 莊家 +1
 
-    ok(at.radio(key="how-traditional").set_value("N").run())  # off 北家's discard: 北家 alone pays
+    choose(at, "how", "北家 放槍")  # off 北家's discard: 北家 alone pays
     assert [p["誰付"] for p in at.table[1].value.to_dict("records")] == ["北家"]
     ok(at.radio(key="script").set_value("simplified").run())  # the labels change, the choices stay
-    assert at.metric[0].label == "合计" and at.radio(key="how-simplified").value == "N"
+    assert at.metric[0].label == "合计" and chosen(at, "how") == "北家 放枪"
     assert [p["谁付"] for p in at.table[1].value.to_dict("records")] == ["北家"]
 
 
@@ -161,12 +162,12 @@ def save_button(at):
 def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path, monkeypatch):
     monkeypatch.setenv("TAISHU_DATASET_ROOT", str(tmp_path))  # as the server was started
     at = ok(app(FakeDetector))
-    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     assert FakeDetector.reads == 1  # once per photo (a sure reading is not read turned too: vision.read)
     assert total_shown(at) == expected_total(HAND)
     [photo] = at.image
     assert photo.captions[0].startswith("讀到 18 張牌")
-    ok(at.radio(key="how-traditional").set_value("S").run())  # a widget change re-scores without reading again
+    choose(at, "how", "南家 放槍")  # a widget change re-scores without reading again
     ok(at.checkbox(key="ready").check().run())
     assert FakeDetector.reads == 1
 
@@ -190,7 +191,7 @@ def test_the_page_chooses_a_checked_folder_name_inside_the_data_folder_only(app,
     (root / "theirs").mkdir(parents=True)
     (root / "theirs" / "data.yaml").write_text("names: [cat, dog]\n")
     at = ok(app(FakeDetector))
-    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     for name, said in [("../../x", "不能是路徑"), ("/etc", "不能是路徑"), ("theirs", "不會覆蓋它")]:
         ok(at.text_input(key="dataset_name").set_value(name).run())
         ok(save_button(at).click().run())
@@ -215,7 +216,7 @@ def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
     seen = Detections(dets.boxes[[0, *range(2, len(codes))]], one_hot(codes[:1] + codes[2:]))  # 2m missed
     monkeypatch.setattr(FakeDetector, "read", lambda self, image: seen)
     at = ok(app(FakeDetector))
-    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     v = at.session_state["version"]
     assert at.pills(key=f"tiles-meld:1-{v}").options == ["？"] * 4  # the kong of backs
     assert at.error and save_button(at)
@@ -232,7 +233,7 @@ def photo_read_as(app, monkeypatch):
     def upload(reading):
         monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None, rules=None: reading)
         at = ok(app(FakeDetector))
-        return ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+        return ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
 
     return upload
 
@@ -267,7 +268,7 @@ def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_rea
     ok(next(b for b in at.button if b.label == "刪除這張").click().run())
     assert loose_pills(at).options == ["九萬", "東風"] and total_shown(at) == expected_total(HAND)
 
-    ok(at.radio(key=f"target-traditional-{at.session_state['version']}").set_value("meld:0").run())
+    choose(at, "target", "副露 1（碰）")
     ok(loose_pills(at).set_value(18).run())  # into the group tiles are being added to
     assert at.session_state["draft"].melds[0].tiles[-1] == Slot("1z", 18)
 
@@ -313,7 +314,7 @@ def test_odd_readings_render(photo_read_as):
 def test_a_broken_upload_gets_a_message_and_keeps_the_hand(app, data, message):
     at = ok(app(FakeDetector))
     ok(at.text_input(key="text").set_value(TYPED).run())
-    ok(at.file_uploader(key="upload").set_value(("hand.jpg", data, "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", data, "image/jpeg")).run())
     assert any(message in e.value for e in at.error)
     assert FakeDetector.reads == 0 and total_shown(at) == expected_total(HAND)
 
@@ -327,7 +328,7 @@ class WinNotApart:
 
 def test_the_readers_warnings_are_shown_in_the_players_script(app):
     at = ok(app(WinNotApart))
-    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     assert any(m.value == "- 胡的那張沒有分開放：當作手牌的最後一張" for m in at.markdown)
     ok(at.radio(key="script").set_value("simplified").run())
     assert any(m.value == "- 胡的那张没有分开放：当作手牌的最后一张" for m in at.markdown)
@@ -335,7 +336,7 @@ def test_the_readers_warnings_are_shown_in_the_players_script(app):
 
 def test_without_a_model_the_photo_is_shown_and_typing_still_works(app):
     at = ok(app(NoModel))
-    ok(at.file_uploader(key="upload").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     assert "無法從照片讀牌" in at.warning[0].value and "找不到模型說明檔 models/model.json" in at.warning[0].value
     ok(at.text_input(key="text").set_value(TYPED).run())
     assert total_shown(at) == expected_total(HAND)
@@ -348,7 +349,7 @@ def test_real_model_reads_a_sample_photo():
     hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
     st.cache_resource.clear()
     at = ok(AppTest.from_file(str(APP), default_timeout=120).run())
-    ok(at.file_uploader(key="upload").set_value(("sample.jpg", sample.with_suffix(".jpg").read_bytes(),
+    ok(at.file_uploader(key="upload-0").set_value(("sample.jpg", sample.with_suffix(".jpg").read_bytes(),
                                                  "image/jpeg")).run())
     assert not any("unavailable" in w.value for w in at.warning)
     situation = Situation(self_draw=True)
@@ -360,7 +361,7 @@ def test_first_turn_flags_reach_the_rulesets_that_score_them(app):
     """地胡 (a non-dealer's self-draw on the first draw) is an entry of the competition table only."""
     at = ok(app())
     ok(at.text_input(key="text").set_value("123m 456m 789m 234p 45s 99s 和6s").run())
-    ok(at.radio(key="seat-traditional").set_value("S").run())
+    choose(at, "winner", "南家")
     ok(at.checkbox(key="earthly").check().run())
     assert "地胡" not in str(at.table[0].value)  # the default table has no 地胡
     ok(at.selectbox(key="ruleset").set_value("tw16-competition").run())
@@ -374,7 +375,7 @@ def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path,
     at = ok(app(NoModel))
     assert "house" in at.selectbox(key="ruleset").options
     ok(at.text_input(key="text").set_value("123456789m 234p 45s 99s 和6s").run())
-    ok(at.radio(key="how-traditional").set_value("N").run())  # off a discard: 门清 1 + 平和 2 by default
+    choose(at, "how", "北家 放槍")  # off a discard: 门清 1 + 平和 2 by default
     assert total_shown(at) == "3 台"
     ok(at.selectbox(key="ruleset").set_value("house").run())
     assert total_shown(at) == "4 台" and {"項目": "門清", "台": 2} in at.table[0].value.to_dict("records")

@@ -28,6 +28,8 @@ from ui.draft import (
     to_hand,
     to_text,
 )
+from scoring.payout import Deal, Result
+from scoring.seats import Seat, Wind
 from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
@@ -43,7 +45,8 @@ HAND = Hand.from_json({
     "seat": "E", "round": "E", "self_draw": True,
 })
 SELF_DRAW = Situation(self_draw=True)
-TABLE = Table(dealer="E", base=100, per_tai=20)
+EAST_DRAWS = Result(Deal(), Seat.E)  # 東家 deals and self-draws, as the page starts
+STAKES = (100, 20, False)  # 底, 每台, 聽牌 declared
 
 
 def codes(slots):
@@ -217,15 +220,19 @@ def test_a_runner_up_taken_lays_its_codes_and_groups_over_the_same_boxes():
 
 
 def test_choices_are_scored_as_the_page_would_score_them():
-    offered = choices(AT_A_TABLE, SELF_DRAW, TABLE, "tw16-2026.09-p0")
+    rules = "tw16-2026.09-p0"
+    offered = choices(AT_A_TABLE, SELF_DRAW, EAST_DRAWS, *STAKES, rules)
     assert [(c.alternative, c.tai, tuple(d.text("traditional") for d in c.differs)) for c in offered] == [
         (None, 3, ()), (0, 3, ("第 9 張二條改成五條",)), (1, 2, ("梅不算",))]
-    heavenly = Situation(self_draw=True, heavenly=True)  # 天胡 with a meld: no win under this situation
-    assert [c.tai for c in choices(AT_A_TABLE, heavenly, TABLE, "tw16-2026.09-p0")] == [
-        None, *(a.tai for a in AT_A_TABLE.alternatives)]  # a runner-up keeps the reader's figure
+    for k, choice in zip((None, 0, 1), offered, strict=True):  # the 台 offered is the 台 after taking it
+        assert evaluate(from_reading(taken(AT_A_TABLE, k)), SELF_DRAW, EAST_DRAWS, *STAKES, rules).score.total \
+            == choice.tai
+    heavenly = Situation(heavenly=True)  # 天胡 with a meld: no win on the page, so no figure either
+    assert [c.tai for c in choices(AT_A_TABLE, heavenly, EAST_DRAWS, *STAKES, rules)] == [None, None, None]
+    assert [c.tai for c in choices(AT_A_TABLE, SELF_DRAW, None, *STAKES, rules)] == [None, None, None]  # no winner
     all_apart = replace(AT_A_TABLE, groups=(Group("loose", tuple(range(20))),), hand=None, added=())
     assert from_reading(all_apart).empty and loose(all_apart, Draft()) == list(range(20))
-    assert [c.tai for c in choices(all_apart, SELF_DRAW, TABLE, "tw16-2026.09-p0")] == [None, 3, 2]
+    assert [c.tai for c in choices(all_apart, SELF_DRAW, EAST_DRAWS, *STAKES, rules)] == [None, 3, 2]
 
 
 def test_yolo_export(tmp_path):
@@ -271,15 +278,15 @@ def test_a_data_yaml_that_is_not_ours_is_never_overwritten(tmp_path, theirs):
 
 
 def test_result_rows_in_both_scripts():
-    situation = Situation(seat="S", self_draw=False)
-    outcome = evaluate(from_hand(HAND), situation, Table(dealer="E", base=100, per_tai=20, streak=1,
-                                                          discarder="E"), "tw16-2026.09-p0")
+    """南家 wins off 東家, who deals with 連莊 1: 東家 alone pays, with 莊家 and 連莊 on its payment."""
+    result = Result(Deal(Wind.E, Seat.E, 1), Seat.S, Seat.E)
+    outcome = evaluate(from_hand(HAND), Situation(), result, *STAKES, "tw16-2026.09-p0")
     assert outcome.score.total == sum(r["台"] for r in item_rows(outcome.score, "traditional"))
-    [row] = payment_rows(outcome.settlement, "tw16-2026.09-p0", "traditional")
+    [row] = payment_rows(outcome.payout, "tw16-2026.09-p0", "traditional")
     assert row["誰付"] == "東家" and "莊家 +1" in row["台"] and "連莊 +2" in row["台"]
-    [simp] = payment_rows(outcome.settlement, "tw16-2026.09-p0", "simplified")
+    [simp] = payment_rows(outcome.payout, "tw16-2026.09-p0", "simplified")
     assert simp["谁付"] == "东家" and "庄家 +1" in simp["台"]
-    assert net_line(outcome.settlement, "traditional").startswith(f"東家 −{row['金額']}")
+    assert net_line(outcome.payout, "traditional") == f"東家 −{row['金額']} · 南家 +{row['金額']} · 西家 0 · 北家 0"
 
 
 def test_scripts():
@@ -287,4 +294,4 @@ def test_scripts():
     assert in_script("門風", "traditional") == "門風"
     assert in_script("不算在手牌裡的牌（牌牆）", "simplified") == "不算在手牌里的牌（牌墙）"
     assert tile_label("2m", "traditional") == "二萬" and tile_label("6z", "simplified") == "发财"
-    assert tile_label(None, "traditional") == "？" and seat_label("N", "simplified") == "北家"
+    assert tile_label(None, "traditional") == "？" and seat_label(Seat.N, "simplified") == "北家"

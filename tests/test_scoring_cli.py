@@ -63,11 +63,32 @@ def test_json_empty_array():
 
 def test_people_cli_with_payments():
     p = run("score", "一万二万三万四万五万六万七万八万九万二筒三筒四筒四条五条九条九条",
-            "--win", "6s", "--seat", "E", "--round", "S", "--self-draw",
+            "--win", "6s", "--winner", "E", "--round", "S", "--self-draw",
             "--base", "50", "--per-tai", "20", "--dealer", "S", "--streak", "1")
     assert p.returncode == 0, p.stderr
     assert "门清自摸" in p.stdout and "3 台" in p.stdout
-    assert "E +390  S -170  W -110  N -110" in p.stdout
+    assert "东家 胡 (门风 北)" in p.stdout  # 南家 deals: 南家 is 东, 东家 北
+    assert "东家 +390  南家 -170  西家 -110  北家 -110" in p.stdout
+
+
+def test_people_cli_off_a_discard_pays_by_seat():
+    """西家 wins off 北家 while 北家 deals (北家 東, 東家 南, 南家 西, 西家 北): 北家 alone pays, with 庄家 1."""
+    p = run("score", "123m 456m 789m 234p 678s 5s", "--win", "5s", "--winner", "W", "--discarder", "N",
+            "--dealer", "N", "--base", "100", "--per-tai", "20")
+    assert p.returncode == 0, p.stderr
+    assert "西家 胡 (门风 北)" in p.stdout and "北家 pays" in p.stdout and "西家 +" in p.stdout
+    assert "东家 0  南家 0" in p.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--base", "100"], "both --base and --per-tai"),
+    (["--base", "100", "--per-tai", "20"], "--self-draw or --discarder"),
+    (["--base", "100", "--per-tai", "20", "--discarder", "E"], "cannot be the discarder"),
+    (["--discarder", "S"], "--discarder is for payments"),
+])
+def test_people_cli_says_what_a_payment_is_missing(args, message):
+    p = run("score", "123m 456m 789m 234p 678s 5s", "--win", "5s", *args)
+    assert p.returncode == 1 and message in p.stderr
 
 
 def test_people_cli_melds_flowers_traditional():

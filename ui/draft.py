@@ -116,13 +116,16 @@ def set_win(draft: Draft, index: int) -> Draft:
     return replace(draft, concealed=tuple(concealed), win=chosen)
 
 
-def set_meld_kind(draft: Draft, m: int, kind: str) -> Draft:
-    """Change what a meld is. Three alike turned into a kong get their fourth tile."""
+def set_meld_kind(draft: Draft, m: int, kind: str, spare: int | None = None) -> Draft:
+    """Change what a meld is. Three alike turned into a kong get their fourth tile: the photo's tile
+    `spare` (a box the reader set apart, `ui.photo.spare_for`) when it shows one, else a tile
+    without a box. A tile whose box the draft already holds is never added twice."""
     meld = draft.melds[m]
     tiles = meld.tiles
     codes = {s.code for s in tiles}
     if MELD_SIZE[kind] == 4 and len(tiles) == 3 and len(codes) == 1 and None not in codes:
-        tiles = tiles + (Slot(tiles[0].code),)
+        held = {s.det for s in draft.all_slots() if s.det is not None}
+        tiles = tiles + (Slot(tiles[0].code, None if spare in held else spare),)
     melds = list(draft.melds)
     melds[m] = MeldDraft(kind, tiles)
     return replace(draft, melds=tuple(melds))

@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from scoring.hand import HandError, Situation, Table
+from scoring.hand import HandError, Situation
+from scoring.payout import Result
 from scoring.ruleset import RulesetError
-from ui.draft import Draft, from_reading
+from ui.draft import MELD_SIZE, Draft, from_reading
 from ui.result import evaluate
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
@@ -49,6 +50,29 @@ def _held(draft: Draft) -> set[int]:
 def loose(reading, draft: Draft) -> list[int]:
     """Tiles set apart that the draft does not hold (the player may pull one in), in reading order."""
     return sorted(set_apart(reading) - _held(draft))
+
+
+def spare_for(reading, draft: Draft, m: int, kind: str | None) -> int | None:
+    """The box of the tile a meld turned into a kong gains: one the reader set apart that shows its
+    face (the photo has it beside the meld), or None (the player adds a tile the photo does not
+    show). None too when the meld does not gain a tile."""
+    meld = draft.melds[m]
+    if reading is None or kind is None or MELD_SIZE[kind] != 4 or len(meld.tiles) != 3:
+        return None
+    face = meld.tiles[0].code
+    return next((i for i in loose(reading, draft) if reading.codes[i] == face), None)
+
+
+def supposed_left(reading, draft: Draft) -> list[str]:
+    """The tiles the reader supposed (`reading.added`) that the draft still holds as tiles without a
+    box: what the "a tile was added" note is about, until the player removes or replaces them."""
+    unboxed = [s.code for s in draft.all_slots() if s.det is None]
+    left = []
+    for code in reading.added:
+        if code in unboxed:
+            unboxed.remove(code)
+            left.append(code)
+    return left
 
 
 def box_codes(reading, draft: Draft) -> list[str | None]:
@@ -94,16 +118,19 @@ class Choice:
     differs: tuple[Notice, ...]  # what a runner-up changes from the best reading
 
 
-def choices(reading, situation: Situation, table: Table, ruleset: str) -> list[Choice]:
-    """The best reading and each runner-up, with the 台 the page would show after taking it (the
-    reader's own figure was scored under the situation it read with, which need not be the page's;
-    a runner-up the page cannot score keeps the reader's figure)."""
+def choices(reading, flags: Situation, result: Result | None, base: int, per_tai: int, declared_ready: bool,
+            ruleset: str) -> list[Choice]:
+    """The best reading and each runner-up, with the 台 the page would show after taking it, scored
+    as the page scores the hand (`ui.result.evaluate`); None where the page cannot score it (no
+    result said yet, or no win there)."""
     out = []
     for k in (None, *range(len(reading.alternatives))):
-        alt = None if k is None else reading.alternatives[k]
-        try:
-            tai = evaluate(from_reading(taken(reading, k)), situation, table, ruleset).score.total
-        except (HandError, RulesetError):
-            tai = None if alt is None else alt.tai
-        out.append(Choice(k, tai, () if alt is None else alt.differs))
+        tai = None
+        if result is not None:
+            try:
+                tai = evaluate(from_reading(taken(reading, k)), flags, result, base, per_tai, declared_ready,
+                               ruleset).score.total
+            except (HandError, RulesetError):
+                pass
+        out.append(Choice(k, tai, () if k is None else reading.alternatives[k].differs))
     return out

@@ -1,30 +1,23 @@
-"""A draft and the table's situation → the scorer's result and payments, as rows for the screen."""
+"""A draft and what the players say happened → the hand, its 台 and its payments by seat, as rows
+for the screen. The one place the page turns a draft into a scored hand (`evaluate`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from scoring.hand import Hand, Situation, Table
+from scoring.hand import Situation
+from scoring.payout import Payout, Result, Verdict, judge, seat_hand
 from scoring.ruleset import load_ruleset
-from scoring.score import Score, score
-from scoring.settle import Settlement, settle
-from scoring.tiles import WINDS
+from scoring.score import Score
+from scoring.seats import SEATS
 from ui.draft import Draft, to_hand
 from ui.text import in_script, seat_label
 
 
-@dataclass(frozen=True)
-class Outcome:
-    hand: Hand
-    score: Score
-    settlement: Settlement
-
-
-def evaluate(draft: Draft, situation: Situation, table: Table, ruleset: str) -> Outcome:
-    """Score and settle; raises HandError (what is wrong, for the player) for a hand that is not a win."""
-    hand = to_hand(draft, situation, table)
-    result = score(hand, ruleset)
-    return Outcome(hand, result, settle(result, hand, ruleset=ruleset))
+def evaluate(draft: Draft, flags: Situation, result: Result, base: int, per_tai: int, declared_ready: bool,
+             ruleset: str) -> Verdict:
+    """Score and settle the draft as `result` says it was won (`flags`: 海底, 槓上 …; its winds
+    are the result's). Raises HandError (what is wrong, for the player) for a hand that is not a win."""
+    hand = seat_hand(to_hand(draft, flags), result, base, per_tai, declared_ready)
+    return judge(hand, result, ruleset)
 
 
 def item_rows(result: Score, script: str) -> list[dict[str, object]]:
@@ -41,22 +34,24 @@ def _extra_name(name: str, ruleset: str, script: str) -> str:
     return trad.get(name, in_script(name, script))
 
 
-def payment_rows(settlement: Settlement, ruleset: str, script: str) -> list[dict[str, object]]:
-    """Who pays the winner: the payer, the 台 on that payment (with the extras named), the amount."""
+def payment_rows(payout: Payout, ruleset: str, script: str, player=seat_label) -> list[dict[str, object]]:
+    """Who pays the winner: the payer (`player(seat, script)` names them), the 台 on that payment
+    (with the extras named), the amount."""
     rows = []
-    for p in settlement.payments:
+    for p in payout.payments:
         extras = "、".join(f"{_extra_name(name, ruleset, script)} +{tai}" for name, tai in p.extras)
         rows.append({
-            in_script("誰付", script): seat_label(p.payer, script),
+            in_script("誰付", script): player(p.payer, script),
             "台": f"{p.tai}（{extras}）" if extras else str(p.tai),
             in_script("金額", script): p.amount,
         })
     return rows
 
 
-def net_line(settlement: Settlement, script: str) -> str:
-    """東家 +810 · 南家 −310 · …"""
-    def signed(n: int) -> str:
-        return f"+{n}" if n > 0 else ("0" if n == 0 else f"−{-n}")
+def signed(n: int) -> str:
+    return f"+{n}" if n > 0 else ("0" if n == 0 else f"−{-n}")
 
-    return " · ".join(f"{seat_label(w, script)} {signed(settlement.net[w])}" for w in WINDS)
+
+def net_line(payout: Payout, script: str, player=seat_label) -> str:
+    """東家 +810 · 南家 −310 · …"""
+    return " · ".join(f"{player(s, script)} {signed(payout.net[s])}" for s in SEATS)

@@ -1,8 +1,7 @@
 """The table's ledger on the screen, testable without Streamlit: where the file is, the table's
 link and its QR code, players' names from the page, and the ledger as rows and chart columns.
 
-Seats are the app's 東家 南家 西家 北家 (方位, fixed for the evening); 門風 follows the dealer
-(`ledger.deal`).
+Seats are 東家 南家 西家 北家 (`scoring.seats.Seat`, fixed for the evening); 門風 follows the dealer.
 """
 
 from __future__ import annotations
@@ -15,9 +14,10 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import segno
 
-from ledger import Deal, Entry, Recorded, TableInfo, running_totals, seat_of_wind
-from scoring.tiles import WINDS
-from ui.text import WIND_NAMES, in_script, seat_label
+from ledger import Entry, Recorded, TableInfo, running_totals
+from scoring.payout import Deal
+from scoring.seats import SEATS, Seat
+from ui.text import in_script, seat_label, wind_label
 
 DB_ENV = "TAISHU_DB"  # the ledger file; ./taishu.db when not set
 NAME_LENGTH = 12
@@ -34,21 +34,16 @@ def clean_name(text: str) -> str:
     return " ".join(kept.split())[:NAME_LENGTH]
 
 
-def player(seat: str, table: TableInfo, script: str) -> str:
-    """東家 阿明, or 東家 without a name."""
-    name = table.names[WINDS.index(seat)]
+def player(seat: Seat, table: TableInfo | None, script: str) -> str:
+    """東家 阿明, or 東家 without a name (or without a table)."""
+    name = "" if table is None else table.names[SEATS.index(seat)]
     return f"{seat_label(seat, script)} {name}" if name else seat_label(seat, script)
-
-
-def wind_owner(wind: str, dealer: str, table: TableInfo, script: str) -> str:
-    """A 門風 choice at the table, with whose it is this deal: 東 · 南家 阿明."""
-    return f"{in_script(WIND_NAMES[wind], script)} · {player(seat_of_wind(wind, dealer), table, script)}"
 
 
 def deal_text(deal: Deal, table: TableInfo, script: str) -> str:
     """東風圈 · 莊家 南家 阿明 · 連莊 1"""
     streak = in_script(f" · 連莊 {deal.streak}", script) if deal.streak else ""
-    return in_script(f"{WIND_NAMES[deal.round]}風圈 · 莊家 ", script) + player(deal.dealer, table, script) + streak
+    return in_script(f"{deal.round.zh}風圈 · 莊家 ", script) + player(deal.dealer, table, script) + streak
 
 
 def result_text(entry: Entry, table: TableInfo, script: str) -> str:
@@ -78,16 +73,16 @@ def qr_png(text: str, scale: int = 6) -> bytes:
 def totals_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict[str, object]]:
     """One row per seat: who, and the money after the last hand."""
     after = running_totals(hands)[-1][1]
-    return [{in_script("玩家", script): player(w, table, script), in_script("合計", script): after[w]}
-            for w in WINDS]
+    return [{in_script("玩家", script): player(s, table, script), in_script("合計", script): after[s]}
+            for s in SEATS]
 
 
 def chart_columns(table: TableInfo, hands: list[Recorded], script: str) -> dict[str, list[int]]:
     """Each player's running total by hand number (0: the start), for a line chart."""
     running = running_totals(hands)
     columns: dict[str, list[int]] = {in_script("局", script): [seq for seq, _ in running]}
-    for w in WINDS:
-        columns[player(w, table, script)] = [money[w] for _, money in running]
+    for s in SEATS:
+        columns[player(s, table, script)] = [money[s] for _, money in running]
     return columns
 
 
@@ -99,11 +94,11 @@ def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict
         streak = in_script(f" 連{deal.streak}", script) if deal.streak else ""
         row = {
             in_script("局", script): h.seq,
-            in_script("圈", script): in_script(WIND_NAMES[deal.round], script),
+            in_script("圈", script): wind_label(deal.round, script),
             in_script("莊家", script): seat_label(deal.dealer, script) + streak,
             in_script("結果", script): result_text(h.entry, table, script)
             + (in_script("（改過）", script) if h.edited_at else ""),
         }
-        row.update({player(w, table, script): n for w, n in h.entry.net_by_seat.items()})
+        row.update({player(s, table, script): n for s, n in h.entry.net_by_seat.items()})
         rows.append(row)
     return rows

@@ -1,14 +1,18 @@
 """The table's ledger in the app. `?table=CODE` opens the evening that every phone at the table
 shares (the file: `ui.table.db_path()`); the app calls three functions:
 
-- `open_desk` before the situation widgets: reads the table, fills in the next deal (莊家, 連莊,
-  圈風) and the table's 底, 每台 and ruleset whenever the ledger changed (on any phone), and shows
+- `open_desk` first: reads the table (again only when its revision moved: a long evening costs a
+  rerun no more than a short one), fills in the next deal (莊家, 連莊, 圈風) and the table's 底, 每台
+  and ruleset whenever the ledger changed on any phone (unless a hand is being entered), and shows
   the table's line, its link and QR code, its settings;
-- `confirm` under the result: records the hand as shown (or a 流局, or the hand being edited),
-  as the hand number the page showed, so two phones confirming one hand record it once;
-- `render` at the bottom: totals, chart, hands newest first, undo, edit, CSV.
+- `confirm` under the result: records the hand as shown (or a 流局, or the hand being edited), as
+  the hand number the page showed, so two phones confirming one hand record it once;
+- `render` at the bottom: totals, chart, the latest hands, undo, edit, CSV.
 
-A failing ledger file shows its message and leaves the hand on the page as it was.
+Undo and edit name the hand and the revision the page saw (`Recorded.revision`): the ledger refuses
+them when another phone changed that hand since. A phone that loses a race reloads the table and
+keeps its hand, and says what changed. A failing ledger file shows its message and leaves the hand
+on the page as it was.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import streamlit as st
 
 from ledger import (
     Conflict,
-    Deal,
     Entry,
     Ledger,
     LedgerError,
@@ -33,25 +36,27 @@ from ledger import (
     win,
     write_csv,
 )
-from scoring.hand import ALL_FLAGS, Hand
+from scoring.hand import ALL_FLAGS, Hand, HandError
+from scoring.payout import Deal, Verdict
 from scoring.ruleset import available_rulesets
-from scoring.tiles import WINDS
+from scoring.seats import SEATS
 from ui.draft import Draft, from_hand
-from ui.result import Outcome
 from ui.table import (
     chart_columns,
     clean_name,
     db_path,
     deal_text,
     hand_rows,
+    player,
     qr_png,
     result_text,
     table_link,
     totals_rows,
 )
-from ui.text import SCRIPTS, in_script, seat_label
+from ui.text import in_script, seat_label
 
 ss = st.session_state
+SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,8 @@ class Desk:
 
     ledger: Ledger
     table: TableInfo
-    hands: list[Recorded]
+    hands: tuple[Recorded, ...]
+    damaged: tuple = ()  # the ledger's rows it could not read (`ledger.Damaged`)
 
     @property
     def code(self) -> str:
@@ -68,25 +74,28 @@ class Desk:
 
     @property
     def deal(self) -> Deal:
-        return deal_after(self.table, self.hands)
+        return deal_after(self.table, list(self.hands))
 
     @property
     def next_seq(self) -> int:
-        return len(self.hands) + 1
+        return self.hands[-1].seq + 1 if self.hands else 1
 
 
-def _set_choice(name: str, value: str) -> None:
-    # app.choice keeps one radio per script, started from ss[name]: drop them so they start again.
-    ss[name] = value
-    for script in SCRIPTS:
-        ss.pop(f"{name}-{script}", None)
+def _read(ledger: Ledger, code: str) -> Desk:
+    """The table's state, read from the file only when its revision moved since this page read it."""
+    cached = ss.get("table_cache")
+    revision = ledger.revision(code)
+    if cached is None or cached[0] != (str(ledger.path), code, revision):
+        evening = ledger.state(code)
+        cached = ss.table_cache = ((str(ledger.path), code, evening.table.revision),
+                                   Desk(ledger, evening.table, tuple(evening.hands), tuple(evening.damaged)))
+    return Desk(ledger, cached[1].table, cached[1].hands, cached[1].damaged)
 
 
 def _fill_in(desk: Desk) -> None:
     deal, table = desk.deal, desk.table
-    _set_choice("dealer", deal.dealer)
-    _set_choice("round", deal.round)
-    ss.streak, ss.base, ss.per_tai = deal.streak, table.base, table.per_tai
+    ss.dealer, ss["round"], ss.streak = deal.dealer, deal.round, deal.streak
+    ss.base, ss.per_tai = table.base, table.per_tai
     if table.ruleset in available_rulesets():
         ss.ruleset = table.ruleset
 
@@ -101,7 +110,7 @@ def _go_to_table() -> None:
 
 def _leave() -> None:
     st.query_params.pop("table", None)
-    ss.table_seen = ss.table_editing = None
+    ss.table_seen = ss.table_editing = ss.table_confirm = None
 
 
 def open_desk(script: str, busy: bool) -> Desk | None:
@@ -123,9 +132,12 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     try:
         code = table_code(raw)
         ledger = Ledger(db_path())
-        ledger.open_table(code, ss.base, ss.per_tai, ss.ruleset)
-        desk = Desk(ledger, *ledger.state(code))
+        if ss.get("table_opened") != (str(ledger.path), code):
+            ledger.open_table(code, ss.base, ss.per_tai, ss.ruleset)
+            ss.table_opened = (str(ledger.path), code)
+        desk = _read(ledger, code)
     except LedgerError as exc:
+        ss.table_opened = None
         st.error(t("牌桌的帳本打不開，這一手還是可以算：") + str(exc))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
@@ -137,6 +149,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(ss.table_deal, desk.table, script))
     if desk.next_seq != ss.table_expect and ss.get("table_editing") is None:
         st.caption(t(f"別的手機剛改了帳（現在記到第 {desk.next_seq - 1} 局）；記下這一手時會核對。"))
+    for damaged in desk.damaged:
+        st.warning(t(f"帳本的第 {damaged.seq} 局壞了，沒有算進合計：{damaged.why}"))
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
@@ -160,10 +174,10 @@ def _settings(desk: Desk, script: str) -> None:
         return in_script(text, script)
 
     with st.form(f"table-settings-{rev}"):
-        names = [st.text_input(seat_label(w, script), value=table.names[i], max_chars=24, key=f"name-{w}-{rev}",
-                               placeholder=t("名字（可不填）")) for i, w in enumerate(WINDS)]
-        first = st.radio(t("起莊（第一個莊家；換圈以此為準）"), WINDS, index=WINDS.index(table.first_dealer),
-                         format_func=lambda w: seat_label(w, script), horizontal=True, key=f"first-{rev}")
+        names = [st.text_input(seat_label(s, script), value=table.names[i], max_chars=24, key=f"name-{s.code}-{rev}",
+                               placeholder=t("名字（可不填）")) for i, s in enumerate(SEATS)]
+        first = st.radio(t("起莊（第一個莊家；換圈以此為準）"), range(4), index=SEATS.index(table.first_dealer),
+                         format_func=lambda i: seat_label(SEATS[i], script), horizontal=True, key=f"first-{rev}")
         base = st.number_input(t("底"), min_value=0, max_value=1_000_000, step=10, value=table.base, key=f"base-{rev}")
         per_tai = st.number_input(t("每台"), min_value=0, max_value=1_000_000, step=10, value=table.per_tai,
                                   key=f"per-tai-{rev}")
@@ -172,7 +186,7 @@ def _settings(desk: Desk, script: str) -> None:
                                index=rulesets.index(table.ruleset) if table.ruleset in rulesets else 0)
         if st.form_submit_button(t("儲存牌桌設定")):
             try:
-                desk.ledger.update_table(desk.code, tuple(clean_name(n) for n in names), first, int(base),
+                desk.ledger.update_table(desk.code, tuple(clean_name(n) for n in names), SEATS[first], int(base),
                                          int(per_tai), ruleset)
             except LedgerError as exc:
                 st.error(t("存不進去：") + str(exc))
@@ -180,28 +194,65 @@ def _settings(desk: Desk, script: str) -> None:
                 st.rerun()
 
 
+def _changes(before: Deal, after: Deal) -> str:
+    """What a refresh changed of the page's deal: 莊家 南家→西家、連莊 1→0."""
+    out = []
+    if before.dealer != after.dealer:
+        out.append(f"莊家 {before.dealer.zh}→{after.dealer.zh}")
+    if before.streak != after.streak:
+        out.append(f"連莊 {before.streak}→{after.streak}")
+    if before.round != after.round:
+        out.append(f"圈風 {before.round.zh}→{after.round.zh}")
+    return "、".join(out)
+
+
 def _write(desk: Desk, entry: Entry, expect: int, clear: Callable[[Draft], None]) -> None:
     """Record `entry` as hand `expect` (what the page showed when the button was pressed) or, while
-    editing, in place of that hand. A callback: the next run shows what happened."""
+    editing, in place of the hand being edited. A callback: the next run shows what happened."""
     editing = ss.get("table_editing")
+    ss.table_confirm = None
     try:
-        done = (desk.ledger.edit(desk.code, editing, entry) if editing is not None
+        done = (desk.ledger.edit(desk.code, editing[0], entry, editing[1]) if editing is not None
                 else desk.ledger.record(desk.code, entry, expect))
     except Conflict as exc:
         last = exc.latest
-        ss.table_conflict = str(exc) + (f"（第 {last.seq} 局：{result_text(last.entry, desk.table, 'traditional')}）"
-                                        if last else "")
-        ss.table_refresh = True  # show the deal as the ledger now has it; the hand stays
+        shown = f"（第 {last.seq} 局：{result_text(last.entry, desk.table, 'traditional')}）" if last else ""
+        if editing is not None:  # the hand changed under the edit: the edit is dropped, the tiles stay
+            ss.table_editing = None
+            ss.table_conflict = {"text": str(exc) + shown + "。你的修改沒有存；要改請重新按「修改這一局」。"}
+        else:
+            ss.table_conflict = {"text": str(exc) + shown, "deal": entry.deal, "winner": entry.winner,
+                                 "total": entry.total, "net": entry.net}
+        ss.table_refresh = True  # the page takes the deal as the ledger now has it; the hand stays
         return
     except LedgerError as exc:
         ss.table_failure = str(exc)
         return
-    ss.table_editing = ss.table_seen = None
+    ss.table_editing = ss.table_seen = ss.table_conflict = None
     ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.entry, desk.table, 'traditional')}"
     clear(Draft())  # the next hand starts empty, its deal filled in from the ledger
 
 
-def confirm(desk: Desk, outcome: Outcome | None, photo_id: str | None, script: str,
+def _conflict_text(conflict: dict, verdict: Verdict | None, desk: Desk) -> str:
+    """The race lost, and exactly what it changed of this hand: the deal, 門風 and the money."""
+    text = conflict["text"]
+    before = conflict.get("deal")
+    if before is None:
+        return text
+    now = Deal(ss["round"], ss.dealer, ss.streak)
+    changed = _changes(before, now)
+    text += "。這一手還在" + (f"，改成現在的下一局：{changed}" if changed else "")
+    if verdict is not None and conflict["winner"] == verdict.result.winner:
+        wins = player(verdict.result.winner, desk.table, "traditional")
+        text += f"；胡的人還是 {wins}，台數 {conflict['total']}→{verdict.score.total}"
+        moved = [f"{player(s, desk.table, 'traditional')} {a:+d}→{b:+d}"
+                 for s, a, b in zip(SEATS, conflict["net"], verdict.payout.nets, strict=True) if a != b]
+        if moved:
+            text += "，" + "、".join(moved)
+    return text + "。若是同一局就不用再記；不是的話，看過後再記一次。"
+
+
+def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: str,
             clear: Callable[[Draft], None]) -> None:
     """The buttons that record this hand (or a 流局) at the table, exactly as shown on this run;
     `clear(draft)` empties the page's hand once it is recorded."""
@@ -209,56 +260,77 @@ def confirm(desk: Desk, outcome: Outcome | None, photo_id: str | None, script: s
         return in_script(text, script)
 
     editing = ss.get("table_editing")
-    expect = editing or ss.table_expect
-    st.markdown(t(f"**修改第 {editing} 局**" if editing else f"**記到牌桌：第 {expect} 局**"))
+    expect = editing[0] if editing else ss.table_expect
+    st.markdown(t(f"**修改第 {expect} 局**" if editing else f"**記到牌桌：第 {expect} 局**"))
     if ss.get("table_conflict"):
-        st.warning(t(ss.pop("table_conflict") + "。這一手還在：若是同一局就不用再記；不是的話，莊家和連莊已換成"
-                                                  "現在的下一局，看過後再記一次。"))
+        st.warning(t(_conflict_text(ss.table_conflict, verdict, desk)))
     if ss.get("table_failure"):
         st.error(t("沒有記進牌桌（這一手還在）：") + ss.pop("table_failure"))
     if ss.get("table_note"):
         st.success(t(ss.pop("table_note")))
+    photo = ss.get("table_edit_photo") if editing else photo_id
+    if ss.get("table_confirm") == ("draw", expect):
+        st.warning(t(f"確定第 {expect} 局是流局（沒人胡，莊家連莊）？"))
+        with st.container(horizontal=True):
+            st.button(t("確定流局"), type="primary", on_click=_write,
+                      args=(desk, draw(Deal(ss["round"], ss.dealer, ss.streak)), expect, clear))
+            st.button(t("不是流局"), on_click=_ask, args=(None,))
+        return
     with st.container(horizontal=True):
-        if outcome is not None:
-            entry = win(outcome.hand, outcome.score, outcome.settlement, ss.dealer, photo_id)
+        if verdict is not None:
             st.button(t("更新這一局" if editing else "胡了，記下這一局"), type="primary", on_click=_write,
-                      args=(desk, entry, expect, clear))
-        st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=_write,
-                  args=(desk, draw(Deal(ss["round"], ss.dealer, ss.streak)), expect, clear))
+                      args=(desk, win(verdict, photo), expect, clear))
+        st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=_ask, args=(("draw", expect),))
         if editing:
             st.button(t("取消修改"), on_click=_cancel_edit)
 
 
+def _ask(question: tuple | None) -> None:
+    ss.table_confirm = question
+    ss.table_conflict = None
+
+
 def _cancel_edit() -> None:
-    ss.table_editing = ss.table_seen = None
+    ss.table_editing = ss.table_seen = ss.table_confirm = None
 
 
 def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
-    """Put hand `seq` back on the page to be fixed: its tiles, situation and deal."""
-    entry = desk.hands[seq - 1].entry
-    _set_choice("dealer", entry.deal.dealer)
-    _set_choice("round", entry.deal.round)
-    ss.streak = entry.deal.streak
-    if entry.hand is None:
-        load(Draft())
-    else:
-        hand = Hand.from_json(entry.hand)
-        _set_choice("seat", hand.seat)
-        _set_choice("how", "self" if hand.self_draw else entry.discarder)
+    """Put hand `seq` back on the page to be fixed: its tiles, who won and how, its deal and
+    situation, its photo; the edit names the revision it was loaded at."""
+    recorded = next((h for h in desk.hands if h.seq == seq), None)
+    if recorded is None:
+        ss.table_failure = f"第 {seq} 局讀不出來，不能修改"
+        return
+    entry = recorded.entry
+    ss.dealer, ss["round"], ss.streak = entry.deal.dealer, entry.deal.round, entry.deal.streak
+    ss.winner, ss.how = entry.winner, (None if entry.winner is None else entry.discarder or "self")
+    for flag in (*ALL_FLAGS, "ready"):
+        ss[flag] = False
+    draft = Draft()
+    if entry.hand is not None:
+        try:
+            hand = Hand.from_json(entry.hand)
+        except HandError as exc:
+            ss.table_failure = f"第 {seq} 局存的手牌讀不出來（{exc.for_player}），不能修改"
+            return
         for flag in ALL_FLAGS:
             ss[flag] = getattr(hand.situation, flag)
         ss.ready, ss.base, ss.per_tai = hand.table.declared_ready, hand.table.base, hand.table.per_tai
-        if entry.ruleset in available_rulesets():
-            ss.ruleset = entry.ruleset
-        load(from_hand(hand))
-    ss.table_editing = seq
+        draft = from_hand(hand)
+    if entry.ruleset in available_rulesets():
+        ss.ruleset = entry.ruleset
+    ss.table_edit_photo = entry.photo_id
+    ss.table_editing = (seq, recorded.revision)
+    ss.table_confirm = ss.table_conflict = None
+    load(draft)
 
 
-def _undo(desk: Desk, seq: int) -> None:
+def _undo(desk: Desk, seq: int, revision: int) -> None:
+    ss.table_confirm = None
     try:
-        desk.ledger.undo(desk.code, seq)
-    except Conflict as exc:  # hands were recorded after it meanwhile
-        ss.table_conflict = str(exc)
+        desk.ledger.undo(desk.code, seq, revision)
+    except Conflict as exc:
+        ss.table_conflict = {"text": str(exc)}
     except LedgerError as exc:
         ss.table_failure = str(exc)
     ss.table_seen = None  # the deal goes back
@@ -273,15 +345,28 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     if not desk.hands:
         st.caption(t("還沒有記任何一局。"))
         return
-    st.table(totals_rows(desk.table, desk.hands, script), hide_index=True)
-    chart = pd.DataFrame(chart_columns(desk.table, desk.hands, script)).set_index(t("局"))
+    hands = list(desk.hands)
+    st.table(totals_rows(desk.table, hands, script), hide_index=True)
+    chart = pd.DataFrame(chart_columns(desk.table, hands, script)).set_index(t("局"))
     st.line_chart(chart, x_label=t("局"), y_label=t("累計"))
-    st.dataframe(hand_rows(desk.table, desk.hands, script), hide_index=True)
-    last = desk.hands[-1].seq
+    shown = hands[-SHOWN_HANDS:]
+    if len(shown) < len(hands):
+        st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
+    st.dataframe(hand_rows(desk.table, shown, script), hide_index=True)
+    last, asked = hands[-1], ss.get("table_confirm")
+    if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
+        st.warning(t(f"第 {asked[1]} 局在別的手機上改過或刪了，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
+        ss.table_confirm = asked = None
+    if asked == ("undo", last.seq, last.revision):
+        st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.entry, desk.table, 'traditional')}）？"))
+        with st.container(horizontal=True):
+            st.button(t("確定刪掉"), type="primary", on_click=_undo, args=(desk, last.seq, last.revision))
+            st.button(t("不要刪"), on_click=_ask, args=(None,))
+    else:
+        st.button(t(f"刪掉最後一局（第 {last.seq} 局）"), on_click=_ask, args=(("undo", last.seq, last.revision),))
     with st.container(horizontal=True):
-        st.button(t(f"刪掉最後一局（第 {last} 局）"), on_click=_undo, args=(desk, last))
-        seq = st.selectbox(t("修改第幾局"), [h.seq for h in reversed(desk.hands)], key="table_edit_pick",
-                           width=120)
+        seq = st.selectbox(t("要修改第幾局"), [h.seq for h in reversed(hands)], key="table_edit_pick", width=120)
         st.button(t("修改這一局"), on_click=_load, args=(desk, seq, load))
-    st.download_button(t("匯出整晚（CSV）"), ("\ufeff" + write_csv(desk.hands)).encode("utf-8"),
+    st.download_button(t("匯出整晚（CSV）"), ("\ufeff" + write_csv(hands)).encode("utf-8"),
                        file_name=f"taishu-{desk.code}.csv", mime="text/csv")
+

@@ -7,12 +7,11 @@ mixed in such as a tile name or a scorer message, into simplified one character 
 from __future__ import annotations
 
 from scoring.script import in_script
-from scoring.tiles import WINDS, tile_name
+from scoring.seats import Seat, Wind
+from scoring.tiles import tile_name
 
 SCRIPTS = ("traditional", "simplified")
 SCRIPT_LABELS = {"traditional": "繁體", "simplified": "简体"}
-
-WIND_NAMES = dict(zip(WINDS, "東南西北", strict=True))
 
 
 def tile_label(code: str | None, script: str) -> str:
@@ -20,6 +19,11 @@ def tile_label(code: str | None, script: str) -> str:
     return "？" if code is None else tile_name(code, script)
 
 
-def seat_label(wind: str, script: str) -> str:
+def seat_label(seat: Seat, script: str) -> str:
     """東家 / 东家."""
-    return in_script(f"{WIND_NAMES[wind]}家", script)
+    return in_script(seat.zh, script)
+
+
+def wind_label(wind: Wind, script: str) -> str:
+    """東 (as 門風 or 圈風)."""
+    return in_script(Wind(wind).zh, script)

@@ -1,0 +1,140 @@
+"""A hand's result as players say it, and its payments by seat: the one way from "南家 won off
+西家, 西家 dealing, 連莊 1, 東風圈" to 台 and money, for the page, the ledger and the CLI alike.
+
+The players say who won and how in seats (`Result`); the scorer reads winds (門風, 圈風) and a
+table whose dealer is 東. `seat_hand` gives a hand the winds and table its result implies,
+`judge` scores it and settles it, and the payments come back by seat (`Payout`).
+
+    verdict = judge(seat_hand(hand, Result(Deal(Wind.E, Seat.W, 1), Seat.S, Seat.W), 100, 20))
+    verdict.payout.net   # {Seat.E: 0, Seat.S: +…, Seat.W: −…, Seat.N: 0}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .hand import MAX_STREAK, Hand, HandError, Table
+from .ruleset import DEFAULT_RULESET, Ruleset
+from .score import Score, score
+from .seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
+from .settle import Settlement, settle
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The deal a hand is played under: 圈風, the dealer's seat and the 連莊 count before it."""
+
+    round: Wind = Wind.E
+    dealer: Seat = Seat.E
+    streak: int = 0
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "round", Wind(self.round))
+        except ValueError:
+            raise HandError(f"deal: round {self.round!r} is not a wind (E, S, W, N)",
+                            "圈風要是東、南、西或北") from None
+        if not isinstance(self.dealer, Seat):
+            raise HandError(f"deal: dealer {self.dealer!r} is not a seat", "莊家要是東家、南家、西家或北家")
+        if isinstance(self.streak, bool) or not isinstance(self.streak, int) or not 0 <= self.streak <= MAX_STREAK:
+            raise HandError(f"deal: streak must be a whole number from 0 to {MAX_STREAK}, got {self.streak!r}",
+                            f"連莊次數要是 0 到 {MAX_STREAK} 的整數")
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Who won (`winner`) and how: self-drawn (`discarder` None) or off `discarder`'s tile."""
+
+    deal: Deal
+    winner: Seat
+    discarder: Seat | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.winner, Seat) or not (self.discarder is None or isinstance(self.discarder, Seat)):
+            raise HandError(f"result: winner {self.winner!r} and discarder {self.discarder!r} must be seats",
+                            "胡牌和放槍的人要是東家、南家、西家或北家")
+        if self.discarder == self.winner:
+            raise HandError("result: the winner cannot be the discarder", "放槍的人不能是胡牌的人")
+
+    @property
+    def self_draw(self) -> bool:
+        return self.discarder is None
+
+    @property
+    def winner_wind(self) -> Wind:
+        """門風 of the winner under this deal."""
+        return seat_wind(self.winner, self.deal.dealer)
+
+
+def seat_hand(hand: Hand, result: Result, base: int, per_tai: int, declared_ready: bool = False) -> Hand:
+    """`hand` (its tiles and flags) with the winds and table `result` implies: 門風 from the
+    winner's seat and the dealer, 圈風 from the deal, the dealer as 東, the discarder by 門風."""
+    dealer = result.deal.dealer
+    table = Table(dealer=Wind.E.value, base=base, per_tai=per_tai, streak=result.deal.streak,
+                  declared_ready=declared_ready,
+                  discarder=None if result.discarder is None else seat_wind(result.discarder, dealer).value)
+    return hand.replace(seat=result.winner_wind.value, round=result.deal.round.value, self_draw=result.self_draw,
+                        table=table)
+
+
+def result_of(hand: Hand, dealer: Seat) -> Result:
+    """The result of a hand given winds by `seat_hand` (the inverse), `dealer` dealing."""
+    table = hand.table
+    if table is None or table.dealer != Wind.E:
+        raise HandError("a seated hand has its table, the dealer as E (門風)")
+    discarder = None if hand.self_draw else seat_with_wind(table.discarder, dealer)
+    return Result(Deal(Wind(hand.situation.round), dealer, table.streak), seat_with_wind(hand.seat, dealer), discarder)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPayment:
+    payer: Seat
+    tai: int  # the hand's total plus the extras on this payment
+    extras: tuple[tuple[str, int], ...]  # (莊家/連莊/聽牌 name, 台)
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """Who pays the winner what, by seat; `net` has all four seats (the winner positive)."""
+
+    winner: Seat
+    payments: tuple[SeatPayment, ...]
+    net: dict[Seat, int]
+
+    @classmethod
+    def of(cls, settlement: Settlement, dealer: Seat) -> Payout:
+        """A settlement in winds (the dealer as 東) by seat."""
+        def seat(wind: str) -> Seat:
+            return seat_with_wind(wind, dealer)
+
+        return cls(seat(settlement.winner),
+                   tuple(SeatPayment(seat(p.payer), p.tai, p.extras, p.amount) for p in settlement.payments),
+                   {seat(w): n for w, n in settlement.net.items()})
+
+    def net_of(self, seat: Seat) -> int:
+        return self.net[seat]
+
+    @property
+    def nets(self) -> tuple[int, int, int, int]:
+        """Each seat's money in seat order 東家 南家 西家 北家."""
+        return tuple(self.net[s] for s in SEATS)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A seated hand scored and settled."""
+
+    hand: Hand
+    result: Result
+    score: Score
+    payout: Payout
+
+
+def judge(hand: Hand, result: Result, ruleset: Ruleset | str = DEFAULT_RULESET) -> Verdict:
+    """Score `hand` (given its winds and table by `seat_hand(hand, result, …)`) and settle it by
+    seat. Raises HandError, with words for the player, for a hand that is not a win."""
+    if result_of(hand, result.deal.dealer) != result:
+        raise HandError("the hand's winds and table are not the result's: give it them with seat_hand")
+    scored = score(hand, ruleset)
+    return Verdict(hand, result, scored, Payout.of(settle(scored, hand, ruleset=ruleset), result.deal.dealer))

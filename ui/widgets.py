@@ -1,0 +1,38 @@
+"""Widgets whose value lives in `st.session_state[name]`, never in a label.
+
+A Streamlit radio keeps what was chosen by its widget key and may hand back the *label* when its
+labels change (the names of the seats change with the dealer, the players' names and the
+script). So a choice here is a radio over the options' places, keyed by its labels and its current
+value: when either changes, the next run draws a new widget started from `ss[name]`, and a
+callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+ss = st.session_state
+
+
+def _key(name: str, labels: tuple[str, ...], index: int | None) -> str:
+    digest = hashlib.blake2b(repr((labels, index)).encode(), digest_size=6).hexdigest()
+    return f"{name}-{digest}"
+
+
+def _chosen(name: str, key: str, options: tuple) -> None:
+    index = ss.get(key)
+    ss[name] = None if index is None else options[index]
+
+
+def choice(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
+           help: str | None = None) -> None:
+    """A row of choices for `ss[name]` (None, or a value not among `options`: nothing chosen)."""
+    options = tuple(options)
+    labels = tuple(format_func(o) for o in options)
+    index = options.index(ss[name]) if ss.get(name) in options else None
+    key = _key(name, labels, index)
+    st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
+             on_change=_chosen, args=(name, key, options), help=help)
