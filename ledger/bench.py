@@ -2,8 +2,8 @@
 
 A fresh file in a temporary folder gets one table with `--hands` scored hands (a few real hands
 scored by the scorer, dealt in turn), then each operation the page uses is timed `--repeat` times
-and its median printed in milliseconds: reading the evening (`state`), recording the next hand,
-editing a hand in the middle, undoing the last one.
+and its median printed in milliseconds: the page's check for a change (`revision`), reading the
+evening (`state`), recording the next hand, editing a hand in the middle, undoing the last one.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def fill(led: Ledger, count: int, seed: int = 0) -> None:
     with led._session(write=True) as db:
         for seq in range(1, count + 1):
             entry = replace(rng.choice(kinds), deal=deal)
-            _insert(db, CODE, Recorded(seq, entry, _now()))
+            _insert(db, CODE, Recorded(seq, entry, _now(), None, seq))
             deal = next_deal(deal, entry.winner, first)
 
 
@@ -63,22 +63,27 @@ def _median_ms(action: Callable[[], object], repeat: int) -> float:
 
 def measure(led: Ledger, repeat: int) -> dict[str, float]:
     """Median milliseconds of each operation on the table CODE as it is now (left as it was)."""
-    table, hands = led.state(CODE)
-    middle, last = hands[len(hands) // 2], hands[-1]
+    evening = led.state(CODE)
+    middle, last = evening.hands[len(evening.hands) // 2], evening.hands[-1]
 
     def record_and_undo() -> tuple[float, float]:
         start = time.perf_counter()
-        led.record(CODE, replace(last.entry, photo_id="bench"), len(hands) + 1)
+        new = led.record(CODE, replace(last.entry, photo_id="bench"), evening.next_seq)
         recorded = time.perf_counter()
-        led.undo(CODE, len(hands) + 1)
+        led.undo(CODE, new.seq, new.revision)
         return recorded - start, time.perf_counter() - recorded
+
+    def edit() -> None:  # as a page does: naming the revision the last edit left
+        nonlocal middle
+        middle = led.edit(CODE, middle.seq, middle.entry, middle.revision)
 
     pairs = [record_and_undo() for _ in range(repeat)]
     return {
+        "revision": _median_ms(lambda: led.revision(CODE), repeat),
         "state": _median_ms(lambda: led.state(CODE), repeat),
         "record": 1000 * statistics.median(p[0] for p in pairs),
         "undo": 1000 * statistics.median(p[1] for p in pairs),
-        "edit": _median_ms(lambda: led.edit(CODE, middle.seq, middle.entry), repeat),
+        "edit": _median_ms(edit, repeat),
     }
 
 

@@ -4,6 +4,7 @@ the scorer does not rewrite history."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 from scoring.hand import Hand
@@ -22,7 +23,10 @@ class Entry:
     total: int = 0  # the hand's 台 (莊家 and 連莊 are on the payments)
     items: tuple[tuple[str, int], ...] = ()  # (台 item in traditional characters, 台)
     net: tuple[int, int, int, int] = (0, 0, 0, 0)  # per seat E, S, W, N
-    hand: dict | None = None  # Hand.to_json() as scored (門風: dealer E)
+    # The hand as scored, the JSON text of Hand.to_json() (門風: dealer E), None for a 流局. Kept
+    # as text: an evening is read far more often than one of its hands is looked at again
+    # (`Recorded.scored_hand` turns it back into a Hand).
+    hand: str | None = None
     ruleset: str | None = None
     photo_id: str | None = None
 
@@ -48,7 +52,7 @@ def win(hand: Hand, result: Score, settlement: Settlement, dealer: str, photo_id
         total=result.total,
         items=tuple((item.trad, item.tai) for item in result.items),
         net=tuple(seated(settlement, dealer).net[w] for w in WINDS),
-        hand=hand.to_json(),
+        hand=json.dumps(hand.to_json(), ensure_ascii=False, separators=(",", ":")),
         ruleset=result.ruleset,
         photo_id=photo_id,
     )
