@@ -68,6 +68,7 @@ BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before
 CODE = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
 MAX_NAME = 24  # the page's names are at most this long
 MAX_MONEY = 1_000_000  # 底 and 每台 at most
+MAX_NUMBER = 1_000_000_000  # a hand's number and a revision at most: far beyond any evening, within SQLite's
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -100,7 +101,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ("ALTER TABLE hands ADD COLUMN edited_at TEXT",),  # 2: hands can be edited after they are recorded
-    (  # 3: a hand's versions, so a stale undo or edit is refused; the hands there are all as of now
+    (  # 3: a hand's versions, so a stale undo or edit is refused; the hands already there take the table's
         "ALTER TABLE hands ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",  # the table's, when last written
         "ALTER TABLE hands ADD COLUMN recorded_revision INTEGER NOT NULL DEFAULT 0",  # when first recorded
         "UPDATE hands SET revision = coalesce((SELECT revision FROM tables WHERE code = hands.table_code), 0)",
@@ -193,13 +194,13 @@ def _error(exc: sqlite3.Error, path: Path) -> LedgerError:
 def _whole_number(value: object, what: str, low: int, high: int) -> int:
     """A number from the page (untrusted) as an int in [low, high], or a LedgerError naming it."""
     if type(value) is not int or not low <= value <= high:
-        raise LedgerError(f"{what}要是 {low} 到 {high} 的整數，不是 {str(value)[:20]}")
+        raise LedgerError(f"{what}要是 {low} 到 {high} 的整數，不是「{str(value)[:20]}」")
     return value
 
 
 def _seen(revision: object) -> int | None:
     """The revision a page names a hand by: a whole number, None for a damaged hand's unreadable one."""
-    return None if revision is None else _whole_number(revision, "版本", 0, 2**62)
+    return None if revision is None else _whole_number(revision, "版本", 0, MAX_NUMBER)
 
 
 def _settings(base: object, per_tai: object, ruleset: object, first_dealer: object) -> None:
@@ -276,14 +277,15 @@ class Ledger:
 
     def update_table(self, code: str, names: tuple[str, ...], first_dealer: str, base: int, per_tai: int,
                      ruleset: str) -> TableInfo:
-        if len(names) != 4 or not all(isinstance(n, str) and len(n) <= MAX_NAME for n in names):
+        if not isinstance(names, tuple | list) or len(names) != 4 or not all(
+                isinstance(n, str) and len(n) <= MAX_NAME for n in names):
             raise LedgerError(f"要四個名字（東家、南家、西家、北家），每個最多 {MAX_NAME} 個字")
         _settings(base, per_tai, ruleset, first_dealer)
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
             db.execute("UPDATE tables SET names = ?, first_dealer = ?, base = ?, per_tai = ?, ruleset = ?,"
-                       " revision = revision + 1 WHERE code = ?",
-                       (json.dumps(list(names), ensure_ascii=False), first_dealer, base, per_tai, ruleset, code))
+                       " revision = ? WHERE code = ?", (json.dumps(list(names), ensure_ascii=False), first_dealer,
+                                                        base, per_tai, ruleset, table.revision + 1, code))
         return replace(table, names=tuple(names), first_dealer=first_dealer, base=base, per_tai=per_tai,
                        ruleset=ruleset, revision=table.revision + 1)
 
@@ -314,8 +316,8 @@ class Ledger:
         """Record `entry` as hand `expected_seq` (the number this phone expects it to get: the one
         after the last hand, sound or damaged). When that hand is already recorded as the same hand,
         return it (confirmed twice: kept once); when the evening has moved on otherwise, raise
-        `Conflict`. Reads no other hand."""
-        expected_seq = _whole_number(expected_seq, "局號", 1, 2**62)
+        `Conflict`. Reads no hand but the ones it names: the cost does not grow with the evening."""
+        expected_seq = _whole_number(expected_seq, "局號", 1, MAX_NUMBER)
         new = _storable(Recorded(expected_seq, entry, _now(), None, 0))
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
@@ -337,7 +339,7 @@ class Ledger:
         damaged hand's, None where unreadable, too). The totals follow: they are sums of the
         hands; the hands after it keep the deals they were played under. `Conflict` where that
         hand was edited, replaced or removed since."""
-        seq, seen = _whole_number(seq, "局號", 1, 2**62), _seen(revision)
+        seq, seen = _whole_number(seq, "局號", 1, MAX_NUMBER), _seen(revision)
         new = _storable(Recorded(seq, entry, _now(), _now(), 0))
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
@@ -355,7 +357,7 @@ class Ledger:
         showed; a damaged hand can be removed, by its revision or None where that is unreadable,
         so the table can go on). Returns the hand removed; `Conflict` where it was edited,
         replaced or removed since, or hands were recorded after it."""
-        seq, seen = _whole_number(seq, "局號", 1, 2**62), _seen(revision)
+        seq, seen = _whole_number(seq, "局號", 1, MAX_NUMBER), _seen(revision)
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
             last = _last_seq(db, code)

@@ -518,3 +518,16 @@ def test_the_evening_round_trips_through_csv(book):
         read_csv("a,b\n1,2\n")
     with pytest.raises(CsvError, match="line 2"):
         read_csv(text.replace(",E,E,0,", ",E,Q,0,", 1))
+
+
+def test_the_bench_times_each_operation_on_a_real_file():
+    out = subprocess.run([sys.executable, "-m", "ledger.bench", "--hands", "40", "--repeat", "2"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    figures = dict(part.rsplit(" ", 2)[:2] for part in out.stdout.split(": ", 1)[1].strip().split(", "))
+    assert out.stdout.startswith("40 hands, median of 2: ") and list(figures) == ["revision", "state", "record",
+                                                                                     "undo", "edit"]
+    assert all(float(ms) > 0 for ms in figures.values())
+    bad = subprocess.run([sys.executable, "-m", "ledger.bench", "--hands", "0"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "--hands" in bad.stderr and "Traceback" not in bad.stderr
