@@ -9,9 +9,10 @@ here as a value of the wrong type instead of failing the fetch half-way through 
 
 What is checked is what the ledger writes: seats and winds among E S W N, whole numbers, the 台
 items adding up to the total, the payments adding up to zero with the winner paid and nobody
-else, a 流局 with no items, payments or hand. A change that keeps all of that (a digit of a
-player's name, a tile code in the stored hand) reads as a sound hand; the stored hand is only
-turned back into a `Hand` when asked (`Recorded.scored_hand`).
+else, a 流局 with no items, payments or hand, the stored hand a JSON object. A change that keeps
+all of that (a letter of a 台 item's name, of a photo's id, a tile code in the stored hand) reads
+as a sound hand; the stored hand is only turned back into a `Hand` when asked
+(`Recorded.scored_hand`, which says so when it cannot be).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ class Recorded:
         try:
             return Hand.from_json(json.loads(self.entry.hand))
         except (ValueError, RecursionError) as exc:  # a HandError is a ValueError, as is JSON that does not parse
-            raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來（{exc}）：請重新輸入這一局的牌") from exc
+            raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌") from exc
 
 
 @dataclass(frozen=True)
