@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from scoring.hand import MAX_STAKE
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.tiles import WINDS
 
@@ -67,7 +68,6 @@ from .rows import (
 BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before "locked"
 CODE = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
 MAX_NAME = 24  # the page's names are at most this long
-MAX_MONEY = 1_000_000  # 底 and 每台 at most
 MAX_NUMBER = 1_000_000_000  # a hand's number and a revision at most: far beyond any evening, within SQLite's
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -204,8 +204,8 @@ def _seen(revision: object) -> int | None:
 
 
 def _settings(base: object, per_tai: object, ruleset: object, first_dealer: object) -> None:
-    _whole_number(base, "底", 0, MAX_MONEY)
-    _whole_number(per_tai, "每台", 0, MAX_MONEY)
+    _whole_number(base, "底", 0, MAX_STAKE)
+    _whole_number(per_tai, "每台", 0, MAX_STAKE)
     if not isinstance(ruleset, str) or not ruleset:
         raise LedgerError("台數規則要有名字")
     if first_dealer not in WINDS:
