@@ -175,12 +175,13 @@ def _now() -> str:
     return datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def _error(exc: sqlite3.Error, path: Path) -> LedgerError:
-    """The words for a failed SQLite call."""
+def _error(exc: sqlite3.Error | UnicodeDecodeError, path: Path) -> LedgerError:
+    """The words for a failed SQLite call (a UnicodeDecodeError: SQLite's own message quoted a
+    damaged schema that is not UTF-8 any more)."""
     text = str(exc)
     if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
         why = f"帳本檔 {path} 不是 SQLite 資料庫（可能是別的檔案或壞了）；換一個檔名或移走它"
-    elif "malformed" in text:
+    elif isinstance(exc, UnicodeDecodeError) or "malformed" in text:
         why = f"帳本檔 {path} 壞了（SQLite 讀不出它的結構）；換一個檔名，壞的檔案留著給懂的人救"
     elif "locked" in text or "busy" in text:
         why = f"帳本檔 {path} 正被別的程式鎖住，請稍後再試"
@@ -235,7 +236,7 @@ class Ledger:
             db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             yield db
             db.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise _error(exc, self.path) from exc
         finally:
             if db.in_transaction:

@@ -248,6 +248,18 @@ def test_a_damaged_table_is_refused_with_words_and_other_tables_go_on(built, tmp
     assert led.record("other", draw(Deal()), 1).seq == 1
 
 
+@pytest.mark.parametrize("text", [b"CREATE TABLE hands", b"sqlite_autoindex_hands_1"])
+def test_a_schema_damaged_past_utf8_is_a_ledger_error(built, tmp_path, text):
+    """SQLite's own message quotes the damaged schema, and Python cannot decode that message."""
+    path = built.copy(tmp_path)
+    data = bytearray(path.read_bytes())
+    data[data.index(text) + 3] ^= 0xC0
+    path.write_bytes(bytes(data))
+    with pytest.raises(LedgerError, match="壞了（SQLite 讀不出它的結構）"):
+        Ledger(path).state("friday")
+    assert_unlocked(path)
+
+
 # -- no failure holds the file ------------------------------------------------------------------------
 def test_a_damaged_row_read_by_one_phone_leaves_the_file_free_for_the_other(built, tmp_path, monkeypatch):
     """Issue 23: a failed read kept a transaction open and every later write, at every table, was
