@@ -1,22 +1,27 @@
 """A table's evening: the running ledger of the hands scored at one table, shared by its phones.
 
 Pure Python and sqlite3 (no Streamlit): `deal` (who deals next), `entry` (a scored hand
-(`scoring.payout.judge`) or a 流局 as one ledger line, payments by seat), `store` (the SQLite file: tables,
-hands, transactions, schema migrations), `csvfile` (the evening as CSV and back).
+(`scoring.payout.judge`) or a 流局 as one ledger line, payments by seat), `rows` (a stored row
+checked as it is read: a damaged hand is reported as that hand), `store` (the SQLite file: tables,
+hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV and back), `bench`
+(`python -m ledger.bench`: the operations timed on a long evening).
 
     ledger = Ledger("taishu.db")
     table = ledger.open_table("friday")
-    table, hands = ledger.state("friday")
-    ledger.record("friday", draw(deal_after(table, hands)), expected_seq=len(hands) + 1)
+    evening = ledger.state("friday")    # .table, .hands (sound), .damaged (reported), .next_deal
+    last = ledger.record("friday", draw(evening.next_deal), expected_seq=evening.next_seq)
+    ledger.revision("friday")           # one small query: read the evening again only when it moved
+    ledger.undo("friday", last.seq, last.revision)  # refused (Conflict) if hand 1 changed meanwhile
     totals(ledger.hands("friday"))      # {Seat.E: 0, Seat.S: 0, Seat.W: 0, Seat.N: 0}
 """
 
 from .csvfile import CsvError, read_csv, write_csv
 from .deal import next_deal
 from .entry import Entry, draw, win
-from .store import Conflict, Ledger, LedgerError, Recorded, TableInfo, deal_after, running_totals, table_code, totals
+from .rows import Damaged, LedgerError, Recorded, TableInfo
+from .store import Conflict, Evening, Ledger, deal_after, running_totals, table_code, totals
 
 __all__ = [
-    "Conflict", "CsvError", "Entry", "Ledger", "LedgerError", "Recorded", "TableInfo", "deal_after", "draw",
-    "next_deal", "read_csv", "running_totals", "table_code", "totals", "win", "write_csv",
+    "Conflict", "CsvError", "Damaged", "Entry", "Evening", "Ledger", "LedgerError", "Recorded", "TableInfo",
+    "deal_after", "draw", "next_deal", "read_csv", "running_totals", "table_code", "totals", "win", "write_csv",
 ]

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 from scoring.payout import Deal
 from scoring.seats import SEATS, Seat, Wind
 
 from .entry import Entry
-from .store import Recorded
+from .rows import LedgerError, Recorded, is_json_object
 
 COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total", "items",
            *(s.zh for s in SEATS), "ruleset", "photo_id", "hand")
@@ -26,7 +25,7 @@ WIND_OF_NAME = {w.zh: w for w in Wind}
 ITEM_SEPARATOR = " · "
 
 
-class CsvError(ValueError):
+class CsvError(LedgerError, ValueError):
     """A CSV that is not an evening written by `write_csv`; the message names the row."""
 
 
@@ -41,7 +40,7 @@ def write_csv(hands: list[Recorded]) -> str:
             _seat_name(e.winner), _seat_name(e.discarder), e.total,
             ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
-            "" if e.hand is None else json.dumps(e.hand, ensure_ascii=False, separators=(",", ":")),
+            e.hand or "",
         ])
     return out.getvalue()
 
@@ -69,6 +68,12 @@ def _item(text: str) -> tuple[str, int]:
     return name, int(tai)
 
 
+def _hand(text: str) -> str | None:
+    if text and not is_json_object(text):
+        raise ValueError("hand: not a JSON object")
+    return text or None
+
+
 def read_csv(text: str) -> list[Recorded]:
     """Hands from `write_csv`'s text (a leading byte-order mark, as spreadsheets add, is fine)."""
     rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
@@ -76,16 +81,18 @@ def read_csv(text: str) -> list[Recorded]:
     for n, row in enumerate(rows, 2):
         if set(COLUMNS) - set(row):
             raise CsvError(f"line 1: expected the columns {', '.join(COLUMNS)}")
+        if None in row or None in row.values():  # DictReader's marks of a row longer or shorter than the header
+            raise CsvError(f"line {n}: expected {len(COLUMNS)} values")
         try:
             entry = Entry(
                 deal=Deal(_wind(row["round"]), _seat(row["dealer"]), int(row["streak"])),
                 winner=_seat(row["winner"]), discarder=_seat(row["discarder"]), total=int(row["total"]),
                 items=tuple(_item(i) for i in row["items"].split(ITEM_SEPARATOR)) if row["items"] else (),
                 net=tuple(int(row[s.zh]) for s in SEATS),
-                hand=json.loads(row["hand"]) if row["hand"] else None,
+                hand=_hand(row["hand"]),
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
             )
             hands.append(Recorded(int(row["seq"]), entry, row["recorded_at"], row["edited_at"] or None))
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, RecursionError) as exc:
             raise CsvError(f"line {n}: {exc}") from exc
     return hands

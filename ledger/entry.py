@@ -4,6 +4,7 @@ scorer does not rewrite history."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 from scoring.payout import Deal, Result, Verdict
@@ -18,7 +19,10 @@ class Entry:
     total: int = 0  # the hand's 台 (莊家 and 連莊 are on the payments)
     items: tuple[tuple[str, int], ...] = ()  # (台 item in traditional characters, 台)
     net: tuple[int, int, int, int] = (0, 0, 0, 0)  # each seat's money, 東家 南家 西家 北家
-    hand: dict | None = None  # Hand.to_json() as scored (winds by scoring.payout.seat_hand)
+    # The hand as scored, the JSON text of Hand.to_json() (its winds by scoring.payout.seat_hand),
+    # None for a 流局. Kept as text: an evening is read far more often than one of its hands is
+    # looked at again (`Recorded.scored_hand` turns it back into a Hand).
+    hand: str | None = None
     ruleset: str | None = None
     photo_id: str | None = None
 
@@ -42,7 +46,8 @@ def win(verdict: Verdict, photo_id: str | None = None) -> Entry:
     return Entry(
         deal=result.deal, winner=result.winner, discarder=result.discarder, total=verdict.score.total,
         items=tuple((item.trad, item.tai) for item in verdict.score.items), net=verdict.payout.nets,
-        hand=verdict.hand.to_json(), ruleset=verdict.score.ruleset, photo_id=photo_id,
+        hand=json.dumps(verdict.hand.to_json(), ensure_ascii=False, separators=(",", ":")),
+        ruleset=verdict.score.ruleset, photo_id=photo_id,
     )
 
 

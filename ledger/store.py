@@ -3,14 +3,33 @@
 Every operation opens its own connection (Streamlit serves each phone from its own thread, and
 several app processes may share the file) with a busy timeout, so a writer waits for another one
 instead of failing. A write is one `BEGIN IMMEDIATE` transaction: it takes the write lock before it
-reads what it depends on (the last hand's number), so two phones confirming at once are put one
-after the other. A phone confirms a hand as the number it expects the hand to get: the same hand
-confirmed again (a second phone, a second tap) is found and not doubled, and a different hand
-where the phone's view of the evening is stale is refused (`Conflict`) for the player to look at.
+reads what it depends on (the last hand's number, the hand's revision), so two phones confirming
+at once are put one after the other. A phone confirms a hand as the number it expects the hand to
+get: the same hand confirmed again (a second phone, a second tap) is found and not doubled, and a
+different hand where the phone's view of the evening is stale is refused (`Conflict`) for the
+player to look at.
+
+Versions: the table's `revision` goes up by one with every write at the table (`Ledger.revision`,
+one small query, tells a page whether to read the evening again), and each hand keeps the revision
+at which it was last written (`Recorded.revision`) and the one at which it was first recorded.
+`undo` and `edit` name the hand and the revision the page showed; when the hand has been edited,
+replaced (undone and recorded again) or removed since, or for an undo is no longer the last, they
+refuse with a `Conflict` that says which, carrying the hand as it is now.
+
+Damage: rows are fetched whole (`fetchall`, so no statement is left running over a failure) and
+read afterwards, a hand's row outside the transaction where it does not decide a write; a hand that
+does not read back is reported as that hand (`Damaged`, see `rows`) and the evening goes on
+without it: `state` returns the sound hands and the damaged ones, the totals and the CSV are the
+sound hands', and the next deal is worked out from the last hand's plain columns where they are
+sound (where they are not: as if that hand were a 流局, with a note that says so). A damaged hand
+can be undone (when last) or edited like any other, and the next hand is recorded after it; a
+damaged table row (settings, revision) or damaged hand numbers make the table unreadable, a
+`LedgerError` that says so.
 
 The schema is versioned (`PRAGMA user_version`): `MIGRATIONS[i]` takes a file from version i to
 i + 1; opening a file migrates it in one transaction. Every failure of the file (not SQLite, locked,
-read-only, from a newer taishu) is a `LedgerError` with words for the player.
+read-only, from a newer taishu, damaged) is a `LedgerError` with words for the player; no other
+exception leaves the ledger.
 """
 
 from __future__ import annotations
@@ -20,19 +39,37 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from scoring.hand import MAX_STAKE
 from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import next_deal
 from .entry import Entry
+from .rows import (
+    HAND_COLUMNS,
+    SELECTED,
+    TABLE_COLUMNS,
+    BadValue,
+    Damaged,
+    LedgerError,
+    Recorded,
+    TableInfo,
+    hand_values,
+    read_hand,
+    read_table,
+    storable,
+    text_or_bytes,
+)
 
 BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before "locked"
 CODE = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
+MAX_NAME = 24  # the page's names are at most this long
+MAX_NUMBER = 1_000_000_000  # a hand's number and a revision at most: far beyond any evening, within SQLite's
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -65,47 +102,72 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ("ALTER TABLE hands ADD COLUMN edited_at TEXT",),  # 2: hands can be edited after they are recorded
+    (  # 3: a hand's versions, so a stale undo or edit is refused; the hands already there take the table's
+        "ALTER TABLE hands ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",  # the table's, when last written
+        "ALTER TABLE hands ADD COLUMN recorded_revision INTEGER NOT NULL DEFAULT 0",  # when first recorded
+        "UPDATE hands SET revision = coalesce((SELECT revision FROM tables WHERE code = hands.table_code), 0)",
+        "UPDATE hands SET recorded_revision = revision",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class LedgerError(Exception):
-    """The ledger could not be read or written; the message is for the player."""
+SELECT_HANDS = f"SELECT {', '.join(SELECTED)} FROM hands WHERE table_code = ?"
 
 
 class Conflict(LedgerError):
-    """The evening changed since this phone looked (another phone recorded or undid a hand)."""
+    """The evening changed since this phone looked: another phone recorded, edited or undid a hand.
+    The message says what changed; `current` is the hand in question as it is now (None where it
+    is gone or not recorded yet) and `latest` the last hand now recorded (None where there is none)."""
 
-    def __init__(self, message: str, latest: Recorded | None) -> None:
+    def __init__(self, message: str, current: Recorded | Damaged | None, latest: Recorded | Damaged | None) -> None:
         super().__init__(message)
-        self.latest = latest  # the last hand now recorded, None when there is none
+        self.current = current
+        self.latest = latest
 
 
 @dataclass(frozen=True)
-class TableInfo:
-    code: str
-    names: tuple[str, str, str, str]  # by seat 東家 南家 西家 北家; "" where not given
-    first_dealer: Seat
-    base: int
-    per_tai: int
-    ruleset: str
-    revision: int
-    created_at: str
+class Evening:
+    """A table and its hands as read in one transaction: the sound hands and the damaged ones."""
 
+    table: TableInfo
+    hands: list[Recorded]  # in seq order: the totals, the chart and the CSV are these
+    damaged: list[Damaged]  # in seq order: hands that do not read back, each with its message
 
-@dataclass(frozen=True)
-class Recorded:
-    seq: int
-    entry: Entry
-    recorded_at: str
-    edited_at: str | None = None
+    @property
+    def rows(self) -> list[Recorded | Damaged]:
+        """Every hand, sound or damaged, in seq order."""
+        if not self.damaged:
+            return self.hands
+        return sorted([*self.hands, *self.damaged], key=lambda r: r.seq)
+
+    @property
+    def last_seq(self) -> int:
+        """The last hand's number, sound or damaged (0: none yet); the next is recorded after it."""
+        return max(self.hands[-1].seq if self.hands else 0, self.damaged[-1].seq if self.damaged else 0)
+
+    @property
+    def next_seq(self) -> int:
+        return self.last_seq + 1
+
+    @property
+    def next_deal(self) -> Deal:
+        """The next hand's deal (莊家, 連莊, 圈風), from the last hand."""
+        return deal_after(self.table, self.rows)
+
+    @property
+    def deal_note(self) -> str | None:
+        """For the player, where the last hand is damaged and `next_deal` is a guess."""
+        last = self.rows[-1] if self.hands or self.damaged else None
+        if isinstance(last, Damaged) and last.after is None:
+            return (f"第 {last.seq} 局壞了，看不出是誰胡的：下一局先當那一局流局（莊家連莊）來排，"
+                    "請核對莊家、連莊和圈風")
+        return None
 
 
 def table_code(text: str) -> str:
     """A table's code from the page (untrusted): trimmed, lower case, 1-24 of a-z 0-9 -."""
-    code = text.strip().lower()
+    code = text.strip().lower() if isinstance(text, str) else ""
     if not CODE.fullmatch(code):
-        shown = "".join(ch for ch in text[:40] if ch.isalnum() or ch in "-./ ")  # no markup back to the page
+        shown = "".join(ch for ch in str(text)[:40] if ch.isalnum() or ch in "-./ ")  # no markup back to the page
         raise LedgerError(f"牌桌代號「{shown}」不能用：請用 1 到 24 個英文字母、數字或 -（開頭不能是 -）")
     return code
 
@@ -114,11 +176,14 @@ def _now() -> str:
     return datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def _error(exc: sqlite3.Error, path: Path) -> LedgerError:
-    """The words for a failed SQLite call."""
+def _error(exc: sqlite3.Error | UnicodeDecodeError, path: Path) -> LedgerError:
+    """The words for a failed SQLite call (a UnicodeDecodeError: SQLite's own message quoted a
+    damaged schema that is not UTF-8 any more)."""
     text = str(exc)
     if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
         why = f"帳本檔 {path} 不是 SQLite 資料庫（可能是別的檔案或壞了）；換一個檔名或移走它"
+    elif isinstance(exc, UnicodeDecodeError) or "malformed" in text:
+        why = f"帳本檔 {path} 壞了（SQLite 讀不出它的結構）；換一個檔名，壞的檔案留著給懂的人救"
     elif "locked" in text or "busy" in text:
         why = f"帳本檔 {path} 正被別的程式鎖住，請稍後再試"
     elif "readonly" in text or "unable to open" in text or "read-only" in text:
@@ -128,28 +193,51 @@ def _error(exc: sqlite3.Error, path: Path) -> LedgerError:
     return LedgerError(f"{why}（{text}）")
 
 
+def _whole_number(value: object, what: str, low: int, high: int) -> int:
+    """A number from the page (untrusted) as an int in [low, high], or a LedgerError naming it."""
+    if type(value) is not int or not low <= value <= high:
+        raise LedgerError(f"{what}要是 {low} 到 {high} 的整數，不是「{str(value)[:20]}」")
+    return value
+
+
+def _seen(revision: object) -> int | None:
+    """The revision a page names a hand by: a whole number, None for a damaged hand's unreadable one."""
+    return None if revision is None else _whole_number(revision, "版本", 0, MAX_NUMBER)
+
+
+def _settings(base: object, per_tai: object, ruleset: object, first_dealer: object) -> None:
+    _whole_number(base, "底", 0, MAX_STAKE)
+    _whole_number(per_tai, "每台", 0, MAX_STAKE)
+    if not isinstance(ruleset, str) or not ruleset:
+        raise LedgerError("台數規則要有名字")
+    if not isinstance(first_dealer, Seat):
+        raise LedgerError("起莊要是東家、南家、西家或北家")
+
+
 class Ledger:
     """The ledger file at `path`, created and migrated to `SCHEMA_VERSION` when opened."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
         with self._session(write=False) as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
+            version = db.execute("PRAGMA user_version").fetchall()[0][0]
         if version != SCHEMA_VERSION:
             self._migrate()
 
     @contextmanager
     def _session(self, write: bool) -> Iterator[sqlite3.Connection]:
-        """One transaction on its own connection; IMMEDIATE (the write lock first) for a write."""
+        """One transaction on its own connection; IMMEDIATE (the write lock first) for a write.
+        Whatever fails inside, the transaction is rolled back and the connection closed."""
         try:
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
             raise _error(exc, self.path) from exc
+        db.text_factory = text_or_bytes  # text that is not UTF-8 is read as a damaged value, not a failed fetch
         try:
             db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             yield db
             db.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise _error(exc, self.path) from exc
         finally:
             if db.in_transaction:
@@ -161,13 +249,13 @@ class Ledger:
 
     def _migrate(self) -> None:
         with self._session(write=True) as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
+            version = db.execute("PRAGMA user_version").fetchall()[0][0]
             if version > SCHEMA_VERSION:
                 raise LedgerError(f"帳本檔 {self.path} 是較新版的 taishu 寫的（版本 {version}，這一版只認得到 "
                                   f"{SCHEMA_VERSION}）：請更新 taishu")
-            if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchall()[0][0]:
                 raise LedgerError(f"帳本檔 {self.path} 是別的程式的 SQLite 資料庫，不是 taishu 的帳本；換一個檔名")
-            for steps in MIGRATIONS[version:]:
+            for steps in MIGRATIONS[max(version, 0):]:
                 for statement in steps:
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -177,151 +265,239 @@ class Ledger:
                    first_dealer: Seat = Seat.E) -> TableInfo:
         """The table `code`, made with these settings when it does not exist yet."""
         code = table_code(code)
+        _settings(base, per_tai, ruleset, first_dealer)
         with self._session(write=False) as db:
-            found = _table(db, code)
-        if found is not None:
-            return found
+            found = _fetch_table(db, code)
+        if found:
+            return _table_info(code, found)
         with self._session(write=True) as db:
             db.execute("INSERT OR IGNORE INTO tables (code, created_at, names, first_dealer, base, per_tai, ruleset)"
                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (code, _now(), json.dumps([""] * 4), first_dealer.code, base, per_tai, ruleset))
-            return _table(db, code)
+            found = _fetch_table(db, code)
+        return _table_info(code, found)
 
     def update_table(self, code: str, names: tuple[str, ...], first_dealer: Seat, base: int, per_tai: int,
                      ruleset: str) -> TableInfo:
-        if len(names) != 4 or not isinstance(first_dealer, Seat):
-            raise ValueError("four names and a first dealer's seat")
+        if not isinstance(names, tuple | list) or len(names) != 4 or not all(
+                isinstance(n, str) and len(n) <= MAX_NAME for n in names):
+            raise LedgerError(f"要四個名字（東家、南家、西家、北家），每個最多 {MAX_NAME} 個字")
+        _settings(base, per_tai, ruleset, first_dealer)
         with self._session(write=True) as db:
-            _require(db, code)
+            table = _table_for_write(db, code)
             db.execute("UPDATE tables SET names = ?, first_dealer = ?, base = ?, per_tai = ?, ruleset = ?,"
-                       " revision = revision + 1 WHERE code = ?",
-                       (json.dumps(list(names), ensure_ascii=False), first_dealer.code, base, per_tai, ruleset, code))
-            return _table(db, code)
+                       " revision = ? WHERE code = ?", (json.dumps(list(names), ensure_ascii=False), first_dealer.code,
+                                                        base, per_tai, ruleset, table.revision + 1, code))
+        return replace(table, names=tuple(names), first_dealer=first_dealer, base=base, per_tai=per_tai,
+                       ruleset=ruleset, revision=table.revision + 1)
 
-    def state(self, code: str) -> tuple[TableInfo, list[Recorded]]:
-        """The table and its hands in seq order, read in one transaction (one consistent view)."""
+    def revision(self, code: str) -> int:
+        """The table's revision: one small query, so a page can keep the evening it read until it changes."""
         with self._session(write=False) as db:
-            return _require(db, code), _hands(db, code)
+            found = db.execute("SELECT revision FROM tables WHERE code = ?", (code,)).fetchall()
+        if not found:
+            raise _no_table(code)
+        if type(found[0][0]) is not int:
+            raise _damaged_table(code, BadValue("revision"))
+        return found[0][0]
+
+    def state(self, code: str) -> Evening:
+        """The table and its hands in seq order, read in one transaction (one consistent view) and
+        checked once it is over: the sound hands, and the damaged ones reported."""
+        with self._session(write=False) as db:
+            found = _fetch_table(db, code)
+            rows = db.execute(SELECT_HANDS + " ORDER BY seq", (code,)).fetchall()
+        return _evening(_table_info(code, found), rows)
 
     def hands(self, code: str) -> list[Recorded]:
-        return self.state(code)[1]
+        """The table's sound hands in seq order."""
+        return self.state(code).hands
 
     # -- hands -----------------------------------------------------------------------------------
     def record(self, code: str, entry: Entry, expected_seq: int) -> Recorded:
-        """Record `entry` as hand `expected_seq` (the number this phone expects it to get). When
-        that hand is already recorded as the same hand, return it (confirmed twice: kept once);
-        when the evening has moved on otherwise, raise `Conflict`."""
+        """Record `entry` as hand `expected_seq` (the number this phone expects it to get: the one
+        after the last hand, sound or damaged). When that hand is already recorded as the same hand,
+        return it (confirmed twice: kept once); when the evening has moved on otherwise, raise
+        `Conflict`. Reads no hand but the ones it names: the cost does not grow with the evening."""
+        expected_seq = _whole_number(expected_seq, "局號", 1, MAX_NUMBER)
+        new = _storable(Recorded(expected_seq, entry, _now(), None, 0))
         with self._session(write=True) as db:
-            _require(db, code)
-            hands = _hands(db, code)
-            if expected_seq != len(hands) + 1:
-                if 1 <= expected_seq <= len(hands) and hands[expected_seq - 1].entry.same_hand(entry):
-                    return hands[expected_seq - 1]
-                raise Conflict(_changed(expected_seq, hands), hands[-1] if hands else None)
-            recorded = Recorded(expected_seq, entry, _now())
-            _insert(db, code, recorded)
-            _bump(db, code)
-            return recorded
+            table = _table_for_write(db, code)
+            last = _last_seq(db, code)
+            if expected_seq == last + 1:
+                return _insert(db, code, replace(new, revision=table.revision + 1))
+            found = _fetch_hands(db, code, expected_seq, last)
+        current, latest = (_read(found, n, table) for n in (expected_seq, last))
+        if isinstance(current, Recorded) and current.entry.same_hand(entry):
+            return current
+        if expected_seq > last + 1:
+            message = f"帳本剛被別的手機改過：有局被刪了，現在記到第 {last} 局"
+        else:
+            message = f"別的手機剛記了第 {expected_seq} 局，現在記到第 {last} 局"
+        raise Conflict(message, current, latest)
 
-    def edit(self, code: str, seq: int, entry: Entry) -> Recorded:
-        """Put `entry` in place of hand `seq` (the totals follow: they are sums of the hands). The
-        hands after it keep the deals they were played under."""
+    def edit(self, code: str, seq: int, entry: Entry, revision: int | None) -> Recorded:
+        """Put `entry` in place of hand `seq`, still at `revision` (the one the page showed; a
+        damaged hand's, None where unreadable, too). The totals follow: they are sums of the
+        hands; the hands after it keep the deals they were played under. `Conflict` where that
+        hand was edited, replaced or removed since."""
+        seq, seen = _whole_number(seq, "局號", 1, MAX_NUMBER), _seen(revision)
+        new = _storable(Recorded(seq, entry, _now(), _now(), 0))
         with self._session(write=True) as db:
-            _require(db, code)
-            hands = _hands(db, code)
-            if not 1 <= seq <= len(hands):
-                raise Conflict(f"沒有第 {seq} 局了（現在記到第 {len(hands)} 局）", hands[-1] if hands else None)
-            edited = Recorded(seq, entry, hands[seq - 1].recorded_at, _now())
-            db.execute("DELETE FROM hands WHERE table_code = ? AND seq = ?", (code, seq))
-            _insert(db, code, edited)
-            _bump(db, code)
-            return edited
+            table = _table_for_write(db, code)
+            last = _last_seq(db, code)
+            was = db.execute("SELECT revision, recorded_revision, recorded_at FROM hands"
+                             " WHERE table_code = ? AND seq = ?", (code, seq)).fetchall()
+            if was and _same_version(was[0][0], seen):
+                kept = was[0][2] if type(was[0][2]) is str else new.recorded_at  # a damaged time: now
+                return _update(db, code, replace(new, recorded_at=kept, revision=table.revision + 1))
+            found = _fetch_hands(db, code, seq, last)
+        raise Conflict(_stale(seq, seen, was, last), _read(found, seq, table), _read(found, last, table))
 
-    def undo(self, code: str, seq: int) -> Recorded | None:
-        """Remove hand `seq` if it is the last one; None when it is already gone (undone twice)."""
+    def undo(self, code: str, seq: int, revision: int | None) -> Recorded | Damaged:
+        """Remove hand `seq` if it is still the last one and still at `revision` (the one the page
+        showed; a damaged hand can be removed, by its revision or None where that is unreadable,
+        so the table can go on). Returns the hand removed; `Conflict` where it was edited,
+        replaced or removed since, or hands were recorded after it."""
+        seq, seen = _whole_number(seq, "局號", 1, MAX_NUMBER), _seen(revision)
         with self._session(write=True) as db:
-            _require(db, code)
-            hands = _hands(db, code)
-            if seq > len(hands):
-                return None
-            if seq != len(hands):
-                raise Conflict(f"第 {seq} 局之後又記了 {len(hands) - seq} 局，只能刪最後一局", hands[-1])
-            db.execute("DELETE FROM hands WHERE table_code = ? AND seq = ?", (code, seq))
-            _bump(db, code)
-            return hands[-1]
+            table = _table_for_write(db, code)
+            last = _last_seq(db, code)
+            found = _fetch_hands(db, code, seq, last)
+            was = db.execute("SELECT revision, recorded_revision FROM hands WHERE table_code = ? AND seq = ?",
+                             (code, seq)).fetchall()
+            removed = bool(was) and seq == last and _same_version(was[0][0], seen)
+            if removed:
+                db.execute("DELETE FROM hands WHERE table_code = ? AND seq = ?", (code, seq))
+                _bump(db, code, table.revision + 1)
+        current = _read(found, seq, table)
+        if removed:
+            return current
+        if was and _same_version(was[0][0], seen):
+            raise Conflict(f"第 {seq} 局之後又記了 {last - seq} 局（現在記到第 {last} 局），只能刪最後一局",
+                           current, _read(found, last, table))
+        raise Conflict(_stale(seq, seen, was, last), current, _read(found, last, table))
 
 
-def _changed(expected_seq: int, hands: list[Recorded]) -> str:
-    if expected_seq > len(hands) + 1:
-        return f"帳本剛被別的手機改過：有局被刪了，現在記到第 {len(hands)} 局"
-    return f"別的手機剛記了第 {expected_seq} 局，現在記到第 {len(hands)} 局"
+def _no_table(code: str) -> LedgerError:
+    return LedgerError(f"沒有代號「{str(code)[:40]}」的牌桌")
 
 
-def _table(db: sqlite3.Connection, code: str) -> TableInfo | None:
-    row = db.execute("SELECT code, names, first_dealer, base, per_tai, ruleset, revision, created_at"
-                     " FROM tables WHERE code = ?", (code,)).fetchone()
-    if row is None:
-        return None
-    return TableInfo(row[0], tuple(json.loads(row[1])), Seat.of(row[2]), *row[3:])
+def _damaged_table(code: str, bad: BadValue) -> LedgerError:
+    return LedgerError(f"帳本檔裡牌桌「{code}」的{bad.words}壞了，這一桌的帳讀不出來：請開一個新的牌桌代號，"
+                       "壞的檔案留著給懂的人救")
 
 
-def _require(db: sqlite3.Connection, code: str) -> TableInfo:
-    table = _table(db, code)
-    if table is None:
-        raise LedgerError(f"沒有代號「{code}」的牌桌")
-    return table
+def _fetch_table(db: sqlite3.Connection, code: str) -> list[tuple]:
+    return db.execute(f"SELECT {', '.join(TABLE_COLUMNS)} FROM tables WHERE code = ?", (code,)).fetchall()
 
 
-def _bump(db: sqlite3.Connection, code: str) -> None:
-    db.execute("UPDATE tables SET revision = revision + 1 WHERE code = ?", (code,))
+def _table_info(code: str, found: list[tuple]) -> TableInfo:
+    if not found:
+        raise _no_table(code)
+    try:
+        return read_table(found[0])
+    except BadValue as bad:
+        raise _damaged_table(code, bad) from None
 
 
-HAND_COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total",
-                "items", "net", "hand", "ruleset", "photo_id")
+def _table_for_write(db: sqlite3.Connection, code: str) -> TableInfo:
+    """The table a write is at, read under the write lock (a damaged one is not written to)."""
+    return _table_info(code, _fetch_table(db, code))
 
 
-def _insert(db: sqlite3.Connection, code: str, r: Recorded) -> None:
-    e = r.entry
-    row = (r.seq, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
-           _code(e.winner), _code(e.discarder),
-           e.total, json.dumps(e.items, ensure_ascii=False), json.dumps(e.net),
-           None if e.hand is None else json.dumps(e.hand), e.ruleset, e.photo_id)
-    db.execute(f"INSERT INTO hands (table_code, {', '.join(HAND_COLUMNS)}) VALUES (?{', ?' * len(HAND_COLUMNS)})",
-               (code, *row))
+def _last_seq(db: sqlite3.Connection, code: str) -> int:
+    """The last hand's number (0: none), off the primary key's index: no hand is read."""
+    last = db.execute("SELECT max(seq) FROM hands WHERE table_code = ?", (code,)).fetchall()[0][0]
+    if last is None:
+        return 0
+    if type(last) is not int:
+        raise _damaged_table(code, BadValue("seq"))
+    return last
 
 
-def _code(seat: Seat | None) -> str | None:
-    return None if seat is None else seat.code
+def _fetch_hands(db: sqlite3.Connection, code: str, *seqs: int) -> list[tuple]:
+    return db.execute(SELECT_HANDS + " AND seq IN (?, ?)", (code, *seqs)).fetchall()
 
 
-def _seat(code: str | None) -> Seat | None:
-    return None if code is None else Seat.of(code)
+def _read(found: list[tuple], seq: int, table: TableInfo) -> Recorded | Damaged | None:
+    """Hand `seq` among the fetched rows, read (after its transaction), None where it is not there."""
+    return next((read_hand(row, table.first_dealer) for row in found if row[0] == seq), None)
 
 
-def _hands(db: sqlite3.Connection, code: str) -> list[Recorded]:
-    rows = db.execute(f"SELECT {', '.join(HAND_COLUMNS)} FROM hands WHERE table_code = ? ORDER BY seq", (code,))
-    return [_recorded(dict(zip(HAND_COLUMNS, row, strict=True))) for row in rows]
+def _same_version(stored: object, seen: int | None) -> bool:
+    """The hand is still at the revision the page saw (an unreadable stored one: the page saw None)."""
+    return stored == seen if type(stored) is int else seen is None
 
 
-def _recorded(row: dict) -> Recorded:
-    entry = Entry(
-        deal=Deal(Wind(row["round"]), Seat.of(row["dealer"]), row["streak"]),
-        winner=_seat(row["winner"]), discarder=_seat(row["discarder"]), total=row["total"],
-        items=tuple((name, tai) for name, tai in json.loads(row["items"])),
-        net=tuple(json.loads(row["net"])),
-        hand=None if row["hand"] is None else json.loads(row["hand"]),
-        ruleset=row["ruleset"], photo_id=row["photo_id"],
-    )
-    return Recorded(row["seq"], entry, row["recorded_at"], row["edited_at"])
+def _stale(seq: int, seen: int | None, was: list[tuple], last: int) -> str:
+    """What happened to hand `seq` since the page saw it at revision `seen`."""
+    if not was:
+        return f"第 {seq} 局已經被別的手機刪掉了，現在記到第 {last} 局"
+    recorded_revision = was[0][1]
+    if type(recorded_revision) is int and seen is not None and recorded_revision > seen:
+        return f"第 {seq} 局已經被別的手機刪掉重記了，現在記到第 {last} 局"
+    return f"第 {seq} 局剛被別的手機改過，現在記到第 {last} 局"
+
+
+def _storable(r: Recorded) -> Recorded:
+    if not isinstance(r.entry, Entry) or not isinstance(r.entry.deal, Deal):
+        raise LedgerError("沒有記下：要記的不是一局（ledger.Entry）")
+    try:
+        return storable(r)
+    except BadValue as bad:
+        raise LedgerError(f"第 {r.seq} 局沒有記下：{bad.words}的資料不對") from None
+
+
+def _bump(db: sqlite3.Connection, code: str, revision: int) -> None:
+    db.execute("UPDATE tables SET revision = ? WHERE code = ?", (revision, code))
+
+
+def _insert(db: sqlite3.Connection, code: str, r: Recorded) -> Recorded:
+    db.execute(f"INSERT INTO hands (table_code, recorded_revision, {', '.join(HAND_COLUMNS)})"
+               f" VALUES (?, ?{', ?' * len(HAND_COLUMNS)})", (code, r.revision, *hand_values(r)))
+    _bump(db, code, r.revision)
+    return r
+
+
+def _update(db: sqlite3.Connection, code: str, r: Recorded) -> Recorded:
+    """Hand `r.seq` written over with `r` (its first recorded revision kept: it was edited, not replaced)."""
+    db.execute(f"UPDATE hands SET {', '.join(f'{c} = ?' for c in HAND_COLUMNS)} WHERE table_code = ? AND seq = ?",
+               (*hand_values(r), code, r.seq))
+    _bump(db, code, r.revision)
+    return r
+
+
+def _evening(table: TableInfo, rows: list[tuple]) -> Evening:
+    seqs = [row[0] for row in rows]
+    if not all(type(s) is int and s >= 1 for s in seqs) or any(a >= b for a, b in zip(seqs, seqs[1:], strict=False)):
+        raise _damaged_table(table.code, BadValue("seq"))
+    hands, damaged = [], []
+    for row in rows:
+        read = read_hand(row, table.first_dealer)
+        (hands if isinstance(read, Recorded) else damaged).append(read)
+    return Evening(table, hands, damaged)
 
 
 # -- the evening from its hands ------------------------------------------------------------------------
-def deal_after(table: TableInfo, hands: list[Recorded]) -> Deal:
-    """The next hand's deal: from the last hand recorded, or the table's first deal."""
-    if not hands:
-        return Deal(Wind.E, table.first_dealer, 0)
-    last = hands[-1].entry
-    return next_deal(last.deal, last.winner, table.first_dealer)
+def deal_after(table: TableInfo, hands: list[Recorded | Damaged]) -> Deal:
+    """The next hand's deal: after the last hand, or the table's first deal. A damaged last hand
+    gives it from its plain columns where they are sound; where its winner is not, it counts as a
+    流局 (the dealer keeps the deal: `Evening.deal_note` says so), and where its deal is not
+    either, it was played under the deal after the hand before it."""
+    known = len(hands)  # hands[known:] are damaged hands that do not say the deal after them
+    while known and isinstance(hands[known - 1], Damaged) and hands[known - 1].after is None:
+        known -= 1
+    deal = Deal(Wind.E, table.first_dealer, 0) if not known else _after(hands[known - 1], table.first_dealer)
+    for damaged in hands[known:]:
+        deal = next_deal(deal if damaged.played is None else damaged.played, None, table.first_dealer)
+    return deal
+
+
+def _after(hand: Recorded | Damaged, first_dealer: Seat) -> Deal:
+    if isinstance(hand, Damaged):
+        return hand.after
+    return next_deal(hand.entry.deal, hand.entry.winner, first_dealer)
 
 
 def totals(hands: list[Recorded]) -> dict[Seat, int]:

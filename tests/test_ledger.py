@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -69,8 +70,8 @@ def book(tmp_path):
 
 def record_next(led: Ledger, make_entry, code="friday"):
     """Record the entry for the table's next deal, as a phone does: expecting the next number."""
-    table, hands = led.state(code)
-    return led.record(code, make_entry(deal_after(table, hands)), len(hands) + 1)
+    evening = led.state(code)
+    return led.record(code, make_entry(evening.next_deal), evening.next_seq)
 
 
 # -- who deals next ------------------------------------------------------------------------------------
@@ -110,13 +111,13 @@ def test_seat_winds_follow_the_dealer():
 def test_a_win_is_paid_by_seat():
     """南家 deals (連莊 1); 東家, 門風 北 there, self-draws: 南家 pays with 莊家 and 連莊 台."""
     entry = played(HAND, Deal("E", "S", 1), winner="E")
-    assert entry.winner == "E" and entry.discarder is None and entry.hand["seat"] == "N"
+    assert entry.winner == "E" and entry.discarder is None and json.loads(entry.hand)["seat"] == "N"
     base = score(HAND.replace(seat="N")).total
     extra = 1 + 2 * 1  # 莊家 1, 連莊 2 each in the default table
     assert entry.net_by_seat == {"E": 3 * (100 + base * 20) + extra * 20, "S": -(100 + (base + extra) * 20),
                                  "W": -(100 + base * 20), "N": -(100 + base * 20)}
     off_discard = played(HAND, Deal("E", "S", 0), winner="E", discarder="W")
-    assert off_discard.discarder == "W" and off_discard.hand["table"]["discarder"] == "S"  # 西家 is 南 this deal
+    assert off_discard.discarder == "W" and json.loads(off_discard.hand)["table"]["discarder"] == "S"  # 西家 is 南
     assert [n for n in off_discard.net if n] == [off_discard.net[0], off_discard.net[2]] and sum(off_discard.net) == 0
 
 
@@ -134,9 +135,11 @@ def test_recording_advances_the_table_and_totals_are_the_payments(book):
     first = record_next(book, lambda d: played(HAND, d, winner="E"))  # 東家 deals and wins
     second = record_next(book, lambda d: played(HAND, d, winner="W", discarder="E"))  # 連莊 1, 西家 wins
     third = record_next(book, draw)
-    table, hands = book.state("friday")
+    evening = book.state("friday")
+    table, hands = evening.table, evening.hands
     assert [h.entry.deal for h in hands] == [Deal("E", "E", 0), Deal("E", "E", 1), Deal("E", "S", 0)]
-    assert deal_after(table, hands) == Deal("E", "S", 1) and table.revision == 3
+    assert evening.next_deal == deal_after(table, hands) == Deal("E", "S", 1) and table.revision == 3
+    assert [h.revision for h in hands] == [1, 2, 3] and evening.damaged == [] and evening.deal_note is None
     assert totals(hands) == {w: first.entry.net_by_seat[w] + second.entry.net_by_seat[w] for w in WINDS}
     assert [n for n, _ in running_totals(hands)] == [0, 1, 2, 3] and running_totals(hands)[-1][1] == totals(hands)
     assert third.entry.net == (0, 0, 0, 0) and third.entry.hand is None
@@ -156,13 +159,13 @@ def test_totals_after_any_evening_are_the_sum_of_the_payments(tmp_path_factory, 
             continue
         discarder = rng.choice([None, *(w for w in WINDS if w != winner)])
         hand = random_winning_hand(rng, situation=False)
-        table, hands = led.state("t")
-        deal = deal_after(table, hands)
+        evening = led.state("t")
+        deal = evening.next_deal
         core = hand.replace(seat=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
                             table=as_dealt(Table(deal.dealer, 50, 10, deal.streak, discarder=discarder)))
         result = score(core)
         settlement = settle(result, core)
-        led.record("t", win(core, result, settlement, deal.dealer), len(hands) + 1)
+        led.record("t", win(core, result, settlement, deal.dealer), evening.next_seq)
         for wind, amount in settlement.net.items():  # the scorer's 門風 → the seat that has it
             paid[seat_of_wind(wind, deal.dealer)] += amount
     hands = led.hands("t")
@@ -182,38 +185,127 @@ def test_a_stale_phone_is_told_what_changed(book):
     other = played(HAND, Deal(), winner="S")  # a phone that still shows hand 1 to come, with another result
     with pytest.raises(Conflict, match="別的手機剛記了第 1 局") as caught:
         book.record("friday", other, 1)
-    assert caught.value.latest.seq == 1 and caught.value.latest.entry.winner == "E"
-    with pytest.raises(Conflict, match="有局被刪了"):
+    assert caught.value.latest.seq == caught.value.current.seq == 1 and caught.value.current.entry.winner == "E"
+    with pytest.raises(Conflict, match="有局被刪了") as caught:
         book.record("friday", other, 5)
+    assert caught.value.current is None and caught.value.latest.seq == 1
     assert len(book.hands("friday")) == 1
 
 
-def test_undo_removes_the_last_hand_once(book):
-    record_next(book, lambda d: played(HAND, d, winner="S", discarder="E"))
-    record_next(book, draw)
-    with pytest.raises(Conflict, match="只能刪最後一局"):
-        book.undo("friday", 1)
-    assert book.undo("friday", 2).entry.winner is None
-    assert book.undo("friday", 2) is None  # a second phone's undo of the same hand: already gone
-    table, hands = book.state("friday")
-    assert [h.seq for h in hands] == [1] and deal_after(table, hands) == Deal("E", "S", 0)
+def test_undo_removes_the_last_hand_at_the_revision_shown(book):
+    first = record_next(book, lambda d: played(HAND, d, winner="S", discarder="E"))
+    second = record_next(book, draw)
+    with pytest.raises(Conflict, match="第 1 局之後又記了 1 局（現在記到第 2 局），只能刪最後一局"):
+        book.undo("friday", 1, first.revision)
+    assert book.undo("friday", 2, second.revision) == second
+    with pytest.raises(Conflict, match="第 2 局已經被別的手機刪掉了，現在記到第 1 局") as caught:
+        book.undo("friday", 2, second.revision)  # a second phone's undo of the same hand: already gone
+    assert caught.value.current is None and caught.value.latest == first
+    evening = book.state("friday")
+    assert [h.seq for h in evening.hands] == [1] and evening.next_deal == Deal("E", "S", 0)
 
 
 def test_editing_a_hand_changes_the_totals(book):
     record_next(book, lambda d: played(HAND, d, winner="E"))
     record_next(book, lambda d: played(HAND, d, winner="E", discarder="S"))
     record_next(book, draw)
-    table, hands = book.state("friday")
+    before = book.state("friday")
+    hands = before.hands
     fixed = played(HAND, hands[1].entry.deal, winner="E", discarder="N")  # it was 北家 who dealt in
-    edited = book.edit("friday", 2, fixed)
+    edited = book.edit("friday", 2, fixed, hands[1].revision)
     assert edited.edited_at is not None and edited.recorded_at == hands[1].recorded_at
-    after = book.hands("friday")
-    assert [h.entry for h in after] == [hands[0].entry, fixed, hands[2].entry]
-    assert totals(after)["N"] == hands[0].entry.net_by_seat["N"] + fixed.net_by_seat["N"] < totals(hands)["N"]
-    assert totals(after)["S"] == hands[0].entry.net_by_seat["S"]
-    assert book.state("friday")[0].revision == table.revision + 1
-    with pytest.raises(Conflict, match="沒有第 4 局"):
-        book.edit("friday", 4, fixed)
+    after = book.state("friday")
+    assert [h.entry for h in after.hands] == [hands[0].entry, fixed, hands[2].entry]
+    assert totals(after.hands)["N"] == hands[0].entry.net_by_seat["N"] + fixed.net_by_seat["N"] < totals(hands)["N"]
+    assert totals(after.hands)["S"] == hands[0].entry.net_by_seat["S"]
+    assert after.table.revision == before.table.revision + 1 == edited.revision == after.hands[1].revision
+    assert [h.revision for h in after.hands] == [hands[0].revision, edited.revision, hands[2].revision]
+    with pytest.raises(Conflict, match="第 4 局已經被別的手機刪掉了"):
+        book.edit("friday", 4, fixed, hands[2].revision)
+
+
+def test_the_revision_moves_with_every_write_and_only_then(book):
+    seen = [book.revision("friday")]
+    first = record_next(book, draw)
+    seen.append(book.revision("friday"))
+    book.state("friday")
+    book.record("friday", first.entry, 1)  # confirmed twice: nothing written
+    seen.append(book.revision("friday"))
+    first = book.edit("friday", 1, draw(Deal("E", "E", 0)), first.revision)
+    seen.append(book.revision("friday"))
+    book.update_table("friday", ("阿明", "", "", ""), "E", 100, 20, "tw16-2026.09-p0")
+    seen.append(book.revision("friday"))
+    book.undo("friday", 1, first.revision)
+    seen.append(book.revision("friday"))
+    assert seen == [0, 1, 1, 2, 3, 4] and book.state("friday").table.revision == 4
+    with pytest.raises(LedgerError, match="沒有代號「nope」的牌桌"):
+        book.revision("nope")
+
+
+def test_a_stale_undo_does_not_remove_the_hand_recorded_in_its_place(book):
+    """Issue 23: phone B shows hand 4; phone A undoes 4 and records a corrected 4; B's undo must
+    not remove A's hand. Two Ledger objects on one file: two phones, two connections."""
+    phone_a, phone_b = book, Ledger(book.path)
+    for _ in range(4):
+        record_next(phone_a, lambda d: played(HAND, d, winner="E"))
+    shown = phone_b.state("friday").hands[-1]
+    phone_a.undo("friday", 4, phone_a.state("friday").hands[-1].revision)
+    corrected = record_next(phone_a, lambda d: played(HAND, d, winner="W", discarder="E"))
+    with pytest.raises(Conflict, match="^第 4 局已經被別的手機刪掉重記了，現在記到第 4 局$") as caught:
+        phone_b.undo("friday", 4, shown.revision)
+    assert caught.value.current == corrected and caught.value.current.revision == corrected.revision
+    assert phone_a.state("friday").hands[-1] == corrected
+
+
+def test_a_stale_edit_does_not_overwrite_a_hand_changed_since(book):
+    phone_a, phone_b = book, Ledger(book.path)
+    for _ in range(3):
+        record_next(phone_a, lambda d: played(HAND, d, winner="E"))
+    shown = phone_b.state("friday").hands
+    mine = played(HAND, shown[1].entry.deal, winner="E", discarder="N")
+    theirs = phone_a.edit("friday", 2, played(HAND, shown[1].entry.deal, winner="E", discarder="W"), shown[1].revision)
+    with pytest.raises(Conflict, match="^第 2 局剛被別的手機改過，現在記到第 3 局$") as caught:
+        phone_b.edit("friday", 2, mine, shown[1].revision)
+    assert caught.value.current == theirs and caught.value.latest == shown[2]
+    phone_a.undo("friday", 3, shown[2].revision)
+    again = record_next(phone_a, draw)
+    with pytest.raises(Conflict, match="^第 3 局已經被別的手機刪掉重記了，現在記到第 3 局$"):
+        phone_b.edit("friday", 3, mine, shown[2].revision)
+    phone_a.undo("friday", 3, again.revision)
+    with pytest.raises(Conflict, match="^第 3 局已經被別的手機刪掉了，現在記到第 2 局$"):
+        phone_b.edit("friday", 3, mine, shown[2].revision)
+    assert phone_a.hands("friday") == [shown[0], theirs]
+    assert phone_b.edit("friday", 2, mine, theirs.revision).entry == mine  # once it has seen the change
+
+
+def test_a_page_input_that_is_not_a_hand_number_or_a_revision_gets_a_message(book):
+    first = record_next(book, draw)
+    for seq, revision in [(0, first.revision), ("1", first.revision), (True, first.revision), (1, "1"), (1, -1),
+                          (1, 2.0)]:
+        with pytest.raises(LedgerError, match="局號|版本") as caught:
+            book.undo("friday", seq, revision)
+        assert not isinstance(caught.value, Conflict)
+    with pytest.raises(LedgerError, match="不是一局"):
+        book.record("friday", {"winner": "E"}, 2)
+    with pytest.raises(LedgerError, match="這手牌的資料不對"):
+        book.record("friday", replace(played(HAND, Deal("E", "E", 1), winner="E"), hand="{not json"), 2)
+    with pytest.raises(LedgerError, match="每家輸贏的資料不對"):
+        book.record("friday", replace(draw(Deal("E", "E", 1)), net=(100, -100, 0, 0)), 2)
+    for bad in [dict(names=("a", "b", "c")), dict(first_dealer="X"), dict(base=-1), dict(per_tai="20"),
+                dict(names=("a" * 25, "", "", ""))]:
+        settings = dict(names=("", "", "", ""), first_dealer="E", base=100, per_tai=20, ruleset="tw16-2026.09-p0")
+        with pytest.raises(LedgerError):
+            book.update_table("friday", **{**settings, **bad})
+    assert book.hands("friday") == [first] and book.revision("friday") == 1
+
+
+def test_the_scored_hand_comes_back_when_asked(book):
+    won = record_next(book, lambda d: played(HAND, d, winner="S", discarder="E"))
+    assert won.scored_hand() == Hand.from_json(json.loads(won.entry.hand)) and won.scored_hand().seat == "S"
+    assert won.scored_hand().win == "5s" and record_next(book, draw).scored_hand() is None
+    unreadable = replace(won, entry=replace(won.entry, hand=won.entry.hand.replace('"5s"', '"5x"')))
+    with pytest.raises(LedgerError, match="第 1 局存的牌在帳本檔裡壞了"):
+        unreadable.scored_hand()
 
 
 def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
@@ -228,17 +320,41 @@ def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
                    " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL)")
     led = Ledger(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 2
-    table, [hand] = led.state("old")
-    assert table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
-    assert led.edit("old", 1, draw(Deal("E", "E", 0))).edited_at is not None
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 3
+    evening = led.state("old")
+    [hand] = evening.hands
+    assert evening.table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
+    assert hand.revision == 1 == led.revision("old")  # a migrated hand is as of the table's revision
+    assert led.edit("old", 1, draw(Deal("E", "E", 0)), hand.revision).edited_at is not None
+
+
+def test_a_version_2_file_gets_versions_and_a_stale_page_is_refused(tmp_path):
+    path = tmp_path / "v2.db"
+    with sqlite3.connect(path) as db:
+        for steps in ledger.store.MIGRATIONS[:2]:
+            for statement in steps:
+                db.execute(statement)
+        db.execute("PRAGMA user_version = 2")
+        db.execute("INSERT INTO tables VALUES ('t', '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
+                   " 'E', 100, 20, 'tw16-2026.09-p0', 7)")
+        for seq in (1, 2):
+            db.execute("INSERT INTO hands VALUES ('t', ?, '2026-11-01T20:30:00+08:00', 'E', 'E', ?, NULL, NULL, 0,"
+                       " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL, NULL)", (seq, seq - 1))
+    led = Ledger(path)
+    assert [h.revision for h in led.hands("t")] == [7, 7]
+    assert led.edit("t", 2, draw(Deal("E", "E", 1)), 7).revision == 8
+    with pytest.raises(Conflict, match="^第 2 局剛被別的手機改過，現在記到第 2 局$"):
+        led.undo("t", 2, 7)  # as a page that read the file before the edit
+    assert led.undo("t", 2, 8).seq == 2 and led.revision("t") == 9
+    assert led.record("t", draw(Deal("E", "E", 1)), 2).revision == 10
 
 
 WRITER = """
 import sys
 sys.path.insert(0, {root!r})
 from dataclasses import replace
-from ledger import Conflict, Ledger, deal_after, draw
+from ledger import Conflict, Ledger, draw
+from dataclasses import replace
 from pathlib import Path
 from time import sleep
 from tests.test_ledger import HAND, played
@@ -249,11 +365,11 @@ while not Path({go!r}).exists():  # start together
 conflicts = 0
 for i in range({count}):
     while True:  # as a phone does after a Conflict: look again, confirm as the next hand
-        table, hands = led.state("friday")
-        deal = deal_after(table, hands)
+        evening = led.state("friday")
+        deal = evening.next_deal
         entry = draw(deal) if {draws!r} else played(HAND, deal, winner=deal.dealer)  # the deal stays: 連莊
         try:
-            led.record("friday", replace(entry, photo_id={name!r} + f"-{{i}}"), len(hands) + 1)
+            led.record("friday", replace(entry, photo_id={name!r} + f"-{{i}}"), evening.next_seq)
             sleep(0.01)  # a phone's pace: without it one writer starves the other (SQLite's busy wait backs off)
             break
         except Conflict:
@@ -390,7 +506,7 @@ def test_the_evening_round_trips_through_csv(book):
     record_next(book, lambda d: played(HAND, d, winner="E", photo="p1"))
     record_next(book, draw)
     record_next(book, lambda d: played(HAND, d, winner="N", discarder="W"))
-    book.edit("friday", 2, draw(Deal("E", "E", 1)))
+    book.edit("friday", 2, draw(Deal("E", "E", 1)), book.hands("friday")[1].revision)
     hands = book.hands("friday")
     assert hands[1].edited_at is not None
     text = write_csv(hands)
@@ -402,3 +518,16 @@ def test_the_evening_round_trips_through_csv(book):
         read_csv("a,b\n1,2\n")
     with pytest.raises(CsvError, match="line 2"):
         read_csv(text.replace(",E,E,0,", ",E,Q,0,", 1))
+
+
+def test_the_bench_times_each_operation_on_a_real_file():
+    out = subprocess.run([sys.executable, "-m", "ledger.bench", "--hands", "40", "--repeat", "2"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    figures = dict(part.rsplit(" ", 2)[:2] for part in out.stdout.split(": ", 1)[1].strip().split(", "))
+    assert out.stdout.startswith("40 hands, median of 2: ") and list(figures) == ["revision", "state", "record",
+                                                                                     "undo", "edit"]
+    assert all(float(ms) > 0 for ms in figures.values())
+    bad = subprocess.run([sys.executable, "-m", "ledger.bench", "--hands", "0"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "--hands" in bad.stderr and "Traceback" not in bad.stderr

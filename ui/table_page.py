@@ -26,17 +26,17 @@ import streamlit as st
 from ledger import (
     Conflict,
     Entry,
+    Evening,
     Ledger,
     LedgerError,
     Recorded,
     TableInfo,
-    deal_after,
     draw,
     table_code,
     win,
     write_csv,
 )
-from scoring.hand import ALL_FLAGS, Hand, HandError
+from scoring.hand import ALL_FLAGS
 from scoring.payout import Deal, Verdict
 from scoring.ruleset import available_rulesets
 from scoring.seats import SEATS
@@ -64,21 +64,28 @@ class Desk:
     """The table this page is at, as read at the top of this run."""
 
     ledger: Ledger
-    table: TableInfo
-    hands: tuple[Recorded, ...]
-    damaged: tuple = ()  # the ledger's rows it could not read (`ledger.Damaged`)
+    evening: Evening
 
     @property
     def code(self) -> str:
         return self.table.code
 
     @property
+    def table(self) -> TableInfo:
+        return self.evening.table
+
+    @property
+    def hands(self) -> list[Recorded]:
+        """The sound hands (a damaged one is in `evening.damaged`)."""
+        return self.evening.hands
+
+    @property
     def deal(self) -> Deal:
-        return deal_after(self.table, list(self.hands))
+        return self.evening.next_deal
 
     @property
     def next_seq(self) -> int:
-        return self.hands[-1].seq + 1 if self.hands else 1
+        return self.evening.next_seq
 
 
 def _read(ledger: Ledger, code: str) -> Desk:
@@ -87,9 +94,8 @@ def _read(ledger: Ledger, code: str) -> Desk:
     revision = ledger.revision(code)
     if cached is None or cached[0] != (str(ledger.path), code, revision):
         evening = ledger.state(code)
-        cached = ss.table_cache = ((str(ledger.path), code, evening.table.revision),
-                                   Desk(ledger, evening.table, tuple(evening.hands), tuple(evening.damaged)))
-    return Desk(ledger, cached[1].table, cached[1].hands, cached[1].damaged)
+        cached = ss.table_cache = ((str(ledger.path), code, evening.table.revision), evening)
+    return Desk(ledger, cached[1])
 
 
 def _fill_in(desk: Desk) -> None:
@@ -149,8 +155,10 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(ss.table_deal, desk.table, script))
     if desk.next_seq != ss.table_expect and ss.get("table_editing") is None:
         st.caption(t(f"別的手機剛改了帳（現在記到第 {desk.next_seq - 1} 局）；記下這一手時會核對。"))
-    for damaged in desk.damaged:
-        st.warning(t(f"帳本的第 {damaged.seq} 局壞了，沒有算進合計：{damaged.why}"))
+    for damaged in desk.evening.damaged:
+        st.warning(t(damaged.message))
+    if desk.evening.deal_note:
+        st.warning(t(desk.evening.deal_note))
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
@@ -307,12 +315,12 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     for flag in (*ALL_FLAGS, "ready"):
         ss[flag] = False
     draft = Draft()
-    if entry.hand is not None:
-        try:
-            hand = Hand.from_json(entry.hand)
-        except HandError as exc:
-            ss.table_failure = f"第 {seq} 局存的手牌讀不出來（{exc.for_player}），不能修改"
-            return
+    try:
+        hand = recorded.scored_hand()
+    except LedgerError as exc:
+        ss.table_failure = str(exc)
+        return
+    if hand is not None:
         for flag in ALL_FLAGS:
             ss[flag] = getattr(hand.situation, flag)
         ss.ready, ss.base, ss.per_tai = hand.table.declared_ready, hand.table.base, hand.table.per_tai

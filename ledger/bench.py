@@ -1,0 +1,98 @@
+"""How long the ledger takes on a long evening: `python -m ledger.bench [--hands 3000] [--repeat 7]`.
+
+A fresh file in a temporary folder gets one table with `--hands` scored hands (a few real hands
+scored by the scorer, dealt in turn), then each operation the page uses is timed `--repeat` times
+and its median printed in milliseconds: the page's check for a change (`revision`), reading the
+evening (`state`), recording the next hand, editing a hand in the middle, undoing the last one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from scoring.payout import Deal, Result, judge, seat_hand
+from scoring.random_hands import random_winning_hand
+from scoring.seats import SEATS, Seat
+
+from .deal import next_deal
+from .entry import Entry, win
+from .store import Ledger, Recorded, _insert, _now
+
+CODE = "bench"
+
+
+def _scored(rng: random.Random, winner: Seat) -> Entry:
+    """A real scored win by seat `winner` off the next seat, 東家 dealing."""
+    result = Result(Deal(), winner, winner.step())
+    return win(judge(seat_hand(random_winning_hand(rng, situation=False), result, 100, 20), result))
+
+
+def fill(led: Ledger, count: int, seed: int = 0) -> None:
+    """`count` hands at table CODE in one transaction (recording them one by one is what is timed)."""
+    rng = random.Random(seed)
+    kinds = [_scored(rng, rng.choice(SEATS)) for _ in range(24)]
+    deal, first = Deal(), led.open_table(CODE).first_dealer
+    with led._session(write=True) as db:
+        for seq in range(1, count + 1):
+            entry = replace(rng.choice(kinds), deal=deal)
+            _insert(db, CODE, Recorded(seq, entry, _now(), None, seq))
+            deal = next_deal(deal, entry.winner, first)
+
+
+def _median_ms(action: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def measure(led: Ledger, repeat: int) -> dict[str, float]:
+    """Median milliseconds of each operation on the table CODE as it is now (left as it was)."""
+    evening = led.state(CODE)
+    middle, last = evening.hands[len(evening.hands) // 2], evening.hands[-1]
+
+    def record_and_undo() -> tuple[float, float]:
+        start = time.perf_counter()
+        new = led.record(CODE, replace(last.entry, photo_id="bench"), evening.next_seq)
+        recorded = time.perf_counter()
+        led.undo(CODE, new.seq, new.revision)
+        return recorded - start, time.perf_counter() - recorded
+
+    def edit() -> None:  # as a page does: naming the revision the last edit left
+        nonlocal middle
+        middle = led.edit(CODE, middle.seq, middle.entry, middle.revision)
+
+    pairs = [record_and_undo() for _ in range(repeat)]
+    return {
+        "revision": _median_ms(lambda: led.revision(CODE), repeat),
+        "state": _median_ms(lambda: led.state(CODE), repeat),
+        "record": 1000 * statistics.median(p[0] for p in pairs),
+        "undo": 1000 * statistics.median(p[1] for p in pairs),
+        "edit": _median_ms(edit, repeat),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m ledger.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=3000, choices=range(1, 100_001), metavar="1..100000")
+    parser.add_argument("--repeat", type=int, default=7, choices=range(1, 1001), metavar="1..1000")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        led = Ledger(Path(folder) / "bench.db")
+        fill(led, args.hands)
+        figures = measure(led, args.repeat)
+    print(f"{args.hands} hands, median of {args.repeat}: "
+          + ", ".join(f"{name} {ms:.1f} ms" for name, ms in figures.items()))
+
+
+if __name__ == "__main__":
+    main()

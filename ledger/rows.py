@@ -1,0 +1,271 @@
+"""A table's and a hand's stored row, and what they say: a hand written from an `Entry` and read
+back with every value checked, so that one damaged row (a flipped byte in its JSON, a value of
+the wrong type, text that is not UTF-8) is reported as that row, `Damaged`, and the rest of the
+evening still reads and adds up.
+
+Reading a hand never raises: `read_hand` returns a `Recorded` or a `Damaged`. The connections'
+text factory (`text_or_bytes`) keeps stored text that is not UTF-8 as bytes, so that it is found
+here as a value of the wrong type instead of failing the fetch half-way through the rows.
+
+What is checked is what the ledger writes: seats and winds among E S W N, whole numbers, the 台
+items adding up to the total, the payments adding up to zero with the winner paid and nobody
+else, a 流局 with no items, payments or hand, the stored hand a JSON object. A change that keeps
+all of that (a letter of a 台 item's name, of a photo's id, a tile code in the stored hand) reads
+as a sound hand; the stored hand is only turned back into a `Hand` when asked
+(`Recorded.scored_hand`, which says so when it cannot be).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from scoring.hand import MAX_STREAK, Hand
+from scoring.payout import Deal
+from scoring.seats import SEATS, Seat, Wind
+
+from .deal import next_deal
+from .entry import Entry
+
+TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
+HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
+                "total", "items", "net", "hand", "ruleset", "photo_id")
+# Whether a hand's stored text is a JSON object, asked of SQLite's JSON parser (in C): the hand is
+# checked on every read of the evening without being parsed in Python (1: an object).
+HAND_IS_OBJECT = "CASE WHEN json_valid(hand) THEN json_type(hand) = 'object' END"
+SELECTED = (*HAND_COLUMNS, HAND_IS_OBJECT)  # what a read of hands selects, in this order
+
+# The columns in the player's words, for the message that says which one is damaged.
+COLUMN_WORDS = {
+    "code": "牌桌代號", "names": "玩家名字", "first_dealer": "起莊", "base": "底", "per_tai": "每台",
+    "ruleset": "台數規則", "seq": "局號", "revision": "版本", "created_at": "開桌時間", "recorded_at": "記下的時間",
+    "edited_at": "修改的時間", "round": "圈風", "dealer": "莊家", "streak": "連莊", "winner": "誰胡",
+    "discarder": "誰放槍", "total": "台數", "items": "台數項目", "net": "每家輸贏", "hand": "這手牌",
+    "photo_id": "照片代號",
+}
+
+
+class LedgerError(Exception):
+    """The ledger could not be read or written; the message is for the player."""
+
+
+class BadValue(Exception):
+    """A stored value that is not one the ledger writes; `store` turns it into words for the player."""
+
+    def __init__(self, column: str) -> None:
+        super().__init__(column)
+        self.column = column
+
+    @property
+    def words(self) -> str:
+        return COLUMN_WORDS[self.column]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    code: str
+    names: tuple[str, str, str, str]  # by seat 東家 南家 西家 北家; "" where not given
+    first_dealer: Seat
+    base: int
+    per_tai: int
+    ruleset: str
+    revision: int  # bumped by every write at the table: the page's cheap "did anything change"
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Recorded:
+    seq: int
+    entry: Entry
+    recorded_at: str
+    edited_at: str | None = None
+    # The table's revision when this hand was last written: undo and edit name it, so they act on
+    # the hand the page showed. Not part of the hand itself (a CSV does not carry it).
+    revision: int | None = field(default=None, compare=False)
+
+    def scored_hand(self) -> Hand | None:
+        """The hand as it was scored (None for a 流局). Only read when asked: a whole evening of
+        hands turned back into `Hand`s would cost the page more than the rest of its read."""
+        if self.entry.hand is None:
+            return None
+        try:
+            return Hand.from_json(json.loads(self.entry.hand))
+        except (ValueError, RecursionError) as exc:  # a HandError is a ValueError, as is JSON that does not parse
+            raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌") from exc
+
+
+@dataclass(frozen=True)
+class Damaged:
+    """A stored hand that does not read back as the ledger wrote it: not in the totals or the CSV."""
+
+    seq: int
+    message: str  # for the player, in traditional characters: which hand, what is wrong, what to do
+    revision: int | None  # as stored, None where that is damaged too: what undo and edit take
+    played: Deal | None  # the deal it was played under, where those columns are sound
+    after: Deal | None  # the deal after it, where its deal and its winner are sound
+
+
+def text_or_bytes(data: bytes) -> str | bytes:
+    """SQLite text as str; bytes where it is not UTF-8 (a damaged value, checked as one)."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return data
+
+
+def _whole(value: object, column: str) -> int:
+    if type(value) is not int or value < 0:
+        raise BadValue(column)
+    return value
+
+
+def _text(value: object, column: str) -> str:
+    if type(value) is not str:
+        raise BadValue(column)
+    return value
+
+
+def _optional_text(value: object, column: str) -> str | None:
+    return None if value is None else _text(value, column)
+
+
+def _wind(value: object, column: str) -> Wind:
+    if type(value) is not str or value not in Wind.__members__:
+        raise BadValue(column)
+    return Wind(value)
+
+
+def _seat(value: object, column: str) -> Seat:
+    if type(value) is not str or value not in Seat.__members__:
+        raise BadValue(column)
+    return Seat(value)
+
+
+def _code(seat: Seat | None) -> str | None:
+    return None if seat is None else seat.code
+
+
+def _json(value: object, column: str) -> object:
+    try:
+        return json.loads(_text(value, column))
+    except (ValueError, RecursionError):
+        raise BadValue(column) from None
+
+
+def _deal(round_: object, dealer: object, streak: object) -> Deal:
+    if _whole(streak, "streak") > MAX_STREAK:
+        raise BadValue("streak")
+    return Deal(_wind(round_, "round"), _seat(dealer, "dealer"), streak)
+
+
+def _winner(value: object) -> Seat | None:
+    return None if value is None else _seat(value, "winner")
+
+
+def _items(value: object, total: int) -> tuple[tuple[str, int], ...]:
+    if type(value) is not list or not all(type(i) is list and len(i) == 2 and type(i[0]) is str and type(i[1]) is int
+                                          for i in value):
+        raise BadValue("items")
+    if sum(tai for _, tai in value) != total:
+        raise BadValue("total")
+    return tuple((name, tai) for name, tai in value)
+
+
+def _net(value: object, winner: Seat | None) -> tuple[int, int, int, int]:
+    """Four whole numbers that add up to zero: nobody's for a 流局, the winner's the only gain."""
+    if type(value) is not list or len(value) != 4 or not all(type(n) is int for n in value) or sum(value) != 0:
+        raise BadValue("net")
+    if winner is None and any(value) or winner is not None and any(
+            (n < 0) if s == winner else (n > 0) for s, n in zip(SEATS, value, strict=True)):
+        raise BadValue("net")
+    return tuple(value)
+
+
+def _read(values: tuple, hand_is_object: bool) -> Recorded:
+    (seq, revision, recorded_at, edited_at, round_, dealer, streak, winner, discarder, total, items, net, hand,
+     ruleset, photo_id) = values
+    winner = _winner(winner)
+    discarder = None if discarder is None else _seat(discarder, "discarder")
+    if discarder is not None and (discarder == winner or winner is None):
+        raise BadValue("discarder")
+    total = _whole(total, "total")
+    items = _items(_json(items, "items"), total)
+    if winner is None and (items or total):
+        raise BadValue("items")
+    if (winner is None) != (hand is None) or hand is not None and (type(hand) is not str or not hand_is_object):
+        raise BadValue("hand")
+    entry = Entry(_deal(round_, dealer, streak), winner, discarder, total, items, _net(_json(net, "net"), winner),
+                  hand, _optional_text(ruleset, "ruleset"), _optional_text(photo_id, "photo_id"))
+    return Recorded(seq, entry, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
+                    _whole(revision, "revision"))
+
+
+def read_hand(values: tuple, first_dealer: Seat) -> Recorded | Damaged:
+    """A fetched hand row (`SELECTED`, its seq already checked) as a hand, or as the report of its
+    damage; `first_dealer` works out the deal after a damaged one."""
+    try:
+        return _read(values[:-1], values[-1] == 1)
+    except BadValue as bad:
+        return _damaged(dict(zip(HAND_COLUMNS, values, strict=False)), bad, first_dealer)
+
+
+def is_json_object(text: str) -> bool:
+    """What `HAND_IS_OBJECT` says of `text`, in Python: JSON (no NaN: SQLite does not read it), an object."""
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    try:
+        return type(json.loads(text, parse_constant=refuse)) is dict
+    except (ValueError, RecursionError):
+        return False
+
+
+def storable(r: Recorded) -> Recorded:
+    """`r` as it will read back once written; `BadValue` naming the value that would not read back,
+    so that nothing is written that the ledger cannot read."""
+    values = hand_values(r)
+    return _read(values, type(r.entry.hand) is str and is_json_object(r.entry.hand))
+
+
+def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
+    try:
+        played = _deal(row["round"], row["dealer"], row["streak"])
+    except BadValue:
+        played = None
+    try:
+        after = None if played is None else next_deal(played, _winner(row["winner"]), first_dealer)
+    except BadValue:
+        after = None
+    try:
+        revision = _whole(row["revision"], "revision")
+    except BadValue:
+        revision = None
+    message = (f"第 {row['seq']} 局在帳本檔裡壞了（{bad.words}的資料不對），沒有算進總帳和 CSV："
+               "請修改這一局重新記下，或刪掉它（最後一局才能刪）")
+    return Damaged(row["seq"], message, revision, played, after)
+
+
+def _dumps(value: object, column: str) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:  # not JSON (a set, a circular list): the ledger could not read it back
+        raise BadValue(column) from exc
+
+
+def hand_values(r: Recorded) -> tuple:
+    """`r` as the values of `HAND_COLUMNS`; `BadValue` where a value cannot be stored as JSON."""
+    e = r.entry
+    return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
+            _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
+            e.ruleset, e.photo_id)
+
+
+def read_table(values: tuple) -> TableInfo:
+    """A fetched table row (`TABLE_COLUMNS`); `BadValue` naming the first damaged value."""
+    row = dict(zip(TABLE_COLUMNS, values, strict=True))
+    names = _json(row["names"], "names")
+    if type(names) is not list or len(names) != 4 or not all(type(n) is str for n in names):
+        raise BadValue("names")
+    return TableInfo(_text(row["code"], "code"), tuple(names), _seat(row["first_dealer"], "first_dealer"),
+                     _whole(row["base"], "base"), _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
+                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"))
