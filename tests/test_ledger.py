@@ -22,27 +22,24 @@ import ledger.store
 from ledger import (
     Conflict,
     CsvError,
-    Deal,
     Ledger,
     LedgerError,
-    as_dealt,
     deal_after,
     draw,
     next_deal,
     read_csv,
     running_totals,
-    seat_of_wind,
-    seat_wind,
     table_code,
     totals,
     win,
     write_csv,
 )
 from scoring.hand import Hand, Table
+from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.random_hands import random_winning_hand
 from scoring.score import score
+from scoring.seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
 from scoring.settle import settle
-from scoring.tiles import WINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 HAND = Hand.from_json({
@@ -52,13 +49,13 @@ HAND = Hand.from_json({
 })
 
 
-def played(hand: Hand, deal: Deal, winner: str, discarder: str | None = None, base=100, per_tai=20, photo=None):
+E, S, W, N = SEATS
+
+
+def played(hand: Hand, deal: Deal, winner: Seat, discarder: Seat | None = None, base=100, per_tai=20, photo=None):
     """`hand` won by seat `winner` under `deal`, scored and settled as the app does at a table."""
-    table = as_dealt(Table(dealer=deal.dealer, base=base, per_tai=per_tai, streak=deal.streak, discarder=discarder))
-    hand = hand.replace(seat=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
-                        table=table)
-    result = score(hand)
-    return win(hand, result, settle(result, hand), deal.dealer, photo)
+    result = Result(deal, winner, discarder)
+    return win(judge(seat_hand(hand, result, base, per_tai), result), photo)
 
 
 @pytest.fixture
@@ -76,48 +73,58 @@ def record_next(led: Ledger, make_entry, code="friday"):
 
 # -- who deals next ------------------------------------------------------------------------------------
 def test_the_dealer_keeps_the_deal_on_a_win_or_a_draw():
-    deal = Deal("E", "S", 2)
-    assert next_deal(deal, "S", first_dealer="E") == Deal("E", "S", 3)  # the dealer won: 連莊 +1
-    assert next_deal(deal, None, first_dealer="E") == Deal("E", "S", 3)  # 流局: 連莊 +1
+    deal = Deal(Wind.E, S, 2)
+    assert next_deal(deal, S, first_dealer=E) == Deal(Wind.E, S, 3)  # the dealer won: 連莊 +1
+    assert next_deal(deal, None, first_dealer=E) == Deal(Wind.E, S, 3)  # 流局: 連莊 +1
 
 
 def test_another_seat_winning_passes_the_deal():
-    assert next_deal(Deal("E", "S", 2), "N", first_dealer="E") == Deal("E", "W", 0)
-    assert next_deal(Deal("S", "N", 0), "W", first_dealer="S") == Deal("S", "E", 0)  # not back to 起莊 S yet
-    assert next_deal(Deal("S", "E", 3), "W", first_dealer="S") == Deal("W", "S", 0)  # back to 起莊: next round
+    assert next_deal(Deal(Wind.E, S, 2), N, first_dealer=E) == Deal(Wind.E, W, 0)
+    assert next_deal(Deal(Wind.S, N, 0), W, first_dealer=S) == Deal(Wind.S, E, 0)  # not back to 起莊 S yet
+    assert next_deal(Deal(Wind.S, E, 3), W, first_dealer=S) == Deal(Wind.W, S, 0)  # back to 起莊: next round
 
 
 def test_the_round_passes_after_the_four_seats_have_dealt():
     """起莊 南家: 南 西 北 東 deal the 東 round (連莊 or not), then 南家 deals the 南 round."""
-    deal, seen = Deal("E", "S", 0), []
-    for winner in ["W", "S", None, "N", "E", "S"]:
-        deal = next_deal(deal, winner, first_dealer="S")
+    deal, seen = Deal(Wind.E, S, 0), []
+    for winner in [W, S, None, N, E, S]:
+        deal = next_deal(deal, winner, first_dealer=S)
         seen.append((deal.round, deal.dealer, deal.streak))
-    assert seen == [("E", "W", 0), ("E", "N", 0), ("E", "N", 1), ("E", "N", 2), ("E", "E", 0), ("S", "S", 0)]
-    deal, seen = Deal("E", "S", 0), []
+    assert seen == [(Wind.E, W, 0), (Wind.E, N, 0), (Wind.E, N, 1), (Wind.E, N, 2), (Wind.E, E, 0), (Wind.S, S, 0)]
+    deal, seen = Deal(Wind.E, S, 0), []
     for _ in range(16):  # the next seat wins every hand: four rounds, then 東 again
-        deal = next_deal(deal, WINDS[(WINDS.index(deal.dealer) + 1) % 4], first_dealer="S")
+        deal = next_deal(deal, deal.dealer.step(), first_dealer=S)
         seen.append((deal.round, deal.dealer))
-    assert seen == [(WINDS[k // 4 % 4], WINDS[(k + 1) % 4]) for k in range(1, 17)]
+    assert seen == [(tuple(Wind)[k // 4 % 4], SEATS[(k + 1) % 4]) for k in range(1, 17)]
 
 
 def test_seat_winds_follow_the_dealer():
-    assert [seat_wind(s, "W") for s in WINDS] == ["W", "N", "E", "S"]  # 西家 deals: 西家 is 東, 北家 南, 東家 西
-    for dealer in WINDS:
-        assert seat_wind(dealer, dealer) == "E"
-        assert all(seat_of_wind(seat_wind(s, dealer), dealer) == s for s in WINDS)
+    assert [seat_wind(s, W) for s in SEATS] == [Wind.W, Wind.N, Wind.E, Wind.S]  # 西家 deals: 西家 is 東, 東家 西
+    for dealer in SEATS:
+        assert seat_wind(dealer, dealer) == Wind.E
+        assert all(seat_with_wind(seat_wind(s, dealer), dealer) == s for s in SEATS)
+
+
+def test_a_seat_is_not_a_wind():
+    assert Seat.E != Wind.E and Seat.E != "E" and Wind.E == "E"  # a wind is the scorer's string; a seat is not
+    with pytest.raises(ValueError, match="not a seat"):
+        Seat.of(Wind.E)
+    with pytest.raises(ValueError, match="not a wind"):
+        HAND.replace(seat=Seat.S)  # a seat passed where 門風 belongs fails at once
+    with pytest.raises(ValueError, match="must be seats"):
+        Result(Deal(), "E")
 
 
 def test_a_win_is_paid_by_seat():
     """南家 deals (連莊 1); 東家, 門風 北 there, self-draws: 南家 pays with 莊家 and 連莊 台."""
-    entry = played(HAND, Deal("E", "S", 1), winner="E")
-    assert entry.winner == "E" and entry.discarder is None and json.loads(entry.hand)["seat"] == "N"
+    entry = played(HAND, Deal(Wind.E, S, 1), winner=E)
+    assert entry.winner == E and entry.discarder is None and json.loads(entry.hand)["seat"] == "N"
     base = score(HAND.replace(seat="N")).total
     extra = 1 + 2 * 1  # 莊家 1, 連莊 2 each in the default table
-    assert entry.net_by_seat == {"E": 3 * (100 + base * 20) + extra * 20, "S": -(100 + (base + extra) * 20),
-                                 "W": -(100 + base * 20), "N": -(100 + base * 20)}
-    off_discard = played(HAND, Deal("E", "S", 0), winner="E", discarder="W")
-    assert off_discard.discarder == "W" and json.loads(off_discard.hand)["table"]["discarder"] == "S"  # 西家 is 南
+    assert entry.net_by_seat == {E: 3 * (100 + base * 20) + extra * 20, S: -(100 + (base + extra) * 20),
+                                 W: -(100 + base * 20), N: -(100 + base * 20)}
+    off_discard = played(HAND, Deal(Wind.E, S, 0), winner=E, discarder=W)
+    assert off_discard.discarder == W and json.loads(off_discard.hand)["table"]["discarder"] == "S"  # 西家 is 南
     assert [n for n in off_discard.net if n] == [off_discard.net[0], off_discard.net[2]] and sum(off_discard.net) == 0
 
 
@@ -132,15 +139,15 @@ def test_a_table_is_made_once_and_its_code_is_checked(book):
 
 
 def test_recording_advances_the_table_and_totals_are_the_payments(book):
-    first = record_next(book, lambda d: played(HAND, d, winner="E"))  # 東家 deals and wins
-    second = record_next(book, lambda d: played(HAND, d, winner="W", discarder="E"))  # 連莊 1, 西家 wins
+    first = record_next(book, lambda d: played(HAND, d, winner=E))  # 東家 deals and wins
+    second = record_next(book, lambda d: played(HAND, d, winner=W, discarder=E))  # 連莊 1, 西家 wins
     third = record_next(book, draw)
     evening = book.state("friday")
     table, hands = evening.table, evening.hands
-    assert [h.entry.deal for h in hands] == [Deal("E", "E", 0), Deal("E", "E", 1), Deal("E", "S", 0)]
-    assert evening.next_deal == deal_after(table, hands) == Deal("E", "S", 1) and table.revision == 3
+    assert [h.entry.deal for h in hands] == [Deal(Wind.E, E, 0), Deal(Wind.E, E, 1), Deal(Wind.E, S, 0)]
+    assert evening.next_deal == deal_after(table, hands) == Deal(Wind.E, S, 1) and table.revision == 3
     assert [h.revision for h in hands] == [1, 2, 3] and evening.damaged == [] and evening.deal_note is None
-    assert totals(hands) == {w: first.entry.net_by_seat[w] + second.entry.net_by_seat[w] for w in WINDS}
+    assert totals(hands) == {s: first.entry.net_by_seat[s] + second.entry.net_by_seat[s] for s in SEATS}
     assert [n for n, _ in running_totals(hands)] == [0, 1, 2, 3] and running_totals(hands)[-1][1] == totals(hands)
     assert third.entry.net == (0, 0, 0, 0) and third.entry.hand is None
 
@@ -151,41 +158,41 @@ def test_totals_after_any_evening_are_the_sum_of_the_payments(tmp_path_factory, 
     rng = random.Random(seed)
     led = Ledger(tmp_path_factory.mktemp("evening") / "taishu.db")
     led.open_table("t")
-    paid = dict.fromkeys(WINDS, 0)
+    paid = dict.fromkeys(SEATS, 0)
     for _ in range(count):
-        winner = rng.choice([*WINDS, None])
+        winner = rng.choice([*SEATS, None])
         if winner is None:
             record_next(led, draw, "t")
             continue
-        discarder = rng.choice([None, *(w for w in WINDS if w != winner)])
+        discarder = rng.choice([None, *(s for s in SEATS if s != winner)])
         hand = random_winning_hand(rng, situation=False)
         evening = led.state("t")
         deal = evening.next_deal
+        led.record("t", played(hand, deal, winner, discarder, 50, 10), evening.next_seq)
+        # the same hand worked out by hand in the scorer's winds: the dealer is 東, each seat its 門風
         core = hand.replace(seat=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
-                            table=as_dealt(Table(deal.dealer, 50, 10, deal.streak, discarder=discarder)))
-        result = score(core)
-        settlement = settle(result, core)
-        led.record("t", win(core, result, settlement, deal.dealer), evening.next_seq)
-        for wind, amount in settlement.net.items():  # the scorer's 門風 → the seat that has it
-            paid[seat_of_wind(wind, deal.dealer)] += amount
+                            table=Table("E", 50, 10, deal.streak, discarder=None if discarder is None
+                                        else seat_wind(discarder, deal.dealer)))
+        for wind, amount in settle(score(core), core).net.items():  # the scorer's 門風 → the seat that has it
+            paid[seat_with_wind(wind, deal.dealer)] += amount
     hands = led.hands("t")
     assert totals(hands) == paid and sum(paid.values()) == 0 and len(hands) == count
 
 
 def test_a_hand_confirmed_twice_lands_once(book):
-    entry = played(HAND, Deal(), winner="E", photo="photo-a")
+    entry = played(HAND, Deal(), winner=E, photo="photo-a")
     assert book.record("friday", entry, 1) == book.record("friday", entry, 1)
-    again = played(HAND, Deal(), winner="E", photo="photo-b")  # the same hand, from another phone's photo
+    again = played(HAND, Deal(), winner=E, photo="photo-b")  # the same hand, from another phone's photo
     assert book.record("friday", again, 1).entry.photo_id == "photo-a"
     assert len(book.hands("friday")) == 1
 
 
 def test_a_stale_phone_is_told_what_changed(book):
-    record_next(book, lambda d: played(HAND, d, winner="E"))
-    other = played(HAND, Deal(), winner="S")  # a phone that still shows hand 1 to come, with another result
+    record_next(book, lambda d: played(HAND, d, winner=E))
+    other = played(HAND, Deal(), winner=S)  # a phone that still shows hand 1 to come, with another result
     with pytest.raises(Conflict, match="別的手機剛記了第 1 局") as caught:
         book.record("friday", other, 1)
-    assert caught.value.latest.seq == caught.value.current.seq == 1 and caught.value.current.entry.winner == "E"
+    assert caught.value.latest.seq == caught.value.current.seq == 1 and caught.value.current.entry.winner == E
     with pytest.raises(Conflict, match="有局被刪了") as caught:
         book.record("friday", other, 5)
     assert caught.value.current is None and caught.value.latest.seq == 1
@@ -193,7 +200,7 @@ def test_a_stale_phone_is_told_what_changed(book):
 
 
 def test_undo_removes_the_last_hand_at_the_revision_shown(book):
-    first = record_next(book, lambda d: played(HAND, d, winner="S", discarder="E"))
+    first = record_next(book, lambda d: played(HAND, d, winner=S, discarder=E))
     second = record_next(book, draw)
     with pytest.raises(Conflict, match="第 1 局之後又記了 1 局（現在記到第 2 局），只能刪最後一局"):
         book.undo("friday", 1, first.revision)
@@ -202,22 +209,22 @@ def test_undo_removes_the_last_hand_at_the_revision_shown(book):
         book.undo("friday", 2, second.revision)  # a second phone's undo of the same hand: already gone
     assert caught.value.current is None and caught.value.latest == first
     evening = book.state("friday")
-    assert [h.seq for h in evening.hands] == [1] and evening.next_deal == Deal("E", "S", 0)
+    assert [h.seq for h in evening.hands] == [1] and evening.next_deal == Deal(Wind.E, S, 0)
 
 
 def test_editing_a_hand_changes_the_totals(book):
-    record_next(book, lambda d: played(HAND, d, winner="E"))
-    record_next(book, lambda d: played(HAND, d, winner="E", discarder="S"))
+    record_next(book, lambda d: played(HAND, d, winner=E))
+    record_next(book, lambda d: played(HAND, d, winner=E, discarder=S))
     record_next(book, draw)
     before = book.state("friday")
     hands = before.hands
-    fixed = played(HAND, hands[1].entry.deal, winner="E", discarder="N")  # it was 北家 who dealt in
+    fixed = played(HAND, hands[1].entry.deal, winner=E, discarder=N)  # it was 北家 who dealt in
     edited = book.edit("friday", 2, fixed, hands[1].revision)
     assert edited.edited_at is not None and edited.recorded_at == hands[1].recorded_at
     after = book.state("friday")
     assert [h.entry for h in after.hands] == [hands[0].entry, fixed, hands[2].entry]
-    assert totals(after.hands)["N"] == hands[0].entry.net_by_seat["N"] + fixed.net_by_seat["N"] < totals(hands)["N"]
-    assert totals(after.hands)["S"] == hands[0].entry.net_by_seat["S"]
+    assert totals(after.hands)[N] == hands[0].entry.net_by_seat[N] + fixed.net_by_seat[N] < totals(hands)[N]
+    assert totals(after.hands)[S] == hands[0].entry.net_by_seat[S]
     assert after.table.revision == before.table.revision + 1 == edited.revision == after.hands[1].revision
     assert [h.revision for h in after.hands] == [hands[0].revision, edited.revision, hands[2].revision]
     with pytest.raises(Conflict, match="第 4 局已經被別的手機刪掉了"):
@@ -231,9 +238,9 @@ def test_the_revision_moves_with_every_write_and_only_then(book):
     book.state("friday")
     book.record("friday", first.entry, 1)  # confirmed twice: nothing written
     seen.append(book.revision("friday"))
-    first = book.edit("friday", 1, draw(Deal("E", "E", 0)), first.revision)
+    first = book.edit("friday", 1, draw(Deal(Wind.E, E, 0)), first.revision)
     seen.append(book.revision("friday"))
-    book.update_table("friday", ("阿明", "", "", ""), "E", 100, 20, "tw16-2026.09-p0")
+    book.update_table("friday", ("阿明", "", "", ""), E, 100, 20, "tw16-2026.09-p0")
     seen.append(book.revision("friday"))
     book.undo("friday", 1, first.revision)
     seen.append(book.revision("friday"))
@@ -247,10 +254,10 @@ def test_a_stale_undo_does_not_remove_the_hand_recorded_in_its_place(book):
     not remove A's hand. Two Ledger objects on one file: two phones, two connections."""
     phone_a, phone_b = book, Ledger(book.path)
     for _ in range(4):
-        record_next(phone_a, lambda d: played(HAND, d, winner="E"))
+        record_next(phone_a, lambda d: played(HAND, d, winner=E))
     shown = phone_b.state("friday").hands[-1]
     phone_a.undo("friday", 4, phone_a.state("friday").hands[-1].revision)
-    corrected = record_next(phone_a, lambda d: played(HAND, d, winner="W", discarder="E"))
+    corrected = record_next(phone_a, lambda d: played(HAND, d, winner=W, discarder=E))
     with pytest.raises(Conflict, match="^第 4 局已經被別的手機刪掉重記了，現在記到第 4 局$") as caught:
         phone_b.undo("friday", 4, shown.revision)
     assert caught.value.current == corrected and caught.value.current.revision == corrected.revision
@@ -260,10 +267,10 @@ def test_a_stale_undo_does_not_remove_the_hand_recorded_in_its_place(book):
 def test_a_stale_edit_does_not_overwrite_a_hand_changed_since(book):
     phone_a, phone_b = book, Ledger(book.path)
     for _ in range(3):
-        record_next(phone_a, lambda d: played(HAND, d, winner="E"))
+        record_next(phone_a, lambda d: played(HAND, d, winner=E))
     shown = phone_b.state("friday").hands
-    mine = played(HAND, shown[1].entry.deal, winner="E", discarder="N")
-    theirs = phone_a.edit("friday", 2, played(HAND, shown[1].entry.deal, winner="E", discarder="W"), shown[1].revision)
+    mine = played(HAND, shown[1].entry.deal, winner=E, discarder=N)
+    theirs = phone_a.edit("friday", 2, played(HAND, shown[1].entry.deal, winner=E, discarder=W), shown[1].revision)
     with pytest.raises(Conflict, match="^第 2 局剛被別的手機改過，現在記到第 3 局$") as caught:
         phone_b.edit("friday", 2, mine, shown[1].revision)
     assert caught.value.current == theirs and caught.value.latest == shown[2]
@@ -288,19 +295,19 @@ def test_a_page_input_that_is_not_a_hand_number_or_a_revision_gets_a_message(boo
     with pytest.raises(LedgerError, match="不是一局"):
         book.record("friday", {"winner": "E"}, 2)
     with pytest.raises(LedgerError, match="這手牌的資料不對"):
-        book.record("friday", replace(played(HAND, Deal("E", "E", 1), winner="E"), hand="{not json"), 2)
+        book.record("friday", replace(played(HAND, Deal(Wind.E, E, 1), winner=E), hand="{not json"), 2)
     with pytest.raises(LedgerError, match="每家輸贏的資料不對"):
-        book.record("friday", replace(draw(Deal("E", "E", 1)), net=(100, -100, 0, 0)), 2)
+        book.record("friday", replace(draw(Deal(Wind.E, E, 1)), net=(100, -100, 0, 0)), 2)
     for bad in [dict(names=("a", "b", "c")), dict(first_dealer="X"), dict(base=-1), dict(per_tai="20"),
                 dict(names=("a" * 25, "", "", ""))]:
-        settings = dict(names=("", "", "", ""), first_dealer="E", base=100, per_tai=20, ruleset="tw16-2026.09-p0")
+        settings = dict(names=("", "", "", ""), first_dealer=E, base=100, per_tai=20, ruleset="tw16-2026.09-p0")
         with pytest.raises(LedgerError):
             book.update_table("friday", **{**settings, **bad})
     assert book.hands("friday") == [first] and book.revision("friday") == 1
 
 
 def test_the_scored_hand_comes_back_when_asked(book):
-    won = record_next(book, lambda d: played(HAND, d, winner="S", discarder="E"))
+    won = record_next(book, lambda d: played(HAND, d, winner=S, discarder=E))
     assert won.scored_hand() == Hand.from_json(json.loads(won.entry.hand)) and won.scored_hand().seat == "S"
     assert won.scored_hand().win == "5s" and record_next(book, draw).scored_hand() is None
     unreadable = replace(won, entry=replace(won.entry, hand=won.entry.hand.replace('"5s"', '"5x"')))
@@ -325,7 +332,7 @@ def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
     [hand] = evening.hands
     assert evening.table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
     assert hand.revision == 1 == led.revision("old")  # a migrated hand is as of the table's revision
-    assert led.edit("old", 1, draw(Deal("E", "E", 0)), hand.revision).edited_at is not None
+    assert led.edit("old", 1, draw(Deal(Wind.E, E, 0)), hand.revision).edited_at is not None
 
 
 def test_a_version_2_file_gets_versions_and_a_stale_page_is_refused(tmp_path):
@@ -342,11 +349,11 @@ def test_a_version_2_file_gets_versions_and_a_stale_page_is_refused(tmp_path):
                        " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL, NULL)", (seq, seq - 1))
     led = Ledger(path)
     assert [h.revision for h in led.hands("t")] == [7, 7]
-    assert led.edit("t", 2, draw(Deal("E", "E", 1)), 7).revision == 8
+    assert led.edit("t", 2, draw(Deal(Wind.E, E, 1)), 7).revision == 8
     with pytest.raises(Conflict, match="^第 2 局剛被別的手機改過，現在記到第 2 局$"):
         led.undo("t", 2, 7)  # as a page that read the file before the edit
     assert led.undo("t", 2, 8).seq == 2 and led.revision("t") == 9
-    assert led.record("t", draw(Deal("E", "E", 1)), 2).revision == 10
+    assert led.record("t", draw(Deal(Wind.E, E, 1)), 2).revision == 10
 
 
 WRITER = """
@@ -411,10 +418,11 @@ def test_two_processes_writing_at_once_each_land_once(book, tmp_path):
 SAME_HANDS = """
 import sys
 sys.path.insert(0, {root!r})
-from ledger import Deal, Ledger, draw
+from ledger import Ledger, draw
+from scoring.payout import Deal
 led = Ledger({db!r})
 for i in range({count}):  # two phones that both saw hand i + 1 coming (a 流局 in 連莊 i) and confirm it
-    assert led.record("friday", draw(Deal("E", "E", i)), i + 1).seq == i + 1
+    assert led.record("friday", draw(Deal(streak=i)), i + 1).seq == i + 1
 """
 
 
@@ -466,7 +474,8 @@ def test_a_locked_file_gets_a_message(book, monkeypatch):
 READ_ONLY_PROBE = """
 import sys
 sys.path.insert(0, {root!r})
-from ledger import Ledger, LedgerError, draw, Deal
+from ledger import Ledger, LedgerError, draw
+from scoring.payout import Deal
 for path, write in [({new!r}, False), ({old!r}, True)]:
     try:
         led = Ledger(path)
@@ -503,10 +512,10 @@ def test_a_read_only_folder_gets_a_message(book, tmp_path):
 
 # -- CSV -----------------------------------------------------------------------------------------------
 def test_the_evening_round_trips_through_csv(book):
-    record_next(book, lambda d: played(HAND, d, winner="E", photo="p1"))
+    record_next(book, lambda d: played(HAND, d, winner=E, photo="p1"))
     record_next(book, draw)
-    record_next(book, lambda d: played(HAND, d, winner="N", discarder="W"))
-    book.edit("friday", 2, draw(Deal("E", "E", 1)), book.hands("friday")[1].revision)
+    record_next(book, lambda d: played(HAND, d, winner=N, discarder=W))
+    book.edit("friday", 2, draw(Deal(Wind.E, E, 1)), book.hands("friday")[1].revision)
     hands = book.hands("friday")
     assert hands[1].edited_at is not None
     text = write_csv(hands)
@@ -516,8 +525,9 @@ def test_the_evening_round_trips_through_csv(book):
     assert json.loads(next(csv.DictReader(text.splitlines()))["hand"])["win"] == "5s"
     with pytest.raises(CsvError, match="line 1"):
         read_csv("a,b\n1,2\n")
+    assert ",東,東家,0,東家,," in first  # a seat is written 東家, the round wind 東
     with pytest.raises(CsvError, match="line 2"):
-        read_csv(text.replace(",E,E,0,", ",E,Q,0,", 1))
+        read_csv(text.replace(",東,東家,0,", ",東,東,0,", 1))  # a wind where a seat belongs
 
 
 def test_the_bench_times_each_operation_on_a_real_file():

@@ -17,7 +17,6 @@ import ledger.store
 from ledger import (
     Conflict,
     Damaged,
-    Deal,
     Evening,
     Ledger,
     LedgerError,
@@ -29,12 +28,13 @@ from ledger import (
     totals,
     write_csv,
 )
-from scoring.tiles import WINDS
-from tests.test_ledger import HAND, played
+from scoring.payout import Deal
+from scoring.seats import SEATS, Wind
+from tests.test_ledger import HAND, E, N, S, W, played
 
 # Six hands at 起莊 東家: 東家 self-draws (連莊), 西家 wins off 東家, a 流局, 北家 wins off 南家,
 # 南家 self-draws, 西家 wins off 北家; hand 3 is edited afterwards. A second table beside it.
-RESULTS = [("E", None), ("W", "E"), None, ("N", "S"), ("S", None), ("W", "N")]
+RESULTS = [(E, None), (W, E), None, (N, S), (S, None), (W, N)]
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,8 @@ def assert_consistent(evening: Evening) -> None:
         if e.winner is None:
             assert e.net == (0, 0, 0, 0) and e.hand is None and e.items == () and e.discarder is None
         else:
-            assert e.winner in WINDS and e.net_by_seat[e.winner] >= 0 and isinstance(json.loads(e.hand), dict)
-            assert e.discarder in (None, *(w for w in WINDS if w != e.winner))
+            assert e.winner in SEATS and e.net_by_seat[e.winner] >= 0 and isinstance(json.loads(e.hand), dict)
+            assert e.discarder in (None, *(s for s in SEATS if s != e.winner))
         try:
             h.scored_hand()
         except LedgerError as exc:
@@ -185,14 +185,14 @@ def test_an_unreadable_winner_counts_as_a_draw_for_the_next_deal_and_says_so(bui
     last = built.hand(6).entry
     damage(path, "UPDATE hands SET winner = 'Q' WHERE seq = 6")
     evening = Ledger(path).state("friday")
-    assert evening.next_deal == next_deal(last.deal, None, "E") == Deal(last.deal.round, last.deal.dealer,
+    assert evening.next_deal == next_deal(last.deal, None, E) == Deal(last.deal.round, last.deal.dealer,
                                                                         last.deal.streak + 1)
     assert "第 6 局壞了，看不出是誰胡的" in evening.deal_note and "流局" in evening.deal_note
     damage(path, "UPDATE hands SET dealer = 7 WHERE seq = 6")  # its deal unreadable too: the one after hand 5
     evening = Ledger(path).state("friday")
     assert evening.damaged[0].played is None
-    assert evening.next_deal == next_deal(deal_after(evening.table, built.evening.hands[:5]), None, "E")
-    assert evening.next_deal == next_deal(last.deal, None, "E")  # which is the deal hand 6 was played under
+    assert evening.next_deal == next_deal(deal_after(evening.table, built.evening.hands[:5]), None, E)
+    assert evening.next_deal == next_deal(last.deal, None, E)  # which is the deal hand 6 was played under
 
 
 def test_a_damaged_revision_is_named_as_none(built, tmp_path):
@@ -278,8 +278,8 @@ def test_a_damaged_row_read_by_one_phone_leaves_the_file_free_for_the_other(buil
         phone_a.state("friday")
     kept += [stale.value, failed.value, failed.tb]
     start = time.monotonic()
-    phone_b.update_table("other", ("阿明", "阿華", "", ""), "S", 50, 10, "tw16-2026.09-p0")
-    assert phone_b.record("other", draw(Deal("E", "S", 0)), 1).seq == 1
+    phone_b.update_table("other", ("阿明", "阿華", "", ""), S, 50, 10, "tw16-2026.09-p0")
+    assert phone_b.record("other", draw(Deal(Wind.E, S, 0)), 1).seq == 1
     assert time.monotonic() - start < 0.4  # no wait for a lock
     assert_unlocked(path)
     assert isinstance(kept[0].damaged[0], Damaged) and [d.seq for d in kept[0].damaged] == [3, 6]
