@@ -86,8 +86,9 @@ def self_drawn(r: Reading) -> bool:
 
 @predicate(shapes=HAND_SHAPES, needs=("one_wait",))
 def single_wait(r: Reading) -> bool:
-    """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape."""
-    return len(r.view.waits) == 1
+    """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape; a dealt hand
+    (天胡) waited on none."""
+    return len(r.view.waits) == 1 and not r.situation.heavenly
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
@@ -151,7 +152,10 @@ def _wait_shape(r: Reading) -> str:
 def wait_shape(r: Reading, shape: str, single_wait: bool = True) -> bool:
     """边张 / 偏张 (shape "edge": 12 waiting on 3, 89 on 7), 中洞 / 崁张 ("middle": 24 on 3),
     单吊 / 单骑 ("single": a lone tile waiting on its pair): the winning tile sits so in this
-    reading; with single_wait, the hand must also have waited on that one tile only."""
+    reading; with single_wait, the hand must also have waited on that one tile only. A dealt
+    hand (天胡) waited on no tile, so no shape of a wait holds."""
+    if r.situation.heavenly:
+        return False
     return _wait_shape(r) == shape and (not single_wait or len(r.view.waits) == 1)
 
 

@@ -21,6 +21,9 @@ FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
 # Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
 ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
+# What the table (not the situation) states of the winner that a ruleset's `impossible` record
+# may name beside the flags: 听牌 declared before winning.
+TABLE_FLAGS = ("declared_ready",)
 _SITUATION_FLAGS = ("self_draw", *ALL_FLAGS)
 # Table values a real table could use: 底 and 每台 up to a million, 连庄 up to 99 (the app's
 # bound); beyond them an amount is no longer money and the output no longer small.

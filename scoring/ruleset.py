@@ -16,8 +16,8 @@ The settlement record holds the 庄家 / 连庄 / 听牌 台 and the payment for
 and how many times its 台 a discarder and each self-draw payer pay; `streak.every_payment`
 puts the 连庄 台 on every payment, not only those of the dealer (比赛规则 本场制). `min_tai` is
 the least 台 a win needs (起胡); `options` are house rules a name selects:
-`tw16-common+见花见台`; `impossible` lists situation flags that cannot hold together at this
-table, with the reason in English and Traditional Chinese.
+`tw16-common+见花见台`; `impossible` lists situation flags (and the table's `declared_ready`)
+that cannot hold together at this table, with the reason in English and Traditional Chinese.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .entries import CLAIMS, NEEDS_OF, OPEN, PREDICATES, SHAPES_OF
-from .hand import ALL_FLAGS, brief
+from .hand import ALL_FLAGS, TABLE_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
@@ -285,9 +285,10 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
 def _impossible(raw: dict, where: str) -> Impossible:
     if not isinstance(raw, dict) or set(raw) != {"flags", "why", "zh"}:
         raise RulesetError(f"{where}: expected an object with flags, why and zh")
-    bad = [f for f in raw["flags"] if f not in ALL_FLAGS]
+    known = ALL_FLAGS + TABLE_FLAGS
+    bad = [f for f in raw["flags"] if f not in known]
     if len(raw["flags"]) < 2 or bad:
-        raise RulesetError(f"{where}: flags must be two or more of {ALL_FLAGS} (unknown: {bad})")
+        raise RulesetError(f"{where}: flags must be two or more of {known} (unknown: {bad})")
     return Impossible(tuple(raw["flags"]), raw["why"], raw["zh"])
 
 

@@ -20,7 +20,7 @@ from .hand import Hand, HandError, Table
 from .ruleset import DEFAULT_RULESET, Ruleset, SettlementRules, load_ruleset
 from .score import Score
 from .tiles import WINDS
-from .validate import check_discarder
+from .validate import check_discarder, check_impossible
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +64,8 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
     if not isinstance(ruleset, Ruleset):
         default = result.ruleset if isinstance(result, Score) else DEFAULT_RULESET
         ruleset = load_ruleset(ruleset or default)
+    if table is not hand.table:  # a table given apart: what it states may not fit the hand
+        check_impossible(hand, ruleset, table)
     rules = ruleset.settlement
     total = result.total if isinstance(result, Score) else int(result)
     # entries of the win that change the payment (no 底, extras dropped)

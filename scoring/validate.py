@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .decompose import _candidates, counts_of, splits, waits
-from .hand import Hand, HandError, Meld, Table
+from .hand import TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
 from .notation import format_chinese
 from .reading import Reading, View, special_readings, special_shape_possible
@@ -140,10 +140,8 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     """What this table rules out: flags that cannot hold together at it (`impossible`), and a
     situation stated by a seat the table does not give it to (`seat`: 莊家專屬 / 閒家專屬;
     the seats are known when the table is given, two entries of opposite seats never hold)."""
+    check_impossible(hand, rules, hand.table)
     s = hand.situation
-    for x in rules.impossible:
-        if all(getattr(s, f) for f in x.flags):
-            raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
     stated = {}
     if rules.seated:
         stated_only = Reading((), None, None, View.of(hand, with_waits=False))
@@ -163,6 +161,15 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
         if e.seat == "non_dealer" and t.dealer == s.seat:
             raise HandError(f"{e.name} is a non-dealer's alone under {rules.id}; seat {s.seat} is "
                             "the dealer", f"這個規則裡{e.trad}是閒家專屬，莊家不能算{e.trad}")
+
+
+def check_impossible(hand: Hand, rules: Ruleset, table: Table | None) -> None:
+    """The table's `impossible` records: flags of the situation, and of `table` where a record
+    names one (TABLE_FLAGS: 听牌 declared), that cannot all hold at this table."""
+    s = hand.situation
+    for x in rules.impossible:
+        if all(getattr(table, f, False) if f in TABLE_FLAGS else getattr(s, f) for f in x.flags):
+            raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
 
 
 def check_discarder(winner: str, table: Table) -> None:

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from scoring import HandError, available_rulesets, load_ruleset, score
+from scoring import HandError, Table, available_rulesets, load_ruleset, score
 from scoring.ruleset import RULESET_DIR, RulesetError, parse_ruleset
 from scoring.settle import settle
 from tests.test_rulesets import build
@@ -155,4 +155,23 @@ def test_an_entry_keeps_what_another_would_cancel_only_while_it_holds():
     data = json.loads((RULESET_DIR / "tw16-common.json").read_text(encoding="utf-8"))
     next(e for e in data["entries"] if e["name"] == "五暗刻")["keeps"] = ["对对和"]
     with pytest.raises(RulesetError, match="keeps unknown entries"):
+        parse_ruleset(data)
+
+
+def test_a_table_given_to_settle_apart_from_the_hand_is_checked_against_the_impossible_records():
+    # 000 「听牌：先宣告听牌、之后胡牌」 takes a discard; 天和 wins on the dealt tiles before one
+    hand = build(dict(PLAIN, self_draw=True, heavenly=True))
+    result = score(hand)
+    with pytest.raises(HandError, match="heavenly and declared_ready") as err:
+        settle(result, hand, Table("E", 50, 20, declared_ready=True))
+    assert "不能先宣告聽牌" in err.value.zh
+    assert settle(result, hand, Table("E", 50, 20)).net["E"] == 3 * (50 + (27 + 1) * 20)
+
+
+def test_a_record_may_name_the_tables_declaration_but_nothing_else_of_the_table():
+    data = _competition()
+    data["impossible"] = [{"flags": ["heavenly", "declared_ready"], "why": "…", "zh": "…"}]
+    assert parse_ruleset(data).impossible[0].flags == ("heavenly", "declared_ready")
+    data["impossible"] = [{"flags": ["heavenly", "discarder"], "why": "…", "zh": "…"}]
+    with pytest.raises(RulesetError, match="unknown: \\['discarder'\\]"):
         parse_ruleset(data)
