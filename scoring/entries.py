@@ -225,9 +225,12 @@ def full_flush(r: Reading) -> bool:
 
 
 @predicate(shapes=HAND_SHAPES)
-def concealed_pungs(r: Reading, count: int) -> bool:
+def concealed_pungs(r: Reading, count: int, no_open_pungs: bool = False) -> bool:
     """三暗刻 / 四暗刻 / 五暗刻: at least `count` concealed pungs (暗杠 counts; a pung the
-    winning discard completed is exposed)."""
+    winning discard completed is exposed); with no_open_pungs, and no pon or open kong among
+    the melds (常见规则 四暗刻 「不可碰或明槓」)."""
+    if no_open_pungs and any(g.is_open and g.kind != "chow" for g in r.sets):
+        return False
     return r.concealed_pungs >= count
 
 

@@ -7,7 +7,8 @@ the predicate that detects it (`when`, with `args`), the entries it cancels when
 (`excludes`: names, a qualified line such as "三元牌 白", or "*" for every other entry), the
 rule in words, and where the table was ambiguous the `decision` taken (one line, with its
 reason). Optional: `shape`, a hand shape other than 5 sets and a pair that this entry makes a
-win of its own (十三么, 瀝咕瀝咕, 八仙过海 …); `payment`, how it changes the settlement;
+win of its own (十三么, 瀝咕瀝咕, 八仙过海 …); `payment`, how it changes the settlement (no
+底, extras dropped, or a multiplier of its own: 改良式 四槓胡 「三家各付六台」);
 `keeps`, entries it keeps counted even where another entry cancels them (五暗刻 「必计对对胡」);
 and `seat`, "dealer" or "non_dealer" for a stated situation (天听, 人胡 …) that the table gives
 to that seat alone (莊家專屬 / 閒家專屬): another seat stating it is refused.
@@ -42,7 +43,8 @@ EXTRA_RULESETS = "TAISHU_RULESETS"
 DEFAULT_RULESET = "tw16-2026.09-p0"
 _ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "rule", "decision",
                "shape", "payment", "keeps", "seat"}
-_PAYMENT_KEYS = {"base", "drop"}
+_PAYMENT_KEYS = {"base", "drop", "discard_multiplier", "self_draw_multiplier"}
+MULTIPLIERS = ("discard_multiplier", "self_draw_multiplier")
 _EXTRAS = ("dealer", "streak", "ready")
 SEATS = ("dealer", "non_dealer")
 
@@ -83,6 +85,7 @@ class Entry:
     shape: str | None = None  # a special shape this entry makes a win of its own
     payment_base: bool = True  # False: a payment for this win has no 底
     payment_drop: tuple[str, ...] = ()  # settlement extras (dealer/streak/ready) it cancels
+    payment_times: tuple[tuple[str, int], ...] = ()  # (MULTIPLIERS key, value) it sets instead
     decision: str = ""
     reads: frozenset[str] = frozenset((STANDARD,))  # shapes its predicate reads
     keeps: tuple[str, ...] = ()  # entries that count with it even where another cancels them
@@ -202,6 +205,9 @@ def _entry(raw: dict, where: str) -> Entry:
     bad = [x for x in payment.get("drop", ()) if x not in _EXTRAS]
     if bad:
         raise RulesetError(f"{where} ({raw['name']}): payment.drop {bad} not in {_EXTRAS}")
+    times = tuple((k, payment[k]) for k in MULTIPLIERS if k in payment)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for _, v in times):
+        raise RulesetError(f"{where} ({raw['name']}): payment multipliers are whole numbers")
     seat = raw.get("seat")
     if seat is not None and (seat not in SEATS or raw["when"] not in CLAIMS):
         raise RulesetError(f"{where} ({raw['name']}): seat must be one of {SEATS}, on a stated "
@@ -218,6 +224,7 @@ def _entry(raw: dict, where: str) -> Entry:
         shape=shape,
         payment_base=bool(payment.get("base", True)),
         payment_drop=tuple(payment.get("drop", ())),
+        payment_times=times,
         decision=raw.get("decision", ""),
         reads=SHAPES_OF[raw["when"]],
         needs=NEEDS_OF[raw["when"]],

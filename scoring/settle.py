@@ -80,7 +80,8 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
         check_discarder(winner, table)
         payers = [table.discarder]
     payments = []
-    times = rules.self_draw_multiplier if hand.situation.self_draw else rules.discard_multiplier
+    key = "self_draw_multiplier" if hand.situation.self_draw else "discard_multiplier"
+    times = next((v for e in special for k, v in e.payment_times if k == key), getattr(rules, key))
     for payer in payers:
         extras = _extras(rules, table, winner, payer, drop)
         tai = total + sum(t for _, t in extras)
