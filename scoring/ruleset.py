@@ -32,8 +32,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from .entries import CLAIMS, NEEDS_OF, OPEN, PREDICATES, SHAPES_OF
-from .hand import ALL_FLAGS, TABLE_FLAGS, brief
+from .entries import CLAIMS, NEEDS_OF, OPEN, ORIGIN_ARGS, PREDICATES, SHAPES_OF
+from .hand import ALL_FLAGS, KONG_ORIGINS, TABLE_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
@@ -47,6 +47,7 @@ _PAYMENT_KEYS = {"base", "drop", "discard_multiplier", "self_draw_multiplier"}
 MULTIPLIERS = ("discard_multiplier", "self_draw_multiplier")
 _EXTRAS = ("dealer", "streak", "ready")
 SEATS = ("dealer", "non_dealer")
+KONG_SOURCES = ("ankong", *KONG_ORIGINS)  # what an entry reading kongs' origins may name
 
 
 class RulesetError(ValueError):
@@ -91,6 +92,7 @@ class Entry:
     keeps: tuple[str, ...] = ()  # entries that count with it even where another cancels them
     seat: str | None = None  # "dealer" / "non_dealer": only that seat may state this situation
     needs: int = 0  # facts of the hand its predicate needs to hold (bits of reading.NEEDS)
+    reads_origin: bool = False  # its predicate reads open kongs' origins (entries.ORIGIN_ARGS)
 
     def detect(self, reading):
         if reading.shape not in self.reads:
@@ -175,6 +177,11 @@ class Ruleset:
         """The entries a table gives to one seat (`seat`)."""
         return tuple(e for e in self.entries if e.seat)
 
+    @cached_property
+    def origin_readers(self) -> tuple[Entry, ...]:
+        """The entries that read open kongs' origins (常见规则 杠上开花: 加杠, not 大明杠)."""
+        return tuple(e for e in self.entries if e.reads_origin)
+
 
 def _entry(raw: dict, where: str) -> Entry:
     if not isinstance(raw, dict):
@@ -208,6 +215,11 @@ def _entry(raw: dict, where: str) -> Entry:
     times = tuple((k, payment[k]) for k in MULTIPLIERS if k in payment)
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for _, v in times):
         raise RulesetError(f"{where} ({raw['name']}): payment multipliers are whole numbers")
+    origin_arg = ORIGIN_ARGS.get(raw["when"])
+    sources = args.get(origin_arg) if origin_arg else None
+    if sources is not None and (not isinstance(sources, list) or set(sources) - set(KONG_SOURCES)):
+        raise RulesetError(f"{where} ({raw['name']}): {origin_arg} lists kongs by source, of "
+                           f"{', '.join(KONG_SOURCES)}, not {brief(sources)}")
     seat = raw.get("seat")
     if seat is not None and (seat not in SEATS or raw["when"] not in CLAIMS):
         raise RulesetError(f"{where} ({raw['name']}): seat must be one of {SEATS}, on a stated "
@@ -230,6 +242,7 @@ def _entry(raw: dict, where: str) -> Entry:
         needs=NEEDS_OF[raw["when"]],
         keeps=tuple(raw.get("keeps", ())),
         seat=seat,
+        reads_origin=sources is not None,
     )
 
 

@@ -17,7 +17,7 @@ from .hand import Hand, HandError, maker
 from .reading import Reading, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .tiles import tile_name
-from .validate import checked_counts, shape_wins, special_waits
+from .validate import check_kong_origins, checked_counts, shape_wins, special_waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +90,12 @@ def _rank(items: tuple[Item, ...]) -> tuple:
 
 
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
-    """The best score of a legal winning hand; raises HandError for anything else."""
+    """The best score of a legal winning hand; raises HandError for anything else, and
+    KongOriginNeeded (a HandError) where the 台 depend on an open kong's origin not said."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
+    if rules.origin_readers and hand.melds:
+        check_kong_origins(hand, rules)
     view = View.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
     found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
     scored = [(score_reading(r, rules), r) for r in found]

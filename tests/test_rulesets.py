@@ -24,12 +24,13 @@ OTHER_TABLES = [t for t in TABLES if t != DEFAULT_RULESET]
 
 
 def build(h: dict, table: dict | None = None) -> Hand:
-    """A hand from a case's compact form: tiles as `123m 45s`, melds as [kind, tiles]."""
+    """A hand from a case's compact form: tiles as `123m 45s`, melds as [kind, tiles] or, for an
+    open kong that says its origin, [kind, tiles, origin]."""
     sit = {k: v for k, v in h.items() if k in Situation.__dataclass_fields__}
     return Hand(
         parse_tiles(h["concealed"]),
         parse_tile(h["win"]),
-        tuple(Meld(kind, parse_tiles(tiles)) for kind, tiles in h.get("melds", ())),
+        tuple(Meld(kind, parse_tiles(tiles), *origin) for kind, tiles, *origin in h.get("melds", ())),
         parse_tiles(h.get("flowers", "")),
         Situation(**sit),
         None if table is None else Table(**table),
