@@ -13,9 +13,11 @@ win of its own (十三么, 瀝咕瀝咕, 八仙过海 …); `payment`, how it ch
 and `seat`, "dealer" or "non_dealer" for a stated situation (天听, 人胡 …) that the table gives
 to that seat alone (莊家專屬 / 閒家專屬): another seat stating it is refused.
 
-The settlement record holds the 庄家 / 连庄 / 听牌 台 and the payment formula: 底 or not,
+The settlement record holds the 庄家 / 连庄 / 拉庄 / 听牌 台 and the payment formula: 底 or not,
 and how many times its 台 a discarder and each self-draw payer pay; `streak.every_payment`
-puts the 连庄 台 on every payment, not only those of the dealer (比赛规则 本场制). `min_tai` is
+puts the 连庄 台 on every payment, not only those of the dealer (比赛规则 本场制);
+`several_winners`, whether one discard may be won by several players (改良式 无拦胡), and
+`false_win`, whether the table states the 詐胡 penalty that `settle_false_win` pays. `min_tai` is
 the least 台 a win needs (起胡); `options` are house rules a name selects:
 `tw16-common+见花见台`; `impossible` lists situation flags (and the table's `declared_ready`)
 that cannot hold together at this table, with the reason in English and Traditional Chinese.
@@ -45,7 +47,7 @@ _ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "r
                "shape", "payment", "keeps", "seat"}
 _PAYMENT_KEYS = {"base", "drop", "discard_multiplier", "self_draw_multiplier"}
 MULTIPLIERS = ("discard_multiplier", "self_draw_multiplier")
-_EXTRAS = ("dealer", "streak", "ready")
+_EXTRAS = ("dealer", "streak", "pull", "ready")
 SEATS = ("dealer", "non_dealer")
 KONG_SOURCES = ("ankong", *KONG_ORIGINS)  # what an entry reading kongs' origins may name
 
@@ -120,10 +122,13 @@ class SettlementRules:
     streak_tai: int = 2  # 连庄: per consecutive dealer hand
     streak_every_payment: bool = False  # 连庄 on every payment, not only the dealer's (本场制)
     ready_tai: int = 1  # 听牌: declared ready before winning (0: the table has no such item)
+    pull_tai: int = 0  # 拉庄: per consecutive dealer hand, on the dealer's payments (比赛规则 option)
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # key → (simplified, trad)
     base: bool = True  # payment = 底 + 台 × 每台 × multiplier (False: no 底)
     discard_multiplier: int = 1  # the discarder pays 台 × 每台 × this
     self_draw_multiplier: int = 1  # each of the three pays 台 × 每台 × this
+    several_winners: bool = False  # one discard may be won by several players (无拦胡)
+    false_win: bool = False  # the table's 詐胡 penalty (改良式 「詐胡通賠三家」, settle_false_win)
     rule: str = ""
 
 
@@ -265,9 +270,11 @@ def _expand_excludes(entries: list[Entry], where: str) -> tuple[Entry, ...]:
 
 def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] = ()) -> Ruleset:
     """A Ruleset from the JSON form; `options` names house rules of its `options` record
-    to apply (each may add entries, remove entries, and patch entries' fields)."""
+    to apply (each may add entries, remove entries, patch entries' fields, and set records of the
+    settlement: 比赛规则 拉庄)."""
     raw_entries = list(data["entries"])
     known = data.get("options", {})
+    s = dict(data.get("settlement", {}))
     for opt in options:
         if opt not in known:
             raise RulesetError(f"{where}: no option {opt!r} (options: {', '.join(known) or 'none'})")
@@ -276,11 +283,11 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
         raw_entries = [dict(e, **o.get("patch", {}).get(e["name"], {}))
                        for e in raw_entries if e["name"] not in gone]
         raw_entries += o.get("add", [])
+        s.update(o.get("settlement", {}))
     entries = _expand_excludes(
         [_entry(e, f"{where}: entries[{i}]") for i, e in enumerate(raw_entries)], where)
     impossible = tuple(_impossible(x, f"{where}: impossible[{i}]")
                        for i, x in enumerate(data.get("impossible", ())))
-    s = data.get("settlement", {})
     names_map = {k: (v["name"], v["trad"]) for k, v in s.items()
                  if isinstance(v, dict) and "name" in v}
     pay = s.get("payment", {})
@@ -289,10 +296,13 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
         streak_tai=s.get("streak", {}).get("tai_per_hand", 2),
         streak_every_payment=bool(s.get("streak", {}).get("every_payment", False)),
         ready_tai=s.get("ready", {}).get("tai", 0) if "ready" in s else 0,
+        pull_tai=s.get("pull", {}).get("tai_per_hand", 0),
         names=names_map,
         base=bool(pay.get("base", True)),
         discard_multiplier=int(pay.get("discard_multiplier", 1)),
         self_draw_multiplier=int(pay.get("self_draw_multiplier", 1)),
+        several_winners=bool(s.get("several_winners", False)),
+        false_win=bool(s.get("false_win", False)),
         rule=s.get("rule", ""),
     )
     rid = data["id"] + "".join(f"+{o}" for o in options)

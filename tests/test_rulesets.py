@@ -2,7 +2,8 @@
 entry of that ruleset (and of its options), a hand where it applies and one where it does not,
 each with the complete expected item list in display order and the seed's sentence it rests on;
 hands each table refuses (with a table where the refusal needs one, and the Chinese words the
-player reads); and settlements by its payment formula."""
+player reads); settlements by its payment formula; and (issue 26) one discard won by several
+players and the penalty of a false win (詐胡), paid or refused as the table says."""
 
 import json
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from scoring import Hand, HandError, Meld, Situation, Table, check_hand, load_ruleset, parse_tile, parse_tiles, score
 from scoring.cli import score_json
 from scoring.ruleset import DEFAULT_RULESET, RULESET_DIR
-from scoring.settle import settle
+from scoring.settle import settle, settle_false_win, settle_several_winners
 
 CASE_DIR = Path(__file__).with_name("rulesets")
 FILES = sorted(CASE_DIR.glob("*.json"))
@@ -48,6 +49,8 @@ def _ids(items):
 CASES = _cases("cases")
 ERRORS = _cases("errors")
 SETTLEMENTS = _cases("settlements")
+SEVERAL = _cases("several_winners")
+FALSE_WINS = _cases("false_wins")
 
 
 def _rules(stem, case):
@@ -113,3 +116,38 @@ def test_settlement(stem, case):
     paid = settle(result, hand)
     assert paid.net == case["payments"]
     assert sum(paid.net.values()) == 0
+
+
+@pytest.mark.parametrize("stem,case", SEVERAL, ids=_ids(SEVERAL))
+def test_several_winners_off_one_discard(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    hands = [build(w["hand"], w.get("table", case["table"])) for w in case["winners"]]
+    if "error" in case:
+        with pytest.raises(HandError, match=case["error"]) as err:
+            settle_several_winners([(score(h, rules), h) for h in hands], rules)
+        assert case["zh"] in err.value.for_player
+        return
+    results = [score(h, rules) for h in hands]
+    assert [r.total for r in results] == [w["total"] for w in case["winners"]]
+    paid = settle_several_winners(list(zip(results, hands, strict=True)), rules)
+    assert paid.net == case["payments"] and sum(paid.net.values()) == 0
+    assert paid.winners == tuple(h.seat for h in hands) and paid.discarder == case["table"]["discarder"]
+    # each winner is paid by the discarder as for that win alone
+    assert paid.settlements == tuple(settle(r, h) for r, h in zip(results, hands, strict=True))
+
+
+@pytest.mark.parametrize("stem,case", FALSE_WINS, ids=_ids(FALSE_WINS))
+def test_false_win(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    args = (case["caller"], case["claimed_tai"], case["waiting"], Table(**case["table"]), rules)
+    if "error" in case:
+        with pytest.raises(HandError, match=case["error"]) as err:
+            settle_false_win(*args)
+        assert case["zh"] in err.value.for_player
+        return
+    paid = settle_false_win(*args)
+    assert paid.net == case["payments"] and sum(paid.net.values()) == 0
+    for p in paid.payments:  # the ready are paid what they waited for, the others what was claimed
+        ready = case["waiting"][p.payee]
+        assert p.tai == (case["claimed_tai"] if ready is None else ready)
+        assert p.reason == ("未聽：詐胡台數" if ready is None else "聽牌：所聽台數")

@@ -16,7 +16,7 @@ from scoring import Hand, HandError, Meld, Table, available_rulesets, load_rules
 from scoring.cli import score_json
 from scoring.notation import parse_hand
 from scoring.ruleset import RULESET_DIR, RulesetError, parse_ruleset
-from scoring.settle import settle
+from scoring.settle import settle, settle_several_winners
 from scoring.validate import KongOriginNeeded, kong_origins_needed
 from tests.test_rulesets import build
 
@@ -264,3 +264,11 @@ def test_a_table_names_the_kongs_after_which_an_entry_counts_by_their_sources():
         parse_ruleset(data)
     del entry["args"]["after"]
     assert not parse_ruleset(data).origin_readers
+
+
+def test_one_winner_settles_alike_through_either_function_at_any_table():
+    hand = build(dict(PLAIN, seat="S"), dict(DEALER_E, discarder="W"))
+    for rules in available_rulesets():
+        result = score(hand, rules)
+        shared = settle_several_winners([(result, hand)], rules)
+        assert shared.settlements == (settle(result, hand),) and shared.net == settle(result, hand).net
