@@ -28,6 +28,7 @@ from .tiles import WINDS, sort_tiles
 
 _MELD_LABEL = {"chi": ("吃", "吃"), "pon": ("碰", "碰"), "kong": ("明杠", "明槓"),
                "ankong": ("暗杠", "暗槓")}
+_ORIGIN_LABEL = {"called": ("大明杠", "大明槓"), "added": ("加杠", "加槓")}  # an open kong's, where said
 
 
 def score_json(hand_json, ruleset: Ruleset | str = DEFAULT_RULESET) -> dict:
@@ -161,7 +162,8 @@ def _run_people(args) -> int:
           f"{format_chinese([hand.win], script)}   "
           f"({format_compact(sort_tiles(hand.concealed))} + {hand.win})")
     for m in hand.melds:
-        print(f"{_MELD_LABEL[m.kind][trad]:<4} {format_chinese(m.tiles, script)}")
+        label = _ORIGIN_LABEL.get(m.origin) or _MELD_LABEL[m.kind]
+        print(f"{label[trad]:<4} {format_chinese(m.tiles, script)}")
     if hand.flowers:
         print(f"{'花':<4} {format_chinese(sort_tiles(hand.flowers), script)}")
     waits = "、".join(format_chinese([t], script) for t in result.waits)

@@ -43,18 +43,26 @@ NEEDS_OF: dict[str, int] = {}  # bits of reading.NEEDS
 # Predicates that read only what the player states about the situation (天胡, 地胡, 人胡, 天听,
 # 地听): the same in every reading, so a table may say whose seat may state it (`seat`).
 CLAIMS: set[str] = set()
+# Predicates that read the origin of an open kong (大明杠 / 加杠) when the named argument is
+# given, and then only the situation and the melds: the scorer can ask, without scoring, whether
+# an origin the player did not say changes them (validate.kong_origins_needed).
+ORIGIN_ARGS: dict[str, str] = {}
 
 
-def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,), claim=False, needs=()):
+def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,), claim=False, needs=(),
+              origin_arg: str | None = None):
     """Register a predicate under its function name; `shapes`: the shapes of a win it reads;
     `claim`: it reads only the situation the player states (see CLAIMS); `needs`: facts of the
-    hand (reading.NEEDS) without which it never holds, so that it is not run on such a hand."""
+    hand (reading.NEEDS) without which it never holds, so that it is not run on such a hand;
+    `origin_arg`: the argument with which it reads kongs' origins (see ORIGIN_ARGS)."""
     def register(f: Callable[..., Result]) -> Callable[..., Result]:
         PREDICATES[f.__name__] = f
         SHAPES_OF[f.__name__] = frozenset(shapes)
         NEEDS_OF[f.__name__] = sum(1 << NEEDS.index(n) for n in needs)
         if claim:
             CLAIMS.add(f.__name__)
+        if origin_arg:
+            ORIGIN_ARGS[f.__name__] = origin_arg
         return f
     return register(fn) if fn is not None else register
 
@@ -86,8 +94,9 @@ def self_drawn(r: Reading) -> bool:
 
 @predicate(shapes=HAND_SHAPES, needs=("one_wait",))
 def single_wait(r: Reading) -> bool:
-    """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape."""
-    return len(r.view.waits) == 1
+    """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape; a dealt hand
+    (天胡) waited on none."""
+    return len(r.view.waits) == 1 and not r.situation.heavenly
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
@@ -151,7 +160,10 @@ def _wait_shape(r: Reading) -> str:
 def wait_shape(r: Reading, shape: str, single_wait: bool = True) -> bool:
     """边张 / 偏张 (shape "edge": 12 waiting on 3, 89 on 7), 中洞 / 崁张 ("middle": 24 on 3),
     单吊 / 单骑 ("single": a lone tile waiting on its pair): the winning tile sits so in this
-    reading; with single_wait, the hand must also have waited on that one tile only."""
+    reading; with single_wait, the hand must also have waited on that one tile only. A dealt
+    hand (天胡) waited on no tile, so no shape of a wait holds."""
+    if r.situation.heavenly:
+        return False
     return _wait_shape(r) == shape and (not single_wait or len(r.view.waits) == 1)
 
 
@@ -221,9 +233,12 @@ def full_flush(r: Reading) -> bool:
 
 
 @predicate(shapes=HAND_SHAPES)
-def concealed_pungs(r: Reading, count: int) -> bool:
+def concealed_pungs(r: Reading, count: int, no_open_pungs: bool = False) -> bool:
     """三暗刻 / 四暗刻 / 五暗刻: at least `count` concealed pungs (暗杠 counts; a pung the
-    winning discard completed is exposed)."""
+    winning discard completed is exposed); with no_open_pungs, and no pon or open kong among
+    the melds (常见规则 四暗刻 「不可碰或明槓」)."""
+    if no_open_pungs and any(g.is_open and g.kind != "chow" for g in r.sets):
+        return False
     return r.concealed_pungs >= count
 
 
@@ -271,14 +286,28 @@ def last_tile(r: Reading, won_by: str | None = None) -> bool:
     return r.situation.last_tile and _won_by(r, won_by)
 
 
-@predicate(shapes=HAND_SHAPES, needs=("self_draw",))
-def kong_replacement(r: Reading, flowers: bool = False) -> bool:
+def kong_source(m) -> str | None:
+    """What a meld is as a kong: "ankong" (暗杠), an open kong's origin ("called" 大明杠,
+    "added" 加杠; None where not said), or None for a chi or pon."""
+    if m.kind == "ankong":
+        return "ankong"
+    return m.origin if m.kind == "kong" else None
+
+
+@predicate(shapes=HAND_SHAPES, needs=("self_draw",), origin_arg="after")
+def kong_replacement(r: Reading, flowers: bool = False, after: list[str] | None = None) -> bool:
     """杠上开花 / 槓上開花: self-drawn on the replacement tile after a kong; with flowers, also
-    after a flower (补花)."""
+    after a flower (补花); with `after`, only after a kong of those sources (kong_source:
+    常见规则 「暗槓、加槓」, not 「明槓」) — the hand holding one (it does not say which kong came last)."""
     s = r.situation
     if not s.self_draw:
         return False
-    return (s.after_kong and any(g.kind == "kong" for g in r.sets)) or (flowers and s.after_flower)
+    if flowers and s.after_flower:
+        return True
+    if not s.after_kong:
+        return False
+    kongs = [m for m in r.hand.melds if m.kind in ("kong", "ankong")]  # a kong is always a meld
+    return bool(kongs) if after is None else any(kong_source(m) in after for m in kongs)
 
 
 @predicate(shapes=HAND_SHAPES, needs=("rob_kong",))

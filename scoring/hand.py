@@ -17,10 +17,16 @@ from typing import Any
 from .tiles import FLOWERS, INDEX, WINDS, is_flower
 
 MELD_KINDS = ("chi", "pon", "kong", "ankong")  # chi, pon, open kong (incl. 加杠), concealed kong
+# Where an open kong came from, when the player says: 大明杠 (called on a discard) or 加杠 (a
+# fourth tile added to one's own pon). Some tables score 杠上开花 by it; absent: not said.
+KONG_ORIGINS = ("called", "added")
 FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
 # Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
 ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
+# What the table (not the situation) states of the winner that a ruleset's `impossible` record
+# may name beside the flags: 听牌 declared before winning.
+TABLE_FLAGS = ("declared_ready",)
 _SITUATION_FLAGS = ("self_draw", *ALL_FLAGS)
 # Table values a real table could use: 底 and 每台 up to a million, 连庄 up to 99 (the app's
 # bound); beyond them an amount is no longer money and the output no longer small.
@@ -151,17 +157,31 @@ def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> 
         raise HandError(f"flowers: {t} is not a flower (1f..8f)")
 
 
+def _origin(value: Any, kind: Any, where: str) -> None:
+    if kind != "kong":
+        raise HandError(f"{where}: only an open kong (type kong) has an origin, not a {brief(kind)}",
+                        "只有明槓要說是大明槓還是加槓")
+    if value not in KONG_ORIGINS:
+        raise HandError(f"{where}: origin {brief(value)} is not one of {', '.join(KONG_ORIGINS)} "
+                        "(called: 大明杠 on a discard; added: 加杠 to one's pon)",
+                        "明槓的來源只能是大明槓（槓別人打的牌）或加槓（碰了再加第四張）")
+
+
 @dataclass(frozen=True, slots=True)
 class Meld:
-    """An exposed set (吃 chi, 碰 pon, 明杠 kong incl. 加杠) or a concealed kong (暗杠 ankong)."""
+    """An exposed set (吃 chi, 碰 pon, 明杠 kong incl. 加杠) or a concealed kong (暗杠 ankong);
+    an open kong may say its origin (KONG_ORIGINS: 大明杠 "called", 加杠 "added")."""
 
     kind: str
     tiles: tuple[str, ...]
+    origin: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in MELD_KINDS:
             raise HandError(f"meld type {brief(self.kind)} is not one of {', '.join(MELD_KINDS)}")
         object.__setattr__(self, "tiles", _tiles(list(self.tiles), f"{self.kind} meld"))
+        if self.origin is not None:
+            _origin(self.origin, self.kind, f"{self.kind} meld")
 
     @property
     def is_open(self) -> bool:
@@ -169,18 +189,23 @@ class Meld:
         return self.kind != "ankong"
 
     def to_json(self) -> dict:
-        return {"type": self.kind, "tiles": list(self.tiles)}
+        if self.origin is None:
+            return {"type": self.kind, "tiles": list(self.tiles)}
+        return {"type": self.kind, "tiles": list(self.tiles), "origin": self.origin}
 
     @classmethod
     def from_json(cls, data: Any, where: str = "meld") -> Meld:
-        data = _object(data, where, ("type", "tiles"))
+        data = _object(data, where, ("type", "tiles", "origin"))
         if "type" not in data or "tiles" not in data:
             raise HandError(f"{where}: needs 'type' and 'tiles'")
         if data["type"] not in MELD_KINDS:
             raise HandError(
                 f"{where}: type {brief(data['type'])} is not one of {', '.join(MELD_KINDS)}"
             )
-        return _new_meld(data["type"], _tiles(data["tiles"], f"{where}.tiles"))
+        origin = data.get("origin")
+        if origin is not None:
+            _origin(origin, data["type"], f"{where}.origin")
+        return _new_meld(data["type"], _tiles(data["tiles"], f"{where}.tiles"), origin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ Chinese runs need no separators; the longest name wins (红中 before 中, 东�
 A whole hand in one line, as the app and `python -m scoring score` both read it (`parse_hand`):
 
     parse_hand("123456m 789p 2345s 和5s 碰777z 花1f")  # 和 before the winning tile, 碰 before a meld
+    parse_hand("123m 456p 789p 2345s 和5s 加槓7z")     # an open kong added to a pon (大明槓: called)
 """
 
 from __future__ import annotations
@@ -93,16 +94,22 @@ def format_chinese(tiles, script: str = "simplified") -> str:
 
 
 MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
-# Written before a meld; the longest marker first so 暗槓 is not read as 槓.
-MELD_MARKS = {"暗槓": "ankong", "暗杠": "ankong", "明槓": "kong", "明杠": "kong", "槓": "kong", "杠": "kong",
-              "吃": "chi", "碰": "pon"}
+# Written before a meld: its kind, and for an open kong the origin where the mark says it
+# (大明槓 called on a discard, 加槓 added to one's pon; 明槓 or 槓 alone says neither).
+MELD_MARKS = {"暗槓": ("ankong", None), "暗杠": ("ankong", None),
+              "大明槓": ("kong", "called"), "大明杠": ("kong", "called"),
+              "加槓": ("kong", "added"), "加杠": ("kong", "added"),
+              "明槓": ("kong", None), "明杠": ("kong", None), "槓": ("kong", None), "杠": ("kong", None),
+              "吃": ("chi", None), "碰": ("pon", None)}
 WIN_MARKS = ("和", "胡")
 FLOWER_MARK = "花"
-_MARK = re.compile("(" + "|".join([*MELD_MARKS, *WIN_MARKS, FLOWER_MARK]) + ")")
+# The longest marker first, so that 暗槓 and 加槓 are not read as 槓.
+_MARK = re.compile("(" + "|".join(sorted([*MELD_MARKS, *WIN_MARKS, FLOWER_MARK], key=len, reverse=True)) + ")")
 # What a hand line may hold, for error messages.
 HAND_GRAMMAR = ("tiles as 123m 456p 789s 77z 1f or Chinese names (一萬二萬, 東風, 梅); 和 or 胡 before the "
                 "winning tile; 吃, 碰, 槓 or 暗槓 before a meld (up to the next space; one tile is enough for "
-                "碰/槓); 花 before flowers: 123456m 789p 2345s 和5s 碰777z 花1f")
+                "碰/槓), 大明槓 or 加槓 for an open kong called on a discard or added to a pon; 花 before "
+                "flowers: 123456m 789p 2345s 和5s 碰777z 花1f")
 
 
 @dataclass(frozen=True)
@@ -118,15 +125,15 @@ class WrittenHand:
 def parse_hand(text: str) -> WrittenHand:
     """Tiles (compact or Chinese names) with optional markers: 和/胡 before the winning tile,
     吃/碰/槓/暗槓 before a meld's tiles (one tile name is enough for a 碰 or 槓; the meld ends at the
-    next space), 花 before flowers (flowers are found anywhere anyway). Raises HandError naming
-    what it cannot read."""
+    next space; 大明槓/加槓 for an open kong of that origin), 花 before flowers (flowers are found
+    anywhere anyway). Raises HandError naming what it cannot read."""
     parts = _MARK.split(text)
     concealed = list(parse_tiles(parts[0]))
     win: str | None = None
     melds: list[Meld] = []
     for mark, body in zip(parts[1::2], parts[2::2], strict=True):
         if mark in MELD_MARKS:
-            kind = MELD_MARKS[mark]
+            kind, origin = MELD_MARKS[mark]
             head, _, rest = body.strip().partition(" ")
             tiles = parse_tiles(head)
             if len(tiles) == 1 and kind != "chi":
@@ -134,7 +141,7 @@ def parse_hand(text: str) -> WrittenHand:
             if len(tiles) != MELD_SIZE[kind]:
                 raise HandError(f"{mark}{brief(head)}: a {kind} needs {MELD_SIZE[kind]} tiles, read {len(tiles)}",
                                 f"「{mark}{head[:20]}」：{mark}要 {MELD_SIZE[kind]} 張牌，讀到 {len(tiles)} 張")
-            melds.append(Meld(kind, tiles))
+            melds.append(Meld(kind, tiles, origin))
             concealed.extend(parse_tiles(rest))
         elif mark in WIN_MARKS:
             tiles = parse_tiles(body)

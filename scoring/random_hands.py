@@ -105,7 +105,9 @@ def random_winning_hand(
             base=50,
             per_tai=20,
             streak=rng.choice((0, 0, 0, 1, 2, 3)),
-            declared_ready=rng.random() < 0.2,
+            # 听牌 is declared with a discard, which a 天和 never made (drawn all the same, so
+            # that every other hand of a seed stays as it was)
+            declared_ready=rng.random() < 0.2 and not sit.heavenly,
             discarder=None if sit.self_draw else rng.choice(others),
         )
     return Hand(tuple(concealed), win, tuple(melds), flowers, sit, table)

@@ -7,17 +7,20 @@ the predicate that detects it (`when`, with `args`), the entries it cancels when
 (`excludes`: names, a qualified line such as "三元牌 白", or "*" for every other entry), the
 rule in words, and where the table was ambiguous the `decision` taken (one line, with its
 reason). Optional: `shape`, a hand shape other than 5 sets and a pair that this entry makes a
-win of its own (十三么, 瀝咕瀝咕, 八仙过海 …); `payment`, how it changes the settlement;
+win of its own (十三么, 瀝咕瀝咕, 八仙过海 …); `payment`, how it changes the settlement (no
+底, extras dropped, or a multiplier of its own: 改良式 四槓胡 「三家各付六台」);
 `keeps`, entries it keeps counted even where another entry cancels them (五暗刻 「必计对对胡」);
 and `seat`, "dealer" or "non_dealer" for a stated situation (天听, 人胡 …) that the table gives
 to that seat alone (莊家專屬 / 閒家專屬): another seat stating it is refused.
 
-The settlement record holds the 庄家 / 连庄 / 听牌 台 and the payment formula: 底 or not,
+The settlement record holds the 庄家 / 连庄 / 拉庄 / 听牌 台 and the payment formula: 底 or not,
 and how many times its 台 a discarder and each self-draw payer pay; `streak.every_payment`
-puts the 连庄 台 on every payment, not only those of the dealer (比赛规则 本场制). `min_tai` is
+puts the 连庄 台 on every payment, not only those of the dealer (比赛规则 本场制);
+`several_winners`, whether one discard may be won by several players (改良式 无拦胡), and
+`false_win`, whether the table states the 詐胡 penalty that `settle_false_win` pays. `min_tai` is
 the least 台 a win needs (起胡); `options` are house rules a name selects:
-`tw16-common+见花见台`; `impossible` lists situation flags that cannot hold together at this
-table, with the reason in English and Traditional Chinese.
+`tw16-common+见花见台`; `impossible` lists situation flags (and the table's `declared_ready`)
+that cannot hold together at this table, with the reason in English and Traditional Chinese.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from .entries import CLAIMS, NEEDS_OF, OPEN, PREDICATES, SHAPES_OF
-from .hand import ALL_FLAGS, brief
+from .entries import CLAIMS, NEEDS_OF, OPEN, ORIGIN_ARGS, PREDICATES, SHAPES_OF
+from .hand import ALL_FLAGS, KONG_ORIGINS, TABLE_FLAGS, brief
 from .reading import SHAPES, STANDARD
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
@@ -42,9 +45,11 @@ EXTRA_RULESETS = "TAISHU_RULESETS"
 DEFAULT_RULESET = "tw16-2026.09-p0"
 _ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "rule", "decision",
                "shape", "payment", "keeps", "seat"}
-_PAYMENT_KEYS = {"base", "drop"}
-_EXTRAS = ("dealer", "streak", "ready")
+_PAYMENT_KEYS = {"base", "drop", "discard_multiplier", "self_draw_multiplier"}
+MULTIPLIERS = ("discard_multiplier", "self_draw_multiplier")
+_EXTRAS = ("dealer", "streak", "pull", "ready")
 SEATS = ("dealer", "non_dealer")
+KONG_SOURCES = ("ankong", *KONG_ORIGINS)  # what an entry reading kongs' origins may name
 
 
 class RulesetError(ValueError):
@@ -83,11 +88,13 @@ class Entry:
     shape: str | None = None  # a special shape this entry makes a win of its own
     payment_base: bool = True  # False: a payment for this win has no 底
     payment_drop: tuple[str, ...] = ()  # settlement extras (dealer/streak/ready) it cancels
+    payment_times: tuple[tuple[str, int], ...] = ()  # (MULTIPLIERS key, value) it sets instead
     decision: str = ""
     reads: frozenset[str] = frozenset((STANDARD,))  # shapes its predicate reads
     keeps: tuple[str, ...] = ()  # entries that count with it even where another cancels them
     seat: str | None = None  # "dealer" / "non_dealer": only that seat may state this situation
     needs: int = 0  # facts of the hand its predicate needs to hold (bits of reading.NEEDS)
+    reads_origin: bool = False  # its predicate reads open kongs' origins (entries.ORIGIN_ARGS)
 
     def detect(self, reading):
         if reading.shape not in self.reads:
@@ -115,10 +122,13 @@ class SettlementRules:
     streak_tai: int = 2  # 连庄: per consecutive dealer hand
     streak_every_payment: bool = False  # 连庄 on every payment, not only the dealer's (本场制)
     ready_tai: int = 1  # 听牌: declared ready before winning (0: the table has no such item)
+    pull_tai: int = 0  # 拉庄: per consecutive dealer hand, on the dealer's payments (比赛规则 option)
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # key → (simplified, trad)
     base: bool = True  # payment = 底 + 台 × 每台 × multiplier (False: no 底)
     discard_multiplier: int = 1  # the discarder pays 台 × 每台 × this
     self_draw_multiplier: int = 1  # each of the three pays 台 × 每台 × this
+    several_winners: bool = False  # one discard may be won by several players (无拦胡)
+    false_win: bool = False  # the table's 詐胡 penalty (改良式 「詐胡通賠三家」, settle_false_win)
     rule: str = ""
 
 
@@ -172,6 +182,11 @@ class Ruleset:
         """The entries a table gives to one seat (`seat`)."""
         return tuple(e for e in self.entries if e.seat)
 
+    @cached_property
+    def origin_readers(self) -> tuple[Entry, ...]:
+        """The entries that read open kongs' origins (常见规则 杠上开花: 加杠, not 大明杠)."""
+        return tuple(e for e in self.entries if e.reads_origin)
+
 
 def _entry(raw: dict, where: str) -> Entry:
     if not isinstance(raw, dict):
@@ -202,6 +217,14 @@ def _entry(raw: dict, where: str) -> Entry:
     bad = [x for x in payment.get("drop", ()) if x not in _EXTRAS]
     if bad:
         raise RulesetError(f"{where} ({raw['name']}): payment.drop {bad} not in {_EXTRAS}")
+    times = tuple((k, payment[k]) for k in MULTIPLIERS if k in payment)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for _, v in times):
+        raise RulesetError(f"{where} ({raw['name']}): payment multipliers are whole numbers")
+    origin_arg = ORIGIN_ARGS.get(raw["when"])
+    sources = args.get(origin_arg) if origin_arg else None
+    if sources is not None and (not isinstance(sources, list) or set(sources) - set(KONG_SOURCES)):
+        raise RulesetError(f"{where} ({raw['name']}): {origin_arg} lists kongs by source, of "
+                           f"{', '.join(KONG_SOURCES)}, not {brief(sources)}")
     seat = raw.get("seat")
     if seat is not None and (seat not in SEATS or raw["when"] not in CLAIMS):
         raise RulesetError(f"{where} ({raw['name']}): seat must be one of {SEATS}, on a stated "
@@ -218,11 +241,13 @@ def _entry(raw: dict, where: str) -> Entry:
         shape=shape,
         payment_base=bool(payment.get("base", True)),
         payment_drop=tuple(payment.get("drop", ())),
+        payment_times=times,
         decision=raw.get("decision", ""),
         reads=SHAPES_OF[raw["when"]],
         needs=NEEDS_OF[raw["when"]],
         keeps=tuple(raw.get("keeps", ())),
         seat=seat,
+        reads_origin=sources is not None,
     )
 
 
@@ -245,9 +270,11 @@ def _expand_excludes(entries: list[Entry], where: str) -> tuple[Entry, ...]:
 
 def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] = ()) -> Ruleset:
     """A Ruleset from the JSON form; `options` names house rules of its `options` record
-    to apply (each may add entries, remove entries, and patch entries' fields)."""
+    to apply (each may add entries, remove entries, patch entries' fields, and set records of the
+    settlement: 比赛规则 拉庄)."""
     raw_entries = list(data["entries"])
     known = data.get("options", {})
+    s = dict(data.get("settlement", {}))
     for opt in options:
         if opt not in known:
             raise RulesetError(f"{where}: no option {opt!r} (options: {', '.join(known) or 'none'})")
@@ -256,11 +283,11 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
         raw_entries = [dict(e, **o.get("patch", {}).get(e["name"], {}))
                        for e in raw_entries if e["name"] not in gone]
         raw_entries += o.get("add", [])
+        s.update(o.get("settlement", {}))
     entries = _expand_excludes(
         [_entry(e, f"{where}: entries[{i}]") for i, e in enumerate(raw_entries)], where)
     impossible = tuple(_impossible(x, f"{where}: impossible[{i}]")
                        for i, x in enumerate(data.get("impossible", ())))
-    s = data.get("settlement", {})
     names_map = {k: (v["name"], v["trad"]) for k, v in s.items()
                  if isinstance(v, dict) and "name" in v}
     pay = s.get("payment", {})
@@ -269,10 +296,13 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
         streak_tai=s.get("streak", {}).get("tai_per_hand", 2),
         streak_every_payment=bool(s.get("streak", {}).get("every_payment", False)),
         ready_tai=s.get("ready", {}).get("tai", 0) if "ready" in s else 0,
+        pull_tai=s.get("pull", {}).get("tai_per_hand", 0),
         names=names_map,
         base=bool(pay.get("base", True)),
         discard_multiplier=int(pay.get("discard_multiplier", 1)),
         self_draw_multiplier=int(pay.get("self_draw_multiplier", 1)),
+        several_winners=bool(s.get("several_winners", False)),
+        false_win=bool(s.get("false_win", False)),
         rule=s.get("rule", ""),
     )
     rid = data["id"] + "".join(f"+{o}" for o in options)
@@ -285,9 +315,10 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
 def _impossible(raw: dict, where: str) -> Impossible:
     if not isinstance(raw, dict) or set(raw) != {"flags", "why", "zh"}:
         raise RulesetError(f"{where}: expected an object with flags, why and zh")
-    bad = [f for f in raw["flags"] if f not in ALL_FLAGS]
+    known = ALL_FLAGS + TABLE_FLAGS
+    bad = [f for f in raw["flags"] if f not in known]
     if len(raw["flags"]) < 2 or bad:
-        raise RulesetError(f"{where}: flags must be two or more of {ALL_FLAGS} (unknown: {bad})")
+        raise RulesetError(f"{where}: flags must be two or more of {known} (unknown: {bad})")
     return Impossible(tuple(raw["flags"]), raw["why"], raw["zh"])
 
 

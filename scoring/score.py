@@ -17,7 +17,7 @@ from .hand import Hand, HandError, maker
 from .reading import Reading, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .tiles import tile_name
-from .validate import checked_counts, shape_wins, special_waits
+from .validate import check_kong_origins, checked_counts, shape_wins, special_waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +90,12 @@ def _rank(items: tuple[Item, ...]) -> tuple:
 
 
 def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
-    """The best score of a legal winning hand; raises HandError for anything else."""
+    """The best score of a legal winning hand; raises HandError for anything else, and
+    KongOriginNeeded (a HandError) where the 台 depend on an open kong's origin not said."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
     counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
+    if rules.origin_readers and hand.melds:
+        check_kong_origins(hand, rules)
     view = View.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
     found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
     scored = [(score_reading(r, rules), r) for r in found]
@@ -100,10 +103,17 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     # the first best (max keeps the first of equals); most hands have one reading
     items, reading = max(scored, key=lambda s: _rank(s[0])) if len(scored) > 1 else scored[0]
     total = sum(map(_TAI, items))
-    if total < rules.min_tai:
-        t = hand.table
-        dealer = rules.settlement.dealer_tai if t is not None and t.dealer == hand.seat else 0
-        if total + dealer < rules.min_tai:
-            raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
-                            f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
+    if total < rules.min_tai and total + _dealer_on_every_payment(hand, rules) < rules.min_tai:
+        raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
+                        f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
     return _new_score(items, total, view.waits, reading, rules.id)
+
+
+def _dealer_on_every_payment(hand: Hand, rules: Ruleset) -> int:
+    """The 庄家 台 that every payment of this win carries, which counts toward 起胡 (改良式:
+    莊家 is one of its 1-台 items): where the dealer wins, or is the one payer (the discarder).
+    Without a table the dealer is unknown: none."""
+    t = hand.table
+    if t is None or not (t.dealer == hand.seat or (not hand.self_draw and t.discarder == t.dealer)):
+        return 0
+    return rules.settlement.dealer_tai

@@ -7,9 +7,10 @@ a flower win …) also a hand of such a shape that one of its shape entries reco
 from __future__ import annotations
 
 from collections import Counter
+from itertools import product
 
 from .decompose import _candidates, counts_of, splits, waits
-from .hand import Hand, HandError, Meld, Table
+from .hand import KONG_ORIGINS, TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
 from .notation import format_chinese
 from .reading import Reading, View, special_readings, special_shape_possible
@@ -140,10 +141,8 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     """What this table rules out: flags that cannot hold together at it (`impossible`), and a
     situation stated by a seat the table does not give it to (`seat`: 莊家專屬 / 閒家專屬;
     the seats are known when the table is given, two entries of opposite seats never hold)."""
+    check_impossible(hand, rules, hand.table)
     s = hand.situation
-    for x in rules.impossible:
-        if all(getattr(s, f) for f in x.flags):
-            raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
     stated = {}
     if rules.seated:
         stated_only = Reading((), None, None, View.of(hand, with_waits=False))
@@ -163,6 +162,59 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
         if e.seat == "non_dealer" and t.dealer == s.seat:
             raise HandError(f"{e.name} is a non-dealer's alone under {rules.id}; seat {s.seat} is "
                             "the dealer", f"這個規則裡{e.trad}是閒家專屬，莊家不能算{e.trad}")
+
+
+def check_impossible(hand: Hand, rules: Ruleset, table: Table | None) -> None:
+    """The table's `impossible` records: flags of the situation, and of `table` where a record
+    names one (TABLE_FLAGS: 听牌 declared), that cannot all hold at this table."""
+    s = hand.situation
+    for x in rules.impossible:
+        if all(getattr(table, f, False) if f in TABLE_FLAGS else getattr(s, f) for f in x.flags):
+            raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
+
+
+class KongOriginNeeded(HandError):
+    """The 台 depend on where an open kong came from (大明杠 or 加杠) and the hand does not say;
+    `melds`: the places in hand.melds of the kongs to ask about."""
+
+    def __init__(self, message: str, zh: str, melds: tuple[int, ...]) -> None:
+        super().__init__(message, zh)
+        self.melds = melds
+
+
+def kong_origins_needed(hand: Hand, ruleset: Ruleset | str | None = None) -> tuple[int, ...]:
+    """The places in `hand.melds` of the open kongs whose origin (大明杠 "called", 加杠 "added")
+    the hand does not say and its 台 under `ruleset` depend on: what a page asks before scoring,
+    a photo showing both alike. Empty when there is nothing to ask. Reads the situation and the
+    melds only (the entries that read origins read nothing else), so it needs no legal hand."""
+    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
+    unknown = [i for i, m in enumerate(hand.melds) if m.kind == "kong" and m.origin is None]
+    if not unknown or not rules.origin_readers:
+        return ()
+    outcome = {}
+    for chosen in product(KONG_ORIGINS, repeat=len(unknown)):
+        melds = list(hand.melds)
+        for i, origin in zip(unknown, chosen, strict=True):
+            melds[i] = Meld("kong", melds[i].tiles, origin)
+        stated = Reading((), None, None, View.of(hand.replace(melds=tuple(melds)), with_waits=False))
+        outcome[chosen] = tuple(e.test(stated) for e in rules.origin_readers)
+    # a kong matters when saying its origin otherwise, the others' kept, changes an outcome
+    return tuple(i for k, i in enumerate(unknown)
+                 if any(outcome[c] != outcome[(*c[:k], o, *c[k + 1:])] for c in outcome for o in KONG_ORIGINS))
+
+
+def check_kong_origins(hand: Hand, rules: Ruleset) -> None:
+    """Raise KongOriginNeeded where the 台 depend on an open kong's origin the hand does not say."""
+    needed = kong_origins_needed(hand, rules)
+    if not needed:
+        return
+    shown = ", ".join(f"{format_chinese(hand.melds[i].tiles)} (melds[{i}])" for i in needed)
+    zh = "、".join(tile_name(hand.melds[i].tiles[0], "traditional") for i in needed)
+    raise KongOriginNeeded(
+        f"kong origin: under {rules.id} the 台 depend on whether the open kong {shown} was called on "
+        "a discard (大明杠, \"origin\": \"called\") or added to one's own pon (加杠, \"added\"); say which",
+        f"這個規則的台數要看明槓（{zh}）是大明槓（槓別人打的牌）還是加槓（碰了再加第四張）：請說是哪一種",
+        needed)
 
 
 def check_discarder(winner: str, table: Table) -> None:

@@ -2,7 +2,8 @@
 entry of that ruleset (and of its options), a hand where it applies and one where it does not,
 each with the complete expected item list in display order and the seed's sentence it rests on;
 hands each table refuses (with a table where the refusal needs one, and the Chinese words the
-player reads); and settlements by its payment formula."""
+player reads); settlements by its payment formula; and (issue 26) one discard won by several
+players and the penalty of a false win (詐胡), paid or refused as the table says."""
 
 import json
 from pathlib import Path
@@ -12,23 +13,25 @@ import pytest
 from scoring import Hand, HandError, Meld, Situation, Table, check_hand, load_ruleset, parse_tile, parse_tiles, score
 from scoring.cli import score_json
 from scoring.ruleset import DEFAULT_RULESET, RULESET_DIR
-from scoring.settle import settle
+from scoring.settle import settle, settle_false_win, settle_several_winners
 
 CASE_DIR = Path(__file__).with_name("rulesets")
 FILES = sorted(CASE_DIR.glob("*.json"))
 DATA = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in FILES}
-# The tables beside the default one, as the files in scoring/rulesets/ say (the default's cases are
-# the worked examples, tests/test_examples.py).
-OTHER_TABLES = sorted(p.stem for p in RULESET_DIR.glob("*.json") if p.stem != DEFAULT_RULESET)
+TABLES = sorted(p.stem for p in RULESET_DIR.glob("*.json"))
+# The tables beside the default one, as the files in scoring/rulesets/ say: each has its cases here
+# (the default's are the worked examples, tests/test_examples.py; its file holds refusals only).
+OTHER_TABLES = [t for t in TABLES if t != DEFAULT_RULESET]
 
 
 def build(h: dict, table: dict | None = None) -> Hand:
-    """A hand from a case's compact form: tiles as `123m 45s`, melds as [kind, tiles]."""
+    """A hand from a case's compact form: tiles as `123m 45s`, melds as [kind, tiles] or, for an
+    open kong that says its origin, [kind, tiles, origin]."""
     sit = {k: v for k, v in h.items() if k in Situation.__dataclass_fields__}
     return Hand(
         parse_tiles(h["concealed"]),
         parse_tile(h["win"]),
-        tuple(Meld(kind, parse_tiles(tiles)) for kind, tiles in h.get("melds", ())),
+        tuple(Meld(kind, parse_tiles(tiles), *origin) for kind, tiles, *origin in h.get("melds", ())),
         parse_tiles(h.get("flowers", "")),
         Situation(**sit),
         None if table is None else Table(**table),
@@ -36,7 +39,7 @@ def build(h: dict, table: dict | None = None) -> Hand:
 
 
 def _cases(key):
-    return [(stem, c) for stem, d in DATA.items() for c in d[key]]
+    return [(stem, c) for stem, d in DATA.items() for c in d.get(key, ())]
 
 
 def _ids(items):
@@ -46,6 +49,8 @@ def _ids(items):
 CASES = _cases("cases")
 ERRORS = _cases("errors")
 SETTLEMENTS = _cases("settlements")
+SEVERAL = _cases("several_winners")
+FALSE_WINS = _cases("false_wins")
 
 
 def _rules(stem, case):
@@ -53,9 +58,10 @@ def _rules(stem, case):
 
 
 def test_every_other_ruleset_has_a_case_file():
-    assert sorted(DATA) == OTHER_TABLES, "each scoring/rulesets/<stem>.json needs tests/rulesets/<stem>.json"
-    for stem in OTHER_TABLES:
+    assert sorted(DATA) == TABLES, "each scoring/rulesets/<stem>.json needs tests/rulesets/<stem>.json"
+    for stem in TABLES:
         assert DATA[stem]["ruleset"] == stem
+    assert all("cases" in DATA[stem] for stem in OTHER_TABLES)
 
 
 @pytest.mark.parametrize("stem", OTHER_TABLES)
@@ -110,3 +116,38 @@ def test_settlement(stem, case):
     paid = settle(result, hand)
     assert paid.net == case["payments"]
     assert sum(paid.net.values()) == 0
+
+
+@pytest.mark.parametrize("stem,case", SEVERAL, ids=_ids(SEVERAL))
+def test_several_winners_off_one_discard(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    hands = [build(w["hand"], w.get("table", case["table"])) for w in case["winners"]]
+    if "error" in case:
+        with pytest.raises(HandError, match=case["error"]) as err:
+            settle_several_winners([(score(h, rules), h) for h in hands], rules)
+        assert case["zh"] in err.value.for_player
+        return
+    results = [score(h, rules) for h in hands]
+    assert [r.total for r in results] == [w["total"] for w in case["winners"]]
+    paid = settle_several_winners(list(zip(results, hands, strict=True)), rules)
+    assert paid.net == case["payments"] and sum(paid.net.values()) == 0
+    assert paid.winners == tuple(h.seat for h in hands) and paid.discarder == case["table"]["discarder"]
+    # each winner is paid by the discarder as for that win alone
+    assert paid.settlements == tuple(settle(r, h) for r, h in zip(results, hands, strict=True))
+
+
+@pytest.mark.parametrize("stem,case", FALSE_WINS, ids=_ids(FALSE_WINS))
+def test_false_win(stem, case):
+    rules = load_ruleset(_rules(stem, case))
+    args = (case["caller"], case["claimed_tai"], case["waiting"], Table(**case["table"]), rules)
+    if "error" in case:
+        with pytest.raises(HandError, match=case["error"]) as err:
+            settle_false_win(*args)
+        assert case["zh"] in err.value.for_player
+        return
+    paid = settle_false_win(*args)
+    assert paid.net == case["payments"] and sum(paid.net.values()) == 0
+    for p in paid.payments:  # the ready are paid what they waited for, the others what was claimed
+        ready = case["waiting"][p.payee]
+        assert p.tai == (case["claimed_tai"] if ready is None else ready)
+        assert p.reason == ("未聽：詐胡台數" if ready is None else "聽牌：所聽台數")

@@ -7,12 +7,17 @@ tests/rulesets/*.json."""
 import copy
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
-from scoring import HandError, available_rulesets, load_ruleset, score
+from scoring import Hand, HandError, Meld, Table, available_rulesets, load_ruleset, parse_tiles, score
+from scoring.cli import score_json
+from scoring.notation import parse_hand
 from scoring.ruleset import RULESET_DIR, RulesetError, parse_ruleset
-from scoring.settle import settle
+from scoring.settle import settle, settle_several_winners
+from scoring.validate import KongOriginNeeded, kong_origins_needed
 from tests.test_rulesets import build
 
 PLAIN = {"concealed": "123m 456m 789m 234p 45s 99s", "win": "6s"}  # 门清 + 平胡, waits 3s 6s
@@ -156,3 +161,114 @@ def test_an_entry_keeps_what_another_would_cancel_only_while_it_holds():
     next(e for e in data["entries"] if e["name"] == "五暗刻")["keeps"] = ["对对和"]
     with pytest.raises(RulesetError, match="keeps unknown entries"):
         parse_ruleset(data)
+
+
+def test_a_table_given_to_settle_apart_from_the_hand_is_checked_against_the_impossible_records():
+    # 000 「听牌：先宣告听牌、之后胡牌」 takes a discard; 天和 wins on the dealt tiles before one
+    hand = build(dict(PLAIN, self_draw=True, heavenly=True))
+    result = score(hand)
+    with pytest.raises(HandError, match="heavenly and declared_ready") as err:
+        settle(result, hand, Table("E", 50, 20, declared_ready=True))
+    assert "不能先宣告聽牌" in err.value.zh
+    assert settle(result, hand, Table("E", 50, 20)).net["E"] == 3 * (50 + (27 + 1) * 20)
+
+
+def test_a_record_may_name_the_tables_declaration_but_nothing_else_of_the_table():
+    data = _competition()
+    data["impossible"] = [{"flags": ["heavenly", "declared_ready"], "why": "…", "zh": "…"}]
+    assert parse_ruleset(data).impossible[0].flags == ("heavenly", "declared_ready")
+    data["impossible"] = [{"flags": ["heavenly", "discarder"], "why": "…", "zh": "…"}]
+    with pytest.raises(RulesetError, match="unknown: \\['discarder'\\]"):
+        parse_ruleset(data)
+
+
+# -- kongs by origin (issue 26): 大明杠 "called", 加杠 "added" -----------------------------------
+
+AFTER_KONG = dict(PLAIN, concealed="123m 456m 45s 99s", self_draw=True, after_kong=True)
+
+
+def test_an_open_kongs_origin_is_optional_in_the_json_and_read_back_as_written():
+    added = Hand.from_json({"concealed": parse_tiles("123m 456m 789m 45s 99s"), "win": "6s",
+                            "melds": [{"type": "kong", "tiles": ["2p"] * 4, "origin": "added"}],
+                            "seat": "E", "round": "E"})
+    assert added.melds[0] == Meld("kong", ("2p",) * 4, "added")
+    assert Hand.from_json(added.to_json()) == added
+    plain_kong = added.replace(melds=(Meld("kong", ("2p",) * 4),))
+    assert "origin" not in plain_kong.to_json()["melds"][0]  # absent: not said, as before
+
+
+@pytest.mark.parametrize("meld, english, chinese", [
+    ({"type": "kong", "tiles": ["2p"] * 4, "origin": "robbed"}, "is not one of called, added", "大明槓"),
+    ({"type": "pon", "tiles": ["2p"] * 3, "origin": "added"}, "only an open kong", "只有明槓"),
+    ({"type": "ankong", "tiles": ["2p"] * 4, "origin": "called"}, "only an open kong", "只有明槓"),
+])
+def test_an_origin_other_than_an_open_kongs_two_is_refused_in_both_scripts(meld, english, chinese):
+    with pytest.raises(HandError, match=english) as err:
+        Hand.from_json({"concealed": [], "win": "6s", "melds": [meld], "seat": "E", "round": "E"})
+    assert chinese in err.value.zh and "melds[0].origin" in str(err.value)
+    with pytest.raises(HandError, match=english):
+        Meld(meld["type"], tuple(meld["tiles"]), meld["origin"])
+
+
+@pytest.mark.parametrize("mark, kind, origin", [
+    ("加槓", "kong", "added"), ("加杠", "kong", "added"), ("大明槓", "kong", "called"), ("大明杠", "kong", "called"),
+    ("明槓", "kong", None), ("槓", "kong", None), ("暗槓", "ankong", None),
+])
+def test_the_notation_spells_an_open_kongs_origin(mark, kind, origin):
+    written = parse_hand(f"123m 456m 789m 45s 99s 和6s {mark}2p")
+    assert written.melds == (Meld(kind, ("2p",) * 4, origin),) and written.win == "6s"
+
+
+def test_the_page_asks_only_for_the_kongs_whose_origin_changes_the_tai():
+    # 001 「暗槓、加槓、補花後…明槓自摸不算」: two open kongs of no origin, after a kong
+    melds = [["kong", "7777m"], ["pon", "111z"], ["kong", "2222p"]]
+    two = build(dict(AFTER_KONG, concealed="123m 45s 99s", melds=melds))
+    assert kong_origins_needed(two, "tw16-common") == (0, 2)
+    with pytest.raises(KongOriginNeeded, match=r"melds\[0\]\), .*\(melds\[2\]\)") as err:
+        score(two, "tw16-common")
+    assert err.value.melds == (0, 2) and "大明槓" in err.value.zh and "七萬、二筒" in err.value.zh
+    assert not re.search("[A-Za-z]{3,}", err.value.zh)
+    # one said to be a 加杠: 杠上开花 holds whatever the other is, so nothing is asked
+    said = two.replace(melds=(Meld("kong", ("7m",) * 4), two.melds[1], Meld("kong", ("2p",) * 4, "added")))
+    assert kong_origins_needed(said, "tw16-common") == ()
+    assert "杠上开花" in score(said, "tw16-common").as_dict()
+    # not after a kong, or at a table that counts any kong: the origin changes nothing
+    assert kong_origins_needed(two.replace(after_kong=False), "tw16-common") == ()
+    for rules in ("tw16-2026.09-p0", "tw16-improved"):
+        assert kong_origins_needed(two, rules) == ()
+        assert "杠上开花" in score(two, rules).as_dict()
+
+
+def test_the_json_interface_and_the_cli_say_which_kong_to_name():
+    hand = build(dict(AFTER_KONG, concealed="123m 456m 789m 45s 99s", melds=[["kong", "2222p"]]))
+    out = score_json(dict(hand.to_json(), ruleset="tw16-competition"))
+    assert out["error"].startswith("kong origin: under tw16-competition") and "melds[0]" in out["error"]
+    added = dict(hand.to_json(), ruleset="tw16-competition")
+    added["melds"] = [dict(added["melds"][0], origin="added")]
+    assert score_json(added)["items"] == {"自摸": 1, "杠上开花": 1}
+    p = subprocess.run([sys.executable, "-m", "scoring", "score", "123m 456m 789m 45s 99s 和6s 加槓2p",
+                        "--self-draw", "--after-kong", "--ruleset", "tw16-common", "--trad"],
+                       capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    assert ["加槓", "二筒二筒二筒二筒"] in [line.split() for line in p.stdout.splitlines()]
+    assert "槓上開花" in p.stdout
+
+
+def test_a_table_names_the_kongs_after_which_an_entry_counts_by_their_sources():
+    data = _competition()
+    entry = next(e for e in data["entries"] if e["name"] == "杠上开花")
+    assert entry["args"]["after"] == ["ankong", "added"]
+    assert parse_ruleset(data).entry("杠上开花").reads_origin
+    entry["args"]["after"] = ["ankong", "robbed"]
+    with pytest.raises(RulesetError, match="lists kongs by source, of ankong, called, added"):
+        parse_ruleset(data)
+    del entry["args"]["after"]
+    assert not parse_ruleset(data).origin_readers
+
+
+def test_one_winner_settles_alike_through_either_function_at_any_table():
+    hand = build(dict(PLAIN, seat="S"), dict(DEALER_E, discarder="W"))
+    for rules in available_rulesets():
+        result = score(hand, rules)
+        shared = settle_several_winners([(result, hand)], rules)
+        assert shared.settlements == (settle(result, hand),) and shared.net == settle(result, hand).net
