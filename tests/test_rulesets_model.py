@@ -245,7 +245,7 @@ def test_score_json_takes_a_default_ruleset_that_a_hand_overrides():
 
 
 def test_cli_ruleset_flag_flags_and_flower_win():
-    p = run("score", "123m 456m 789m 234p 45s 99s", "--win", "6s", "--seat", "S", "--human",
+    p = run("score", "123m 456m 789m 234p 45s 99s", "--win", "6s", "--winner", "S", "--human",
             "--heavenly-ready", "--ruleset", "tw16-improved")
     assert p.returncode == 0, p.stderr
     # 人胡 holds only with the 天听 declaration (「必為天聽」), which it does not count beside it
@@ -253,7 +253,7 @@ def test_cli_ruleset_flag_flags_and_flower_win():
     p = run("score", "", "--win", "冬", "--flowers", "梅兰菊竹春夏秋", "--ruleset", "tw16-common",
             "--base", "50", "--per-tai", "20", "--dealer", "W", "--discarder", "W")
     assert p.returncode == 0, p.stderr
-    assert "七抢一" in p.stdout and "W pays 230" in p.stdout
+    assert "七抢一" in p.stdout and "西家 pays 230" in p.stdout
     p = run("score", "123m 456m 789m 234p 45s 99s", "--win", "6s", "--ruleset", "nope")
     assert p.returncode == 2 and "tw16-common" in p.stderr
     p = run("rules", "--list")
