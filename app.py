@@ -97,11 +97,11 @@ def edit(draft: Draft) -> None:
 
 
 def next_hand(draft: Draft) -> None:
-    """A hand was recorded at the table: the page starts the next one empty, its photo gone, and
-    who won and how to be said again (the deal is filled in from the ledger)."""
+    """A hand was recorded at the table: the page starts the next one empty, its photo and typed
+    text gone, and who won and how to be said again (the deal is filled in from the ledger)."""
     edit(draft)
     ss.uploads += 1
-    ss.photo, ss.taken, ss.winner, ss.how = None, None, None, None
+    ss.photo, ss.taken, ss.winner, ss.how, ss.text = None, None, None, None, ""
     for flag in (*FLAGS, *FIRST_TURN):
         ss[flag] = False
 
@@ -205,7 +205,7 @@ def read_upload(photo_file) -> None:
             log.exception("reading a photo failed")
             ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
     if key in ss.readings:
-        ss.taken = None
+        ss.taken, ss.text = None, ""  # the hand is the photo's now, not the one typed before
         edit(from_reading(ss.readings[key]))
 
 

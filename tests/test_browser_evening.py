@@ -126,6 +126,15 @@ class Phone:
         self.page.goto(self.url)
         self.see("⑥ 整晚的帳（牌桌 evening）")
 
+    def settle(self) -> None:
+        """Until the script's run is over and nothing on the page is stale (drawn by an older run).
+        A tap reaches the server a moment after the click: that moment is waited for first."""
+        self.page.wait_for_timeout(500)
+        self.page.wait_for_function(
+            "() => { const app = document.querySelector('[data-testid=stApp]');"
+            " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
+            " && !document.querySelector('[data-stale=true]'); }", timeout=SLOW)
+
     def see(self, text: str, exact: bool = False):
         from playwright.sync_api import expect
 
@@ -146,12 +155,21 @@ class Phone:
         group = self.page.get_by_test_id("stRadio").filter(has=self.page.get_by_text(label, exact=True))
         pattern = re.compile(rf"^{re.escape(option)}$" if " " in option else
                              rf"^{re.escape(option)}( [^ ]+)?$")
-        target = group.get_by_text(pattern)
-        target.click()
+        expect(group).to_have_count(1, timeout=SLOW)  # a choice whose labels changed is drawn anew: the old one goes
+        group.get_by_text(pattern).click()
+        self.settle()
+        expect(group).to_have_count(1, timeout=SLOW)
         expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(pattern, timeout=SLOW)
 
     def press(self, name: str) -> None:
         self.page.get_by_role("button", name=name, exact=True).click()
+        self.settle()
+
+    def pick(self, label: str, option: str) -> None:
+        """Pick `option` in the selectbox labelled `label`."""
+        self.page.get_by_test_id("stSelectbox").filter(has_text=label).click()
+        self.page.get_by_role("option", name=option, exact=True).click()
+        self.settle()
 
     def no_errors(self) -> None:
         assert self.page.get_by_test_id("stException").count() == 0, f"{self.name}: an error box"
@@ -159,21 +177,23 @@ class Phone:
         assert errors.count() == 0, f"{self.name}: {errors.all_inner_texts()}"
 
     def payments(self) -> list[tuple[str, int]]:
-        """The ④ rows: who pays and how much."""
+        """The ④ rows, sorted: who pays (the seat) and how much."""
+        self.settle()
         rows = self.page.get_by_test_id("stTable").filter(has_text="誰付").locator("tbody tr")
-        return [(r.locator("th, td").nth(0).inner_text().split(" ")[0], int(r.locator("th, td").nth(2).inner_text()))
-                for r in rows.all()]
+        cells = [row.split("\t") for row in rows.all_inner_texts()]
+        return sorted((c[0].split()[0], int(c[2])) for c in cells)
 
     def totals(self) -> dict[Seat, int]:
         """The ⑥ totals table, by seat."""
         from playwright.sync_api import expect
 
+        self.settle()
         table = self.page.get_by_test_id("stTable").filter(has_text="玩家")
         expect(table).to_be_visible(timeout=SLOW)
         out = {}
-        for row in table.locator("tbody tr").all():
-            cells = row.locator("th, td")
-            out[next(s for s in SEATS if cells.nth(0).inner_text().startswith(s.zh))] = int(cells.nth(1).inner_text())
+        for row in table.locator("tbody tr").all_inner_texts():
+            who, money = row.split("\t")[:2]
+            out[next(s for s in SEATS if who.strip().startswith(s.zh))] = int(money)
         return out
 
     def csv(self) -> str:
@@ -247,14 +267,17 @@ def check(server: Server, book: Book, *phones: Phone) -> None:
     assert not server.tracebacks()
 
 
+def paying(net: tuple[int, ...]) -> list[tuple[str, int]]:
+    """The ④ rows a hand's payments by seat make, sorted as `Phone.payments` gives them."""
+    return sorted((s.zh, -n) for s, n in zip(SEATS, net, strict=True) if n < 0)
+
+
 def play(phone: Phone, typed: str, winner: str, how: str, expect_pay: tuple[int, ...]) -> None:
     """Type a hand, say who won and how, check the payments shown, record it."""
     type_hand(phone.page, typed)
     phone.choose("誰胡了", winner)
     phone.choose("怎麼胡", how)
-    shown = sorted(phone.payments())
-    paying = sorted((s.zh, -n) for s, n in zip(SEATS, expect_pay, strict=True) if n < 0)
-    assert shown == paying, (shown, paying)
+    assert phone.payments() == paying(expect_pay)
     phone.press("胡了，記下這一局")
     phone.see("局記好了")
 
@@ -302,12 +325,13 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.choose("怎麼胡", "自摸")
     net = book.won(KONG, Deal(Wind.E, S, 0), S)
     expect(a.page.get_by_test_id("stTable").filter(has_text="誰付")).to_be_visible()
-    assert sorted(a.payments()) == sorted((s.zh, -n) for s, n in zip(SEATS, net, strict=True) if n < 0)
+    assert a.payments() == paying(net)
     screenshot(a.page, "evening-4-photo-390.png")
     a.press("胡了，記下這一局")
     a.see("第 4 局記好了")
     assert Ledger(server.db).hands("evening")[-1].entry.photo_id  # the photo's id is on the hand
-    expect(a.page.get_by_test_id("stImage")).to_have_count(0)  # the uploader is cleared for the next hand
+    a.settle()
+    expect(a.page.get_by_text("讀到 ")).to_have_count(0)  # the uploader is cleared: no photo for the next hand
     a.deal_line(5, Deal(Wind.E, S, 1))
     check(server, book, a)
 
@@ -337,8 +361,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     check(server, book, a)
 
     # An edit of hand 3 that changes only its discarder (西家 → 北家): every field loads as recorded.
-    a.page.get_by_test_id("stSelectbox").filter(has_text="要修改第幾局").click()
-    a.page.get_by_role("option", name="3", exact=True).click()
+    a.pick("要修改第幾局", "3")
     a.press("修改這一局")
     a.see("修改第 3 局")
     for label, option in [("誰胡了", "南家 阿華"), ("怎麼胡", "西家 小芳 放槍"), ("莊家", "東家 阿明"),
@@ -389,7 +412,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     b.see("別的手機剛記了第 9 局")
     b.see("胡的人還是 西家 小芳")
     net = book.won(HAND, Deal(Wind.S, E, 2), W, S)
-    assert sorted(b.payments()) == sorted((s.zh, -n) for s, n in zip(SEATS, net, strict=True) if n < 0)
+    assert b.payments() == paying(net)
     b.press("胡了，記下這一局")
     b.see("第 10 局記好了")
     b.deal_line(11, Deal(Wind.S, S, 0), names)
