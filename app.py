@@ -14,11 +14,12 @@ import logging
 
 import streamlit as st
 
-from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation
+from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
 from scoring.payout import Deal, Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.seats import SEATS, Wind, seat_wind
 from scoring.tiles import TILE_CODES
+from scoring.validate import kong_origins_needed
 from ui import audit_page, table_page
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.draft import (
@@ -32,8 +33,10 @@ from ui.draft import (
     remove_meld,
     remove_tile,
     replace_tile,
+    set_kong_origin,
     set_meld_kind,
     set_win,
+    to_hand,
     to_text,
 )
 from ui.photo import annotate, box_codes, choices, flagged, loose, photo_id, spare_for, supposed_left, taken
@@ -74,6 +77,7 @@ for key, value in {
 ss.dataset_name = ss.dataset_name
 
 KIND_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
+ORIGIN_NAMES = {"called": "大明槓（槓別人打出的牌）", "added": "加槓（碰了再補第四張）"}
 
 
 # Labels read the `script` and `draft` of this run, not session state: Streamlit may call a
@@ -248,7 +252,7 @@ script = ss.script
 summary = st.container(key="summary")  # filled in once the hand is scored: stays in view (ui/style)
 st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
 # The table's ledger (?table=CODE, ui/table_page.py): first, since it fills in the deal.
-desk = table_page.open_desk(script, busy=not ss.draft.empty)
+desk = table_page.open_desk(script, busy=not ss.draft.empty or table_page.setting_aside())
 table_info = None if desk is None else desk.table
 
 
@@ -394,6 +398,26 @@ with st.expander(t("開局與補花（地胡、人胡、天聽、地聽、花上
     with st.container(horizontal=True):
         for key, label in FIRST_TURN.items():
             st.checkbox(t(label), key=key)
+
+
+def ask_kong_origins() -> None:
+    """大明槓 or 加槓, for each open kong whose origin the 台 depend on at this table (a photo shows
+    both alike: `kong_origins_needed` says when it matters, and only then is it asked). Asked of
+    the hand as if no origin were said yet, so the question stays to be changed once answered."""
+    try:
+        hand = to_hand(draft, the_flags())
+    except HandError:
+        return  # a tile or a meld kind is still missing: ② says so
+    unsaid = hand.replace(self_draw=ss.how == "self", melds=tuple(Meld(m.kind, m.tiles) for m in hand.melds))
+    for m in kong_origins_needed(unsaid, table_rules(ss.ruleset)):
+        ss[f"kong_origin_{m}"] = draft.melds[m].origin
+        face = tile_label(draft.melds[m].tiles[0].code, script)
+        choice(t(f"副露 {m + 1}（{face}的明槓）是怎麼槓的？這個規則的台數要看它"), KONG_ORIGINS,
+               f"kong_origin_{m}", lambda origin: t(ORIGIN_NAMES[origin]),
+               then=lambda origin, m=m: edit(set_kong_origin(ss.draft, m, origin)))
+
+
+ask_kong_origins()
 with st.container(horizontal=True):
     st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
     st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100)
@@ -433,6 +457,7 @@ if reading_choices is not None and photo_reading.alternatives:
                       args=(photo_reading, option.alternative),
                       disabled=option.alternative == ss.taken, width="stretch")
 if desk is not None:
+    table_page.several_winners(desk, verdict, script, next_hand, edit)  # 一炮多響, where the table allows it
     table_page.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand)
 
 # ⑤ saving the corrected photo

@@ -1,7 +1,8 @@
 """A table's evening: the running ledger of the hands scored at one table, shared by its phones.
 
 Pure Python and sqlite3 (no Streamlit): `deal` (who deals next), `entry` (a scored hand
-(`scoring.payout.judge`) or a 流局 as one ledger line, payments by seat), `rows` (a stored row
+(`scoring.payout.judge`), one discard won by several seats (`judge_several`), a 流局, a 詐胡
+(`scoring.payout.false_win`) or a penalty as one ledger line, payments by seat), `rows` (a stored row
 checked as it is read: a damaged hand is reported as that hand), `store` (the SQLite file: tables,
 hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV and back), `bench`
 (`python -m ledger.bench`: the operations timed on a long evening).
@@ -16,12 +17,13 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
 """
 
 from .csvfile import CsvError, read_csv, write_csv
-from .deal import next_deal
-from .entry import Entry, draw, win
+from .deal import after_hand, deal_after_entry, next_deal
+from .entry import MAX_REASON, Entry, FalseClaim, OtherWinner, draw, false_call, penalty, shared_win, win
 from .rows import Damaged, LedgerError, Recorded, TableInfo
 from .store import Conflict, Evening, Ledger, deal_after, running_totals, table_code, totals
 
 __all__ = [
-    "Conflict", "CsvError", "Damaged", "Entry", "Evening", "Ledger", "LedgerError", "Recorded", "TableInfo",
-    "deal_after", "draw", "next_deal", "read_csv", "running_totals", "table_code", "totals", "win", "write_csv",
+    "MAX_REASON", "Conflict", "CsvError", "Damaged", "Entry", "Evening", "FalseClaim", "Ledger", "LedgerError",
+    "OtherWinner", "Recorded", "TableInfo", "after_hand", "deal_after", "deal_after_entry", "draw", "false_call",
+    "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code", "totals", "win", "write_csv",
 ]

@@ -1,10 +1,14 @@
 """The evening as CSV (one row per hand, a spreadsheet opens it) and back: `read_csv(write_csv(h)) == h`.
 
 Columns: `seq, recorded_at, edited_at, round, dealer, streak, winner, discarder, total, items, 東家, 南家,
-西家, 北家, ruleset, photo_id, hand`. A seat is written 東家 … 北家, the round wind 東 … 北 (a seat is not a
-wind); an empty winner is a 流局, an empty discarder a self-draw; `items` reads `門清 1 · 平和 2`; 東家 …
-北家 are each seat's money on that hand; `hand` is the scored hand as JSON (`Hand.to_json()`, its winds
-by `scoring.payout.seat_hand`).
+西家, 北家, ruleset, photo_id, hand, others, false_win, reason`. A seat is written 東家 … 北家, the round
+wind 東 … 北 (a seat is not a wind); an empty winner is a 流局 (or a 詐胡, a penalty), an empty
+discarder a self-draw; `items` reads `門清 1 · 平和 2`; 東家 … 北家 are each seat's money on that line;
+`hand` is the (first) winner's scored hand as JSON (`Hand.to_json()`, its winds by
+`scoring.payout.seat_hand`). The last three are as the ledger file stores them, empty where they do
+not apply: `others` the other winners off the same discard (JSON), `false_win` a 詐胡 (JSON: caller,
+台 claimed, each other seat's wait, the payments), `reason` a penalty's. A CSV written before them
+(without those three columns) reads too.
 """
 
 from __future__ import annotations
@@ -16,10 +20,21 @@ from scoring.payout import Deal
 from scoring.seats import SEATS, Seat, Wind
 
 from .entry import Entry
-from .rows import LedgerError, Recorded, is_json_object
+from .rows import (
+    BadValue,
+    LedgerError,
+    Recorded,
+    claim_of,
+    claim_text,
+    is_json_object,
+    others_of,
+    others_text,
+    reason_of,
+)
 
+LATER = ("others", "false_win", "reason")  # columns a CSV of an earlier taishu does not have
 COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total", "items",
-           *(s.zh for s in SEATS), "ruleset", "photo_id", "hand")
+           *(s.zh for s in SEATS), "ruleset", "photo_id", "hand", *LATER)
 SEAT_OF_NAME = {s.zh: s for s in SEATS}
 WIND_OF_NAME = {w.zh: w for w in Wind}
 ITEM_SEPARATOR = " · "
@@ -40,7 +55,7 @@ def write_csv(hands: list[Recorded]) -> str:
             _seat_name(e.winner), _seat_name(e.discarder), e.total,
             ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
-            e.hand or "",
+            e.hand or "", others_text(e.others) or "", claim_text(e.false_claim) or "", e.reason or "",
         ])
     return out.getvalue()
 
@@ -79,20 +94,25 @@ def read_csv(text: str) -> list[Recorded]:
     rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
     hands = []
     for n, row in enumerate(rows, 2):
-        if set(COLUMNS) - set(row):
+        if set(COLUMNS) - set(LATER) - set(row):
             raise CsvError(f"line 1: expected the columns {', '.join(COLUMNS)}")
         if None in row or None in row.values():  # DictReader's marks of a row longer or shorter than the header
             raise CsvError(f"line {n}: expected {len(COLUMNS)} values")
         try:
+            winner, discarder = _seat(row["winner"]), _seat(row["discarder"])
             entry = Entry(
                 deal=Deal(_wind(row["round"]), _seat(row["dealer"]), int(row["streak"])),
-                winner=_seat(row["winner"]), discarder=_seat(row["discarder"]), total=int(row["total"]),
+                winner=winner, discarder=discarder, total=int(row["total"]),
                 items=tuple(_item(i) for i in row["items"].split(ITEM_SEPARATOR)) if row["items"] else (),
                 net=tuple(int(row[s.zh]) for s in SEATS),
                 hand=_hand(row["hand"]),
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
+                others=others_of(row.get("others") or None, winner, discarder),
+                false_claim=claim_of(row.get("false_win") or None), reason=reason_of(row.get("reason") or None),
             )
             hands.append(Recorded(int(row["seq"]), entry, row["recorded_at"], row["edited_at"] or None))
+        except BadValue as bad:
+            raise CsvError(f"line {n}: {bad.column}: not as the ledger writes it") from bad
         except (ValueError, TypeError, RecursionError) as exc:
             raise CsvError(f"line {n}: {exc}") from exc
     return hands

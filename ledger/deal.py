@@ -5,15 +5,22 @@ order); the deal moves around them. The dealer keeps the deal on a win or a 流�
 passes it to the next seat otherwise (連莊 back to 0); the round wind (圈風) moves on when the
 deal comes back to the table's first dealer (起莊), that is after the four seats have dealt.
 Each seat's 門風 under a deal is `scoring.seats.seat_wind`.
+
+The other lines of a ledger (docs/rules.md, 一炮多響 and 詐胡): with several winners off one
+discard the dealer keeps the deal when among them; a 詐胡 ends the hand with nobody winning, as a
+流局 does; a penalty is no hand played, so the deal stays as it was.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from scoring.hand import MAX_STREAK
 from scoring.payout import Deal
 from scoring.seats import Seat
+
+from .entry import Entry
 
 
 def next_deal(deal: Deal, winner: Seat | None, first_dealer: Seat = Seat.E) -> Deal:
@@ -22,3 +29,16 @@ def next_deal(deal: Deal, winner: Seat | None, first_dealer: Seat = Seat.E) -> D
         return replace(deal, streak=min(deal.streak + 1, MAX_STREAK))
     dealer = deal.dealer.step()
     return Deal(deal.round.step() if dealer == first_dealer else deal.round, dealer, 0)
+
+
+def after_hand(deal: Deal, winners: Sequence[Seat], penalty: bool, first_dealer: Seat = Seat.E) -> Deal:
+    """The deal after a line of the ledger played under `deal`: won by `winners` (none: a 流局 or a
+    詐胡), or a penalty (`penalty`: no hand played, the deal unchanged)."""
+    if penalty:
+        return deal
+    return next_deal(deal, deal.dealer if deal.dealer in winners else next(iter(winners), None), first_dealer)
+
+
+def deal_after_entry(entry: Entry, first_dealer: Seat = Seat.E) -> Deal:
+    """The deal after `entry`."""
+    return after_hand(entry.deal, entry.winners, entry.reason is not None, first_dealer)

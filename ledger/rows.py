@@ -8,8 +8,11 @@ text factory (`text_or_bytes`) keeps stored text that is not UTF-8 as bytes, so 
 here as a value of the wrong type instead of failing the fetch half-way through the rows.
 
 What is checked is what the ledger writes: seats and winds among E S W N, whole numbers, the 台
-items adding up to the total, the payments adding up to zero with the winner paid and nobody
-else, a 流局 with no items, payments or hand, the stored hand a JSON object. A change that keeps
+items adding up to the total, the payments adding up to zero with the winners paid and nobody
+else, a 流局 with no items, payments or hand, the stored hand a JSON object; the other winners off
+one discard (一炮多響) each so, in turn after the discarder; a 詐胡's caller paying each of the
+three others the 台 of its wait (or the 台 claimed) and the net those payments; a penalty's reason
+a few words and its payments not all nothing (they need not add up to zero). A change that keeps
 all of that (a letter of a 台 item's name, of a photo's id, a tile code in the stored hand) reads
 as a sound hand; the stored hand is only turned back into a `Hand` when asked
 (`Recorded.scored_hand`, which says so when it cannot be).
@@ -21,15 +24,15 @@ import json
 from dataclasses import dataclass, field
 
 from scoring.hand import MAX_STREAK, Hand
-from scoring.payout import Deal
+from scoring.payout import Deal, SeatPenalty, turn_after
 from scoring.seats import SEATS, Seat, Wind
 
-from .deal import next_deal
-from .entry import Entry
+from .deal import after_hand
+from .entry import MAX_REASON, Entry, FalseClaim, OtherWinner
 
 TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
-                "total", "items", "net", "hand", "ruleset", "photo_id")
+                "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason")
 # Whether a hand's stored text is a JSON object, asked of SQLite's JSON parser (in C): the hand is
 # checked on every read of the evening without being parsed in Python (1: an object).
 HAND_IS_OBJECT = "CASE WHEN json_valid(hand) THEN json_type(hand) = 'object' END"
@@ -41,7 +44,7 @@ COLUMN_WORDS = {
     "ruleset": "台數規則", "seq": "局號", "revision": "版本", "created_at": "開桌時間", "recorded_at": "記下的時間",
     "edited_at": "修改的時間", "round": "圈風", "dealer": "莊家", "streak": "連莊", "winner": "誰胡",
     "discarder": "誰放槍", "total": "台數", "items": "台數項目", "net": "每家輸贏", "hand": "這手牌",
-    "photo_id": "照片代號",
+    "photo_id": "照片代號", "others": "一炮多響的其他贏家", "false_win": "詐胡", "reason": "罰款原因",
 }
 
 
@@ -91,6 +94,16 @@ class Recorded:
         try:
             return Hand.from_json(json.loads(self.entry.hand))
         except (ValueError, RecursionError) as exc:  # a HandError is a ValueError, as is JSON that does not parse
+            raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌") from exc
+
+    def scored_hands(self) -> tuple[Hand, ...]:
+        """Every winner's hand as scored, the first winner's first (() for a non-win)."""
+        first = self.scored_hand()
+        if first is None:
+            return ()
+        try:
+            return (first, *(Hand.from_json(json.loads(o.hand)) for o in self.entry.others))
+        except (ValueError, RecursionError) as exc:
             raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌") from exc
 
 
@@ -162,28 +175,130 @@ def _winner(value: object) -> Seat | None:
     return None if value is None else _seat(value, "winner")
 
 
-def _items(value: object, total: int) -> tuple[tuple[str, int], ...]:
+def _items(value: object, total: int, column: str = "items", total_column: str = "total"
+           ) -> tuple[tuple[str, int], ...]:
     if type(value) is not list or not all(type(i) is list and len(i) == 2 and type(i[0]) is str and type(i[1]) is int
                                           for i in value):
-        raise BadValue("items")
+        raise BadValue(column)
     if sum(tai for _, tai in value) != total:
-        raise BadValue("total")
+        raise BadValue(total_column)
     return tuple((name, tai) for name, tai in value)
 
 
-def _net(value: object, winner: Seat | None) -> tuple[int, int, int, int]:
-    """Four whole numbers that add up to zero: nobody's for a 流局, the winner's the only gain."""
-    if type(value) is not list or len(value) != 4 or not all(type(n) is int for n in value) or sum(value) != 0:
+def _net(value: object, winners: tuple[Seat, ...], claim: FalseClaim | None, penalty: bool
+         ) -> tuple[int, int, int, int]:
+    """Four whole numbers: a penalty's, not all zero; otherwise adding up to zero, nobody's for a
+    流局, the winners' the only gains, a 詐胡's the caller's payments."""
+    if type(value) is not list or len(value) != 4 or not all(type(n) is int for n in value):
         raise BadValue("net")
-    if winner is None and any(value) or winner is not None and any(
-            (n < 0) if s == winner else (n > 0) for s, n in zip(SEATS, value, strict=True)):
+    if penalty:
+        if not any(value):
+            raise BadValue("net")
+        return tuple(value)
+    if claim is not None:
+        paid = {p.payee: p.amount for p in claim.payments}
+        if value != [paid.get(s, -sum(paid.values())) for s in SEATS]:
+            raise BadValue("net")
+    if sum(value) != 0:
+        raise BadValue("net")
+    if winners and any((n < 0) if s in winners else (n > 0) for s, n in zip(SEATS, value, strict=True)):
+        raise BadValue("net")
+    if not winners and claim is None and any(value):  # a 流局
         raise BadValue("net")
     return tuple(value)
 
 
+def _hand_text(value: object, column: str) -> str:
+    """A hand kept inside another column's JSON (an object), as the text `Entry.hand` would hold."""
+    if type(value) is not dict:
+        raise BadValue(column)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def others_of(value: object, winner: Seat | None, discarder: Seat | None) -> tuple[OtherWinner, ...]:
+    """The `others` column (JSON text, None: one winner or none): more winners off the first's
+    discard, each a seat neither the discarder nor a winner before it, in turn after the discarder."""
+    if value is None:
+        return ()
+    data = _json(value, "others")
+    if type(data) is not list or not data or winner is None or discarder is None:
+        raise BadValue("others")
+    out = []
+    for one in data:
+        if type(one) is not dict or set(one) != {"winner", "total", "items", "hand"}:
+            raise BadValue("others")
+        total = _whole(one["total"], "others")
+        out.append(OtherWinner(_seat(one["winner"], "others"), total, _items(one["items"], total, "others", "others"),
+                               _hand_text(one["hand"], "others")))
+    turns = [turn_after(discarder, s) for s in (winner, *(o.winner for o in out))]
+    if any(a >= b for a, b in zip(turns, turns[1:], strict=False)):
+        raise BadValue("others")
+    return tuple(out)
+
+
+def others_text(others: tuple[OtherWinner, ...]) -> str | None:
+    """`others` as the column stores it (each hand as a JSON object); `BadValue` where one is not JSON."""
+    if not others:
+        return None
+    if not isinstance(others, tuple) or not all(isinstance(o, OtherWinner) and isinstance(o.winner, Seat)
+                                                for o in others):
+        raise BadValue("others")
+    try:
+        hands = [json.loads(o.hand) for o in others]
+    except (TypeError, ValueError, RecursionError):
+        raise BadValue("others") from None
+    return _dumps([{"winner": _code(o.winner), "total": o.total, "items": o.items, "hand": hand}
+                   for o, hand in zip(others, hands, strict=True)], "others")
+
+
+def claim_of(value: object) -> FalseClaim | None:
+    """The `false_win` column (JSON text, None: no 詐胡): the caller, the 台 claimed, the three
+    others' waits, and the caller's payment to each, its 台 the wait's (or the claim's, not ready)."""
+    if value is None:
+        return None
+    data = _json(value, "false_win")
+    if type(data) is not dict or set(data) != {"caller", "claimed", "waiting", "payments"}:
+        raise BadValue("false_win")
+    caller, claimed = _seat(data["caller"], "false_win"), _whole(data["claimed"], "false_win")
+    others = [s for s in SEATS if s != caller]
+    waiting, payments = data["waiting"], data["payments"]
+    if type(waiting) is not dict or set(waiting) != {s.code for s in others} or not all(
+            n is None or type(n) is int and n >= 0 for n in waiting.values()):
+        raise BadValue("false_win")
+    if type(payments) is not list or len(payments) != len(others) or not all(
+            type(p) is list and len(p) == 4 and p[0] == s.code and p[1] == (claimed if waiting[s.code] is None
+                                                                            else waiting[s.code])
+            and type(p[2]) is int and p[2] >= 0 and type(p[3]) is str for p, s in zip(payments, others, strict=False)):
+        raise BadValue("false_win")
+    return FalseClaim(caller, claimed, tuple((s, waiting[s.code]) for s in others),
+                      tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)))
+
+
+def claim_text(claim: FalseClaim | None) -> str | None:
+    """A 詐胡 as the `false_win` column stores it."""
+    if claim is None:
+        return None
+    if not isinstance(claim, FalseClaim) or not isinstance(claim.caller, Seat) or not all(
+            isinstance(s, Seat) for s, _ in claim.waiting) or not all(
+            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in claim.payments):
+        raise BadValue("false_win")
+    return _dumps({"caller": _code(claim.caller), "claimed": claim.claimed,
+                   "waiting": {_code(s): n for s, n in claim.waiting},
+                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in claim.payments]}, "false_win")
+
+
+def reason_of(value: object) -> str | None:
+    """A penalty's reason (None: not a penalty): a few words, as the page takes them."""
+    if value is None:
+        return None
+    if type(value) is not str or not value.strip() or value != value.strip() or len(value) > MAX_REASON:
+        raise BadValue("reason")
+    return value
+
+
 def _read(values: tuple, hand_is_object: bool) -> Recorded:
     (seq, revision, recorded_at, edited_at, round_, dealer, streak, winner, discarder, total, items, net, hand,
-     ruleset, photo_id) = values
+     ruleset, photo_id, others, false_win, reason) = values
     winner = _winner(winner)
     discarder = None if discarder is None else _seat(discarder, "discarder")
     if discarder is not None and (discarder == winner or winner is None):
@@ -194,8 +309,15 @@ def _read(values: tuple, hand_is_object: bool) -> Recorded:
         raise BadValue("items")
     if (winner is None) != (hand is None) or hand is not None and (type(hand) is not str or not hand_is_object):
         raise BadValue("hand")
-    entry = Entry(_deal(round_, dealer, streak), winner, discarder, total, items, _net(_json(net, "net"), winner),
-                  hand, _optional_text(ruleset, "ruleset"), _optional_text(photo_id, "photo_id"))
+    others, claim, reason = others_of(others, winner, discarder), claim_of(false_win), reason_of(reason)
+    if claim is not None and winner is not None:
+        raise BadValue("false_win")
+    if reason is not None and (winner is not None or claim is not None):
+        raise BadValue("reason")
+    winners = () if winner is None else (winner, *(o.winner for o in others))
+    entry = Entry(_deal(round_, dealer, streak), winner, discarder, total, items,
+                  _net(_json(net, "net"), winners, claim, reason is not None), hand, _optional_text(ruleset, "ruleset"),
+                  _optional_text(photo_id, "photo_id"), others, claim, reason)
     return Recorded(seq, entry, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
                     _whole(revision, "revision"))
 
@@ -233,7 +355,7 @@ def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
     except BadValue:
         played = None
     try:
-        after = None if played is None else next_deal(played, _winner(row["winner"]), first_dealer)
+        after = None if played is None else _after_damaged(row, played, first_dealer)
     except BadValue:
         after = None
     try:
@@ -243,6 +365,26 @@ def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
     message = (f"第 {row['seq']} 局在帳本檔裡壞了（{bad.words}的資料不對），沒有算進總帳和 CSV："
                "請修改這一局重新記下，或刪掉它（最後一局才能刪）")
     return Damaged(row["seq"], message, revision, played, after)
+
+
+def _after_damaged(row: dict, played: Deal, first_dealer: Seat) -> Deal:
+    """The deal after a damaged row, from its winners and whether it is a penalty; `BadValue` where
+    those are damaged or say two things (a win that is a penalty too)."""
+    winners, penalty = _winners(row), reason_of(row["reason"]) is not None
+    if winners and penalty:
+        raise BadValue("reason")
+    return after_hand(played, winners, penalty, first_dealer)
+
+
+def _winners(row: dict) -> tuple[Seat, ...]:
+    """A damaged row's winners, from its winner and others columns (`BadValue` where they are damaged)."""
+    winner = _winner(row["winner"])
+    if row["others"] is None:
+        return () if winner is None else (winner,)
+    others = _json(row["others"], "others")
+    if winner is None or type(others) is not list or not all(type(o) is dict and "winner" in o for o in others):
+        raise BadValue("others")
+    return (winner, *(_seat(o["winner"], "others") for o in others))
 
 
 def _dumps(value: object, column: str) -> str:
@@ -257,7 +399,7 @@ def hand_values(r: Recorded) -> tuple:
     e = r.entry
     return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
             _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
-            e.ruleset, e.photo_id)
+            e.ruleset, e.photo_id, others_text(e.others), claim_text(e.false_claim), e.reason)
 
 
 def read_table(values: tuple) -> TableInfo:

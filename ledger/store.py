@@ -48,7 +48,7 @@ from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.seats import SEATS, Seat, Wind
 
-from .deal import next_deal
+from .deal import deal_after_entry, next_deal
 from .entry import Entry
 from .rows import (
     HAND_COLUMNS,
@@ -107,6 +107,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE hands ADD COLUMN recorded_revision INTEGER NOT NULL DEFAULT 0",  # when first recorded
         "UPDATE hands SET revision = coalesce((SELECT revision FROM tables WHERE code = hands.table_code), 0)",
         "UPDATE hands SET recorded_revision = revision",
+    ),
+    (  # 4: the other lines of an evening (issue 26); NULL in every hand already there
+        "ALTER TABLE hands ADD COLUMN others TEXT",  # JSON: more winners off the same discard (一炮多響)
+        "ALTER TABLE hands ADD COLUMN false_win TEXT",  # JSON: a 詐胡 (caller, 台 claimed, waits, payments)
+        "ALTER TABLE hands ADD COLUMN reason TEXT",  # a penalty's reason (its payments need not balance)
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -497,7 +502,7 @@ def deal_after(table: TableInfo, hands: list[Recorded | Damaged]) -> Deal:
 def _after(hand: Recorded | Damaged, first_dealer: Seat) -> Deal:
     if isinstance(hand, Damaged):
         return hand.after
-    return next_deal(hand.entry.deal, hand.entry.winner, first_dealer)
+    return deal_after_entry(hand.entry, first_dealer)
 
 
 def totals(hands: list[Recorded]) -> dict[Seat, int]:

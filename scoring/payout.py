@@ -7,17 +7,21 @@ table whose dealer is 東. `seat_hand` gives a hand the winds and table its resu
 
     verdict = judge(seat_hand(hand, Result(Deal(Wind.E, Seat.W, 1), Seat.S, Seat.W), 100, 20))
     verdict.payout.net   # {Seat.E: 0, Seat.S: +…, Seat.W: −…, Seat.N: 0}
+
+Where the table allows it, one discard won by several seats is `judge_several` (a `SharedVerdict`:
+each winner's verdict, one net by seat), and a 詐胡's penalty is `false_win` (a `FalseWinPayout`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .hand import MAX_STREAK, Hand, HandError, Table
-from .ruleset import DEFAULT_RULESET, Ruleset
+from .ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
 from .score import Score, score
 from .seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
-from .settle import Settlement, settle
+from .settle import Settlement, settle, settle_false_win, settle_several_winners
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,3 +142,107 @@ def judge(hand: Hand, result: Result, ruleset: Ruleset | str = DEFAULT_RULESET) 
         raise HandError("the hand's winds and table are not the result's: give it them with seat_hand")
     scored = score(hand, ruleset)
     return Verdict(hand, result, scored, Payout.of(settle(scored, hand, ruleset=ruleset), result.deal.dealer))
+
+
+# -- one discard won by several seats (一炮多響) ---------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SharedVerdict:
+    """One discard won by several seats: each winner's verdict (its own 台 and the discarder's
+    payment to it), in turn after the discarder, and every payment added up by seat."""
+
+    verdicts: tuple[Verdict, ...]
+    net: dict[Seat, int]
+
+    @property
+    def discarder(self) -> Seat:
+        return self.verdicts[0].result.discarder
+
+    @property
+    def winners(self) -> tuple[Seat, ...]:
+        return tuple(v.result.winner for v in self.verdicts)
+
+    @property
+    def nets(self) -> tuple[int, int, int, int]:
+        return tuple(self.net[s] for s in SEATS)
+
+
+def turn_after(seat: Seat, other: Seat) -> int:
+    """How many turns after `seat` `other` plays (1 the next seat … 3, 0 itself)."""
+    return next(n for n in range(4) if seat.step(n) == other)
+
+
+def judge_several(wins: Sequence[tuple[Hand, Result]], ruleset: Ruleset | str = DEFAULT_RULESET) -> SharedVerdict:
+    """Score and settle one discard won by several seats, each `(hand, result)` as for `judge`
+    (the hand given its winds by `seat_hand`; one deal and one discarder for all): the discarder
+    pays each winner as for that win alone where the ruleset allows several winners
+    (`scoring.settle.settle_several_winners`). The winners come back in turn after the discarder,
+    however they were given. HandError, in both scripts, where the wins cannot be one discard or
+    the table allows one winner only."""
+    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    if not wins:
+        raise HandError("several winners: no win given", "一炮多響：沒有胡牌的人")
+    first = wins[0][1]
+    if first.discarder is None or any((r.deal, r.discarder) != (first.deal, first.discarder) for _, r in wins):
+        raise HandError("several winners: every win is off one discard, under one deal",
+                        "一炮多響：每一家都要胡同一個人打出的牌、在同一局")
+    ordered = sorted(wins, key=lambda win: turn_after(first.discarder, win[1].winner))
+    if any(result_of(hand, first.deal.dealer) != result for hand, result in ordered):
+        raise HandError("the hand's winds and table are not the result's: give it them with seat_hand")
+    scored = [(score(hand, rules), hand) for hand, _ in ordered]
+    shared = settle_several_winners(scored, rules)
+    dealer = first.deal.dealer
+    verdicts = tuple(Verdict(hand, result, one, Payout.of(settled, dealer))
+                     for (hand, result), (one, _), settled in zip(ordered, scored, shared.settlements, strict=True))
+    return SharedVerdict(verdicts, _by_seat(shared.net, dealer))
+
+
+# -- 詐胡, a false win, by seat -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SeatPenalty:
+    payee: Seat
+    tai: int
+    amount: int
+    reason: str  # in traditional characters: 聽牌：所聽台數 / 未聽：詐胡台數
+
+
+@dataclass(frozen=True, slots=True)
+class FalseWinPayout:
+    """A 詐胡 by seat: who called it, the 台 claimed, what each other seat was ready for (None: not
+    ready), and the caller's payment to each."""
+
+    caller: Seat
+    claimed: int
+    waiting: dict[Seat, int | None]
+    payments: tuple[SeatPenalty, ...]
+    net: dict[Seat, int]
+
+    @property
+    def nets(self) -> tuple[int, int, int, int]:
+        return tuple(self.net[s] for s in SEATS)
+
+
+def false_win(caller: Seat, claimed_tai: int, waiting: Mapping[Seat, int | None], deal: Deal, per_tai: int,
+              ruleset: Ruleset | str = DEFAULT_RULESET) -> FalseWinPayout:
+    """The penalty of a 詐胡 called by seat `caller` under `deal`, `waiting` giving each of the three
+    other seats the 台 it was ready for (None: not ready): `scoring.settle.settle_false_win` in the
+    scorer's winds, its payments back by seat. HandError, in both scripts, where the table states
+    no such penalty or the inputs are not seats and whole numbers of 台."""
+    if not isinstance(caller, Seat) or not isinstance(waiting, Mapping) or not all(isinstance(s, Seat)
+                                                                                   for s in waiting):
+        raise HandError("false win: the caller and the players waiting are seats",
+                        "詐胡：請選是哪一家詐胡，另外三家有沒有聽牌")
+    dealer = deal.dealer
+    table = Table(dealer=Wind.E.value, base=0, per_tai=per_tai, streak=deal.streak)  # 「賠…台數」: no 底
+    settled = settle_false_win(seat_wind(caller, dealer).value, claimed_tai,
+                               {seat_wind(s, dealer).value: tai for s, tai in waiting.items()}, table, ruleset)
+    payments = sorted((SeatPenalty(seat_with_wind(p.payee, dealer), p.tai, p.amount, p.reason)
+                       for p in settled.payments), key=lambda p: SEATS.index(p.payee))
+    return FalseWinPayout(caller, claimed_tai, {p.payee: waiting[p.payee] for p in payments}, tuple(payments),
+                          _by_seat(settled.net, dealer))
+
+
+def _by_seat(net: Mapping[str, int], dealer: Seat) -> dict[Seat, int]:
+    """A net in the scorer's winds (the dealer as 東) by seat, in seat order."""
+    return {s: net[seat_wind(s, dealer)] for s in SEATS}

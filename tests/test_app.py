@@ -379,3 +379,30 @@ def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path,
     assert total_shown(at) == "3 台"
     ok(at.selectbox(key="ruleset").set_value("house").run())
     assert total_shown(at) == "4 台" and {"項目": "門清", "台": 2} in at.table[0].value.to_dict("records")
+
+
+def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
+    """001 槓上開花 「暗槓、加槓…明槓自摸不算」: a self-drawn win after the open kong 2222p asks 大明槓 or
+    加槓 there, and only there (not at the default table, not without 槓上)."""
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    at.text_input(key="text").set_value("123m 456m 789m 45s 99s 和6s 槓2222p").run()
+    choose(at, "winner", "東家")
+    choose(at, "how", "自摸")
+    at.checkbox(key="after_kong").check().run()
+
+    def asked() -> bool:
+        return any(r.key and r.key.startswith("kong_origin_0-") for r in at.radio)
+
+    def items() -> list[str]:
+        return [row["項目"] for row in at.table[0].value.to_dict("records")]
+
+    assert not asked() and "槓上開花" in items()  # the default table: after any kong
+    at.selectbox(key="ruleset").set_value("tw16-common").run()
+    assert asked() and not at.metric and "大明槓" in at.error[0].value  # it cannot be scored until said
+    choose(at, "kong_origin_0", "加槓（碰了再補第四張）")
+    assert "槓上開花" in items() and at.session_state["draft"].melds[0].origin == "added"
+    assert any("加槓2222p" in c.value for c in at.caption)  # the hand as text says it too
+    choose(at, "kong_origin_0", "大明槓（槓別人打出的牌）")
+    assert "槓上開花" not in items() and chosen(at, "kong_origin_0") == "大明槓（槓別人打出的牌）"
+    at.checkbox(key="after_kong").uncheck().run()
+    assert not asked() and not at.exception

@@ -399,3 +399,104 @@ def test_the_evening_as_rows(tmp_path):
     assert chart_columns(table, hands, "simplified") == {"局": [0, 1, 2], "东家 阿明": [0, 0, 0], "南家": [0, 0, 0],
                                                           "西家": [0, 0, 0], "北家": [0, 0, 0]}
     assert totals_rows(table, hands, "traditional")[0] == {"玩家": "東家 阿明", "合計": 0}
+
+
+# -- several winners, 詐胡, penalties (issue 26) --------------------------------------------------------
+IMPROVED = "tw16-improved"  # 「無攔胡，放槍幾家付幾家」, 「詐胡通賠三家」
+OTHER_TYPED = "123456p 789m 2345s 和5s 碰666z"  # wins on HAND's 5s too
+SET_ASIDE = "這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌"
+
+
+def improved_phone(db):
+    Ledger(db).open_table("friday", ruleset=IMPROVED)
+    return phone()
+
+
+def typed(at, text: str, winner: str, how: str | None = None):
+    ok(at.text_input(key="text").set_value(text).run())
+    choose(at, "winner", winner)
+    return at if how is None else choose(at, "how", how)
+
+
+def paid_together(deal: Deal, discarder, *wins) -> tuple[int, ...]:
+    """One discard won by each (typed hand, seat), worked out apart from the page."""
+    from scoring.payout import judge_several
+    from ui.draft import from_text
+
+    results = [Result(deal, seat, discarder) for _, seat in wins]
+    return judge_several([(seat_hand(to_hand(from_text(text), HAND.situation), r, 100, 20), r)
+                          for (text, _), r in zip(wins, results, strict=True)], IMPROVED).nets
+
+
+def test_several_winners_of_one_discard_are_recorded_as_one_hand_and_the_dealer_keeps_the_deal(db):
+    """東家 deals; 北家 wins off 西家, set aside; 東家 wins the same tile: one hand, the dealer keeps the deal."""
+    at = improved_phone(db)
+    typed(at, TYPED, "北家", "西家 放槍")
+    press(at, SET_ASIDE)
+    assert at.session_state["draft"].empty and chosen(at, "winner") is None and chosen(at, "how") == "西家 放槍"
+    assert any("一炮多響" in m.value for m in at.markdown)
+    typed(at, OTHER_TYPED, "東家")
+    press(at, RECORD)
+    [hand] = Ledger(db).hands("friday")
+    assert hand.entry.winners == (N, E) and hand.entry.discarder == W  # in turn after 西家
+    assert hand.entry.net == paid_together(Deal(), W, (TYPED, N), (OTHER_TYPED, E))
+    assert shown_deal(at) == Deal(Wind.E, E, 1) and at.success[0].value.startswith("第 1 局記好了：北家、東家 胡 西家")
+    assert not any(SET_ASIDE == b.label for b in at.button) and not at.session_state["table_aside"]
+
+
+def test_a_winner_added_to_the_last_hand_moves_the_deal_by_the_rule(db):
+    """南家 wins off 西家 (the deal passes to 南家); then 東家, the dealer, is added as a winner of
+    the same discard: hand 1 has both, and 東家 keeps the deal."""
+    at = improved_phone(db)
+    win_as(at, "南家", "西家 放槍")
+    assert shown_deal(at) == Deal(Wind.E, S, 0)
+    press(at, "第 1 局那張牌還有別家胡：加一家")
+    assert chosen(at, "how") == "西家 放槍" and any("修改第 1 局" in m.value for m in at.markdown)
+    typed(at, OTHER_TYPED, "東家")
+    press(at, "更新這一局")
+    [hand] = Ledger(db).hands("friday")
+    assert hand.entry.winners == (E, S) and hand.edited_at  # in turn after 西家: 東家 before 南家
+    assert hand.entry.net == paid_together(Deal(), W, (TYPED, S), (OTHER_TYPED, E))
+    assert shown_deal(at) == Deal(Wind.E, E, 1)
+
+
+def test_one_winner_a_discard_at_a_table_that_has_no_several(db):
+    at = phone()  # the default table: 截胡
+    typed(at, TYPED, "北家", "西家 放槍")
+    assert not any(SET_ASIDE == b.label for b in at.button) and not any(b.label == "詐胡" for b in at.button)
+
+
+def test_a_false_win_is_recorded_as_its_own_line_and_the_dealer_keeps_the_deal(db):
+    """北家 calls 詐胡 for 8 台; 東家 was ready for 5: 北家 pays 東家 5 台, 南家 and 西家 8 台 each."""
+    at = improved_phone(db)
+    press(at, "詐胡")
+    assert any(b.label == "確定記下詐胡" and b.disabled for b in at.button)  # who called it, first
+    choose(at, "false_caller", "北家")
+    ok(at.number_input(key="false_claimed").set_value(8).run())
+    ok(at.checkbox(key="false_ready_E").check().run())
+    ok(at.number_input(key="false_wait_E").set_value(5).run())
+    rows = at.table[-1].value.to_dict("records")
+    assert [(r["誰收"], r["台"], r["金額"]) for r in rows] == [("東家", 5, 100), ("南家", 8, 160), ("西家", 8, 160)]
+    press(at, "確定記下詐胡")
+    [line] = Ledger(db).hands("friday")
+    assert line.entry.false_claim.caller == N and line.entry.net == (100, 160, 160, -420) and line.entry.winner is None
+    assert shown_deal(at) == Deal(Wind.E, E, 1)  # as after a 流局
+    assert at.success[0].value == "第 1 局記好了：北家 詐胡 8 台"
+    press(at, "修改這一局")  # the line comes back in its form
+    assert chosen(at, "false_caller") == "北家" and at.number_input(key="false_wait_E").value == 5
+
+
+def test_a_penalty_needs_a_reason_and_leaves_the_deal(db):
+    at = phone()
+    win_as(at, "南家", "西家 放槍")  # 南家 deals next
+    press(at, "罰款")
+    ok(at.number_input(key="penalty_S").set_value(-200).run())
+    assert any("請寫罰款的原因" in i.value for i in at.info) and any(
+        b.label == "確定記下罰款" and b.disabled for b in at.button)
+    ok(at.text_input(key="penalty_reason").set_value("遲到 **粗體** [x](javascript:1)").run())
+    press(at, "確定記下罰款")
+    [_, fine] = Ledger(db).hands("friday")
+    assert fine.entry.net == (0, -200, 0, 0) and fine.entry.reason == "遲到 粗體 xjavascript1"
+    assert shown_deal(at) == Deal(Wind.E, S, 0) == fine.entry.deal  # no hand was played
+    totals = {r["玩家"]: r["合計"] for r in at.table[0].value.to_dict("records")}
+    assert sum(totals.values()) == -200

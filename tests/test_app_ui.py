@@ -23,6 +23,7 @@ from ui.draft import (
     from_text,
     remove_tile,
     replace_tile,
+    set_kong_origin,
     set_meld_kind,
     set_win,
     to_hand,
@@ -295,3 +296,13 @@ def test_scripts():
     assert in_script("不算在手牌裡的牌（牌牆）", "simplified") == "不算在手牌里的牌（牌墙）"
     assert tile_label("2m", "traditional") == "二萬" and tile_label("6z", "simplified") == "发财"
     assert tile_label(None, "traditional") == "？" and seat_label(Seat.N, "simplified") == "北家"
+
+
+def test_a_kongs_origin_stays_with_the_draft_and_goes_with_its_kind():
+    draft = from_text("123m 456m 789m 45s 99s 和6s 加槓2222p")
+    assert draft.melds[0].origin == "added" and to_text(draft).endswith("加槓2222p")
+    hand = to_hand(draft, Situation())
+    assert hand.melds[0].origin == "added" and from_hand(hand) == draft
+    called = set_kong_origin(draft, 0, "called")
+    assert to_hand(called, Situation()).melds[0].origin == "called" and from_text(to_text(called)) == called
+    assert set_meld_kind(called, 0, "ankong").melds[0].origin is None  # only an open kong has one

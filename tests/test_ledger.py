@@ -26,16 +26,19 @@ from ledger import (
     LedgerError,
     deal_after,
     draw,
+    false_call,
     next_deal,
+    penalty,
     read_csv,
     running_totals,
+    shared_win,
     table_code,
     totals,
     win,
     write_csv,
 )
 from scoring.hand import Hand, Table
-from scoring.payout import Deal, Result, judge, seat_hand
+from scoring.payout import Deal, Result, false_win, judge, judge_several, seat_hand
 from scoring.random_hands import random_winning_hand
 from scoring.score import score
 from scoring.seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
@@ -327,7 +330,7 @@ def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
                    " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL)")
     led = Ledger(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 4
     evening = led.state("old")
     [hand] = evening.hands
     assert evening.table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
@@ -541,3 +544,111 @@ def test_the_bench_times_each_operation_on_a_real_file():
     bad = subprocess.run([sys.executable, "-m", "ledger.bench", "--hands", "0"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and "--hands" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# -- several winners, 詐胡, penalties (issue 26) --------------------------------------------------------
+IMPROVED = "tw16-improved"  # 改良式: 「無攔胡，放槍幾家付幾家」 and 「詐胡通賠三家」
+OTHER_HAND = Hand.from_json({  # wins on HAND's 5s too: the two hands and the discard are one set's tiles
+    "concealed": ["1p", "2p", "3p", "4p", "5p", "6p", "7m", "8m", "9m", "2s", "3s", "4s", "5s"], "win": "5s",
+    "melds": [{"type": "pon", "tiles": ["6z", "6z", "6z"]}], "seat": "E", "round": "E", "self_draw": False,
+})
+
+
+def shared(deal: Deal, discarder: Seat, *winners: tuple[Hand, Seat], base=100, per_tai=20):
+    """One discard of `discarder`'s won by each (hand, seat), as the page records it."""
+    results = [Result(deal, seat, discarder) for _, seat in winners]
+    return shared_win(judge_several([(seat_hand(hand, r, base, per_tai), r)
+                                     for (hand, _), r in zip(winners, results, strict=True)], IMPROVED))
+
+
+def test_several_winners_are_one_hand_and_the_dealer_keeps_the_deal_only_among_them(book):
+    """南家 deals: 北家 and 東家 win off 西家's discard, the dealer not among them (the deal passes to
+    西家); then 西家, dealing, and 東家 win off 北家's (西家 keeps the deal)."""
+    first = record_next(book, lambda d: played(HAND, d, winner=S))  # 東家 deals, 南家 wins: 南家 deals
+    two = record_next(book, lambda d: shared(d, W, (HAND, N), (OTHER_HAND, E)))  # given out of turn order
+    assert two.entry.winners == (N, E) and two.entry.discarder == W  # in turn after 西家: 北家, then 東家
+    deal = two.entry.deal
+    alone = [win(judge(seat_hand(hand, Result(deal, seat, W), 100, 20), Result(deal, seat, W), IMPROVED))
+             for hand, seat in [(HAND, N), (OTHER_HAND, E)]]
+    assert two.entry.net == tuple(a + b for a, b in zip(alone[0].net, alone[1].net, strict=True))  # each paid alone
+    assert (two.entry.total, two.entry.items, two.entry.hand) == (alone[0].total, alone[0].items, alone[0].hand)
+    [other] = two.entry.others
+    assert (other.winner, other.total, other.items, other.hand) == (E, alone[1].total, alone[1].items, alone[1].hand)
+    assert book.state("friday").next_deal == Deal(Wind.E, W, 0)  # 南家 was not among them: the deal passes
+    three = record_next(book, lambda d: shared(d, N, (HAND, E), (OTHER_HAND, W)))  # 西家 deals and wins with 東家
+    assert three.entry.deal.dealer == W and book.state("friday").next_deal == Deal(Wind.E, W, 1)
+    again = Ledger(book.path).state("friday")  # another connection reads the same hands back
+    assert again.hands == [first, two, three] and read_csv(write_csv(again.hands)) == again.hands
+    assert [h.seat for h in again.hands[1].scored_hands()] == [seat_wind(N, S), seat_wind(E, S)] == ["W", "N"]
+    assert totals(again.hands) == {s: sum(h.entry.net_by_seat[s] for h in again.hands) for s in SEATS}
+
+
+def test_a_false_win_is_a_hand_of_its_own_and_nobody_won_it(book):
+    """東家 deals (連莊 1 after its win); 北家 calls 詐胡 for 8 台, 東家 ready for 5 and 西家 for 3: the
+    caller pays each, the dealer keeps the deal as after a 流局; then the dealer calls one: the same."""
+    record_next(book, lambda d: played(HAND, d, winner=E))
+    deal = book.state("friday").next_deal
+    called = false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED)
+    recorded = book.record("friday", false_call(called, deal, IMPROVED), 2)
+    claim = recorded.entry.false_claim
+    assert recorded.entry.winner is None and recorded.entry.winners == () and claim.caller == N and claim.claimed == 8
+    assert claim.waiting == ((E, 5), (S, None), (W, 3))
+    assert [(p.payee, p.tai, p.amount) for p in claim.payments] == [(E, 5, 100), (S, 8, 160), (W, 3, 60)]
+    assert recorded.entry.net == (100, 160, 60, -320)
+    assert book.state("friday").next_deal == next_deal(deal, None) == Deal(Wind.E, E, 2)
+    by_dealer = false_win(E, 2, dict.fromkeys((S, W, N)), Deal(Wind.E, E, 2), 20, IMPROVED)
+    book.record("friday", false_call(by_dealer, Deal(Wind.E, E, 2), IMPROVED), 3)
+    evening = Ledger(book.path).state("friday")
+    assert evening.next_deal == Deal(Wind.E, E, 3) and evening.hands[2].entry.net == (-120, 40, 40, 40)
+    assert read_csv(write_csv(evening.hands)) == evening.hands
+
+
+def test_a_penalty_need_not_balance_and_leaves_the_deal_as_it_was(book):
+    record_next(book, lambda d: played(HAND, d, winner=S, discarder=E))  # the deal passes to 南家
+    deal = book.state("friday").next_deal
+    fine = book.record("friday", penalty(deal, (0, -200, 0, 0), "遲到，罰給場地"), 2)
+    assert fine.entry.reason == "遲到，罰給場地" and fine.entry.winners == ()
+    evening = Ledger(book.path).state("friday")
+    assert evening.next_deal == deal == Deal(Wind.E, S, 0)  # no hand was played
+    assert sum(totals(evening.hands).values()) == -200 and read_csv(write_csv(evening.hands)) == evening.hands
+    record_next(book, lambda d: played(HAND, d, winner=S))  # the next hand is played under that deal
+    assert book.hands("friday")[2].entry.deal == deal
+
+
+def test_a_line_that_would_not_read_back_is_not_recorded(book):
+    deal = Deal()
+    two = shared(deal, W, (HAND, N), (OTHER_HAND, E))
+    called = false_call(false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED), deal, IMPROVED)
+    for bad, words in [
+        (penalty(deal, (0, 0, 0, 0), "沒事"), "每家輸贏"),
+        (penalty(deal, (0, -200, 0, 0), ""), "罰款原因"),
+        (penalty(deal, (0, -200, 0, 0), "長" * 41), "罰款原因"),
+        (replace(two, others=(replace(two.others[0], winner=W),)), "一炮多響的其他贏家"),  # the discarder
+        (replace(two, others=(replace(two.others[0], winner=N),)), "一炮多響的其他贏家"),  # the first winner again
+        (replace(two, others=(replace(two.others[0], hand="{"),)), "一炮多響的其他贏家"),
+        (replace(two, discarder=None), "一炮多響的其他贏家"),  # several winners of a self-draw
+        (replace(called, net=(100, 160, 60, -300)), "每家輸贏"),  # not what the caller pays
+        (replace(called, false_claim=replace(called.false_claim, claimed=7)), "詐胡"),  # a payment not its 台
+        (replace(called, reason="也罰"), "罰款原因"),
+    ]:
+        with pytest.raises(LedgerError, match=f"第 1 局沒有記下：{words}的資料不對"):
+            book.record("friday", bad, 1)
+    assert book.hands("friday") == []
+
+
+def test_a_version_3_file_is_migrated_and_then_takes_the_new_lines(tmp_path):
+    path = tmp_path / "v3.db"
+    with sqlite3.connect(path) as db:
+        for steps in ledger.store.MIGRATIONS[:3]:
+            for statement in steps:
+                db.execute(statement)
+        db.execute("PRAGMA user_version = 3")
+        db.execute("INSERT INTO tables VALUES ('t', '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
+                   " 'E', 100, 20, 'tw16-improved', 2)")
+        db.execute("INSERT INTO hands VALUES ('t', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, NULL, NULL, 0,"
+                   " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL, NULL, 2, 2)")
+    led = Ledger(path)
+    [old] = led.hands("t")
+    assert old.entry == draw(Deal()) and old.revision == 2
+    two = led.record("t", shared(Deal(Wind.E, E, 1), S, (HAND, E), (OTHER_HAND, N)), 2)
+    assert led.hands("t") == [old, two] and led.state("t").next_deal == Deal(Wind.E, E, 2)

@@ -23,14 +23,16 @@ from ledger import (
     Recorded,
     deal_after,
     draw,
+    false_call,
     next_deal,
+    penalty,
     read_csv,
     totals,
     write_csv,
 )
-from scoring.payout import Deal
+from scoring.payout import Deal, false_win
 from scoring.seats import SEATS, Wind
-from tests.test_ledger import HAND, E, N, S, W, played
+from tests.test_ledger import HAND, IMPROVED, OTHER_HAND, E, N, S, W, played, shared
 
 # Six hands at 起莊 東家: 東家 self-draws (連莊), 西家 wins off 東家, a 流局, 北家 wins off 南家,
 # 南家 self-draws, 西家 wins off 北家; hand 3 is edited afterwards. A second table beside it.
@@ -80,19 +82,24 @@ def assert_consistent(evening: Evening) -> None:
     assert seqs == sorted(set(seqs)) and all(isinstance(s, int) and s >= 1 for s in seqs)
     for h in evening.hands:
         e = h.entry
-        assert sum(e.net) == 0 and sum(tai for _, tai in e.items) == e.total and isinstance(h.revision, int)
+        assert sum(tai for _, tai in e.items) == e.total and isinstance(h.revision, int)
+        assert (sum(e.net) == 0) != (e.reason is not None)  # only a penalty need not balance (and is not nothing)
         if e.winner is None:
-            assert e.net == (0, 0, 0, 0) and e.hand is None and e.items == () and e.discarder is None
+            assert e.hand is None and e.items == () and e.discarder is None and e.others == ()
+            assert any(e.net) == (e.false_claim is not None or e.reason is not None)
         else:
-            assert e.winner in SEATS and e.net_by_seat[e.winner] >= 0 and isinstance(json.loads(e.hand), dict)
-            assert e.discarder in (None, *(s for s in SEATS if s != e.winner))
+            assert all(e.net_by_seat[w] >= 0 for w in e.winners) and isinstance(json.loads(e.hand), dict)
+            assert len(set(e.winners)) == len(e.winners) and e.discarder in (None, *(s for s in SEATS
+                                                                                   if s not in e.winners))
+        if e.false_claim is not None:
+            assert e.net_by_seat[e.false_claim.caller] == -sum(p.amount for p in e.false_claim.payments)
         try:
-            h.scored_hand()
+            h.scored_hands()
         except LedgerError as exc:
             assert f"第 {h.seq} 局" in str(exc)
     for d in evening.damaged:
         assert isinstance(d, Damaged) and d.message.startswith(f"第 {d.seq} 局在帳本檔裡壞了")
-    assert sum(totals(evening.hands).values()) == 0
+    assert sum(totals(evening.hands).values()) == sum(sum(h.entry.net) for h in evening.hands if h.entry.reason)
     assert read_csv(write_csv(evening.hands)) == evening.hands
     assert isinstance(evening.next_deal, Deal)
 
@@ -320,3 +327,69 @@ def test_a_flipped_byte_anywhere_is_a_sound_evening_a_report_or_a_ledger_error(b
     data[at % len(data)] ^= mask
     path.write_bytes(bytes(data))
     assert go_on(path) in ("refused", "read", "read and written")
+
+
+# -- the other lines of an evening: several winners, a 詐胡, a penalty (issue 26) -----------------------
+@pytest.fixture(scope="module")
+def lines(tmp_path_factory):
+    """東家 (dealing) and 南家 win off 西家 (東家 keeps the deal), 北家 calls 詐胡, a penalty, 北家 and
+    南家 win off 東家 (the dealer not among them: the deal passes)."""
+    led = Ledger(tmp_path_factory.mktemp("lines") / "taishu.db")
+    led.open_table("friday", ruleset=IMPROVED)
+    makers = [lambda d: shared(d, W, (HAND, E), (OTHER_HAND, S)),
+              lambda d: false_call(false_win(N, 8, {E: 5, S: None, W: 3}, d, 20, IMPROVED), d, IMPROVED),
+              lambda d: penalty(d, (-100, 0, 0, 0), "遲到"),
+              lambda d: shared(d, E, (HAND, N), (OTHER_HAND, S))]
+    for make in makers:
+        evening = led.state("friday")
+        led.record("friday", make(evening.next_deal), evening.next_seq)
+    return Built(led.path, led.state("friday"))
+
+
+LINE_DAMAGES = [  # (seq, column, the damage as SQL, the words the message has)
+    (1, "others", "'[{'", "一炮多響的其他贏家"),
+    (1, "others", "json_set(others, '$[0].winner', 'W')", "一炮多響的其他贏家"),  # the discarder
+    (1, "net", "json_set(net, '$[2]', json_extract(net, '$[2]') + 1)", "每家輸贏"),
+    (2, "false_win", "json_set(false_win, '$.claimed', 9)", "詐胡"),  # its payments are not for 9 台
+    (2, "false_win", "json_remove(false_win, '$.waiting.E')", "詐胡"),
+    (2, "net", "'[100, 160, 60, -300]'", "每家輸贏"),
+    (3, "reason", "''", "罰款原因"),
+    (3, "net", "'[0, 0, 0, 0]'", "每家輸贏"),
+    (4, "reason", "'也罰'", "罰款原因"),  # a win is no penalty
+]
+
+
+@pytest.mark.parametrize(("seq", "column", "sql", "words"), LINE_DAMAGES)
+def test_a_damaged_line_of_any_kind_is_reported_as_that_hand(lines, tmp_path, seq, column, sql, words):
+    path = lines.copy(tmp_path)
+    damage(path, f"UPDATE hands SET {column} = {sql} WHERE seq = ?", seq)
+    evening = Ledger(path).state("friday")
+    [damaged] = evening.damaged
+    assert damaged.seq == seq and words in damaged.message
+    assert evening.hands == [h for h in lines.evening.hands if h.seq != seq]
+    assert damaged.played == lines.hand(seq).entry.deal
+    assert damaged.after in (None, deal_after(lines.evening.table, [lines.hand(seq)]))
+    assert evening.next_deal == (lines.evening.next_deal if damaged.after is not None or seq < 4
+                                 else next_deal(lines.hand(4).entry.deal, None, E))
+    assert_consistent(evening)
+    assert go_on(path) == "read and written"
+
+
+@settings(max_examples=60, deadline=None)
+@given(seq=st.integers(1, 4), column=st.sampled_from(["others", "false_win", "reason", "net"]),
+       at=st.integers(0, 10_000), mask=st.integers(1, 255))
+def test_a_flipped_byte_in_a_lines_own_columns_stays_in_that_line(lines, tmp_path_factory, seq, column, at, mask):
+    path = lines.copy(tmp_path_factory.mktemp("flip"))
+    with sqlite3.connect(path) as db:
+        (stored,) = db.execute(f"SELECT CAST({column} AS BLOB) FROM hands WHERE seq = ?", (seq,)).fetchone()
+        assume(stored is not None)
+        flipped = bytearray(stored)
+        flipped[at % len(flipped)] ^= mask
+        db.execute(f"UPDATE hands SET {column} = CAST(? AS TEXT) WHERE seq = ?", (bytes(flipped), seq))
+    evening = Ledger(path).state("friday")
+    assert_consistent(evening)
+    assert [h for h in evening.hands if h.seq != seq] == [h for h in lines.evening.hands if h.seq != seq]
+    if evening.damaged:
+        [damaged] = evening.damaged
+        assert damaged.seq == seq and damaged.after in (None, deal_after(lines.evening.table, [lines.hand(seq)]))
+    assert go_on(path) == "read and written"

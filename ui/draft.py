@@ -27,6 +27,9 @@ class Slot:
 class MeldDraft:
     kind: str | None  # chi, pon, kong, ankong; None while the reading could not tell
     tiles: tuple[Slot, ...] = ()
+    # An open kong's origin (scoring.hand.KONG_ORIGINS: 大明槓 "called", 加槓 "added"), None while
+    # not said: a photo shows both alike, so the page asks only where the 台 depend on it.
+    origin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,13 @@ def set_meld_kind(draft: Draft, m: int, kind: str, spare: int | None = None) -> 
     return replace(draft, melds=tuple(melds))
 
 
+def set_kong_origin(draft: Draft, m: int, origin: str | None) -> Draft:
+    """Say where open kong `m` came from (the scorer checks `origin`: an open kong's only)."""
+    melds = list(draft.melds)
+    melds[m] = replace(melds[m], origin=origin)
+    return replace(draft, melds=tuple(melds))
+
+
 def add_meld(draft: Draft, kind: str) -> Draft:
     return replace(draft, melds=draft.melds + (MeldDraft(kind),))
 
@@ -152,7 +162,7 @@ def to_hand(draft: Draft, situation: Situation, table: Table | None = None) -> H
             raise HandError(f"副露 {m}：請選擇是吃、碰、明槓還是暗槓")
         if any(s.code is None for s in meld.tiles):
             raise HandError(f"副露 {m}：請選出是哪張牌")
-        melds.append(Meld(meld.kind, tuple(s.code for s in meld.tiles)))
+        melds.append(Meld(meld.kind, tuple(s.code for s in meld.tiles), meld.origin))
     if any(s.code is None for s in (*draft.concealed, draft.win, *draft.flowers)):
         raise HandError("有一張牌還沒選出是哪張")
     return Hand(tuple(s.code for s in draft.concealed), draft.win.code, tuple(melds),
@@ -163,7 +173,7 @@ def from_hand(hand: Hand) -> Draft:
     return Draft(
         concealed=tuple(Slot(t) for t in hand.concealed),
         win=Slot(hand.win),
-        melds=tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles)) for m in hand.melds),
+        melds=tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles), m.origin) for m in hand.melds),
         flowers=tuple(Slot(t) for t in hand.flowers),
     )
 
@@ -207,7 +217,7 @@ def from_text(text: str) -> Draft:
     if win is None and concealed:
         win = concealed.pop()
     return Draft(tuple(Slot(t) for t in concealed), None if win is None else Slot(win),
-                 tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles)) for m in written.melds),
+                 tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles), m.origin) for m in written.melds),
                  tuple(Slot(t) for t in written.flowers))
 
 
@@ -219,8 +229,8 @@ def to_text(draft: Draft) -> str:
     words = [format_compact(known(draft.concealed))] if draft.concealed else []
     if draft.win is not None and draft.win.code is not None:
         words.append(f"和{draft.win.code}")
-    marks = {"chi": "吃", "pon": "碰", "kong": "槓", "ankong": "暗槓"}
-    words += [f"{marks[m.kind]}{format_compact(known(m.tiles))}" for m in draft.melds
+    marks = {"chi": "吃", "pon": "碰", "kong": "槓", "ankong": "暗槓", "called": "大明槓", "added": "加槓"}
+    words += [f"{marks[m.origin or m.kind]}{format_compact(known(m.tiles))}" for m in draft.melds
               if m.kind is not None and known(m.tiles)]
     if draft.flowers:
         words.append(f"花{format_compact(known(draft.flowers))}")

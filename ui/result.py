@@ -1,13 +1,17 @@
 """A draft and what the players say happened → the hand, its 台 and its payments by seat, as rows
-for the screen. The one place the page turns a draft into a scored hand (`evaluate`)."""
+for the screen. The one place the page turns a draft into a scored hand (`evaluate`), and the wins
+set aside for one discard won by several seats into one (`evaluate_several`)."""
 
 from __future__ import annotations
 
-from scoring.hand import Situation
-from scoring.payout import Payout, Result, Verdict, judge, seat_hand
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.hand import Hand, Situation
+from scoring.payout import Deal, Payout, Result, SharedVerdict, Verdict, judge, judge_several, seat_hand
 from scoring.ruleset import load_ruleset
 from scoring.score import Score
-from scoring.seats import SEATS
+from scoring.seats import SEATS, Seat
 from ui.draft import Draft, to_hand
 from ui.text import in_script, seat_label
 
@@ -18,6 +22,33 @@ def evaluate(draft: Draft, flags: Situation, result: Result, base: int, per_tai:
     are the result's). Raises HandError (what is wrong, for the player) for a hand that is not a win."""
     hand = seat_hand(to_hand(draft, flags), result, base, per_tai, declared_ready)
     return judge(hand, result, ruleset)
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A win set aside on the page while the next winner of the same discard is entered (一炮多響):
+    its hand (its tiles and flags; its winds and table are given again, from the page's deal, when
+    the discard is scored), its winner, and whether that winner had declared 聽牌."""
+
+    hand: Hand
+    winner: Seat
+    declared_ready: bool = False
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> SetAside:
+        return cls(verdict.hand, verdict.result.winner, verdict.hand.table.declared_ready)
+
+
+def evaluate_several(aside: Sequence[SetAside], current: Verdict | None, deal: Deal, discarder: Seat | None,
+                     base: int, per_tai: int, ruleset: str) -> SharedVerdict:
+    """The wins set aside and the page's current one (None: none being entered) as one discard of
+    `discarder`'s under `deal` (`scoring.payout.judge_several`). Raises HandError (for the player)
+    where they cannot be one discard or the table allows one winner only."""
+    wins = [(one.hand, Result(deal, one.winner, discarder), one.declared_ready) for one in aside]
+    seated = [(seat_hand(hand, result, base, per_tai, ready), result) for hand, result, ready in wins]
+    if current is not None:
+        seated.append((current.hand, current.result))
+    return judge_several(seated, ruleset)
 
 
 def item_rows(result: Score, script: str) -> list[dict[str, object]]:

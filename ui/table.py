@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import segno
 
-from ledger import Entry, Recorded, TableInfo, running_totals
+from ledger import MAX_REASON, Entry, Recorded, TableInfo, running_totals
 from scoring.payout import Deal
 from scoring.seats import SEATS, Seat
 from ui.text import in_script, seat_label, wind_label
@@ -47,11 +47,28 @@ def deal_text(deal: Deal, table: TableInfo, script: str) -> str:
 
 
 def result_text(entry: Entry, table: TableInfo, script: str) -> str:
-    """南家 自摸 5 台 · 西家 胡 北家 3 台 · 流局"""
+    """南家 自摸 5 台 · 西家 胡 北家 3 台 · 北家、東家 胡 西家 3＋1 台 · 流局 · 北家 詐胡 8 台 · 罰款：遲到"""
+    claim = entry.false_claim
+    if claim is not None:
+        return f"{player(claim.caller, table, script)} {in_script('詐胡', script)} {claim.claimed} 台"
+    if entry.reason is not None:
+        return in_script(f"罰款：{entry.reason}", script)
     if entry.winner is None:
         return in_script("流局", script)
     how = "自摸" if entry.discarder is None else "胡 " + player(entry.discarder, table, script)
-    return f"{player(entry.winner, table, script)} {in_script(how, script)} {entry.total} 台"
+    who = "、".join(player(w, table, script) for w in entry.winners)
+    tai = "＋".join(str(n) for n in (entry.total, *(o.total for o in entry.others)))
+    return f"{who} {in_script(how, script)} {tai} 台"
+
+
+REASON_MARKS = " ·-，、。：；！？"  # punctuation a reason may keep: none of it is markup
+
+
+def clean_reason(text: str) -> str:
+    """A penalty's reason from the page: letters and digits of any script, spaces and plain
+    punctuation (no markup or control characters reach the screen or the file), at most MAX_REASON."""
+    kept = "".join(ch for ch in unicodedata.normalize("NFC", text) if ch.isalnum() or ch in REASON_MARKS)
+    return " ".join(kept.split())[:MAX_REASON].strip()
 
 
 def table_link(page_url: str | None, code: str) -> str | None:

@@ -9,6 +9,11 @@ shares (the file: `ui.table.db_path()`); the app calls three functions:
   the hand number the page showed, so two phones confirming one hand record it once;
 - `render` at the bottom: totals, chart, the latest hands, undo, edit, CSV.
 
+Where the table's rules allow it (issue 26), `several_winners` (called before `confirm`) sets a
+win aside while the next winner of the same discard is entered, or adds a winner to the last hand,
+and `confirm` records them as one hand; `confirm` also offers a 詐胡 (where the rules state its
+penalty) and a penalty, each recorded as a line of its own.
+
 Undo and edit name the hand and the revision the page saw (`Recorded.revision`): the ledger refuses
 them when another phone changed that hand since. A phone that loses a race reloads the table and
 keeps its hand, and says what changed. A failing ledger file shows its message and leaves the hand
@@ -24,6 +29,7 @@ import pandas as pd
 import streamlit as st
 
 from ledger import (
+    MAX_REASON,
     Conflict,
     Entry,
     Evening,
@@ -32,18 +38,24 @@ from ledger import (
     Recorded,
     TableInfo,
     draw,
+    false_call,
+    penalty,
+    shared_win,
     table_code,
     win,
     write_csv,
 )
-from scoring.hand import ALL_FLAGS
-from scoring.payout import Deal, Verdict
-from scoring.ruleset import available_rulesets
+from scoring.hand import ALL_FLAGS, MAX_STAKE, HandError
+from scoring.payout import Deal, Verdict, false_win, result_of
+from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset
 from scoring.seats import SEATS
+from scoring.settle import MAX_TAI
 from ui.draft import Draft, from_hand
+from ui.result import SetAside, evaluate_several, signed
 from ui.table import (
     chart_columns,
     clean_name,
+    clean_reason,
     db_path,
     deal_text,
     hand_rows,
@@ -54,6 +66,7 @@ from ui.table import (
     totals_rows,
 )
 from ui.text import in_script, seat_label
+from ui.widgets import choice
 
 ss = st.session_state
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
@@ -117,6 +130,7 @@ def _go_to_table() -> None:
 def _leave() -> None:
     st.query_params.pop("table", None)
     ss.table_seen = ss.table_editing = ss.table_confirm = None
+    _forget_lines()
 
 
 def open_desk(script: str, busy: bool) -> Desk | None:
@@ -237,6 +251,7 @@ def _write(desk: Desk, entry: Entry, expect: int, clear: Callable[[Draft], None]
         ss.table_failure = str(exc)
         return
     ss.table_editing = ss.table_seen = ss.table_conflict = None
+    _forget_lines()
     ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.entry, desk.table, 'traditional')}"
     clear(Draft())  # the next hand starts empty, its deal filled in from the ledger
 
@@ -284,11 +299,15 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
                       args=(desk, draw(Deal(ss["round"], ss.dealer, ss.streak)), expect, clear))
             st.button(t("不是流局"), on_click=_ask, args=(None,))
         return
+    if _line_form(desk, expect, script, clear):
+        return
     with st.container(horizontal=True):
-        if verdict is not None:
+        entry = _win_entry(verdict, photo)
+        if entry is not None:
             st.button(t("更新這一局" if editing else "胡了，記下這一局"), type="primary", on_click=_write,
-                      args=(desk, win(verdict, photo), expect, clear))
+                      args=(desk, entry, expect, clear))
         st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=_ask, args=(("draw", expect),))
+        _line_buttons(expect, script)
         if editing:
             st.button(t("取消修改"), on_click=_cancel_edit)
 
@@ -300,6 +319,7 @@ def _ask(question: tuple | None) -> None:
 
 def _cancel_edit() -> None:
     ss.table_editing = ss.table_seen = ss.table_confirm = None
+    _forget_lines()
 
 
 def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
@@ -316,10 +336,11 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
         ss[flag] = False
     draft = Draft()
     try:
-        hand = recorded.scored_hand()
+        hands = recorded.scored_hands()
     except LedgerError as exc:
         ss.table_failure = str(exc)
         return
+    hand = hands[0] if hands else None
     if hand is not None:
         for flag in ALL_FLAGS:
             ss[flag] = getattr(hand.situation, flag)
@@ -330,6 +351,7 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     ss.table_edit_photo = entry.photo_id
     ss.table_editing = (seq, recorded.revision)
     ss.table_confirm = ss.table_conflict = None
+    _load_lines(entry, hands[1:], seq)
     load(draft)
 
 
@@ -378,3 +400,217 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     st.download_button(t("匯出整晚（CSV）"), ("\ufeff" + write_csv(hands)).encode("utf-8"),
                        file_name=f"taishu-{desk.code}.csv", mime="text/csv")
 
+
+
+# -- one discard won by several seats, 詐胡, penalties (issue 26) ---------------------------------------------
+FORM_KEYS = ("false_caller", "false_claimed", "penalty_reason", *(f"{k}_{s.code}" for s in SEATS
+                                                                   for k in ("false_ready", "false_wait", "penalty")))
+
+
+def _settlement() -> SettlementRules | None:
+    """The page's table rules' settlement (None where the ruleset cannot be read: the 台 section says so)."""
+    try:
+        return load_ruleset(ss.ruleset).settlement
+    except RulesetError:
+        return None
+
+
+def _page_deal() -> Deal:
+    return Deal(ss["round"], ss.dealer, int(ss.streak))
+
+
+def setting_aside() -> bool:
+    """Wins are set aside for one discard: the page is busy with a hand even while its draft is empty."""
+    return bool(ss.get("table_aside"))
+
+
+def _forget_lines() -> None:
+    """The wins set aside and the 詐胡 and penalty forms, once their line is recorded or dropped."""
+    ss.table_aside = ()
+    for key in FORM_KEYS:
+        ss.pop(key, None)
+
+
+def _shared(verdict: Verdict | None):
+    """The wins set aside and this one (None: none being entered) as one discard."""
+    discarder = verdict.result.discarder if verdict is not None else (None if ss.how in (None, "self") else ss.how)
+    deal = verdict.result.deal if verdict is not None else _page_deal()
+    return evaluate_several(ss.get("table_aside", ()), verdict, deal, discarder, int(ss.base), int(ss.per_tai),
+                            ss.ruleset)
+
+
+def _win_entry(verdict: Verdict | None, photo: str | None) -> Entry | None:
+    """What "胡了" records: this win, or with wins set aside the one discard they make (None where
+    there is nothing whole to record: no win, or a hand still being entered beside the wins set aside)."""
+    if not setting_aside():
+        return None if verdict is None else win(verdict, photo)
+    if verdict is None and not ss.draft.empty:
+        return None
+    try:
+        return shared_win(_shared(verdict), photo)
+    except (HandError, RulesetError):
+        return None  # `several_winners` shows why
+
+
+def _set_aside(verdict: Verdict, clear: Callable[[Draft], None]) -> None:
+    """This win waits while the next winner's hand is entered: the page is cleared for it, keeping
+    the discarder and what was true of the discard itself (河底, 搶槓)."""
+    aside = (*ss.get("table_aside", ()), SetAside.of(verdict))
+    discard = (ss.last_tile, ss.rob_kong)
+    clear(Draft())
+    ss.table_aside, ss.how = aside, verdict.result.discarder
+    ss.last_tile, ss.rob_kong = discard
+
+
+def _drop_aside(index: int) -> None:
+    aside = ss.get("table_aside", ())
+    ss.table_aside = aside[:index] + aside[index + 1:]
+
+
+def _add_winner(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
+    """Hand `seq` opened as an edit with all its winners set aside, for one more winner of its discard."""
+    _load(desk, seq, load)
+    if ss.get("table_editing") is None:
+        return  # it could not be read: `_load` says so
+    first = next(h for h in desk.hands if h.seq == seq).scored_hand()
+    ss.table_aside = (SetAside(first, ss.winner, first.table.declared_ready), *ss.table_aside)
+    ss.winner = None
+    load(Draft())
+
+
+def _load_lines(entry: Entry, others: tuple, seq: int) -> None:
+    """A hand being edited: its other winners set aside, or its 詐胡 or penalty form filled in."""
+    _forget_lines()
+    dealer = entry.deal.dealer
+    ss.table_aside = tuple(SetAside(h, result_of(h, dealer).winner, h.table.declared_ready) for h in others)
+    claim = entry.false_claim
+    if claim is not None:
+        ss.false_caller, ss.false_claimed = claim.caller, claim.claimed
+        for seat, tai in claim.waiting:
+            ss[f"false_ready_{seat.code}"], ss[f"false_wait_{seat.code}"] = tai is not None, tai or 0
+        ss.table_confirm = ("false_win", seq)
+    elif entry.reason is not None:
+        for seat, amount in entry.net_by_seat.items():
+            ss[f"penalty_{seat.code}"] = amount
+        ss.penalty_reason, ss.table_confirm = entry.reason, ("penalty", seq)
+
+
+def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Callable[[Draft], None],
+                    load: Callable[[Draft], None]) -> None:
+    """One discard won by several seats (一炮多響), where the table's rules allow it: the wins set
+    aside and what they come to with this one; a button to set this win aside and enter the next
+    winner's hand; one to add a winner to the last hand recorded, when it was won off a discard."""
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    rules, aside = _settlement(), ss.get("table_aside", ())
+    if aside:
+        st.markdown(t("**一炮多響**：這張牌已經有這幾家胡了（在上面輸入下一家的牌，或直接記下）"))
+        for i, one in enumerate(aside):
+            with st.container(horizontal=True):
+                st.markdown(player(one.winner, desk.table, script))
+                st.button(t("拿掉這一家"), key=f"aside-drop-{i}", on_click=_drop_aside, args=(i,))
+        try:
+            shared = _shared(verdict)
+        except (HandError, RulesetError) as exc:
+            st.error(t("一炮多響算不出來：") + (exc.for_player if isinstance(exc, HandError) else str(exc)))
+        else:
+            st.table([{t("誰胡"): player(v.result.winner, desk.table, script), "台": v.payout.payments[0].tai,
+                       t("放槍的人付"): v.payout.payments[0].amount} for v in shared.verdicts], hide_index=True)
+            st.caption(" · ".join(f"{player(s, desk.table, script)} {signed(n)}" for s, n in shared.net.items()))
+    if rules is None or not rules.several_winners:
+        return
+    if verdict is not None and verdict.result.discarder is not None:
+        st.button(t("這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌"), on_click=_set_aside,
+                  args=(verdict, clear))
+    last = desk.hands[-1] if desk.hands else None
+    if (last is not None and last.entry.discarder is not None and not aside and ss.draft.empty
+            and ss.get("table_editing") is None):
+        st.button(t(f"第 {last.seq} 局那張牌還有別家胡：加一家"), on_click=_add_winner, args=(desk, last.seq, load))
+
+
+def _line_buttons(expect: int, script: str) -> None:
+    """詐胡 (where the table's rules state its penalty) and 罰款, beside 流局."""
+    rules = _settlement()
+    if rules is not None and rules.false_win:
+        st.button(in_script("詐胡", script), on_click=_ask, args=(("false_win", expect),))
+    st.button(in_script("罰款", script), on_click=_ask, args=(("penalty", expect),))
+
+
+def _line_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None]) -> bool:
+    """The 詐胡 or penalty form for line `expect`, where one was asked for (True: drawn)."""
+    asked = ss.get("table_confirm")
+    if asked == ("false_win", expect):
+        _false_win_form(desk, expect, script, clear)
+    elif asked == ("penalty", expect):
+        _penalty_form(desk, expect, script, clear)
+    else:
+        return False
+    return True
+
+
+def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None]) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    def who(seat) -> str:
+        return player(seat, desk.table, script)
+
+    st.markdown(t(f"**第 {expect} 局：詐胡**（詐胡的人賠三家：聽牌的人賠他聽的台數，沒聽的人賠詐胡的台數；"
+                  "莊家連莊）"))
+    choice(t("誰詐胡"), SEATS, "false_caller", who)
+    st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_claimed")
+    caller, waiting = ss.get("false_caller"), {}
+    for seat in SEATS:
+        if seat == caller:
+            continue
+        with st.container(horizontal=True):
+            ready = st.checkbox(t(f"{who(seat)} 聽牌"), key=f"false_ready_{seat.code}")
+            if ready:
+                st.number_input(t("聽幾台"), min_value=0, max_value=MAX_TAI, step=1, key=f"false_wait_{seat.code}")
+        waiting[seat] = int(ss.get(f"false_wait_{seat.code}", 0)) if ready else None
+    payout, problem = None, "選出誰詐胡"
+    if caller is not None:
+        try:
+            payout = false_win(caller, int(ss.get("false_claimed", 0)), waiting, _page_deal(), int(ss.per_tai),
+                               ss.ruleset)
+        except HandError as exc:
+            problem = exc.for_player
+        except RulesetError as exc:
+            problem = str(exc)
+    if payout is None:
+        st.info(t(problem))
+    else:
+        st.table([{t("誰收"): who(p.payee), "台": p.tai, t("金額"): p.amount, t("為什麼"): t(p.reason)}
+                  for p in payout.payments], hide_index=True)
+        st.caption(" · ".join(f"{who(s)} {signed(n)}" for s, n in payout.net.items()))
+    with st.container(horizontal=True):
+        st.button(t("確定記下詐胡"), type="primary", disabled=payout is None, on_click=_write,
+                  args=(desk, None if payout is None else false_call(payout, _page_deal(), ss.ruleset), expect, clear))
+        st.button(t("不記詐胡"), on_click=_ask, args=(None,))
+
+
+def _penalty_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None]) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    st.markdown(t(f"**第 {expect} 局：罰款**（不是一局牌，莊家不變。收錢填正數、付錢填負數；"
+                  "不一定要加起來是零，例如罰給場地）"))
+    with st.container(horizontal=True):
+        for seat in SEATS:
+            ss.setdefault(f"penalty_{seat.code}", 0)  # nothing, not the least amount the box allows
+            st.number_input(player(seat, desk.table, script), min_value=-MAX_STAKE, max_value=MAX_STAKE, step=10,
+                            key=f"penalty_{seat.code}", width=110)
+    st.text_input(t("原因"), key="penalty_reason", max_chars=MAX_REASON, placeholder=t("例如：相公、遲到"))
+    net = tuple(int(ss.get(f"penalty_{seat.code}", 0)) for seat in SEATS)
+    reason = clean_reason(ss.get("penalty_reason") or "")
+    problem = "請寫罰款的原因" if not reason else None if any(net) else "請填誰收、誰付多少"
+    if problem:
+        st.info(t(problem))
+    else:
+        st.caption(t(f"罰款：{reason}") + " · " + " · ".join(
+            f"{player(s, desk.table, script)} {signed(n)}" for s, n in zip(SEATS, net, strict=True)))
+    with st.container(horizontal=True):
+        st.button(t("確定記下罰款"), type="primary", disabled=problem is not None, on_click=_write,
+                  args=(desk, penalty(_page_deal(), net, reason), expect, clear))
+        st.button(t("不記罰款"), on_click=_ask, args=(None,))

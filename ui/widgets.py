@@ -22,17 +22,20 @@ def _key(name: str, labels: tuple[str, ...], index: int | None) -> str:
     return f"{name}-{digest}"
 
 
-def _chosen(name: str, key: str, options: tuple) -> None:
+def _chosen(name: str, key: str, options: tuple, then: Callable[[object], None] | None) -> None:
     index = ss.get(key)
     ss[name] = None if index is None else options[index]
+    if then is not None:
+        then(ss[name])
 
 
 def choice(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
-           help: str | None = None) -> None:
-    """A row of choices for `ss[name]` (None, or a value not among `options`: nothing chosen)."""
+           help: str | None = None, then: Callable[[object], None] | None = None) -> None:
+    """A row of choices for `ss[name]` (None, or a value not among `options`: nothing chosen);
+    `then(value)`, where given, runs once the value is set (a callback: before the next run)."""
     options = tuple(options)
     labels = tuple(format_func(o) for o in options)
     index = options.index(ss[name]) if ss.get(name) in options else None
     key = _key(name, labels, index)
     st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
-             on_change=_chosen, args=(name, key, options), help=help)
+             on_change=_chosen, args=(name, key, options, then), help=help)
