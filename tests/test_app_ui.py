@@ -9,7 +9,9 @@ import pytest
 import yaml
 
 from datasets.check import check
-from scoring.hand import Hand, HandError, Meld, Situation, Table
+from scoring.hand import Hand, HandError, Meld, Situation
+from scoring.payout import Deal, Result
+from scoring.seats import Seat, Wind
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.dataset import DatasetError, dataset_folder, dataset_root, save_example
 from ui.draft import (
@@ -29,8 +31,6 @@ from ui.draft import (
     to_hand,
     to_text,
 )
-from scoring.payout import Deal, Result
-from scoring.seats import Seat, Wind
 from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label

@@ -21,7 +21,9 @@ import numpy as np
 import pytest
 
 from ledger import Ledger
-from scoring.hand import Hand, Situation, Table
+from scoring.hand import Hand, Situation
+from scoring.payout import Deal, Result
+from scoring.seats import Seat
 from tests.fake_detections import laid_out
 from ui.draft import from_hand
 from ui.result import evaluate
@@ -40,8 +42,8 @@ HAND = Hand.from_json({
     "seat": "E", "round": "E", "self_draw": True,
 })
 TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
-# What the app shows for HAND with its default table: seat 東, self-drawn, 底 100, 每台 20.
-DEFAULTS = (Situation(self_draw=True), Table(dealer="E", base=100, per_tai=20), "tw16-2026.09-p0")
+# What the app shows for HAND as it starts: 東家 deals and self-draws, 底 100, 每台 20.
+DEFAULTS = (Situation(), Result(Deal(), Seat.E), 100, 20, False, "tw16-2026.09-p0")
 TEXT_BOX = "或用文字輸入手牌"
 SLOW = 30_000  # ms
 
@@ -232,11 +234,11 @@ def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
     expect(page.get_by_text("誰付多少", exact=True)).to_be_visible()
     screenshot(page, "browser-typed-hand-390.png")
 
-    page.get_by_text("北家放槍").click()  # off 北家's discard: 北家 alone pays
+    page.get_by_text("北家 放槍").click()  # off 北家's discard: 北家 alone pays
     expect(page.get_by_test_id("stTable").nth(1).locator("tbody tr")).to_have_count(1)
     page.get_by_text("简体").click()  # the same result in simplified characters, the choices kept
     expect(page.get_by_test_id("stMetricLabel")).to_have_text("合计")
-    expect(page.get_by_role("radio", name="北家放枪")).to_be_checked()
+    expect(page.get_by_role("radio", name="北家 放枪")).to_be_checked()
     expect(page.get_by_role("radio", name="东家", exact=True).first).to_be_checked()
     expect(page.get_by_test_id("stTable").nth(1)).to_contain_text("北家")
 
@@ -307,7 +309,7 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
         expect(other.get_by_text("牌桌 evening · 第 2 局 · 東風圈 · 莊家 東家 · 連莊 1")).to_be_visible(timeout=SLOW)
     finally:
         context.close()
-    assert [h.entry.winner for h in Ledger(db).hands("evening")] == ["E"]
+    assert [h.entry.winner for h in Ledger(db).hands("evening")] == [Seat.E]
 
 def test_face_down_tiles_are_shown_as_tiles_to_name(page, face_down_url):
     """The page used to break below ② on any `back` in a reading (no 台, no save button)."""
