@@ -65,6 +65,11 @@ def win_as(at, wind, how="self"):
     return press(enter(at, wind, how), RECORD)
 
 
+def totals_shown(at) -> list[dict]:
+    """The evening's totals table (the hands' table beside it has no 玩家 column)."""
+    return next(t.value for t in at.table if "玩家" in t.value.columns).to_dict("records")
+
+
 def shown_deal(at):
     return Deal(at.radio(key="round-traditional").value, at.radio(key="dealer-traditional").value,
                 at.number_input(key="streak").value)
@@ -105,7 +110,7 @@ def test_payments_are_by_seat_when_the_dealer_is_not_east(db):
     [_, second] = Ledger(db).hands("friday")
     assert second.entry.winner == "W" and second.entry.discarder == "E" and second.entry.hand["seat"] == "S"
     assert second.entry.net_by_seat == {"E": -(100 + expected * 20), "S": 0, "W": 100 + expected * 20, "N": 0}
-    totals = {r["玩家"]: r["合計"] for r in at.table[-1].value.to_dict("records")}
+    totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
     first = Ledger(db).hands("friday")[0].entry.net_by_seat
     assert totals == {f"{'東南西北'[i]}家": first[w] + second.entry.net_by_seat[w] for i, w in enumerate("ESWN")}
 
@@ -126,7 +131,7 @@ def test_undo_and_edit_in_the_app(db):
     paid = 100 + (score(HAND.replace(self_draw=False)).total + 1) * 20  # 底 100, 每台 20, 莊家 +1
     assert hand.edited_at and hand.entry.discarder == "W" and hand.entry.net == (paid, 0, -paid, 0)
     assert shown_deal(at) == Deal("E", "E", 1)  # the next deal again, the edit done
-    assert [r["合計"] for r in at.table[-1].value.to_dict("records")] == [paid, 0, -paid, 0]
+    assert [r["合計"] for r in totals_shown(at)] == [paid, 0, -paid, 0]
 
 
 def test_two_phones_confirming_one_hand_record_it_once(db):

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from ledger import (
@@ -36,6 +35,7 @@ from ledger import (
 from scoring.hand import ALL_FLAGS, Hand
 from scoring.ruleset import available_rulesets
 from scoring.tiles import WINDS
+from ui.chart import evening_chart
 from ui.draft import Draft, from_hand
 from ui.result import Outcome
 from ui.table import (
@@ -49,7 +49,7 @@ from ui.table import (
     table_link,
     totals_rows,
 )
-from ui.text import SCRIPTS, in_script, seat_label
+from ui.text import SCRIPTS, in_script, ruleset_label, seat_label
 
 ss = st.session_state
 
@@ -115,10 +115,10 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if raw is None:
         with st.expander(t("牌桌：記下整晚每一局、自動換莊、算總帳")):
             st.text_input(t("牌桌代號（同桌的手機用同一個）"), key="table_code_input", max_chars=24,
-                          placeholder="friday")
+                          placeholder=t("例如 0701"))
             st.button(t("開桌"), on_click=_go_to_table)
             if ss.get("table_error"):
-                st.error(ss.table_error)
+                st.error(t(ss.table_error))
         return None
     try:
         code = table_code(raw)
@@ -126,7 +126,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         ledger.open_table(code, ss.base, ss.per_tai, ss.ruleset)
         desk = Desk(ledger, *ledger.state(code))
     except LedgerError as exc:
-        st.error(t("牌桌的帳本打不開，這一手還是可以算：") + str(exc))
+        st.error(t("牌桌的帳本打不開，這一手還是可以算：" + str(exc)))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
     seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
@@ -169,13 +169,14 @@ def _settings(desk: Desk, script: str) -> None:
                                   key=f"per-tai-{rev}")
         rulesets = available_rulesets()
         ruleset = st.selectbox(t("台數規則"), rulesets, key=f"rules-{rev}",
+                               format_func=lambda r: ruleset_label(r, script),
                                index=rulesets.index(table.ruleset) if table.ruleset in rulesets else 0)
         if st.form_submit_button(t("儲存牌桌設定")):
             try:
                 desk.ledger.update_table(desk.code, tuple(clean_name(n) for n in names), first, int(base),
                                          int(per_tai), ruleset)
             except LedgerError as exc:
-                st.error(t("存不進去：") + str(exc))
+                st.error(t("存不進去：" + str(exc)))
             else:
                 st.rerun()
 
@@ -215,7 +216,7 @@ def confirm(desk: Desk, outcome: Outcome | None, photo_id: str | None, script: s
         st.warning(t(ss.pop("table_conflict") + "。這一手還在：若是同一局就不用再記；不是的話，莊家和連莊已換成"
                                                   "現在的下一局，看過後再記一次。"))
     if ss.get("table_failure"):
-        st.error(t("沒有記進牌桌（這一手還在）：") + ss.pop("table_failure"))
+        st.error(t("沒有記進牌桌（這一手還在）：" + ss.pop("table_failure")))
     if ss.get("table_note"):
         st.success(t(ss.pop("table_note")))
     with st.container(horizontal=True):
@@ -274,9 +275,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         st.caption(t("還沒有記任何一局。"))
         return
     st.table(totals_rows(desk.table, desk.hands, script), hide_index=True)
-    chart = pd.DataFrame(chart_columns(desk.table, desk.hands, script)).set_index(t("局"))
-    st.line_chart(chart, x_label=t("局"), y_label=t("累計"))
-    st.dataframe(hand_rows(desk.table, desk.hands, script), hide_index=True)
+    st.altair_chart(evening_chart(chart_columns(desk.table, desk.hands, script), script))  # words in the script
+    st.table(hand_rows(desk.table, desk.hands, script), hide_index=True)  # st.dataframe's menus are English
     last = desk.hands[-1].seq
     with st.container(horizontal=True):
         st.button(t(f"刪掉最後一局（第 {last} 局）"), on_click=_undo, args=(desk, last))

@@ -6,6 +6,7 @@ mixed in such as a tile name or a scorer message, into simplified one character 
 
 from __future__ import annotations
 
+from scoring.ruleset import RulesetError, load_ruleset
 from scoring.script import in_script
 from scoring.tiles import WINDS, tile_name
 
@@ -23,3 +24,12 @@ def tile_label(code: str | None, script: str) -> str:
 def seat_label(wind: str, script: str) -> str:
     """東家 / 东家."""
     return in_script(f"{WIND_NAMES[wind]}家", script)
+
+
+def ruleset_label(name: str, script: str) -> str:
+    """A ruleset offered by file stem, shown by its Chinese name (tw16-common → 台灣麻將 常見規則);
+    one that does not load is shown by its stem (the page says what is wrong when it scores)."""
+    try:
+        return in_script(load_ruleset(name).label(script), script)
+    except RulesetError:
+        return name
