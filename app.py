@@ -15,7 +15,7 @@ from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation, Table
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.tiles import TILE_CODES, WINDS
 from ui import audit_page, table_page
-from ui.chrome import keep_script_in_url, page_script
+from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.draft import (
     MELD_SIZE,
@@ -167,7 +167,7 @@ def on_remove_meld(m: int) -> None:
 # -- page -------------------------------------------------------------------------------------------
 st.title(t("台數"))
 st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
-         label_visibility="collapsed", on_change=keep_script_in_url)
+         label_visibility="collapsed", on_change=on_script_change)
 script = ss.script
 st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
 # The table's ledger (?table=CODE, ui/table_page.py): before the situation widgets, which it fills in.

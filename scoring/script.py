@@ -38,6 +38,7 @@ PHRASES = {
     "套用": "应用",
     "送出": "提交",
     "輸入鍵": "回车键",
+    "逾時": "超时",
     "最相容": "兼容性最佳",  # the iPhone's camera format, as its mainland settings name it
 }
 _PHRASE = re.compile("|".join(sorted(map(re.escape, PHRASES), key=len, reverse=True)))

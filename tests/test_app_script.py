@@ -22,7 +22,6 @@ from streamlit.testing.v1 import AppTest
 
 import vision.detector
 import vision.read
-from vision.notices import Notice
 from scoring.hand import Hand
 from scoring.ruleset import available_rulesets
 from scoring.script import PHRASES, TRADITIONAL_ONLY, in_script, simplified
@@ -30,6 +29,7 @@ from tests.fake_detections import laid_out, reading_at_a_table
 from ui import chrome
 from ui.table import DB_ENV
 from ui.text import SCRIPT_LABELS, ruleset_label
+from vision.notices import Notice
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 HAND = Hand.from_json({
@@ -49,7 +49,7 @@ def traditional_in(text: str) -> set[str]:
 # -- the conversion -------------------------------------------------------------------------------
 @pytest.mark.parametrize(("taiwan", "mainland"), [
     ("這個檔案不能當照片讀", "这个文件不能当照片读"),
-    ("存在伺服器啟動時選的資料夾（環境變數 TAISHU_DATASET_ROOT）", "存在服务器启动时选的文件夹（环境变量 TAISHU_DATASET_ROOT）"),
+    ("存在伺服器啟動時選的資料夾（環境變數）", "存在服务器启动时选的文件夹（环境变量）"),
     ("上傳胡牌照片", "上传胡牌照片"),
     ("牌桌：記下整晚每一局、自動換莊、算總帳", "牌桌：记下整晚每一局、自动换庄、算总账"),
     ("牌桌的帳本打不開", "牌桌的账本打不开"),

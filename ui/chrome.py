@@ -38,6 +38,10 @@ WORDS = {
     "Is Streamlit still running? If you accidentally stopped Streamlit, just restart it in your terminal:":
         "伺服器可能停了。等它重新啟動後，這個網頁會自己連回去。",
     "Connection lost. Please wait for the app to reconnect, then try again.": "連線中斷了：等它連回去再試一次。",
+    "Streamlit server is not responding. Are you connected to the internet?":
+        "伺服器沒有回應：手機還連在牌桌的無線網路上嗎？",
+    "Connection timed out.": "連線逾時。",
+    "Dismiss": "知道了",
     "Close": "關閉",
     "This app has encountered an error. The original error message is redacted to prevent data leaks. Full "
     "error details have been recorded in the logs (if you're on Streamlit Cloud, click on 'Manage app' in the "
@@ -96,8 +100,8 @@ PATTERNS = [
 ]
 
 # Tap targets of at least 44 px (a fingertip; WCAG 2.5.5), and what Streamlit shows that a
-# player cannot use: the camera's link to Streamlit's English help, the code line of the lost-
-# connection dialog (a command for whoever runs the server).
+# player has no use for: the main menu (print, record a screencast, developer settings), the
+# camera's link to Streamlit's English help, the command line in the lost-connection dialog.
 STYLE = """
 [data-testid="stRadio"] [role="radiogroup"] label, [data-testid="stCheckbox"] label {
   min-height: 44px; display: flex; align-items: center; }
@@ -109,8 +113,9 @@ STYLE = """
 [data-testid="stNumberInputContainer"], [data-testid="stSelectbox"] [data-baseweb="select"] > div,
 [data-testid="stSelectbox"] button { min-height: 44px; }
 /* The ⓘ beside a label: a 44 px box around the 16 px icon, the label's line left as it was. */
-[data-testid="stTooltipHoverTarget"] { min-width: 44px; min-height: 44px; margin: -14px; justify-content: center; }
-[data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
+[data-testid="stTooltipHoverTarget"] > button {
+  min-width: 44px; min-height: 44px; margin: -14px; display: flex; align-items: center; justify-content: center; }
+[data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
 [data-testid="stElementContainer"]:has(#taishu-chrome) { display: none; }
 """
 
@@ -209,9 +214,21 @@ def page_script() -> str:
     return ss.script
 
 
-def keep_script_in_url() -> None:
-    """The script radio's callback: the choice into the address (the default leaves it out)."""
-    if st.session_state.script == DEFAULT_SCRIPT:
+# Widgets under one key whose options are shown in the player's script. Streamlit keeps a
+# selectbox's value as the label the browser showed, which is no option once the labels change:
+# when the script changes, their values are set again from the session (app.py's radios keep one
+# widget per script instead).
+SCRIPT_LABELLED = ("ruleset",)
+
+
+def on_script_change() -> None:
+    """The script radio's callback: the choice into the address (the default leaves it out), and
+    the script-labelled widgets held to their values."""
+    ss = st.session_state
+    for key in SCRIPT_LABELLED:
+        if key in ss:
+            ss[key] = ss[key]
+    if ss.script == DEFAULT_SCRIPT:
         st.query_params.pop("script", None)
     else:
-        st.query_params["script"] = st.session_state.script
+        st.query_params["script"] = ss.script

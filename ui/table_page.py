@@ -168,7 +168,7 @@ def _settings(desk: Desk, script: str) -> None:
         per_tai = st.number_input(t("每台"), min_value=0, max_value=1_000_000, step=10, value=table.per_tai,
                                   key=f"per-tai-{rev}")
         rulesets = available_rulesets()
-        ruleset = st.selectbox(t("台數規則"), rulesets, key=f"rules-{rev}",
+        ruleset = st.selectbox(t("台數規則"), rulesets, key=f"rules-{rev}-{script}",  # its labels: ui/chrome.py
                                format_func=lambda r: ruleset_label(r, script),
                                index=rulesets.index(table.ruleset) if table.ruleset in rulesets else 0)
         if st.form_submit_button(t("儲存牌桌設定")):
