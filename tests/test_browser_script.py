@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 import tests.test_browser as in_browser
+from scoring.ruleset import DEFAULT_RULESET
 from scoring.script import in_script
 from tests.test_browser import (
     FAKE_DETECTOR_APP,
@@ -32,7 +33,7 @@ from tests.test_browser import (
     table_photo,
     upload,
 )
-from ui.text import SCRIPT_LABELS, SCRIPTS
+from ui.text import SCRIPT_LABELS, SCRIPTS, ruleset_label
 
 browser, page = in_browser.browser, in_browser.page  # its fixtures: Chromium, and a phone's page in it
 
@@ -48,7 +49,7 @@ SMALLEST = 44  # px
 T2S = opencc.OpenCC("t2s")
 
 # Every text node a player can see (not icons drawn by a font, not <noscript>, <style>, <script>),
-# and every attribute a screen reader or a hover shows.
+# each selectbox's choice, and every attribute a screen reader or a hover shows.
 PAGE_WORDS = """() => {
   const out = [];
   const skip = "noscript, style, script, [aria-hidden=true], [data-testid=stIconMaterial]";
@@ -59,6 +60,8 @@ PAGE_WORDS = """() => {
     const box = el.getBoundingClientRect(), style = getComputedStyle(el);
     if (box.width > 0 && box.height > 0 && style.visibility !== "hidden") out.push(text);
   }
+  // A selectbox shows its choice as the value of its input.
+  for (const input of document.querySelectorAll("[data-testid=stSelectbox] input")) out.push(input.value);
   for (const el of document.querySelectorAll("*"))
     for (const name of ["aria-label", "title", "placeholder", "alt", "aria-description"])
       if (el.getAttribute(name)) out.push(el.getAttribute(name));
@@ -133,6 +136,9 @@ def test_the_page_speaks_the_players_script_and_fits_a_finger(page, evening_url,
     upload(page, "胡牌.jpg", table_photo())
     expect(page.get_by_text(t("讀到 18 張牌"), exact=False)).to_be_visible(timeout=SLOW)
     show_everything(page)
+    # 規則 shows the table by its name in this script: the choice made in the other one is kept
+    for choice in page.get_by_test_id("stSelectbox").filter(has_text=t("台數規則")).all():
+        expect(choice.locator("input")).to_have_value(ruleset_label(DEFAULT_RULESET, script))
 
     shown = page.evaluate(PAGE_WORDS)
     assert any(t("誰付多少") in text for text in shown) and any(t("累計") in text for text in shown)

@@ -214,11 +214,11 @@ def page_script() -> str:
     return ss.script
 
 
-# Widgets under one key whose options are shown in the player's script. Streamlit keeps a
-# selectbox's value as the label the browser showed, which is no option once the labels change:
-# when the script changes, their values are set again from the session (app.py's radios keep one
-# widget per script instead).
-SCRIPT_LABELLED = ("ruleset",)
+# Widgets under one key whose options are shown in the player's script. Streamlit keeps the
+# value of a selectbox, a radio or pills as the label the browser showed, which is no option once
+# the labels change: when the script changes, their values are set again from the session
+# (app.py's situation radios keep one widget per script instead).
+SCRIPT_LABELLED = ("page", "ruleset")
 
 
 def on_script_change() -> None:
