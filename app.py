@@ -21,6 +21,7 @@ from scoring.seats import SEATS, Wind, seat_wind
 from scoring.tiles import TILE_CODES
 from scoring.validate import kong_origins_needed
 from ui import audit_page, table_page
+from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.draft import (
     MELD_SIZE,
@@ -42,7 +43,7 @@ from ui.draft import (
 from ui.photo import annotate, box_codes, choices, flagged, loose, photo_id, spare_for, supposed_left, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.table import player
-from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, tile_label, wind_label
+from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
 from ui.widgets import choice
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
@@ -54,8 +55,10 @@ from vision.read import read_photo
 log = logging.getLogger("taishu")
 st.set_page_config(page_title="台數 taishu", page_icon="🀄", layout="centered",
                    initial_sidebar_state="collapsed")
-if st.sidebar.radio("頁面", ("台數", "資料集檢查"), key="page") == "資料集檢查":  # ui/audit_page.py
-    audit_page.render()
+script = page_script()  # ?script= in the address (ui/chrome.py); Streamlit's own words in it too
+if st.sidebar.radio(in_script("頁面", script), ("台數", "資料集檢查"), key="page",
+                    format_func=lambda page: in_script(page, script)) == "資料集檢查":  # ui/audit_page.py
+    audit_page.render(script)
     st.stop()
 
 ss = st.session_state
@@ -245,9 +248,9 @@ def score_page():
 
 
 # -- page ---------------------------------------------------------------------------------------------
-st.title("台數")
+st.title(t("台數"))
 st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
-         label_visibility="collapsed")
+         label_visibility="collapsed", on_change=on_script_change)
 script = ss.script
 summary = st.container(key="summary")  # filled in once the hand is scored: stays in view (ui/style)
 st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
@@ -268,8 +271,8 @@ upload = st.file_uploader(
     help=t("JPG、PNG 或 WebP。iPhone 的 HEIC 照片上傳時手機會轉成 JPG；若檔案仍是 HEIC，"
            "請到 設定 › 相機 › 格式 選「最相容」再拍。"),
 )
-with st.expander(t("用網頁相機拍照（需 HTTPS 或 localhost）")):
-    st.caption(t("手機經由 Wi-Fi（http://…）連線時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
+with st.expander(t("用網頁相機拍照（要 https:// 的網址，或在這台電腦上）")):
+    st.caption(t("手機經由無線網路連上 http://… 的網址時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
     camera = st.camera_input(t("拍照"), key=f"camera-{ss.uploads}", on_change=lambda: ss.update(source="camera"))
 
 photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
@@ -480,7 +483,7 @@ if reading is not None:
                        + (t(f"有 {unboxed} 張牌是你加的，照片上沒有它的框，沒有存進標註。") if unboxed else ""))
 
 with st.expander(t("規則")):
-    st.selectbox(t("台數規則"), available_rulesets(), key="ruleset")
+    st.selectbox(t("台數規則"), available_rulesets(), key="ruleset", format_func=lambda r: ruleset_label(r, script))
 
 if desk is not None:
     table_page.render(desk, script, edit)

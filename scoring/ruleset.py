@@ -37,6 +37,7 @@ from typing import Any
 from .entries import CLAIMS, NEEDS_OF, OPEN, ORIGIN_ARGS, PREDICATES, SHAPES_OF
 from .hand import ALL_FLAGS, KONG_ORIGINS, TABLE_FLAGS, brief
 from .reading import SHAPES, STANDARD
+from .script import simplified
 
 RULESET_DIR = Path(__file__).with_name("rulesets")
 # A folder of your own ruleset files, offered beside the built-in ones; a file there named like a
@@ -147,7 +148,8 @@ class Ruleset:
     title: str
     entries: tuple[Entry, ...]
     settlement: SettlementRules
-    name: str = ""  # display name in Chinese
+    name: str = ""  # display name in Chinese (simplified, like the entries' names)
+    trad: str = ""  # the display name in traditional characters, where the file gives one
     min_tai: int = 0  # 起胡: the least 台 a win needs
     options: tuple[str, ...] = ()  # house rules selected (tw16-common+见花见台)
     available_options: tuple[str, ...] = ()
@@ -155,6 +157,16 @@ class Ruleset:
 
     def entry(self, name: str) -> Entry:
         return next(e for e in self.entries if e.name == name)
+
+    def label(self, script: str) -> str:
+        """The table's name for a player reading `script`: `trad` or `name` as the file writes
+        them (options appended), the id where it names neither. A `trad` that is not `name` in
+        traditional characters is left out: a house table copied from another with only its
+        `name` changed would otherwise be offered under the other table's name."""
+        trad = self.trad if simplified(self.trad) == self.name else ""
+        if script == "traditional":
+            return trad or self.name or self.id
+        return self.name or self.id
 
     # Facts of the table read at every hand: computed once (a Ruleset never changes).
     @cached_property
@@ -308,6 +320,7 @@ def parse_ruleset(data: dict, where: str = "ruleset", options: tuple[str, ...] =
     rid = data["id"] + "".join(f"+{o}" for o in options)
     return Ruleset(rid, data.get("title", ""), entries, settlement,
                    name=data.get("name", data.get("title", "")) + "".join(f" + {o}" for o in options),
+                   trad=data["trad"] + "".join(f" + {o}" for o in options) if "trad" in data else "",
                    min_tai=int(data.get("min_tai", 0)), options=tuple(options),
                    available_options=tuple(known), impossible=impossible)
 

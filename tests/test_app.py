@@ -373,7 +373,7 @@ def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path,
     house_table(tmp_path)
     monkeypatch.setenv(EXTRA_RULESETS, str(tmp_path))
     at = ok(app(NoModel))
-    assert "house" in at.selectbox(key="ruleset").options
+    assert "我家的台數" in at.selectbox(key="ruleset").options  # its own name, not the copied table's
     ok(at.text_input(key="text").set_value("123456789m 234p 45s 99s 和6s").run())
     choose(at, "how", "北家 放槍")  # off a discard: 门清 1 + 平和 2 by default
     assert total_shown(at) == "3 台"

@@ -58,6 +58,11 @@ def win_as(at, winner: str, how: str = "自摸"):
     return press(enter(at, winner, how), RECORD)
 
 
+def totals_shown(at) -> list[dict]:
+    """The evening's totals table (the hands' table beside it has no 玩家 column)."""
+    return next(t.value for t in at.table if "玩家" in t.value.columns).to_dict("records")
+
+
 def shown_deal(at) -> Deal:
     dealer = next(s for s in SEATS if chosen(at, "dealer").startswith(s.zh))
     return Deal(Wind(next(w for w in Wind if chosen(at, "round").startswith(w.zh))), dealer,
@@ -107,7 +112,7 @@ def test_payments_are_by_seat_and_the_page_never_asks_a_wind(db):
     press(at, RECORD)
     second = Ledger(db).hands("friday")[1].entry
     assert (second.winner, second.discarder, json.loads(second.hand)["seat"]) == (W, E, "S") and second.net == expected
-    totals = {r["玩家"]: r["合計"] for r in at.table[0].value.to_dict("records")}
+    totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
     first = Ledger(db).hands("friday")[0].entry.net
     assert totals == {s.zh: first[i] + second.net[i] for i, s in enumerate(SEATS)}
 
@@ -286,7 +291,7 @@ def test_a_damaged_row_is_reported_and_the_evening_still_adds_up(db):
     at = phone()
     assert any("第 2 局" in w.value for w in at.warning) and not at.exception and not at.error
     hands = Ledger(db).state("friday").hands
-    totals = {r["玩家"]: r["合計"] for r in at.table[0].value.to_dict("records")}
+    totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
     assert totals == {s.zh: sum(h.entry.net[i] for h in hands) for i, s in enumerate(SEATS)}
     other = Ledger(db)  # a write to another table right after (the failed read holds nothing open)
     other.open_table("saturday")
@@ -498,5 +503,5 @@ def test_a_penalty_needs_a_reason_and_leaves_the_deal(db):
     [_, fine] = Ledger(db).hands("friday")
     assert fine.entry.net == (0, -200, 0, 0) and fine.entry.reason == "遲到 粗體 xjavascript1"
     assert shown_deal(at) == Deal(Wind.E, S, 0) == fine.entry.deal  # no hand was played
-    totals = {r["玩家"]: r["合計"] for r in at.table[0].value.to_dict("records")}
+    totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
     assert sum(totals.values()) == -200

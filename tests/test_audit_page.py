@@ -65,7 +65,7 @@ def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
     ok(page.text_input(key="audit_dir").set_value(str(data_set)).run())
     at = ok(page.button(key="audit_run").click().run())
     assert [(m.label, m.value) for m in at.metric] == [("mAP50", "0.500"), ("mAP50-95", "0.500"),
-                                                      ("precision", "0.500"), ("recall", "0.667")]
+                                                      ("精確率", "0.500"), ("召回率", "0.667")]
     # most suspicious first: b's unlabelled 3p (at 0.85 one of two detections is on a label: (1 + 2 x 3/4) / 4,
     # x 0.9 for b's strays, x 0.9 for 3p's) before a's 2m read as 3p (certainty 0.84 that it is not 2m at 0.02,
     # x the share of codes read right at 0.85: none of one, (0 + 2 x 2/3) / 3)
@@ -74,7 +74,7 @@ def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
 
     ok(at.selectbox(key="audit_kind").set_value("wrong-class").run())
     assert at.dataframe[-1].value.to_dict("records") == [
-        {"可疑度": 0.38, "問題": "wrong-class", "圖": "images/train/a.jpg", "說明": "labelled 2m, read as 3p (0.85)"}]
+        {"可疑度": 0.38, "問題": "讀成別的牌", "圖": "images/train/a.jpg", "說明": "labelled 2m, read as 3p (0.85)"}]
     assert at.selectbox(key="audit_image").options == ["images/train/a.jpg（1 個可疑）"]
     assert [i.captions[0] for i in at.image[-3:-1]] == ["標註（紅：可疑）", "模型讀到的（信心 ≥ 0.05）"]
     assert "讀成別的牌" in at.image[-1].captions[0]  # the flag's thumbnail under the two pictures

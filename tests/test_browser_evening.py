@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from ledger import Ledger, read_csv, totals
-from scoring.hand import Hand, Meld
-from scoring.payout import Deal, Result, judge, seat_hand
+from scoring.hand import Hand, Meld, Situation
+from scoring.payout import Deal, Result, judge, judge_several, seat_hand
 from scoring.seats import SEATS, Seat, Wind
 from tests.test_browser import CHROMIUM_ARGS, PHONE, screenshot, table_photo, type_hand, upload
 
@@ -249,12 +249,13 @@ class Book:
         return {s: sum(line[3][i] for line in self.lines) for i, s in enumerate(SEATS)}
 
 
-def check(server: Server, book: Book, *phones: Phone) -> None:
+def check(server: Server, book: Book, *phones: Phone, balanced: bool = True) -> None:
     """After every step: no error box, the ledger as the book says, the totals its sum, the CSV the
-    ledger. `phones`: those whose page is current (a phone's page changes only when it is used)."""
+    ledger. `phones`: those whose page is current (a phone's page changes only when it is used).
+    `balanced`: the money adds up to zero (a penalty's need not)."""
     hands = Ledger(server.db).hands("evening")
     assert [(h.entry.deal, h.entry.winner, h.entry.discarder, h.entry.net) for h in hands] == book.lines
-    assert totals(hands) == book.totals() and sum(book.totals().values()) == 0
+    assert totals(hands) == book.totals() and (sum(book.totals().values()) == 0 or not balanced)
     for phone in phones:
         phone.no_errors()
         if hands:
@@ -430,3 +431,76 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     screenshot(a.page, "evening-after-restart-390.png")
     a.close()
     b.close()
+
+
+OTHER_TYPED = "123456p 789m 2345s 和5s 碰666z"  # wins on HAND's 5s too
+
+
+def test_one_discard_won_twice_a_false_win_and_a_penalty_at_a_table_that_has_them(evening):
+    """改良式 (`tw16-improved`: 「無攔胡，放槍幾家付幾家」, 詐胡 paid to the three): 北家 and 東家 both
+    win 西家's discard (one hand; 東家, dealing, keeps the deal); 北家 calls a 詐胡 of 8 台 with
+    東家 ready for 5 (as a 流局: 連莊 again); 南家 is fined 200 (no hand played: the deal stays)."""
+    from playwright.sync_api import expect
+
+    server, browser = evening
+    Ledger(server.db).open_table("evening", ruleset="tw16-improved")
+    book = Book()
+    a = Phone(browser, server.url, "A")
+
+    type_hand(a.page, TYPED)
+    a.choose("誰胡了", "北家")
+    a.choose("怎麼胡", "西家 放槍")
+    a.press("這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌")
+    a.see("一炮多響")
+    type_hand(a.page, OTHER_TYPED)
+    a.choose("誰胡了", "東家")
+    first, second = (Result(Deal(), N, W), Result(Deal(), E, W))
+    net = judge_several([(seat_hand(HAND, first, BASE, PER_TAI), first),
+                         (seat_hand(Hand.from_json(_typed(OTHER_TYPED)), second, BASE, PER_TAI), second)],
+                        "tw16-improved").nets
+    a.press("胡了，記下這一局")
+    a.see("第 1 局記好了")
+    book.lines.append((Deal(), N, W, net))
+    a.deal_line(2, Deal(Wind.E, E, 1))
+    check(server, book, a)
+    assert Ledger(server.db).hands("evening")[0].entry.winners == (N, E)
+
+    a.press("詐胡")
+    a.choose("誰詐胡", "北家")
+    a.page.get_by_role("spinbutton", name="他說胡幾台").fill("8")
+    a.page.get_by_role("spinbutton", name="他說胡幾台").press("Enter")
+    a.settle()
+    a.page.get_by_text("東家 聽牌", exact=True).click()
+    a.settle()
+    a.page.get_by_role("spinbutton", name="聽幾台").fill("5")
+    a.page.get_by_role("spinbutton", name="聽幾台").press("Enter")
+    a.settle()
+    expect(a.page.get_by_role("button", name="確定記下詐胡")).to_be_enabled()
+    a.press("確定記下詐胡")
+    a.see("第 2 局記好了：北家 詐胡 8 台")
+    fine = PER_TAI  # 台 × 每台, no 底 (docs/rules.md)
+    book.lines.append((Deal(Wind.E, E, 1), None, None, (5 * fine, 8 * fine, 8 * fine, -21 * fine)))
+    a.deal_line(3, Deal(Wind.E, E, 2))
+    check(server, book, a)
+
+    a.press("罰款")
+    a.page.get_by_role("spinbutton", name="南家").fill("-200")
+    a.page.get_by_role("spinbutton", name="南家").press("Enter")
+    a.settle()
+    a.page.get_by_role("textbox", name="原因").fill("遲到")
+    a.page.get_by_role("textbox", name="原因").press("Enter")
+    a.settle()
+    a.press("確定記下罰款")
+    a.see("第 3 局記好了")
+    book.lines.append((Deal(Wind.E, E, 2), None, None, (0, -200, 0, 0)))
+    a.deal_line(4, Deal(Wind.E, E, 2))
+    check(server, book, a, balanced=False)
+    screenshot(a.page, "evening-improved-390.png")
+    a.close()
+
+
+def _typed(text: str) -> dict:
+    """A typed hand as the scorer's JSON (its winds are set by `seat_hand`)."""
+    from ui.draft import from_text, to_hand
+
+    return to_hand(from_text(text), Situation()).to_json()

@@ -1,6 +1,7 @@
 """The app's data-set audit page: run `datasets.audit` over a folder of YOLO data (by default the
 app's own saved corrections), then browse its images with their labels beside the model's reading,
-filtered by class or by the kind of problem flagged."""
+filtered by class or by the kind of problem flagged. Its words are in the player's script; the
+flags' own messages (datasets/audit.py) are English."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import vision.detector
 from datasets.audit import KINDS, Audit, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
 from ui.dataset import dataset_root
+from ui.text import in_script
 from vision.classes import CLASSES
 from vision.photo import PhotoError, load_photo
 
@@ -25,49 +27,56 @@ def _detector(models: str):
     return vision.detector.TileDetector(Path(models))
 
 
-def _run(folder: str, models: str, conf: float) -> Audit | None:
+def _run(folder: str, models: str, conf: float, script: str) -> Audit | None:
     root = Path(folder).expanduser()
     if not root.is_dir():
-        st.error(f"找不到資料夾 {root}")
+        st.error(in_script("找不到資料夾 ", script) + str(root))
         return None
     try:
         detector = _detector(models)
     except vision.detector.ModelError as exc:
-        st.error(f"沒有可用的模型：{exc.notice.text('traditional')}")
+        st.error(in_script("沒有可用的模型：", script) + exc.notice.text(script))
         return None
-    bar = st.progress(0.0, text="檢查中…")
-    result = audit(root, detector, conf, lambda done, total: bar.progress(done / total, text=f"檢查中… {done}/{total}"))
+    checking = in_script("檢查中…", script)
+    bar = st.progress(0.0, text=checking)
+    result = audit(root, detector, conf,
+                   lambda done, total: bar.progress(done / total, text=f"{checking} {done}/{total}"))
     bar.empty()
     if not result.images:
-        st.warning(f"{root} 裡沒有帶標註的圖片（images/… 與 labels/…，YOLO 格式）。")
+        st.warning(f"{root}" + in_script(" 裡沒有帶標註的圖片（images/… 與 labels/…，YOLO 格式）。", script))
         return None
     return result
 
 
-def _summary(result: Audit) -> None:
+def _summary(result: Audit, script: str) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
     cols = st.columns(4)
     for col, (name, value) in zip(cols, [("mAP50", result.map50), ("mAP50-95", result.map50_95),
-                                         ("precision", result.precision), ("recall", result.recall)], strict=True):
+                                         (t("精確率"), result.precision), (t("召回率"), result.recall)], strict=True):
         col.metric(name, f"{value:.3f}")
     counts = result.to_json()["flag_counts"]
-    st.caption(f"{len(result.images)} 張圖、{int(result.labels.sum())} 個標註、{int(result.detections.sum())} 個偵測"
-               f"（信心 ≥ {result.conf:g}）；可疑：" + "、".join(f"{KIND_NAMES[k]} {n}" for k, n in counts.items()))
+    st.caption(t(f"{len(result.images)} 張圖、{int(result.labels.sum())} 個標註、{int(result.detections.sum())} 個偵測"
+                 f"（信心 ≥ {result.conf:g}）；可疑：" + "、".join(f"{KIND_NAMES[k]} {n}" for k, n in counts.items())))
     for image, why in result.skipped:
-        st.warning(f"略過 {image}：{why}")
-    with st.expander("混淆矩陣（哪些牌被讀成哪些牌）"):
+        st.warning(t("略過 ") + f"{image}：{why}")
+    with st.expander(t("混淆矩陣（哪些牌被讀成哪些牌）")):
         st.image(confusion_picture(result), channels="BGR")
-    with st.expander("各類別"):
+    with st.expander(t("各類別")):
         st.dataframe(result.class_rows(), hide_index=True)
 
 
-def _browse(result: Audit) -> None:
-    st.subheader("瀏覽")
+def _browse(result: Audit, script: str) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    st.subheader(t("瀏覽"))
     left, right = st.columns(2)
-    kind = left.selectbox("問題", [ALL, *KINDS], key="audit_kind",
-                          format_func=lambda k: k if k == ALL else f"{KIND_NAMES[k]} ({k})")
+    kind = left.selectbox(t("問題"), [ALL, *KINDS], key="audit_kind", format_func=lambda k: t(KIND_NAMES.get(k, k)))
     present = sorted({c for item in result.images for c in item.codes}, key=CLASSES.index)
-    code = right.selectbox("牌", [ALL, *present], key="audit_code",
-                           format_func=lambda c: c if c == ALL else code_name(c))
+    code = right.selectbox(t("牌"), [ALL, *present], key="audit_code",
+                           format_func=lambda c: t(c if c == ALL else code_name(c)))
 
     def wanted(flag) -> bool:
         return (kind == ALL or flag.kind == kind) and (code == ALL or code in (flag.labelled, flag.read))
@@ -80,43 +89,47 @@ def _browse(result: Audit) -> None:
     else:
         every = {item.rel: item for item in result.images}
         images = [every[rel] for rel in dict.fromkeys(f.image for f in flags)]
-    st.caption(f"{len(flags)} 個可疑之處，{len(images)} 張圖（可疑的排前面）")
+    st.caption(t(f"{len(flags)} 個可疑之處，{len(images)} 張圖（可疑的排前面）"))
     if flags:
-        st.dataframe([{"可疑度": round(f.suspicion, 2), "問題": f.kind, "圖": f.image, "說明": f.message}
+        st.dataframe([{t("可疑度"): round(f.suspicion, 2), t("問題"): t(KIND_NAMES[f.kind]), t("圖"): f.image,
+                       t("說明"): f.message}
                       for f in flags], hide_index=True, height=min(400, 38 + 35 * len(flags)))
     if not images:
         return
     by_rel = {i.rel: i for i in images}
-    item = by_rel[st.selectbox("圖", list(by_rel), key="audit_image",
-                               format_func=lambda r: f"{r}（{len(by_rel[r].flags)} 個可疑）" if by_rel[r].flags else r)]
+    item = by_rel[st.selectbox(t("圖"), list(by_rel), key="audit_image",
+                               format_func=lambda r: r + (t(f"（{n} 個可疑）") if (n := len(by_rel[r].flags)) else ""))]
     try:
         image = load_photo(item.path)
     except PhotoError as exc:
-        st.error(exc.notice.text("traditional"))
+        st.error(exc.notice.text(script))
         return
     left, right = st.columns(2)
-    left.image(label_picture(image, item), channels="BGR", caption="標註（紅：可疑）")
-    right.image(reading_picture(image, item), channels="BGR", caption=f"模型讀到的（信心 ≥ {result.conf:g}）")
+    left.image(label_picture(image, item), channels="BGR", caption=t("標註（紅：可疑）"))
+    right.image(reading_picture(image, item), channels="BGR", caption=t(f"模型讀到的（信心 ≥ {result.conf:g}）"))
     shown = sorted((f for f in item.flags if wanted(f)), key=lambda f: -f.suspicion)
     for flag in shown[:THUMBS]:
         st.image(thumbnail(image, item, flag), channels="BGR",
-                 caption=f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：{flag.message}")
+                 caption=t(f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：") + flag.message)
     if len(shown) > THUMBS:
-        st.caption(f"還有 {len(shown) - THUMBS} 個較不可疑的")
+        st.caption(t(f"還有 {len(shown) - THUMBS} 個較不可疑的"))
 
 
-def render() -> None:
-    st.title("資料集檢查")
-    st.caption("用模型檢查 YOLO 格式的牌資料集：讀得多準，以及哪些標註可能標錯了。")
+def render(script: str = "traditional") -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    st.title(t("資料集檢查"))
+    st.caption(t("用模型檢查 YOLO 格式的牌資料集：讀得多準，以及哪些標註可能標錯了。"))
     # By default the folder the main page saves corrected photos to.
-    st.text_input("資料集資料夾", value=str(dataset_root()), key="audit_dir")
-    with st.expander("設定"):
-        st.text_input("模型資料夾", value=str(vision.detector.MODELS_DIR), key="audit_models")
-        st.number_input("信心門檻", min_value=0.01, max_value=0.95, value=0.05, step=0.01, key="audit_conf")
-    if st.button("開始檢查", key="audit_run", type="primary"):
+    st.text_input(t("資料集資料夾"), value=str(dataset_root()), key="audit_dir")
+    with st.expander(t("設定")):
+        st.text_input(t("模型資料夾"), value=str(vision.detector.MODELS_DIR), key="audit_models")
+        st.number_input(t("信心門檻"), min_value=0.01, max_value=0.95, value=0.05, step=0.01, key="audit_conf")
+    if st.button(t("開始檢查"), key="audit_run", type="primary"):
         st.session_state.audit_result = _run(st.session_state.audit_dir, st.session_state.audit_models,
-                                             st.session_state.audit_conf)
+                                             st.session_state.audit_conf, script)
     result = st.session_state.get("audit_result")
     if result is not None:
-        _summary(result)
-        _browse(result)
+        _summary(result, script)
+        _browse(result, script)

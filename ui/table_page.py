@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from ledger import (
@@ -50,6 +49,7 @@ from scoring.payout import Deal, Verdict, false_win, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
+from ui.chart import evening_chart
 from ui.draft import Draft, from_hand
 from ui.result import SetAside, evaluate_several, signed
 from ui.table import (
@@ -65,7 +65,7 @@ from ui.table import (
     table_link,
     totals_rows,
 )
-from ui.text import in_script, seat_label
+from ui.text import in_script, ruleset_label, seat_label
 from ui.widgets import choice
 
 ss = st.session_state
@@ -144,10 +144,10 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if raw is None:
         with st.expander(t("牌桌：記下整晚每一局、自動換莊、算總帳")):
             st.text_input(t("牌桌代號（同桌的手機用同一個）"), key="table_code_input", max_chars=24,
-                          placeholder="friday")
+                          placeholder=t("例如 0701"))
             st.button(t("開桌"), on_click=_go_to_table)
             if ss.get("table_error"):
-                st.error(ss.table_error)
+                st.error(t(ss.table_error))
         return None
     try:
         code = table_code(raw)
@@ -158,7 +158,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         desk = _read(ledger, code)
     except LedgerError as exc:
         ss.table_opened = None
-        st.error(t("牌桌的帳本打不開，這一手還是可以算：") + str(exc))
+        st.error(t("牌桌的帳本打不開，這一手還是可以算：" + str(exc)))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
     seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
@@ -204,14 +204,15 @@ def _settings(desk: Desk, script: str) -> None:
         per_tai = st.number_input(t("每台"), min_value=0, max_value=1_000_000, step=10, value=table.per_tai,
                                   key=f"per-tai-{rev}")
         rulesets = available_rulesets()
-        ruleset = st.selectbox(t("台數規則"), rulesets, key=f"rules-{rev}",
+        ruleset = st.selectbox(t("台數規則"), rulesets, key=f"rules-{rev}-{script}",  # its labels: ui/chrome.py
+                               format_func=lambda r: ruleset_label(r, script),
                                index=rulesets.index(table.ruleset) if table.ruleset in rulesets else 0)
         if st.form_submit_button(t("儲存牌桌設定")):
             try:
                 desk.ledger.update_table(desk.code, tuple(clean_name(n) for n in names), SEATS[first], int(base),
                                          int(per_tai), ruleset)
             except LedgerError as exc:
-                st.error(t("存不進去：") + str(exc))
+                st.error(t("存不進去：" + str(exc)))
             else:
                 st.rerun()
 
@@ -288,7 +289,7 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
     if ss.get("table_conflict"):
         st.warning(t(_conflict_text(ss.table_conflict, verdict, desk)))
     if ss.get("table_failure"):
-        st.error(t("沒有記進牌桌（這一手還在）：") + ss.pop("table_failure"))
+        st.error(t("沒有記進牌桌（這一手還在）：" + ss.pop("table_failure")))
     if ss.get("table_note"):
         st.success(t(ss.pop("table_note")))
     photo = ss.get("table_edit_photo") if editing else photo_id
@@ -377,12 +378,11 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         return
     hands = list(desk.hands)
     st.table(totals_rows(desk.table, hands, script), hide_index=True)
-    chart = pd.DataFrame(chart_columns(desk.table, hands, script)).set_index(t("局"))
-    st.line_chart(chart, x_label=t("局"), y_label=t("累計"))
+    st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
-    st.dataframe(hand_rows(desk.table, shown, script), hide_index=True)
+    st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
     last, asked = hands[-1], ss.get("table_confirm")
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
         st.warning(t(f"第 {asked[1]} 局在別的手機上改過或刪了，這裡沒有刪掉任何一局：看過現在的帳再決定。"))

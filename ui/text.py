@@ -6,6 +6,7 @@ mixed in such as a tile name or a scorer message, into simplified one character 
 
 from __future__ import annotations
 
+from scoring.ruleset import RulesetError, load_ruleset
 from scoring.script import in_script
 from scoring.seats import Seat, Wind
 from scoring.tiles import tile_name
@@ -27,3 +28,12 @@ def seat_label(seat: Seat, script: str) -> str:
 def wind_label(wind: Wind, script: str) -> str:
     """東 (as 門風 or 圈風)."""
     return in_script(Wind(wind).zh, script)
+
+
+def ruleset_label(name: str, script: str) -> str:
+    """A ruleset offered by file stem, shown by its Chinese name (tw16-common → 台灣麻將 常見規則);
+    one that does not load is shown by its stem (the page says what is wrong when it scores)."""
+    try:
+        return in_script(load_ruleset(name).label(script), script)
+    except RulesetError:
+        return name

@@ -177,7 +177,7 @@ CATALOGUE: dict[str, Words] = {
         "{name} is not an image we can read (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', "
         "or send a JPEG)",
         "這是 iPhone 的 HEIC 照片，讀不出來：請到 設定 › 相機 › 格式 選「最相容」再拍，或傳 JPEG",
-        "这是 iPhone 的 HEIC 照片，读不出来：请到 设置 › 相机 › 格式 选「兼容性最佳」再拍，或传 JPEG"),
+        "这是 iPhone 的 HEIC 照片，读不出来：请到 设置 › 相机 › 格式 选“兼容性最佳”再拍，或传 JPEG"),
     "photo-too-large": Words(
         "{name} is {width}x{height} pixels, too large to read (at most {limit} million)",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百萬像素）",
