@@ -232,6 +232,11 @@ def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
     type_hand(page, TYPED)
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
     expect(page.get_by_text("誰付多少", exact=True)).to_be_visible()
+    page.get_by_text("海底／河底（最後一張）").scroll_into_view_if_needed()  # fixing the situation, far down
+    summary = page.locator(".st-key-summary")
+    box = summary.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"], box  # the 台 and money still in view
+    assert summary.inner_text().startswith(total_of(HAND))
     screenshot(page, "browser-typed-hand-390.png")
 
     page.get_by_text("北家 放槍").click()  # off 北家's discard: 北家 alone pays

@@ -99,8 +99,8 @@ PATTERNS = [
     (r"^(.+) files are not allowed\.$", "不能上傳 $1 檔案。"),
 ]
 
-# Tap targets of at least 44 px (a fingertip; WCAG 2.5.5), and what Streamlit shows that a
-# player has no use for: the main menu (print, record a screencast, developer settings), the
+# Tap targets of at least 44 px (a fingertip; WCAG 2.5.5), the summary kept in view, and what
+# Streamlit shows that a player has no use for: the main menu (print, record a screencast, developer settings), the
 # camera's link to Streamlit's English help, the command line in the lost-connection dialog.
 STYLE = """
 [data-testid="stRadio"] [role="radiogroup"] label, [data-testid="stCheckbox"] label {
@@ -117,6 +117,9 @@ STYLE = """
   min-width: 44px; min-height: 44px; margin: -14px; display: flex; align-items: center; justify-content: center; }
 [data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
 [data-testid="stElementContainer"]:has(#taishu-chrome) { display: none; }
+/* The hand's 台 and money (app.py's summary) stay in view, under Streamlit's header (3.75rem). */
+[data-testid="stLayoutWrapper"]:has(> .st-key-summary) { position: sticky; top: 3.75rem; z-index: 99;
+  background-color: rgb(255, 255, 255); padding: 4px 0; border-bottom: 1px solid rgba(49, 51, 63, 0.2); }
 """
 
 SCRIPT = """
