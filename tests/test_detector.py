@@ -20,7 +20,7 @@ from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox, scale_clusters
 from vision.notices import CATALOGUE
-from vision.photo import load_photo
+from vision.photo import READ_SIDE, load_photo
 from vision.read import UPSIDE_DOWN, read_photo
 
 REPO = Path(__file__).resolve().parents[1]
@@ -295,3 +295,79 @@ def test_a_surer_second_pass_replaces_the_first():
     reader.photo_shape = image.shape[:2]
     got = reader.read(image)
     assert len(reader.regions) == 1 and len(got) == 16
+
+
+
+class RecordingDetector(TileDetector):
+    """Passes answered by their image's shape (`answers`, none found otherwise), each pass's shape and
+    input size recorded."""
+
+    def __init__(self, answers: dict[tuple[int, int], Detections]) -> None:
+        self.card = SimpleNamespace(imgsz=512, tile_width=30.0, max_side=1280, conf=0.25)
+        self.classifier = None
+        self.answers, self.passes = answers, []
+
+    def detect(self, image, long_side=None, conf=None, iou=0.5):
+        self.passes.append((image.shape[:2], long_side))
+        return self.answers.get(image.shape[:2], Detections.empty())
+
+
+def test_a_photo_of_nothing_is_looked_at_no_larger_than_twice_the_cards_largest_side():
+    """The doubling passes used to overshoot to 4096 px on a 12 MP photo (2 GB, 8-15 s for that pass)."""
+    reader = RecordingDetector({})
+    assert not len(reader.read(np.zeros((3024, 4032, 3), np.uint8)))
+    assert [side for _, side in reader.passes] == [512, 1024, 2048, 2 * reader.card.max_side]
+
+
+def test_a_squashed_photo_is_widened_no_larger_than_the_largest_photo_read():
+    """Tiles 0.15 as wide as tall ask for the width restored 5x: a 12 MP photo 20160 px wide. It keeps
+    READ_SIDE instead (its height shrinks), and the boxes come back in the photo's own pixels."""
+    squashed = boxes_in_a_row(16, 100, 1000, 12, 80, gap=1)
+    shrink = READ_SIDE / (4032 * 5)
+    widened = (round(3024 * shrink), READ_SIDE)
+    reader = RecordingDetector({(3024, 4032): sure_of(squashed),
+                                widened: sure_of(squashed * np.array([5 * shrink, shrink] * 2, np.float32))})
+    got = reader.read(np.zeros((3024, 4032, 3), np.uint8))
+    shapes = {shape for shape, _ in reader.passes}
+    assert widened in shapes and max(max(shape) for shape in shapes) == READ_SIDE
+    assert np.allclose(got.boxes, squashed, atol=1.0)
+
+
+# Reading under an address-space limit: the interpreter, its imports and the loaded models, plus 1 GiB.
+READ_UNDER_A_GIGABYTE = """
+import resource, sys
+from vision.detector import TileDetector
+from vision.photo import load_photo
+from vision.read import read_photo
+detector = TileDetector()
+vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), vm + (1 << 30)))
+for path in sys.argv[1:]:
+    reading = read_photo(load_photo(path), detector)
+    print(len(reading.detections), sorted(reading.hand.all_tiles()) if reading.hand else None,
+          *[w.code for w in reading.warnings])
+"""
+
+
+def test_twelve_megapixels_of_nothing_and_a_small_hand_in_them_read_within_a_gigabyte(tmp_path):
+    """A 12 MP photo of noise took 3.3 GB and 20-37 s here (four passes up to 4096 px, then all again turned);
+    it says "no tiles" after four passes up to 2560 px. A hand a tenth of that photo's width (tiles ~22 px)
+    is still found by those passes and read right."""
+    rng = np.random.default_rng(0)
+    noise = tmp_path / "noise.jpg"
+    cv2.imwrite(str(noise), rng.integers(0, 256, (3024, 4032, 3), dtype=np.uint8))
+    name = "train-style-000009"
+    plain = np.full((3024, 4032, 3), (60, 120, 90), np.uint8) + rng.integers(0, 6, (3024, 4032, 3), dtype=np.uint8)
+    hand = cv2.resize(cv2.imread(str(DATA / "samples" / f"{name}.jpg")), None, fx=0.75, fy=0.75,
+                      interpolation=cv2.INTER_AREA)
+    plain[1000:1000 + hand.shape[0], 1000:1000 + hand.shape[1]] = hand
+    small = tmp_path / "small-hand.jpg"
+    cv2.imwrite(str(small), plain)
+    p = subprocess.run([sys.executable, "-c", READ_UNDER_A_GIGABYTE, str(noise), str(small)], cwd=REPO,
+                       capture_output=True, text=True, timeout=300,
+                       env={"PYTHONPATH": str(REPO), "OPENBLAS_NUM_THREADS": "1"})
+    assert p.returncode == 0, p.stderr[-2000:]
+    nothing, found = p.stdout.splitlines()
+    assert nothing == "0 None no-tiles"
+    truth = Hand.from_json(json.loads((DATA / "samples" / f"{name}.json").read_text())["hand"])
+    assert found.startswith(f"18 {sorted(truth.all_tiles())}")

@@ -21,6 +21,7 @@ import numpy as np
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.notices import Notice, NoticeError
+from vision.photo import READ_SIDE
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 STRIDE = 32
@@ -36,6 +37,10 @@ CLUSTER_REACH = 3.0
 # Second passes for at most this many clusters, the largest first (the rest keep the first pass):
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
+# The first pass's largest input (long side) is this many times the card's max_side (2560 px). Its
+# memory and time grow with its area: over a 12 MP photo a pass at 2560 peaks at ~720 MB and takes 3-4 s
+# on 2 cores; the 4096 px pass the doubling used to reach took 2 GB and 8-15 s (models/README.md).
+FIRST_PASS_MAX = 2
 # An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
 # narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
 # keep its aspect (a data set's "stretch" export, a 16:9 frame shown square; KIM test: 6 of 12 photos at
@@ -217,9 +222,13 @@ class TileDetector:
         if restore == 1.0:
             return self.read_found(image, first, long_side, conf)
         h, w = image.shape[:2]
-        restored = cv2.resize(image, (round(w * restore), h), interpolation=cv2.INTER_LINEAR)
+        # Widened 6x, a 12 MP photo would be 24000 px wide (220 MB, and as much again per copy): the
+        # restored photo keeps the reader's largest side, giving up height instead.
+        shrink = min(1.0, READ_SIDE / (w * restore))
+        size = (round(w * restore * shrink), max(1, round(h * shrink)))
+        restored = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR if shrink == 1.0 else cv2.INTER_AREA)
         first, long_side = self.find(restored, conf)
-        return self.read_found(restored, first, long_side, conf).scaled((restore, 1.0))
+        return self.read_found(restored, first, long_side, conf).scaled((size[0] / w, size[1] / h))
 
     def read_found(self, image: np.ndarray, first: Detections, long_side: int, conf: float | None) -> Detections:
         """`read` after the first pass (`find`) gave `first` at input size `long_side`."""
@@ -255,12 +264,14 @@ class TileDetector:
     def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
-        at 512). Returns the detections and the input size that found them."""
+        at 512), until the photo's own size, never past FIRST_PASS_MAX times the card's `max_side`.
+        Returns the detections and the input size that found them."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
+        cap = FIRST_PASS_MAX * self.card.max_side
         while True:
             found = self.detect(image, long_side=long_side, conf=conf)
             input_tile = float(np.median(np.minimum(found.widths, found.heights))) * long_side / photo_side \
                 if len(found) else 0.0
-            if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, 2 * self.card.max_side):
+            if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, cap):
                 return found, long_side
-            long_side *= 2
+            long_side = min(2 * long_side, cap)

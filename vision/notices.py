@@ -94,10 +94,11 @@ CATALOGUE: dict[str, Words] = {
         "{zh}",
         "{zh}"),
     # vision/read.py
-    "no-tiles": Words(
-        "no tiles found in the photo",
-        "照片裡沒有找到牌",
-        "照片里没有找到牌"),
+    "no-tiles": Words(  # a hand across a tenth of a 12 MP photo's width is still found (tests/test_detector.py)
+        "no tiles found in the photo (a hand is found when it spans a tenth of the photo's width or more: "
+        "take it closer)",
+        "照片裡沒有找到牌（手牌要佔照片寬度的十分之一以上才找得到：請靠近一點拍）",
+        "照片里没有找到牌（手牌要占照片宽度的十分之一以上才找得到：请靠近一点拍）"),
     "tile-corrected": Words(
         "tile {number} read as {before}, corrected to {after} to make a legal hand",
         "第 {number} 張讀成{before}，為了湊成合法的胡牌改成{after}",
