@@ -1,6 +1,7 @@
 """The committed detector: loads offline with its hash checked, reads committed images, the ONNX
 and ultralytics paths agree, and ultralytics itself never reaches for the network."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -371,3 +372,94 @@ def test_twelve_megapixels_of_nothing_and_a_small_hand_in_them_read_within_a_gig
     assert nothing == "0 None no-tiles"
     truth = Hand.from_json(json.loads((DATA / "samples" / f"{name}.json").read_text())["hand"])
     assert found.startswith(f"18 {sorted(truth.all_tiles())}")
+
+
+def model_folder(into: Path) -> Path:
+    """A model folder like models/: the cards copied (to break), the large files linked."""
+    into.mkdir()
+    for path in MODELS_DIR.iterdir():
+        if path.is_file():
+            if path.suffix == ".json":
+                shutil.copyfile(path, into / path.name)
+            else:
+                (into / path.name).symlink_to(path)
+    return into
+
+
+def card_with(**changes) -> bytes:
+    card = json.loads((MODELS_DIR / "model.json").read_text())
+    for key, value in changes.items():
+        if value is None:
+            del card[key]
+        else:
+            card[key] = value
+    return json.dumps(card).encode()
+
+
+@pytest.mark.parametrize("content, said", [
+    (b"\x00\xffgarbage", "not JSON we read"),
+    (b"", "not JSON we read"),
+    (b"[1, 2]", "a JSON list, not an object"),
+    (b"{" * 100_000 + b"}" * 100_000, "not JSON we read"),
+    (card_with(imgsz=None), "'imgsz' is None, expected an integer from 32 to 1280"),
+    (card_with(imgsz=0), "'imgsz' is 0, expected an integer from 32 to 1280"),  # it hung: 0 doubled is 0
+    (card_with(imgsz="512"), "'imgsz' is '512', expected an integer"),
+    (card_with(max_side=100_000), "'max_side' is 100000, expected an integer from 512 to 1280"),
+    (card_with(tile_width=float("nan")), "'tile_width' is nan, expected a number from 1 to 512"),
+    (card_with(conf=True), "'conf' is True, expected a number"),
+    (card_with(onnx="../../etc/passwd"), "'onnx' is '../../etc/passwd', expected a file name in the card's folder"),
+    (card_with(sha256=[]), "no SHA-256 for tiles.onnx under 'sha256'"),
+])
+def test_a_broken_model_card_is_refused_saying_what_is_wrong(tmp_path, content, said):
+    models = model_folder(tmp_path / "models")
+    (models / "model.json").write_bytes(content)
+    with pytest.raises(ModelError, match="^the model card .*model.json is broken: ") as err:
+        TileDetector(models)
+    assert said in str(err.value) and err.value.notice.code == "model-card-broken"
+
+
+@pytest.mark.parametrize("change, said", [
+    ("missing", "hand finder file .*hand_finder.json is missing"),
+    ("changed", "hand_finder.json has SHA-256 .* expected 7e316bd3db8f"),
+    ("unrecorded", "model card .* is broken: no SHA-256 for hand_finder.json"),
+    ("other features", "fitted on other features than the reader's"),
+])
+def test_a_missing_changed_or_unvouched_hand_finder_is_refused(tmp_path, change, said):
+    from vision.hand_finding import weights
+
+    models = model_folder(tmp_path / "models")
+    finder, card = models / "hand_finder.json", json.loads((models / "model.json").read_text())
+    if change == "missing":
+        finder.unlink()
+    elif change == "changed":
+        finder.write_text(finder.read_text().replace("-0.47592", "-0.47593"))
+    elif change == "unrecorded":
+        del card["sha256"]["hand_finder.json"]
+    else:  # refitted on other features, its new hash recorded
+        refit = json.loads(finder.read_text())
+        refit["features"] = refit["features"][::-1]
+        finder.write_text(json.dumps(refit))
+        card["sha256"]["hand_finder.json"] = hashlib.sha256(finder.read_bytes()).hexdigest()
+    (models / "model.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match=said):
+        weights(finder)
+
+
+def test_the_committed_hand_finder_is_the_one_its_card_records():
+    from vision.hand_finding import FEATURES, weights
+
+    assert weights()["w1"].shape[0] == len(FEATURES)
+
+
+@pytest.mark.parametrize("broken", ["model.json", "hand_finder.json"])
+def test_the_command_line_with_a_broken_model_file_says_so_with_status_2(tmp_path, broken):
+    """A copy of the reader whose models/ holds a broken card or hand finder: a traceback and status 1
+    before (the README promises 2 and a message)."""
+    for package in ("vision", "scoring"):
+        shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    models = model_folder(tmp_path / "models")
+    (models / broken).write_bytes(card_with(imgsz=0) if broken == "model.json" else b"{}")
+    p = subprocess.run([sys.executable, "-m", "vision", "read", str(sample_images()[0])], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr, p.stderr[-2000:]
+    assert ("'imgsz' is 0" if broken == "model.json" else "hand_finder.json has SHA-256") in p.stderr

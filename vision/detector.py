@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scoring.hand import brief
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.notices import Notice, NoticeError
@@ -49,6 +50,8 @@ FIRST_PASS_MAX = 2
 MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
 MAX_RESTORE = 6.0
 MIN_FOR_ASPECT = 3
+# The largest max_side a model card may ask for: a read's 1 GB bound is measured at it (tests/test_detector.py).
+MAX_SIDE_LIMIT = 1280
 
 
 class ModelError(NoticeError, RuntimeError):
@@ -73,22 +76,78 @@ class ModelCard:
 
     @classmethod
     def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
-        meta = read_card(models_dir / "model.json", "model")
-        name = meta.get("classifier")
-        return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
-                   float(meta["tile_width"]), int(meta["max_side"]), float(meta.get("conf", 0.25)),
-                   models_dir / name if name else None, meta["sha256"].get(name) if name else None,
-                   float(meta.get("classifier_weight", 1.0)))
+        """The card in `models_dir`; ModelError naming the field when one is missing or out of range (an
+        input size of 0 made the first pass double it forever)."""
+        path = models_dir / "model.json"
+        meta = read_card(path, "model")
+        try:
+            onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
+            imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
+            return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
+                       card_number(meta, "tile_width", 1, imgsz), card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT,
+                                                                             integer=True),
+                       card_number(meta, "conf", 0.001, 0.999, default=0.25),
+                       models_dir / name if name else None, card_hash(meta, name) if name else None,
+                       card_number(meta, "classifier_weight", 0, 1, default=1.0))
+        except CardProblem as exc:
+            raise ModelError(Notice.of("model-card-broken", what="model", path=str(path), why=str(exc))) from exc
+
+
+class CardProblem(ValueError):
+    """A field of a model card that is missing or unusable; the message names it."""
+
+
+def card_file(meta: dict, key: str) -> str:
+    """A file the card names: a plain name inside the card's folder."""
+    name = meta.get(key)
+    if not isinstance(name, str) or not name or Path(name).name != name:
+        raise CardProblem(f"{key!r} is {brief(name)}, expected a file name in the card's folder")
+    return name
+
+
+def card_hash(meta: dict, name: str) -> str:
+    digest = meta.get("sha256", {}).get(name) if isinstance(meta.get("sha256"), dict) else None
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise CardProblem(f"no SHA-256 for {name} under 'sha256'")
+    return digest
+
+
+def card_number(meta: dict, key: str, low: float, high: float, *, integer: bool = False,
+                default: float | None = None) -> float:
+    """A number of the card, refused outside low..high (nan, a string or a boolean too)."""
+    value = meta.get(key, default)
+    kinds = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        raise CardProblem(f"{key!r} is {brief(value)}, expected {'an integer' if integer else 'a number'} "
+                          f"from {low} to {high}")
+    return value if integer else float(value)
 
 
 def read_card(path: Path, what: str) -> dict:
-    """A model's JSON card, refused unless it exists and lists our classes in our order."""
+    """A model's JSON card, refused unless it exists, is a JSON object and lists our classes in our order."""
     if not path.exists():
         raise ModelError(Notice.of("model-card-missing", what=what, path=str(path)))
-    card = json.loads(path.read_text())
+    try:
+        card = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
+                                   why=f"not JSON we read ({str(exc)[:100]})")) from exc
+    if not isinstance(card, dict):
+        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
+                                   why=f"a JSON {type(card).__name__}, not an object"))
     if card.get("classes") != list(CLASSES):
         raise ModelError(Notice.of("model-classes-differ", what=what))
     return card
+
+
+def checked_file(path: Path, sha256: str, what: str) -> Path:
+    """`path`, once it exists and matches its recorded SHA-256 (ModelError otherwise)."""
+    if not path.is_file():
+        raise ModelError(Notice.of("model-file-missing", what=what, path=str(path)))
+    actual = sha256_of(path)
+    if actual != sha256:
+        raise ModelError(Notice.of("model-corrupt", name=path.name, actual=actual[:12], expected=sha256[:12]))
+    return path
 
 
 def sha256_of(path: Path) -> str:
@@ -184,13 +243,11 @@ class TileDetector:
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
         import onnxruntime as ort
 
+        from vision.hand_finding import weights
+
         self.card = ModelCard.load(models_dir)
-        if not self.card.onnx.exists():
-            raise ModelError(Notice.of("model-file-missing", what="model", path=str(self.card.onnx)))
-        actual = sha256_of(self.card.onnx)
-        if actual != self.card.sha256:
-            raise ModelError(Notice.of("model-corrupt", name=self.card.onnx.name, actual=actual[:12],
-                                       expected=self.card.sha256[:12]))
+        checked_file(self.card.onnx, self.card.sha256, "model")
+        weights()  # what every read needs besides the detector: refused here rather than at the first photo
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads

@@ -188,6 +188,14 @@ CATALOGUE: dict[str, Words] = {
         "no {what} card at {path}",
         "找不到模型說明檔 {path}",
         "找不到模型说明档 {path}"),
+    "model-card-broken": Words(
+        "the {what} card {path} is broken: {why} (restore it from git)",
+        "模型說明檔 {path} 壞了：請從 git 還原",
+        "模型说明档 {path} 坏了：请从 git 还原"),
+    "hand-finder-features": Words(
+        "{path} was fitted on other features than the reader's: refit it (python -m models.train_hand_finder)",
+        "找手牌的模型檔 {path} 和程式對不上：請重新訓練它",
+        "找手牌的模型档 {path} 和程序对不上：请重新训练它"),
     "model-classes-differ": Words(
         "{what} classes differ from vision.classes.CLASSES",
         "模型認得的牌和程式的不一樣",
