@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -463,3 +464,54 @@ def test_the_command_line_with_a_broken_model_file_says_so_with_status_2(tmp_pat
                        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr, p.stderr[-2000:]
     assert ("'imgsz' is 0" if broken == "model.json" else "hand_finder.json has SHA-256") in p.stderr
+
+
+@pytest.mark.parametrize("seat", ["ES", "", "SWN"])
+def test_a_seat_or_round_that_is_not_one_wind_is_a_wrong_command_line(seat):
+    """argparse took "ES" as one of the choices "ESWN" (a substring), and the scorer's HandError came
+    out as a traceback."""
+    for flag in ("--seat", "--round"):
+        p = subprocess.run([sys.executable, "-m", "vision", "read", str(sample_images()[0]), flag, seat], cwd=REPO,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr[-2000:]
+        assert f"argument {flag}: invalid choice: '{seat}'" in p.stderr
+
+
+def test_photo_and_annotation_names_that_are_not_utf8_are_read_written_and_printed(tmp_path):
+    """OpenCV's writer crashed the process (SIGSEGV) on such a name; printing one failed too."""
+    folder = os.fsencode(tmp_path)
+    photo, annotated = folder + b"/hand-\xff.jpg", folder + b"/boxes-\xfe.png"
+    shutil.copyfile(sample_images()[0], photo)
+    for extra in ([], ["--json"]):
+        p = subprocess.run([sys.executable, "-m", "vision", "read", photo, "--annotate", annotated, *extra], cwd=REPO,
+                           capture_output=True, timeout=120)
+        assert p.returncode == 0 and b"Traceback" not in p.stderr, p.stderr[-2000:]
+        assert load_photo(os.fsdecode(annotated)).shape == load_photo(os.fsdecode(photo)).shape
+    assert p.stdout.decode() and json.loads(p.stdout)["detections"]
+    people = subprocess.run([sys.executable, "-m", "vision", "read", photo], cwd=REPO, capture_output=True, timeout=120)
+    assert people.returncode == 0 and people.stdout.startswith(os.fsencode(tmp_path) + b"/hand-\\udcff.jpg: ")
+    assert sorted(os.listdir(folder)) == [b"boxes-\xfe.png", b"hand-\xff.jpg"]  # no temporary file left
+
+
+@pytest.mark.parametrize("target, said", [
+    ("annotated.xyz", "not an image type OpenCV writes (use .png or .jpg)"),
+    ("folder.png", "it is a folder"),
+])
+def test_an_annotation_in_the_way_of_a_folder_or_of_no_image_type_is_said(tmp_path, target, said):
+    (tmp_path / "folder.png").mkdir()
+    p = subprocess.run([sys.executable, "-m", "vision", "read", str(sample_images()[0]), "--annotate",
+                        str(tmp_path / target)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and said in p.stderr and "Traceback" not in p.stderr, p.stderr[-2000:]
+
+
+def test_output_into_a_closed_pipe_ends_quietly_as_a_unix_tool():
+    """`vision read … --json | head -1`: the rest of the output goes to a pipe nobody reads, which was a
+    BrokenPipeError traceback; now SIGPIPE ends the process, as it ends `cat`."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (head) has gone before the first line
+    try:
+        p = subprocess.run([sys.executable, "-m", "vision", "read", str(sample_images()[0]), "--json"], cwd=REPO,
+                           stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert p.returncode == -signal.SIGPIPE and p.stderr == ""
