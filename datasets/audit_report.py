@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from datasets.audit import MIN_SCORE, Audit, Flag, ImageAudit
+from datasets.yolo import DATASET_FORMATS
 from vision.classes import CLASSES, class_name
 from vision.draw import draw_boxes
 from vision.files import write_image
@@ -147,7 +148,7 @@ def write_html(audit: Audit, out: Path, shown: int = SHOWN) -> Path:
     by_rel = {item.rel: item for item in audit.images}
     ranked = list(enumerate(audit.flags[:shown], 1))
     for rel in dict.fromkeys(f.image for _, f in ranked):  # each photo loaded once
-        photo = load_photo(by_rel[rel].path)
+        photo = load_photo(by_rel[rel].path, DATASET_FORMATS)
         for rank, f in ranked:
             if f.image == rel:
                 write_image(out / f"thumbs/{rank:04d}.jpg", thumbnail(photo, by_rel[rel], f),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from datasets.check import Report, Sample
 from datasets.preview import cell, sheet
+from datasets.yolo import DATASET_FORMATS
 from vision.classes import CLASSES
 from vision.files import write_image
 from vision.photo import load_photo
@@ -70,6 +71,6 @@ def write_sheet(report: Report, samples: list[Sample], out: Path, n: int = 16) -
     cells = []
     for s in pick_samples(samples, n):
         caption = str(s.image.relative_to(report.root))[-50:]
-        cells.append(cell(load_photo(s.image), s.boxes, s.names, caption, s.bad))
+        cells.append(cell(load_photo(s.image, DATASET_FORMATS), s.boxes, s.names, caption, s.bad))
     write_image(out, sheet(cells))
     report.sheet = str(out)

@@ -11,6 +11,7 @@ import streamlit as st
 import vision.detector
 from datasets.audit import KINDS, Audit, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
+from datasets.yolo import DATASET_FORMATS
 from ui.dataset import dataset_root
 from vision.classes import CLASSES
 from vision.photo import PhotoError, load_photo
@@ -90,7 +91,7 @@ def _browse(result: Audit) -> None:
     item = by_rel[st.selectbox("圖", list(by_rel), key="audit_image",
                                format_func=lambda r: f"{r}（{len(by_rel[r].flags)} 個可疑）" if by_rel[r].flags else r)]
     try:
-        image = load_photo(item.path)
+        image = load_photo(item.path, DATASET_FORMATS)
     except PhotoError as exc:
         st.error(exc.notice.text("traditional"))
         return

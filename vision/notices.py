@@ -167,18 +167,23 @@ CATALOGUE: dict[str, Words] = {
         "檔案是空的",
         "档案是空的"),
     "photo-not-image": Words(
-        "{name} is not an image we can read (JPEG, PNG, WebP…)",
-        "看不懂這個檔案：請傳 JPEG、PNG 或 WebP 照片",
-        "看不懂这个档案：请传 JPEG、PNG 或 WebP 照片"),
+        "{name} is not an image we can read (JPEG, PNG, WebP or HEIC)",
+        "看不懂這個檔案：請傳 JPEG、PNG、WebP 或 HEIC 照片",
+        "看不懂这个档案：请传 JPEG、PNG、WebP 或 HEIC 照片"),
+    "photo-format": Words(
+        "{name} is in {format} format, not a photo format we read: send it as JPEG, PNG, WebP or HEIC",
+        "這是 {format} 格式的圖檔，讀不了：請傳 JPEG、PNG、WebP 或 HEIC 照片",
+        "这是 {format} 格式的图档，读不了：请传 JPEG、PNG、WebP 或 HEIC 照片"),
     "photo-unreadable": Words(
         "{name} is not a readable image: {why}",
         "照片檔案壞了，讀不出來",
         "照片档案坏了，读不出来"),
     "photo-heic": Words(
-        "{name} is not an image we can read (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', "
-        "or send a JPEG)",
-        "這是 iPhone 的 HEIC 照片，讀不出來：請到 設定 › 相機 › 格式 選「最相容」再拍，或傳 JPEG",
-        "这是 iPhone 的 HEIC 照片，读不出来：请到 设置 › 相机 › 格式 选「兼容性最佳」再拍，或传 JPEG"),
+        "{name} is a HEIC photo that could not be decoded (damaged, or a kind of HEIC we do not read): send it "
+        "as a JPEG (on an iPhone: Settings › Camera › Formats › 'Most Compatible')",
+        "這張 HEIC 照片讀不出來（檔案壞了或是讀不了的 HEIC）：請改傳 JPEG（iPhone：設定 › 相機 › 格式 選「最相容」）",
+        "这张 HEIC 照片读不出来（档案坏了或是读不了的 HEIC）："
+        "请改传 JPEG（iPhone：设置 › 相机 › 格式 选「兼容性最佳」）"),
     "photo-too-large": Words(
         "{name} is {width}x{height} pixels, too large to read (at most {limit} million)",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百萬像素）",
