@@ -39,8 +39,9 @@ CLUSTER_REACH = 3.0
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
 # The first pass's largest input (long side) is this many times the card's max_side (2560 px). Its
-# memory and time grow with its area: over a 12 MP photo a pass at 2560 peaks at ~720 MB and takes 3-4 s
-# on 2 cores; the 4096 px pass the doubling used to reach took 2 GB and 8-15 s (models/README.md).
+# memory and time grow with its area: a process making one pass at 2560 over a 12 MP photo peaks at
+# ~720 MB, the pass taking 2-4 s on 2 cores; the 4096 px pass the doubling used to reach took 8-15 s
+# and the read 3.4 GB (README, "Reading photos").
 FIRST_PASS_MAX = 2
 # An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
 # narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
@@ -84,11 +85,12 @@ class ModelCard:
             onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
             imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
             return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
-                       card_number(meta, "tile_width", 1, imgsz), card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT,
-                                                                             integer=True),
-                       card_number(meta, "conf", 0.001, 0.999, default=0.25),
-                       models_dir / name if name else None, card_hash(meta, name) if name else None,
-                       card_number(meta, "classifier_weight", 0, 1, default=1.0))
+                       tile_width=card_number(meta, "tile_width", 1, imgsz),
+                       max_side=card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True),
+                       conf=card_number(meta, "conf", 0.001, 0.999, default=0.25),
+                       classifier=models_dir / name if name else None,
+                       classifier_sha256=card_hash(meta, name) if name else None,
+                       classifier_weight=card_number(meta, "classifier_weight", 0, 1, default=1.0))
         except CardProblem as exc:
             raise ModelError(Notice.of("model-card-broken", what="model", path=str(path), why=str(exc))) from exc
 
@@ -243,7 +245,7 @@ class TileDetector:
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
         import onnxruntime as ort
 
-        from vision.hand_finding import weights
+        from vision.hand_finding import weights  # here: hand_finding takes the card's helpers from this module
 
         self.card = ModelCard.load(models_dir)
         checked_file(self.card.onnx, self.card.sha256, "model")

@@ -98,7 +98,7 @@ def weights(path: Path = WEIGHTS) -> dict[str, np.ndarray]:
         raise ModelError(Notice.of("model-card-broken", what="model", path=str(path.parent / "model.json"),
                                    why=str(exc))) from exc
     card = json.loads(checked_file(path, sha256, "hand finder").read_bytes())  # its bytes are the ones hashed
-    if tuple(card["features"]) != FEATURES:
+    if not isinstance(card, dict) or tuple(card.get("features", ())) != FEATURES:
         raise ModelError(Notice.of("hand-finder-features", path=str(path)))
     return {k: np.array(v, np.float64) for k, v in card["weights"].items()}
 
