@@ -291,9 +291,10 @@ def test_a_second_pass_that_finds_less_never_loses_the_first_pass():
 
 def test_a_surer_second_pass_replaces_the_first():
     image = np.zeros((3000, 4000, 3), np.uint8)
-    small = boxes_in_a_row(16, 1000, 1500, 40, 55)  # 5 px at the 512 px first pass: read again larger
-    reader = ScriptedDetector(sure_of(small[::2], score=0.3), sure_of(small - [1000 - 60, 1500 - 82, 1000 - 60,
-                                                                               1500 - 82], score=0.9))
+    # 4 px at the 512 px first pass, 19 px at its last (2560 px): under the trained 30, read again larger
+    small = boxes_in_a_row(16, 1000, 1500, 30, 41)
+    reader = ScriptedDetector(sure_of(small[::2], score=0.3), sure_of(small - [1000 - 45, 1500 - 45, 1000 - 45,
+                                                                               1500 - 45], score=0.9))
     reader.photo_shape = image.shape[:2]
     got = reader.read(image)
     assert len(reader.regions) == 1 and len(got) == 16
