@@ -11,17 +11,50 @@ import sys
 from pathlib import Path
 
 from datasets.check import IOU_DUPLICATE
+from vision.console import as_a_command
+from vision.photo import READ_SIDE
+
+# Generated images from a size at which a hand's tiles are a few pixels wide to the largest the reader reads.
+MIN_SIDE, MAX_SIDE = 64, READ_SIDE
+
+
+def _number(text: str, kind: type, ok, what: str) -> float:
+    """`text` as a `kind` for which `ok` holds, or argparse's error (status 2) saying `what` it must be."""
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):  # a comparison with nan is false: refused too
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not {what}")
+    return value
 
 
 def confidence(text: str) -> float:
     """A detection score threshold, strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a confidence between 0 and 1 (e.g. 0.25)")
-    return value
+    return _number(text, float, lambda v: 0 < v < 1, "a confidence between 0 and 1 (e.g. 0.25)")
+
+
+def overlap(text: str) -> float:
+    """An IoU threshold: above 0, at most 1 (1: only boxes exactly on each other are one tile twice)."""
+    return _number(text, float, lambda v: 0 < v <= 1, "an IoU above 0 and at most 1 (e.g. 0.7)")
+
+
+def fraction(text: str) -> float:
+    return _number(text, float, lambda v: 0 <= v <= 1, "a fraction from 0 to 1 (e.g. 0.1)")
+
+
+def count(text: str) -> int:
+    return _number(text, int, lambda v: v >= 1, "a whole number of at least 1")
+
+
+def seed(text: str) -> int:
+    return _number(text, int, lambda v: v >= 0, "a whole number of at least 0")
+
+
+def image_side(text: str) -> int:
+    """A generated image's long side: a tile must stay some pixels wide, and a scene fit in memory."""
+    return _number(text, int, lambda v: MIN_SIDE <= v <= MAX_SIDE,
+                   f"a long side in pixels from {MIN_SIDE} to {MAX_SIDE} (e.g. 640)")
 
 
 def main(argv=None) -> None:
@@ -35,25 +68,25 @@ def main(argv=None) -> None:
     sub.add_parser("real-train", help="real labelled photos made ready to train on (datasets/real_train.py)")
     gen = sub.add_parser("generate", help="write a synthetic YOLO data set")
     gen.add_argument("out", type=Path)
-    gen.add_argument("--count", type=int, required=True)
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--count", type=count, required=True)
+    gen.add_argument("--seed", type=seed, default=0)
     gen.add_argument("--styles", choices=("train", "unseen"), default="train",
                      help="unseen: only the held-out styles (needs the shared folder, $TAISHU_SHARED)")
-    gen.add_argument("--val-fraction", type=float, default=0.1)
-    gen.add_argument("--workers", type=int, default=2)
-    gen.add_argument("--size", type=int, default=640, help="long side in pixels")
+    gen.add_argument("--val-fraction", type=fraction, default=0.1)
+    gen.add_argument("--workers", type=count, default=2)
+    gen.add_argument("--size", type=image_side, default=640, help="long side in pixels")
     gen.add_argument("--recipe", default="default",
                      help="default | table (hands at a table: walls, discards, clutter) | a recipe.json to remake")
     pre = sub.add_parser("preview", help="contact sheet of images with their boxes")
     pre.add_argument("dir", type=Path)
-    pre.add_argument("-n", type=int, default=16)
+    pre.add_argument("-n", type=count, default=16)
     pre.add_argument("out", type=Path)
     chk = sub.add_parser("check", help="check a YOLO-format tile data set; exit status 1 on errors")
     chk.add_argument("dir", type=Path)
     chk.add_argument("--json", action="store_true", help="print the report as JSON")
     chk.add_argument("--sheet", type=Path, metavar="OUT.png", help="contact sheet of sample images")
-    chk.add_argument("--samples", type=int, default=16, help="images on the contact sheet")
-    chk.add_argument("--iou", type=float, default=IOU_DUPLICATE, help="IoU at which two boxes are one tile twice")
+    chk.add_argument("--samples", type=count, default=16, help="images on the contact sheet")
+    chk.add_argument("--iou", type=overlap, default=IOU_DUPLICATE, help="IoU at which two boxes are one tile twice")
     aud = sub.add_parser("audit", help="run the detector over a YOLO data set: mAP, confusions, likely label errors")
     aud.add_argument("dir", type=Path)
     aud.add_argument("--models", type=Path, help="folder with model.json and the ONNX model (default: models/)")
@@ -67,22 +100,45 @@ def main(argv=None) -> None:
     if args.command == "audit":
         return _audit(args)
     if args.command == "generate":
-        from datasets.generate import generate
-        from datasets.recipe import load_recipe
+        return _generate(args)
+    return _preview(args)
 
-        try:
-            recipe = load_recipe(args.recipe)
-        except (ValueError, TypeError) as exc:
-            raise SystemExit(f"error: {exc}") from exc
-        try:
-            generate(args.out, args.count, args.seed, args.styles, args.val_fraction,
-                     args.workers, args.size, recipe)
-        except FileNotFoundError as exc:
-            raise SystemExit(f"error: {exc}") from exc
-    else:
-        from datasets.preview import contact_sheet
 
-        contact_sheet(args.dir, args.n, args.out)
+def _generate(args) -> None:
+    from datasets.generate import generate
+    from datasets.recipe import load_recipe
+    from datasets.shared import MissingSharedData
+
+    try:
+        recipe = load_recipe(args.recipe)
+    except (ValueError, TypeError) as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    if args.out.exists() and not args.out.is_dir():
+        raise SystemExit(f"error: {args.out} is a file, not a folder to write the data set into")
+    try:
+        generate(args.out, args.count, args.seed, args.styles, args.val_fraction,
+                 args.workers, args.size, recipe)
+    except MissingSharedData as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    except OSError as exc:  # a full disk, a file where a folder goes, no permission
+        raise SystemExit(f"error: cannot write the data set to {args.out}: {exc.strerror or exc}"
+                         + (f" ({exc.filename})" if exc.filename else "")) from exc
+
+
+def _preview(args) -> None:
+    from datasets.preview import contact_sheet
+    from datasets.yolo import LabelError
+    from vision.photo import PhotoError
+
+    if not args.dir.is_dir():
+        raise SystemExit(f"error: {args.dir} is not a folder")
+    try:
+        drawn = contact_sheet(args.dir, args.n, args.out)
+    except (PhotoError, LabelError, OSError) as exc:  # OSError: the sheet not written, a label file missing
+        raise SystemExit(f"error: {exc}") from exc
+    if not drawn:
+        raise SystemExit(f"error: no generated images (images/<split>/*.jpg) under {args.dir}: nothing to draw")
+    print(f"contact sheet of {drawn} images: {args.out}")
 
 
 def _check(args) -> int:
@@ -90,14 +146,27 @@ def _check(args) -> int:
 
     from datasets.check import check
     from datasets.check_report import text, write_sheet
+    from vision.files import ImageWriteError, image_target
 
     if not args.dir.is_dir():
         raise SystemExit(f"error: {args.dir} is not a folder")
+    try:  # a sheet that cannot be written at all is said before the check, not after it
+        if args.sheet:
+            args.sheet.parent.mkdir(parents=True, exist_ok=True)
+            image_target(args.sheet)
+    except OSError as exc:
+        raise SystemExit(f"error: {exc}") from exc
     report, samples = check(args.dir, args.iou)
+    unwritten = None
     if args.sheet:
-        write_sheet(report, samples, args.sheet, args.samples)
-    print(json.dumps(report.to_json(), ensure_ascii=False, indent=1) if args.json else text(report))
-    return 1 if report.errors else 0
+        try:
+            write_sheet(report, samples, args.sheet, args.samples)
+        except ImageWriteError as exc:  # the disk filled during the check
+            unwritten = exc
+    print(json.dumps(report.to_json(), ensure_ascii=False, indent=1) if args.json else text(report), flush=True)
+    if unwritten:
+        print(f"error: {unwritten}", file=sys.stderr)
+    return 1 if report.errors or unwritten else 0
 
 
 def _audit(args) -> None:
@@ -146,4 +215,5 @@ def _audit(args) -> None:
 
 
 if __name__ == "__main__":
+    as_a_command()
     main()

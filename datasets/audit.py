@@ -65,7 +65,7 @@ import numpy as np
 
 from datasets.calibration import Calibration
 from datasets.metrics import IOU_THRESHOLDS, ap_per_class, confusion, true_positives
-from datasets.yolo import LabelError, image_labels, read_labels
+from datasets.yolo import DATASET_FORMATS, LabelError, image_labels, read_labels
 from vision.boxes import iou_matrix, match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
@@ -248,7 +248,7 @@ def tail_side(detector: TileDetector, image: np.ndarray, reading: Detections) ->
 def audit_image(detector: TileDetector, path: Path, label: Path, rel: str, conf: float) -> ImageAudit:
     """Read one image and its labels (`compare` flags them); PhotoError or LabelError when either is
     unreadable."""
-    image = load_photo(path)
+    image = load_photo(path, DATASET_FORMATS)
     h, w = image.shape[:2]
     boxes, codes = read_labels(label, w, h)
     reading = detector.read(image, conf=conf)

@@ -13,8 +13,10 @@ import cv2
 import numpy as np
 
 from datasets.audit import MIN_SCORE, Audit, Flag, ImageAudit
+from datasets.yolo import DATASET_FORMATS
 from vision.classes import CLASSES, class_name
 from vision.draw import draw_boxes
+from vision.files import write_image
 from vision.photo import load_photo
 
 THUMB = 160  # thumbnail panel height in pixels
@@ -142,15 +144,15 @@ def write_html(audit: Audit, out: Path, shown: int = SHOWN) -> Path:
     each with its thumbnail (files under `out`, so the folder opens anywhere)."""
     out = Path(out)
     (out / "thumbs").mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(out / "confusion.png"), confusion_picture(audit))
+    write_image(out / "confusion.png", confusion_picture(audit))
     by_rel = {item.rel: item for item in audit.images}
     ranked = list(enumerate(audit.flags[:shown], 1))
     for rel in dict.fromkeys(f.image for _, f in ranked):  # each photo loaded once
-        photo = load_photo(by_rel[rel].path)
+        photo = load_photo(by_rel[rel].path, DATASET_FORMATS)
         for rank, f in ranked:
             if f.image == rel:
-                cv2.imwrite(str(out / f"thumbs/{rank:04d}.jpg"), thumbnail(photo, by_rel[rel], f),
-                            [cv2.IMWRITE_JPEG_QUALITY, 88])
+                write_image(out / f"thumbs/{rank:04d}.jpg", thumbnail(photo, by_rel[rel], f),
+                            (cv2.IMWRITE_JPEG_QUALITY, 88))
     rows = []
     for rank, f in ranked:
         where = f.image + ("" if f.label is None else f" · box {f.label + 1}")

@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from datasets.yolo import IMAGE_SUFFIXES, find_files, label_path_of, parse_line, split_of, to_xyxy
+from datasets.yolo import DATASET_FORMATS, IMAGE_SUFFIXES, find_files, label_path_of, parse_line, split_of, to_xyxy
 from scoring.hand import brief
 from vision.boxes import pairwise_iou
 from vision.classes import CLASSES
@@ -209,7 +209,7 @@ def check(root: Path, iou: float = IOU_DUPLICATE) -> tuple[Report, list[Sample]]
         label = label_path_of(root, image)
         paired.add(label)
         try:
-            photo = load_photo(image)
+            photo = load_photo(image, DATASET_FORMATS)
         except PhotoError as exc:
             report.add("error", "unreadable-image", rel, str(exc))
             continue

@@ -4,11 +4,11 @@ of sample images whose boxes with findings are drawn in red."""
 from collections import defaultdict
 from pathlib import Path
 
-import cv2
-
 from datasets.check import Report, Sample
 from datasets.preview import cell, sheet
+from datasets.yolo import DATASET_FORMATS
 from vision.classes import CLASSES
+from vision.files import write_image
 from vision.photo import load_photo
 
 BAR = 30
@@ -67,10 +67,10 @@ def pick_samples(samples: list[Sample], n: int) -> list[Sample]:
 
 
 def write_sheet(report: Report, samples: list[Sample], out: Path, n: int = 16) -> None:
+    """The contact sheet written to `out` (ImageWriteError, and `report.sheet` left unset, when it cannot be)."""
     cells = []
     for s in pick_samples(samples, n):
         caption = str(s.image.relative_to(report.root))[-50:]
-        cells.append(cell(load_photo(s.image), s.boxes, s.names, caption, s.bad))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(out), sheet(cells))
+        cells.append(cell(load_photo(s.image, DATASET_FORMATS), s.boxes, s.names, caption, s.bad))
+    write_image(out, sheet(cells))
     report.sheet = str(out)

@@ -9,6 +9,8 @@ import numpy as np
 
 from datasets.yolo import label_path_of, read_labels
 from vision.draw import draw_boxes
+from vision.files import write_image
+from vision.photo import load_photo
 
 CELL = 480
 
@@ -34,10 +36,14 @@ def sheet(cells: list[np.ndarray], cols: int = 4) -> np.ndarray:
     return np.vstack([np.hstack(cells[i : i + cols]) for i in range(0, len(cells), cols)])
 
 
-def contact_sheet(root: Path, n: int, out: Path, cols: int = 4) -> None:
+def contact_sheet(root: Path, n: int, out: Path, cols: int = 4) -> int:
+    """The first `n` generated images (`images/<split>/*.jpg`) under `root` with their boxes, written to
+    `out`; how many (ImageWriteError when `out` cannot be written)."""
     cells = []
     for path in sorted(Path(root).glob("images/*/*.jpg"))[:n]:
-        img = cv2.imread(str(path))
+        img = load_photo(path)
         boxes, names = read_labels(label_path_of(Path(root), path), img.shape[1], img.shape[0])
         cells.append(cell(img, boxes, names, path.stem))
-    cv2.imwrite(str(out), sheet(cells, cols))
+    if cells:
+        write_image(out, sheet(cells, cols))
+    return len(cells)

@@ -15,8 +15,11 @@ import numpy as np
 
 from scoring.hand import brief
 from vision.classes import CLASS_INDEX, CLASSES
+from vision.photo import PHOTO_FORMATS
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic"}
+# Their formats by content (Pillow's names): a player's photo formats, and what else ultralytics trains on.
+DATASET_FORMATS = PHOTO_FORMATS | {"BMP", "TIFF"}
 
 
 class LabelError(ValueError):

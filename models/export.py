@@ -7,7 +7,8 @@ Writes models/tiles.pt (to continue training from), models/tiles.onnx (what `vis
 models/model.json (hashes checked at load, input size, the tile size the model was trained at).
 The crop classifier that `models/train_classifier.py` recorded in models/classifier.json goes into
 model.json too (its file name and hash), so the read path keeps its second stage; with
-`--classifier-only` only that entry of the existing model.json is (re)written.
+`--classifier-only` only that entry of the existing model.json is (re)written. The hand finder's
+hash (models/hand_finder.json, written by `models.train_hand_finder`) is recorded as found.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from datasets.yolo import IMAGE_SUFFIXES
 from models.ultralytics_env import REPO, load_ultralytics
 from vision.classes import CLASSES
 from vision.detector import MODELS_DIR, sha256_of
+from vision.hand_finding import WEIGHTS
 
 MAX_SIDE = 1280  # second pass cap: keeps a many-row photo under ~0.5 s on 2 cores
 
@@ -122,7 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     meta = {
         "onnx": "tiles.onnx",
         "pt": "tiles.pt",
-        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt")},
+        # the hand finder's hash carried over: the reader refuses a hand finder the card does not vouch for
+        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt", WEIGHTS.name)
+                   if name != WEIGHTS.name or (out / name).exists()},
         "imgsz": args.imgsz,
         "tile_width": training_tile_width(args.data, args.imgsz),
         "max_side": MAX_SIDE,

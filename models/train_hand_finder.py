@@ -8,6 +8,7 @@ missed detection); the whole-photo layout cuts them into parts and each part is 
 not from the scene's truth (`groups` are the hand unless "loose"; `surround` is walls, discards and
 other players' tiles). A small network (`fit`). The
 judge set (unseen styles, never fitted on) gives the share of parts and of whole photos sorted right.
+The weights' SHA-256 goes into the model card beside them (models/model.json), as the reader checks it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from models.evaluate import load_samples
 from models.evaluate_layout import perfect_detections
+from vision.detector import sha256_of
 from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, joined, part_features
 from vision.layout import group_rows, in_reading_order
 
@@ -113,7 +115,18 @@ def main(argv: list[str] | None = None) -> None:
             "l2": L2, "commit": commit, "train": judge(w, x, y, photo), "judge": {"data": str(args.judge)}
             | judge(w, jx, jy, jphoto)}
     args.out.write_text(json.dumps(card, indent=1) + "\n")
+    record_hash(args.out)
     print(json.dumps(card, indent=1))
+
+
+def record_hash(weights: Path) -> None:
+    """The new weights' SHA-256 into the model card beside them, which the reader checks them against."""
+    card_path = weights.parent / "model.json"
+    if not card_path.exists():  # weights fitted for a trial outside a model folder
+        return
+    card = json.loads(card_path.read_text())
+    card["sha256"][weights.name] = sha256_of(weights)
+    card_path.write_text(json.dumps(card, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,9 @@ def score_json(hand_json, ruleset: Ruleset | str = DEFAULT_RULESET) -> dict:
 
 def _run_json(args) -> int:
     rules = load_ruleset(args.ruleset)  # a broken --ruleset is the whole call's error, not each hand's
+    if sys.stdin is None:  # started with standard input closed (`0<&-`)
+        print("no input: --json reads a JSON array of hands on standard input, which is closed", file=sys.stderr)
+        return 2
     text = sys.stdin.read()
     try:
         hands = json.loads(text)

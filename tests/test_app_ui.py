@@ -1,6 +1,8 @@
 """The app's helpers without Streamlit: the draft hand and its edits, typed hands, the photo reading
 as a draft, boxes as the player corrected them, the YOLO export, results as rows, the two scripts."""
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +15,8 @@ from scoring.hand import Hand, HandError, Meld, Situation
 from scoring.payout import Deal, Result
 from scoring.seats import Seat, Wind
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
-from ui.dataset import DatasetError, dataset_folder, dataset_root, save_example
+from tests.limits import files_limited_to
+from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
 from ui.draft import (
     Draft,
     MeldDraft,
@@ -39,6 +42,8 @@ from vision.detections import Detections
 from vision.draw import DIMMED, HIGHLIGHT, NORMAL
 from vision.groups import Group
 from vision.read import read_detections
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HAND = Hand.from_json({
     "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
@@ -247,6 +252,42 @@ def test_yolo_export(tmp_path):
     assert data["names"] == dict(enumerate(CLASSES)) and data["train"] == "images/train"
     report, _ = check(tmp_path / "set")  # the project's data-set checker accepts it
     assert not report.errors and report.images == 1 and report.boxes == 2, report.findings
+
+
+# save_example in a process whose files may grow to 50 KB: a photo of noise (~250 KB as JPEG) meets a full disk.
+SAVE_ON_A_FULL_DISK = """
+import sys
+from pathlib import Path
+import numpy as np
+from ui.dataset import NotSaved, save_example
+noise = np.random.default_rng(0).integers(0, 256, (300, 400, 3), dtype=np.uint8)
+try:
+    save_example(Path(sys.argv[1]), "set", "new", noise, np.array([[10, 10, 50, 60]]), ["1m"])
+except NotSaved as exc:
+    print(exc)
+"""
+
+
+def saved_files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_a_photo_saved_onto_a_full_disk_leaves_neither_file_and_says_why(tmp_path):
+    """It left images/train/<id>.jpg without its label file, which training takes for a photo of no tiles."""
+    save_example(tmp_path, "set", "old", np.zeros((100, 200, 3), np.uint8), np.array([[10, 10, 50, 60]]), ["2m"])
+    before = {name: (tmp_path / name).read_bytes() for name in saved_files(tmp_path)}
+    p = subprocess.run([sys.executable, "-c", SAVE_ON_A_FULL_DISK, str(tmp_path)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, preexec_fn=files_limited_to(50_000))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout == "寫入時出錯（檔案太大，磁碟不接受）：這張照片和它的標註都沒有存，之前存的都還在\n"
+    assert {name: (tmp_path / name).read_bytes() for name in saved_files(tmp_path)} == before
+
+
+def test_a_label_file_that_cannot_be_put_in_place_keeps_its_photo_out_too(tmp_path):
+    (tmp_path / "set" / "labels" / "train" / "abc.txt").mkdir(parents=True)  # a folder in the label's place
+    with pytest.raises(NotSaved, match="這張照片和它的標註都沒有存"):
+        save_example(tmp_path, "set", "abc", np.zeros((100, 200, 3), np.uint8), np.zeros((0, 4)), [])
+    assert saved_files(tmp_path) == ["set/data.yaml"]
 
 
 @pytest.mark.parametrize("name", ["../x", "/etc", "a/b", "..", ".hidden", "a" * 65, "a\\b", "-x"])

@@ -2,6 +2,7 @@
 finding, severity and exit status."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from datasets.__main__ import main
 from datasets.check import check
 from datasets.check_report import pick_samples, text
 from datasets.generate import generate
+from tests.limits import files_limited_to
 from vision.classes import CLASSES
 
 GOOD_LINE = "4 0.5 0.5 0.25 0.4"  # 5m in the middle of the image
@@ -279,3 +281,60 @@ def test_findings_do_not_echo_long_input(tmp_path):
     report, _ = check(make_set(tmp_path, files))
     assert {f.kind for f in report.errors} == {"malformed-line", "data-yaml"}
     assert all(len(f.message) < 300 for f in report.findings)
+
+
+def test_a_sheet_that_cannot_be_written_is_said_and_is_an_error(tmp_path, generated):
+    """A full disk printed "contact sheet: PATH" and exit 0 with no file; a folder or a type OpenCV does
+    not write in the sheet's place was an OpenCV traceback, after the whole check."""
+    sheet = tmp_path / "sheet.png"
+    full = subprocess.run([sys.executable, "-m", "datasets", "check", str(generated), "--sheet", str(sheet)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, preexec_fn=files_limited_to(50_000))
+    assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr[-2000:]
+    assert full.stderr == f"error: cannot write {sheet}: File too large\n"
+    assert "OK: 0 errors" in full.stdout and "contact sheet" not in full.stdout
+    assert list(tmp_path.iterdir()) == []  # no half-written sheet, no temporary file
+    (tmp_path / "folder.png").mkdir()
+    for target, said in (("sheet.xyz", "not an image type OpenCV writes"), ("folder.png", "it is a folder")):
+        p = _cli(generated, "--sheet", tmp_path / target)
+        assert p.returncode == 1 and p.stdout == "" and p.stderr.startswith("error: cannot write"), p.stderr[-2000:]
+        assert said in p.stderr
+
+
+def test_a_sheet_named_in_bytes_that_are_not_utf8_is_written_and_named(tmp_path, generated):
+    """OpenCV's writer crashed the process (SIGSEGV) on such a name."""
+    sheet = os.fsencode(tmp_path) + b"/sheet-\xff.png"
+    p = subprocess.run([sys.executable, "-m", "datasets", "check", generated, "--sheet", sheet, "--json"], cwd=ROOT,
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads(p.stdout)["sheet"] == os.fsdecode(sheet)  # the name reads back as Python gave it
+    assert cv2.imdecode(np.frombuffer(open(sheet, "rb").read(), np.uint8), cv2.IMREAD_COLOR).shape == (1440, 1920, 3)
+
+
+@pytest.mark.parametrize("iou", ["0", "-1", "nan", "5", "x"])
+def test_an_iou_outside_zero_to_one_is_a_wrong_command_line(tmp_path, iou):
+    p = _cli(tmp_path, "--iou", iou)
+    assert p.returncode == 2 and f"argument --iou: {iou!r} is not an IoU above 0 and at most 1" in p.stderr
+
+
+def _preview(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "datasets", "preview", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def test_preview_draws_a_set_and_says_what_it_could_not(tmp_path, generated):
+    """`preview /nonexistent` wrote an empty sheet and exited 0, and so did a full disk, with no sheet."""
+    sheet = tmp_path / "sheet.png"
+    p = _preview(generated, "-n", 4, sheet)
+    assert p.returncode == 0 and p.stdout == f"contact sheet of 4 images: {sheet}\n", p.stderr[-2000:]
+    assert cv2.imread(str(sheet)).shape == (480, 1920, 3)
+    sheet.unlink()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder, said in ((tmp_path / "nonexistent", f"error: {tmp_path / 'nonexistent'} is not a folder"),
+                         (empty, f"error: no generated images (images/<split>/*.jpg) under {empty}: nothing to draw")):
+        p = _preview(folder, sheet)
+        assert p.returncode == 1 and p.stderr == said + "\n" and p.stdout == ""
+    full = _preview(generated, sheet, preexec_fn=files_limited_to(50_000))
+    assert full.returncode == 1 and full.stderr == f"error: cannot write {sheet}: File too large\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
+    assert _preview(generated, "-n", "0", sheet).returncode == 2

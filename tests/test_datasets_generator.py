@@ -1,7 +1,10 @@
 """The synthetic scene generator: reproducible, boxes tight on what is drawn, truth consistent."""
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,9 +18,12 @@ from datasets.printout import printout
 from datasets.scene import _affine, _blend, visibility
 from datasets.scene_layout import Group, Layout, Placed
 from datasets.styles import UNSEEN_WEIGHTS
+from tests.limits import files_limited_to
 from tests.shared import needs_shared
 from vision.classes import CLASSES
 from vision.draw import draw_boxes
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_same_seed_same_bytes():
@@ -166,3 +172,34 @@ def test_printout_boxes_follow_the_page(monkeypatch, seed):
             q = apply(maps[0], np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
             inside |= c0 == c and (q.min(0) - 1 <= box[:2]).all() and (box[2:] <= q.max(0) + 1).all()
         assert inside, (c, box)
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--val-fraction", "nan"], "argument --val-fraction: 'nan' is not a fraction from 0 to 1"),  # was a traceback
+    (["--val-fraction", "2"], "argument --val-fraction: '2' is not a fraction from 0 to 1"),  # was accepted
+    (["--size", "0"], "argument --size: '0' is not a long side in pixels from 64 to 4096"),  # a traceback
+    (["--size", "-5"], "argument --size: '-5' is not a long side in pixels from 64 to 4096"),
+    (["--count", "-3"], "argument --count: '-3' is not a whole number of at least 1"),  # silently nothing
+    (["--seed", "-1"], "argument --seed: '-1' is not a whole number of at least 0"),  # numpy's traceback
+    (["--workers", "0"], "argument --workers: '0' is not a whole number of at least 1"),
+])
+def test_generate_refuses_flags_out_of_range_as_a_wrong_command_line(tmp_path, flags, said):
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "datasets", "generate", str(out), "--count", "2", *flags], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and said in p.stderr and "Traceback" not in p.stderr, p.stderr[-2000:]
+    assert not out.exists()
+
+
+def test_generate_into_a_file_or_onto_a_full_disk_says_so(tmp_path):
+    taken = tmp_path / "a-file"
+    taken.write_text("mine")
+    p = subprocess.run([sys.executable, "-m", "datasets", "generate", str(taken), "--count", "2"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and p.stderr == f"error: {taken} is a file, not a folder to write the data set into\n"
+    assert taken.read_text() == "mine"
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "datasets", "generate", str(out), "--count", "2", "--workers", "1"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=files_limited_to(2_000))
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr[-2000:]
+    assert p.stderr.splitlines()[-1] == f"error: cannot write the data set to {out}: File too large"

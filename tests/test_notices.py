@@ -23,7 +23,7 @@ SAMPLE = {
     "reason": Notice.of("too-many-flowers", count=9), "en": "not a win: 1m 2m", "zh": "沒有胡：張數不對",
     "name": "hand.jpg", "why": "No such file or directory", "width": 10000, "height": 8001, "limit": 80,
     "what": "model", "path": "models/model.json", "actual": "0123456789ab", "expected": "ba9876543210",
-    "shape": "[64, 48, 3]", "error": "ValueError: boom", "tile": "5p", "tiles": ("1m", "9p"),
+    "shape": "[64, 48, 3]", "error": "ValueError: boom", "tile": "5p", "tiles": ("1m", "9p"), "format": "TIFF",
 }
 
 

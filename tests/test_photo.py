@@ -47,10 +47,11 @@ def test_reads_a_path(tmp_path):
     "data, message",
     [
         (b"", "empty"),
-        (b"this is not an image at all", r"^upload is not an image we can read \(JPEG, PNG, WebP…\)$"),
+        (b"this is not an image at all", r"^upload is not an image we can read \(JPEG, PNG, WebP or HEIC\)$"),
         (jpeg(64, 48)[:200], "not an image we can read"),
         (jpeg(640, 480)[:2000], "not a readable image: image file is truncated"),
-        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "HEIC"),
+        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "is a HEIC photo that could not be decoded"),
+        (b"\x00\x00\x00\x18ftyphevc" + b"\x00" * 64, "is a HEIC photo that could not be decoded"),  # an HEVC brand
     ],
 )
 def test_broken_uploads_get_a_clear_error(data, message):
@@ -69,9 +70,11 @@ def test_broken_uploads_still_get_a_clear_error_once_ultralytics_patched_pillow(
     load_ultralytics()
     import ultralytics.utils.patches  # noqa: F401  (replaces PIL.Image.open with a HEIF-trying wrapper)
 
-    for data in (b"this is not an image at all", b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64):
-        with pytest.raises(PhotoError, match="not an image we can read"):
+    for data, said in ((b"this is not an image at all", "not an image we can read"),
+                       (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "is a HEIC photo that could not be decoded")):
+        with pytest.raises(PhotoError, match=said):
             load_photo(data)
+    assert load_photo(encoded("HEIF")).shape == (48, 64, 3)  # a real one still reads
 
 
 def png(width: int, height: int, color_type: int, depth: int, rows=None) -> bytes:
@@ -130,3 +133,46 @@ def test_the_largest_photo_accepted_decodes_within_a_gigabyte(tmp_path, color_ty
 def test_more_pixels_than_the_cap_are_refused_before_decoding():
     with pytest.raises(PhotoError, match=r"is 10000x8001 pixels, too large to read \(at most 80 million\)"):
         load_photo(png(10_000, 8001, 0, 8, [b""] * 0))
+
+
+def encoded(fmt: str, **options) -> bytes:
+    image = Image.new("RGB", (64, 48), (200, 30, 30))
+    image.paste((30, 30, 200), (0, 0, 32, 24))  # blue top-left quarter
+    buf = io.BytesIO()
+    image.save(buf, fmt, **options)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP", "HEIF"])
+def test_the_photo_formats_phones_send_are_read_by_their_content_whatever_their_name(tmp_path, fmt):
+    path = tmp_path / "photo.tif"  # the name says nothing
+    path.write_bytes(encoded(fmt))
+    photo = load_photo(path)
+    assert photo.shape == (48, 64, 3) and photo[5, 5, 0] > 150 and photo[-5, -5, 2] > 150  # blue, then red (BGR)
+
+
+def test_a_heic_photo_from_an_iphone_held_upright_is_turned_once():
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90° clockwise to view
+    photo = load_photo(encoded("HEIF", exif=exif.tobytes()))
+    assert photo.shape == (64, 48, 3)
+    assert photo[5, -5, 0] > 150 and photo[-5, 5, 0] < 100  # the blue quarter now top-right
+
+
+@pytest.mark.parametrize("fmt", ["TIFF", "GIF", "BMP", "PPM", "ICO"])
+def test_other_formats_are_refused_by_name_even_when_named_jpg(tmp_path, fmt):
+    """A TIFF named .jpg was parsed like any format Pillow knows."""
+    path = tmp_path / "hand.jpg"
+    path.write_bytes(encoded(fmt))
+    with pytest.raises(PhotoError, match=rf"hand.jpg is in {fmt} format, not a photo format we read: send it as "
+                                         "JPEG, PNG, WebP or HEIC$") as err:
+        load_photo(path)
+    assert err.value.notice.code == "photo-format"
+
+
+def test_a_data_set_may_hold_what_ultralytics_trains_on_besides():
+    from datasets.yolo import DATASET_FORMATS
+
+    assert load_photo(encoded("TIFF"), DATASET_FORMATS).shape == load_photo(encoded("BMP"), DATASET_FORMATS).shape
+    with pytest.raises(PhotoError, match="is in GIF format"):
+        load_photo(encoded("GIF"), DATASET_FORMATS)

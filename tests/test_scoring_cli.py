@@ -1,6 +1,7 @@
 """`python -m scoring score` as people and programs use it, through a real subprocess."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -178,3 +179,11 @@ def test_a_broken_ruleset_file_is_an_error_not_a_traceback(tmp_path, text, said)
         p = run(*args, stdin="[]")
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
         assert said in p.stderr
+
+
+def test_json_with_standard_input_closed_says_so():
+    """`0<&-`: Python's sys.stdin is None, and reading it was an AttributeError traceback."""
+    p = subprocess.run([sys.executable, "-m", "scoring", "score", "--json"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60, preexec_fn=lambda: os.close(0))
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert p.stderr == "no input: --json reads a JSON array of hands on standard input, which is closed\n"

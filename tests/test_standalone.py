@@ -2,6 +2,7 @@
 what needs missing shared data says which path and which setting."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,27 @@ def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
     assert "1 photos x 1" in out and "x the peer" in out
     for stage in ("decode", "detector passes", "crop classifier", "of it, cutting crops", "after the detector"):
         assert f"  {stage}" in out
+
+
+def test_the_hider_hides_a_shared_folder_that_is_a_link_by_both_its_names(tmp_path):
+    """`shared` beside the checkout a symlink: the hider compared only the resolved path, so a read
+    through the link (what DEFAULT_SHARED names) passed."""
+    hider = tmp_path / "checkout" / "tests" / "shared_hidden"
+    hider.mkdir(parents=True)
+    shutil.copyfile(ROOT / "tests" / "shared_hidden" / "sitecustomize.py", hider / "sitecustomize.py")
+    (tmp_path / "elsewhere" / "rules").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "rules" / "x.json").write_text("{}")
+    (tmp_path / "shared").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "checkout" / "README.md").write_text("mine")
+    code = """import sys
+for path in sys.argv[1:]:
+    try:
+        open(path).close()
+        print("read")
+    except PermissionError as exc:
+        print("hidden" if "hidden in this run" in str(exc) else exc)
+"""
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "shared" / "rules" / "x.json"),
+                        str(tmp_path / "elsewhere" / "rules" / "x.json"), str(tmp_path / "checkout" / "README.md")],
+                       env={**os.environ, "PYTHONPATH": str(hider)}, capture_output=True, text=True, timeout=60)
+    assert p.stdout.split() == ["hidden", "hidden", "read"], p.stderr[-2000:]

@@ -12,6 +12,7 @@ import streamlit as st
 import vision.detector
 from datasets.audit import KINDS, Audit, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
+from datasets.yolo import DATASET_FORMATS
 from ui.dataset import dataset_root
 from ui.text import in_script
 from vision.classes import CLASSES
@@ -100,7 +101,7 @@ def _browse(result: Audit, script: str) -> None:
     item = by_rel[st.selectbox(t("圖"), list(by_rel), key="audit_image",
                                format_func=lambda r: r + (t(f"（{n} 個可疑）") if (n := len(by_rel[r].flags)) else ""))]
     try:
-        image = load_photo(item.path)
+        image = load_photo(item.path, DATASET_FORMATS)
     except PhotoError as exc:
         st.error(exc.notice.text(script))
         return

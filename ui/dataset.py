@@ -13,6 +13,7 @@ same images; saving the same photo again overwrites its files with the latest co
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ import yaml
 
 from datasets.yolo import yolo_lines
 from vision.classes import CLASSES
+from vision.files import temporary_beside, write_atomically
 
 ROOT_SETTING = "TAISHU_DATASET_ROOT"
 DEFAULT_ROOT = "./my-dataset"
@@ -79,23 +81,48 @@ def _is_ours(data) -> bool:
     return isinstance(data, dict) and data.get("names") == dict(enumerate(CLASSES)) and data.get("train") == SPLIT
 
 
+class NotSaved(DatasetError):
+    """Writing the example failed part way (a full disk, a read-only folder): neither its photo nor its
+    label file was kept, earlier examples are untouched; the message says why, for the player
+    (traditional Chinese)."""
+
+
+# What the player is told of the write errors a phone's owner can do something about.
+WHY_NOT_SAVED = {errno.ENOSPC: "磁碟滿了", errno.EDQUOT: "超過了磁碟配額", errno.EFBIG: "檔案太大，磁碟不接受",
+                 errno.EROFS: "資料夾在唯讀的磁碟上", errno.EACCES: "沒有寫入資料夾的權限",
+                 errno.EPERM: "沒有寫入資料夾的權限"}
+
+
 def save_example(root: Path, name: str, photo: str, image: np.ndarray, boxes: np.ndarray,
                  codes: list[str | None]) -> Saved:
     """Write the BGR photo (already upright) and its labelled boxes to the data set `name` under
-    `root` (see `dataset_folder`), named `photo`. DatasetError before anything is written when
-    the folder is not one the app may write."""
+    `root` (see `dataset_folder`), named `photo`: both or neither (each is written under a temporary
+    name first, and renamed once both are whole). DatasetError before anything is written when the
+    folder is not one the app may write; NotSaved, with the set as it was, when the writing fails."""
     folder = dataset_folder(root, name)
     _claim(folder / "data.yaml")
     images, labels = folder / SPLIT, folder / "labels" / "train"
-    images.mkdir(parents=True, exist_ok=True)
-    labels.mkdir(parents=True, exist_ok=True)
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     if not ok:
         raise OSError("could not encode the photo as JPEG")
     image_path, label_path = images / f"{photo}.jpg", labels / f"{photo}.txt"
-    image_path.write_bytes(jpeg.tobytes())
     lines = yolo_lines(boxes, codes, image.shape[1], image.shape[0])
-    label_path.write_text("".join(line + "\n" for line in lines))
     data = {"path": str(folder.resolve()), "train": SPLIT, "val": SPLIT, "names": dict(enumerate(CLASSES))}
-    (folder / "data.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    written: list[Path] = []
+    try:
+        images.mkdir(parents=True, exist_ok=True)
+        labels.mkdir(parents=True, exist_ok=True)
+        # data.yaml first: it names the classes, the same for every example, so it may go in alone.
+        write_atomically(folder / "data.yaml", yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
+        for path, content in ((image_path, jpeg.tobytes()), (label_path, "".join(f"{ln}\n" for ln in lines).encode())):
+            written.append(temporary_beside(path, content))
+        # Both whole on disk: two renames within their folders, which need no space. An image without
+        # its label is the harm (training takes it for a photo of no tiles), so the label goes in first.
+        os.replace(written[1], label_path)
+        os.replace(written[0], image_path)
+    except OSError as exc:
+        for temporary in written:
+            temporary.unlink(missing_ok=True)
+        why = WHY_NOT_SAVED.get(exc.errno, exc.strerror or str(exc))
+        raise NotSaved(f"寫入時出錯（{why}）：這張照片和它的標註都沒有存，之前存的都還在") from exc
     return Saved(image_path, label_path, len(lines))

@@ -12,16 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-
-import cv2
 
 from scoring.hand import Situation
 from scoring.notation import format_compact
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
+from scoring.tiles import WINDS
+from vision.console import as_a_command
 from vision.detections import UNSURE_BELOW
 from vision.detector import ModelError, TileDetector
 from vision.draw import draw_boxes
+from vision.files import ImageWriteError, write_image
 from vision.photo import PhotoError, load_photo
 from vision.read import Reading, read_photo
 
@@ -43,19 +43,6 @@ def describe(path: str, reading: Reading) -> str:
     return "\n".join(lines)
 
 
-def write_annotated(path: str, image) -> str | None:
-    """Write the annotated photo; what went wrong, in words, or None."""
-    if not cv2.haveImageWriter(path):
-        return f"cannot write {path}: not an image type OpenCV writes (use .png or .jpg)"
-    if not Path(path).parent.is_dir():
-        return f"cannot write {path}: no folder {Path(path).parent}"
-    try:
-        written = cv2.imwrite(path, image)
-    except cv2.error as exc:
-        return f"cannot write {path}: {str(exc).strip().splitlines()[-1][:200]}"
-    return None if written else f"cannot write {path} (is the folder writable?)"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -63,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     read.add_argument("photos", nargs="+")
     read.add_argument("--json", action="store_true", help="one JSON object per photo per line")
     read.add_argument("--annotate", metavar="OUT.png", help="write the (first) photo with boxes and codes")
-    read.add_argument("--seat", default="E", choices="ESWN")
-    read.add_argument("--round", default="E", choices="ESWN")
+    read.add_argument("--seat", default="E", choices=WINDS, help="门风 (default E)")
+    read.add_argument("--round", default="E", choices=WINDS, help="圈风 (default E)")
     read.add_argument("--self-draw", action="store_true")
     read.add_argument("--ruleset", default=DEFAULT_RULESET,
                       help="the table to read under (one of: " + ", ".join(available_rulesets()) + ")")
@@ -99,13 +86,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.annotate and n == 0:
             highlight = [i in reading.changed or c < UNSURE_BELOW for i, c in enumerate(reading.detections.certainty)]
             loose = [g.kind == "loose" for g in (reading.groups[k] for k in reading.detections.groups)]
-            problem = write_annotated(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes),
-                                                                highlight, loose))
-            if problem:
+            try:
+                write_image(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes),
+                                                      highlight, loose))
+            except ImageWriteError as exc:
                 failed = True
-                print(f"error: {problem}", file=sys.stderr, flush=True)
+                print(f"error: {exc}", file=sys.stderr, flush=True)
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
+    as_a_command()
     sys.exit(main())

@@ -28,7 +28,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, read_card, sha256_of
+from vision.detector import MODELS_DIR, ModelError, checked_file, read_card
 from vision.notices import Notice
 
 CROP_H, CROP_W = 64, 48
@@ -111,11 +111,7 @@ class TileClassifier:
         (`classifier_weight` in model.json, chosen as models/README.md says)."""
         import onnxruntime as ort
 
-        if not onnx.exists():
-            raise ModelError(Notice.of("model-file-missing", what="classifier", path=str(onnx)))
-        actual = sha256_of(onnx)
-        if actual != sha256:
-            raise ModelError(Notice.of("model-corrupt", name=onnx.name, actual=actual[:12], expected=sha256[:12]))
+        checked_file(onnx, sha256, "classifier")
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads

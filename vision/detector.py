@@ -18,9 +18,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scoring.hand import brief
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.notices import Notice, NoticeError
+from vision.photo import READ_SIDE
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 STRIDE = 32
@@ -36,6 +38,11 @@ CLUSTER_REACH = 3.0
 # Second passes for at most this many clusters, the largest first (the rest keep the first pass):
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
+# The first pass's largest input (long side) is this many times the card's max_side (2560 px). Its
+# memory and time grow with its area: a process making one pass at 2560 over a 12 MP photo peaks at
+# ~720 MB, the pass taking 2-4 s on 2 cores; the 4096 px pass the doubling used to reach took 8-15 s
+# and the read 3.4 GB (README, "Reading photos").
+FIRST_PASS_MAX = 2
 # An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
 # narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
 # keep its aspect (a data set's "stretch" export, a 16:9 frame shown square; KIM test: 6 of 12 photos at
@@ -44,6 +51,8 @@ MAX_SECOND_PASSES = 3
 MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
 MAX_RESTORE = 6.0
 MIN_FOR_ASPECT = 3
+# The largest max_side a model card may ask for: a read's 1 GB bound is measured at it (tests/test_detector.py).
+MAX_SIDE_LIMIT = 1280
 
 
 class ModelError(NoticeError, RuntimeError):
@@ -68,22 +77,79 @@ class ModelCard:
 
     @classmethod
     def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
-        meta = read_card(models_dir / "model.json", "model")
-        name = meta.get("classifier")
-        return cls(models_dir / meta["onnx"], meta["sha256"][meta["onnx"]], int(meta["imgsz"]),
-                   float(meta["tile_width"]), int(meta["max_side"]), float(meta.get("conf", 0.25)),
-                   models_dir / name if name else None, meta["sha256"].get(name) if name else None,
-                   float(meta.get("classifier_weight", 1.0)))
+        """The card in `models_dir`; ModelError naming the field when one is missing or out of range (an
+        input size of 0 made the first pass double it forever)."""
+        path = models_dir / "model.json"
+        meta = read_card(path, "model")
+        try:
+            onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
+            imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
+            return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
+                       tile_width=card_number(meta, "tile_width", 1, imgsz),
+                       max_side=card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True),
+                       conf=card_number(meta, "conf", 0.001, 0.999, default=0.25),
+                       classifier=models_dir / name if name else None,
+                       classifier_sha256=card_hash(meta, name) if name else None,
+                       classifier_weight=card_number(meta, "classifier_weight", 0, 1, default=1.0))
+        except CardProblem as exc:
+            raise ModelError(Notice.of("model-card-broken", what="model", path=str(path), why=str(exc))) from exc
+
+
+class CardProblem(ValueError):
+    """A field of a model card that is missing or unusable; the message names it."""
+
+
+def card_file(meta: dict, key: str) -> str:
+    """A file the card names: a plain name inside the card's folder."""
+    name = meta.get(key)
+    if not isinstance(name, str) or not name or Path(name).name != name:
+        raise CardProblem(f"{key!r} is {brief(name)}, expected a file name in the card's folder")
+    return name
+
+
+def card_hash(meta: dict, name: str) -> str:
+    digest = meta.get("sha256", {}).get(name) if isinstance(meta.get("sha256"), dict) else None
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise CardProblem(f"no SHA-256 for {name} under 'sha256'")
+    return digest
+
+
+def card_number(meta: dict, key: str, low: float, high: float, *, integer: bool = False,
+                default: float | None = None) -> float:
+    """A number of the card, refused outside low..high (nan, a string or a boolean too)."""
+    value = meta.get(key, default)
+    kinds = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        raise CardProblem(f"{key!r} is {brief(value)}, expected {'an integer' if integer else 'a number'} "
+                          f"from {low} to {high}")
+    return value if integer else float(value)
 
 
 def read_card(path: Path, what: str) -> dict:
-    """A model's JSON card, refused unless it exists and lists our classes in our order."""
+    """A model's JSON card, refused unless it exists, is a JSON object and lists our classes in our order."""
     if not path.exists():
         raise ModelError(Notice.of("model-card-missing", what=what, path=str(path)))
-    card = json.loads(path.read_text())
+    try:
+        card = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
+                                   why=f"not JSON we read ({str(exc)[:100]})")) from exc
+    if not isinstance(card, dict):
+        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
+                                   why=f"a JSON {type(card).__name__}, not an object"))
     if card.get("classes") != list(CLASSES):
         raise ModelError(Notice.of("model-classes-differ", what=what))
     return card
+
+
+def checked_file(path: Path, sha256: str, what: str) -> Path:
+    """`path`, once it exists and matches its recorded SHA-256 (ModelError otherwise)."""
+    if not path.is_file():
+        raise ModelError(Notice.of("model-file-missing", what=what, path=str(path)))
+    actual = sha256_of(path)
+    if actual != sha256:
+        raise ModelError(Notice.of("model-corrupt", name=path.name, actual=actual[:12], expected=sha256[:12]))
+    return path
 
 
 def sha256_of(path: Path) -> str:
@@ -179,13 +245,11 @@ class TileDetector:
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
         import onnxruntime as ort
 
+        from vision.hand_finding import weights  # here: hand_finding takes the card's helpers from this module
+
         self.card = ModelCard.load(models_dir)
-        if not self.card.onnx.exists():
-            raise ModelError(Notice.of("model-file-missing", what="model", path=str(self.card.onnx)))
-        actual = sha256_of(self.card.onnx)
-        if actual != self.card.sha256:
-            raise ModelError(Notice.of("model-corrupt", name=self.card.onnx.name, actual=actual[:12],
-                                       expected=self.card.sha256[:12]))
+        checked_file(self.card.onnx, self.card.sha256, "model")
+        weights()  # what every read needs besides the detector: refused here rather than at the first photo
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -217,9 +281,13 @@ class TileDetector:
         if restore == 1.0:
             return self.read_found(image, first, long_side, conf)
         h, w = image.shape[:2]
-        restored = cv2.resize(image, (round(w * restore), h), interpolation=cv2.INTER_LINEAR)
+        # Widened 6x, a 12 MP photo would be 24000 px wide (220 MB, and as much again per copy): the
+        # restored photo keeps the reader's largest side, giving up height instead.
+        shrink = min(1.0, READ_SIDE / (w * restore))
+        size = (round(w * restore * shrink), max(1, round(h * shrink)))
+        restored = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR if shrink == 1.0 else cv2.INTER_AREA)
         first, long_side = self.find(restored, conf)
-        return self.read_found(restored, first, long_side, conf).scaled((restore, 1.0))
+        return self.read_found(restored, first, long_side, conf).scaled((size[0] / w, size[1] / h))
 
     def read_found(self, image: np.ndarray, first: Detections, long_side: int, conf: float | None) -> Detections:
         """`read` after the first pass (`find`) gave `first` at input size `long_side`."""
@@ -255,12 +323,17 @@ class TileDetector:
     def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
-        at 512). Returns the detections and the input size that found them."""
+        at 512), until the photo's own size, never past FIRST_PASS_MAX times the card's `max_side`
+        (the cap). A size whose double would pass the cap is skipped for the cap itself: on a 12 MP
+        photo 512, 1024, then 2560 (passes at 2048 and 2560 cost 1.6x the one at 2560 alone, and find
+        no smaller tiles). Returns the detections and the input size that found them."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
+        cap = FIRST_PASS_MAX * self.card.max_side
         while True:
             found = self.detect(image, long_side=long_side, conf=conf)
             input_tile = float(np.median(np.minimum(found.widths, found.heights))) * long_side / photo_side \
                 if len(found) else 0.0
-            if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, 2 * self.card.max_side):
+            if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, cap):
                 return found, long_side
-            long_side *= 2
+            doubled = 2 * long_side
+            long_side = cap if 2 * doubled > cap and doubled < min(photo_side, cap) else doubled

@@ -23,7 +23,9 @@ import numpy as np
 from scoring.tiles import is_flower
 from vision.classes import BACK
 from vision.detections import Detections
+from vision.detector import CardProblem, ModelError, card_hash, checked_file, read_card
 from vision.layout import Layout, _rotate
+from vision.notices import Notice
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
 # Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
@@ -88,9 +90,16 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
 
 @cache
 def weights(path: Path = WEIGHTS) -> dict[str, np.ndarray]:
-    card = json.loads(path.read_text())
-    if tuple(card["features"]) != FEATURES:
-        raise ValueError(f"{path} was fitted on other features; refit with python -m models.train_hand_finder")
+    """The fitted network, once its file matches the SHA-256 the model card beside it records (as the
+    detector's files do) and was fitted over FEATURES; ModelError saying which is not so."""
+    try:
+        sha256 = card_hash(read_card(path.parent / "model.json", "model"), path.name)
+    except CardProblem as exc:
+        raise ModelError(Notice.of("model-card-broken", what="model", path=str(path.parent / "model.json"),
+                                   why=str(exc))) from exc
+    card = json.loads(checked_file(path, sha256, "hand finder").read_bytes())  # its bytes are the ones hashed
+    if not isinstance(card, dict) or tuple(card.get("features", ())) != FEATURES:
+        raise ModelError(Notice.of("hand-finder-features", path=str(path)))
     return {k: np.array(v, np.float64) for k, v in card["weights"].items()}
 
 

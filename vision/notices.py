@@ -94,10 +94,11 @@ CATALOGUE: dict[str, Words] = {
         "{zh}",
         "{zh}"),
     # vision/read.py
-    "no-tiles": Words(
-        "no tiles found in the photo",
-        "照片裡沒有找到牌",
-        "照片里没有找到牌"),
+    "no-tiles": Words(  # a hand across a tenth of a 12 MP photo's width is still found (tests/test_detector.py)
+        "no tiles found in the photo (a hand is found when it spans a tenth of the photo's width or more: "
+        "take it closer)",
+        "照片裡沒有找到牌（手牌要佔照片寬度的十分之一以上才找得到：請靠近一點拍）",
+        "照片里没有找到牌（手牌要占照片宽度的十分之一以上才找得到：请靠近一点拍）"),
     "tile-corrected": Words(
         "tile {number} read as {before}, corrected to {after} to make a legal hand",
         "第 {number} 張讀成{before}，為了湊成合法的胡牌改成{after}",
@@ -166,18 +167,23 @@ CATALOGUE: dict[str, Words] = {
         "檔案是空的",
         "档案是空的"),
     "photo-not-image": Words(
-        "{name} is not an image we can read (JPEG, PNG, WebP…)",
-        "看不懂這個檔案：請傳 JPEG、PNG 或 WebP 照片",
-        "看不懂这个档案：请传 JPEG、PNG 或 WebP 照片"),
+        "{name} is not an image we can read (JPEG, PNG, WebP or HEIC)",
+        "看不懂這個檔案：請傳 JPEG、PNG、WebP 或 HEIC 照片",
+        "看不懂这个档案：请传 JPEG、PNG、WebP 或 HEIC 照片"),
+    "photo-format": Words(
+        "{name} is in {format} format, not a photo format we read: send it as JPEG, PNG, WebP or HEIC",
+        "這是 {format} 格式的圖檔，讀不了：請傳 JPEG、PNG、WebP 或 HEIC 照片",
+        "这是 {format} 格式的图档，读不了：请传 JPEG、PNG、WebP 或 HEIC 照片"),
     "photo-unreadable": Words(
         "{name} is not a readable image: {why}",
         "照片檔案壞了，讀不出來",
         "照片档案坏了，读不出来"),
     "photo-heic": Words(
-        "{name} is not an image we can read (an iPhone HEIC photo: set Camera › Formats to 'Most Compatible', "
-        "or send a JPEG)",
-        "這是 iPhone 的 HEIC 照片，讀不出來：請到 設定 › 相機 › 格式 選「最相容」再拍，或傳 JPEG",
-        "这是 iPhone 的 HEIC 照片，读不出来：请到 设置 › 相机 › 格式 选“兼容性最佳”再拍，或传 JPEG"),
+        "{name} is a HEIC photo that could not be decoded (damaged, or a kind of HEIC we do not read): send it "
+        "as a JPEG (on an iPhone: Settings › Camera › Formats › 'Most Compatible')",
+        "這張 HEIC 照片讀不出來（檔案壞了或是讀不了的 HEIC）：請改傳 JPEG（iPhone：設定 › 相機 › 格式 選「最相容」）",
+        "这张 HEIC 照片读不出来（文件坏了或是读不了的 HEIC）："
+        "请改传 JPEG（iPhone：设置 › 相机 › 格式 选“兼容性最佳”）"),
     "photo-too-large": Words(
         "{name} is {width}x{height} pixels, too large to read (at most {limit} million)",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百萬像素）",
@@ -187,6 +193,14 @@ CATALOGUE: dict[str, Words] = {
         "no {what} card at {path}",
         "找不到模型說明檔 {path}",
         "找不到模型说明档 {path}"),
+    "model-card-broken": Words(
+        "the {what} card {path} is broken: {why} (restore it from git)",
+        "模型說明檔 {path} 壞了：請從 git 還原",
+        "模型说明档 {path} 坏了：请从 git 还原"),
+    "hand-finder-features": Words(
+        "{path} was fitted on other features than the reader's: refit it (python -m models.train_hand_finder)",
+        "找手牌的模型檔 {path} 和程式對不上：請重新訓練它",
+        "找手牌的模型档 {path} 和程序对不上：请重新训练它"),
     "model-classes-differ": Words(
         "{what} classes differ from vision.classes.CLASSES",
         "模型認得的牌和程式的不一樣",

@@ -1,5 +1,8 @@
-"""Opening a user's photo: any format Pillow reads, EXIF orientation applied, as a BGR array no
-larger than the reader needs.
+"""Opening a user's photo: JPEG, PNG, WebP or HEIC (what phones send), told by its content, not its
+name; EXIF orientation applied; as a BGR array no larger than the reader needs. Any other format
+Pillow could parse (a TIFF named .jpg, a GIF, a PSD) is refused by name: each parser is more code
+that meets hostile bytes, for no photo a player takes. A data set's images may also be BMP or TIFF
+(`datasets.yolo.DATASET_FORMATS`, what ultralytics trains on).
 
 Memory is bounded by decoding at most MAX_PIXELS (a decoded pixel takes at most 4 bytes in
 Pillow: 320 MB), then shrinking at once to READ_SIDE; a JPEG is decoded at 1/2, 1/4 or 1/8 of its
@@ -14,9 +17,17 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pillow_heif
 from PIL import Image, ImageOps
 
 from vision.notices import Notice, NoticeError
+
+pillow_heif.register_heif_opener()  # HEIC/HEIF, iPhones' default (it turns the image by its orientation itself)
+# Pillow's names for the formats accepted from a player: MPO is the JPEG of phones that add a second,
+# smaller picture; HEIF covers HEIC.
+PHOTO_FORMATS = frozenset({"JPEG", "MPO", "PNG", "WEBP", "HEIF"})
+# ISO base media files (the `ftyp` box at byte 4) whose brand is a HEIF still image or sequence.
+HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs", b"mif1", b"msf1"})
 
 # A 12 MP phone photo is ~4000x3000; refuse absurd sizes before decoding them (decompression bombs).
 MAX_PIXELS = 80_000_000
@@ -30,9 +41,9 @@ class PhotoError(NoticeError, ValueError):
     """The file is not a photo we can read; its notice says why, in the player's words."""
 
 
-def load_photo(source: str | Path | bytes) -> np.ndarray:
-    """Decode `source` (a path or the uploaded bytes), rotate it upright by EXIF, shrink it to at most
-    READ_SIDE on its long side, return BGR uint8."""
+def load_photo(source: str | Path | bytes, formats: frozenset[str] = PHOTO_FORMATS) -> np.ndarray:
+    """Decode `source` (a path or the uploaded bytes) if its content is one of `formats` (Pillow's
+    names), rotate it upright by EXIF, shrink it to at most READ_SIDE on its long side, return BGR uint8."""
     name = "upload" if isinstance(source, bytes) else str(source)
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
@@ -40,7 +51,7 @@ def load_photo(source: str | Path | bytes) -> np.ndarray:
         raise PhotoError(Notice.of("photo-cannot-open", name=name, why=str(exc.strerror or exc))) from exc
     if not data:
         raise PhotoError(Notice.of("photo-empty", name=name))
-    heic = Notice.of("photo-heic", name=name) if data[4:12] in (b"ftypheic", b"ftypmif1", b"ftypheix") else None
+    heic = Notice.of("photo-heic", name=name) if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS else None
     # Any decoder failure is a bad upload, whatever it raises (ultralytics, when imported, patches
     # Image.open to try a HEIF plugin it may not have: ModuleNotFoundError).
     try:
@@ -48,6 +59,8 @@ def load_photo(source: str | Path | bytes) -> np.ndarray:
     except Exception as exc:  # noqa: BLE001
         raise PhotoError(heic or Notice.of("photo-not-image", name=name)) from exc
     with img:
+        if img.format not in formats:
+            raise PhotoError(Notice.of("photo-format", name=name, format=img.format or "unknown"))
         if img.width * img.height > MAX_PIXELS:
             raise PhotoError(Notice.of("photo-too-large", name=name, width=img.width, height=img.height,
                                        limit=MAX_PIXELS // 1_000_000))

@@ -185,9 +185,12 @@ def read_photo(image: np.ndarray, detector: Detector, situation: Situation | Non
     certainty 0.37-0.79 with v2 (upright 0.57-0.97), 0.62-0.94 with v3 (upright 0.58-0.98); read
     both ways up, each reads exactly as its upright photo (tests/test_detector.py). A sure reading
     (8 of the 12 committed photos upright) skips the second read, which doubles the time,
-    and so does a photo of more tiles than a hand shows (a whole set laid out, a table from above)."""
+    and so does a photo of more tiles than a hand shows (a whole set laid out, a table from above), and
+    a photo of none (the detector finds tiles whichever way up they lie: a 12 MP photo of nothing read
+    twice took twice its 4 s to say so)."""
     upright = read_detections(detector.read(image), situation, rules)
-    if _sureness(upright) >= SURE_UPRIGHT or len(upright.detections) > MAX_HAND_TILES:
+    if not len(upright.detections) or _sureness(upright) >= SURE_UPRIGHT \
+            or len(upright.detections) > MAX_HAND_TILES:
         return upright
     turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation, rules)
     if _sureness(turned) <= _sureness(upright) + TURNED_BY:
