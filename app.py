@@ -266,10 +266,9 @@ def who(seat, script_=None) -> str:
 # ① photo
 st.subheader(t("① 照片"))
 upload = st.file_uploader(
-    t("上傳胡牌照片（手機會提供拍照）"), type=["jpg", "jpeg", "png", "webp"], key=f"upload-{ss.uploads}",
-    on_change=lambda: ss.update(source="upload"),
-    help=t("JPG、PNG 或 WebP。iPhone 的 HEIC 照片上傳時手機會轉成 JPG；若檔案仍是 HEIC，"
-           "請到 設定 › 相機 › 格式 選「最相容」再拍。"),
+    t("上傳胡牌照片（手機會提供拍照）"), type=["jpg", "jpeg", "png", "webp", "heic", "heif"],
+    key=f"upload-{ss.uploads}", on_change=lambda: ss.update(source="upload"),
+    help=t("JPG、PNG、WebP 或 iPhone 的 HEIC。"),
 )
 with st.expander(t("用網頁相機拍照（要 https:// 的網址，或在這台電腦上）")):
     st.caption(t("手機經由無線網路連上 http://… 的網址時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))

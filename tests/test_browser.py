@@ -82,29 +82,47 @@ def browser():
         chromium.close()
 
 
-def serve(script: Path, log: Path, env: dict | None = None):
-    """`streamlit run script` on a free port (with `env`, else ours); yields the URL once the server answers."""
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def start_streamlit(script: Path, port: int, log: Path, env: dict | None = None) -> subprocess.Popen:
+    """`streamlit run script` on `port` (with `env`, else ours), once the server answers."""
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
+                return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}") from None
+            time.sleep(0.3)
+
+
+def serve(script: Path, log: Path, env: dict | None = None):
+    """`streamlit run script` on a free port; yields the URL once the server answers."""
+    port = free_port()
+    proc = start_streamlit(script, port, log, env)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(0.3)
         yield f"http://127.0.0.1:{port}/"
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def fake_detector_app(folder: Path, hand: Hand, tweak: str = "") -> Path:
+    """app.py run with `TileDetector` replaced by one that finds `hand` laid out (`tweak`: more code)."""
+    script = folder / "app_with_fake_detector.py"
+    script.write_text(textwrap.dedent(FAKE_DETECTOR_APP).format(
+        root=str(ROOT), app=str(ROOT / "app.py"), hand=hand.to_json(), tweak=tweak))
+    return script
 
 
 @pytest.fixture(scope="module")
@@ -115,10 +133,7 @@ def app_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def fake_detector_url(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fake-detector")
-    script = folder / "app_with_fake_detector.py"
-    script.write_text(textwrap.dedent(FAKE_DETECTOR_APP).format(
-        root=str(ROOT), app=str(ROOT / "app.py"), hand=HAND.to_json(), tweak=""))
-    yield from serve(script, folder / "app.log")
+    yield from serve(fake_detector_app(folder, HAND), folder / "app.log")
 
 
 # A concealed kong shown as four backs, a face-down tile and a missed one (tests/test_app.py has the

@@ -17,12 +17,6 @@ import csv
 import io
 import os
 import re
-import socket
-import subprocess
-import sys
-import textwrap
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -31,7 +25,17 @@ from ledger import Ledger, read_csv, totals
 from scoring.hand import Hand, Meld, Situation
 from scoring.payout import Deal, Result, judge, judge_several, seat_hand
 from scoring.seats import SEATS, Seat, Wind
-from tests.test_browser import CHROMIUM_ARGS, PHONE, screenshot, table_photo, type_hand, upload
+from tests.test_browser import (
+    CHROMIUM_ARGS,
+    PHONE,
+    fake_detector_app,
+    free_port,
+    screenshot,
+    start_streamlit,
+    table_photo,
+    type_hand,
+    upload,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -53,20 +57,10 @@ PLAIN_TYPED = "123456789m 234p 678s 5s 和5s"
 # The photo: a concealed kong laid out as four backs, two flowers apart (the reader's stand-in finds it).
 KONG = HAND.replace(melds=(Meld("ankong", ("9s",) * 4),), flowers=("1f", "2f"))
 
-# Runs app.py with `TileDetector` replaced by one that finds KONG laid out, its kong face down.
-APP = """
-import runpy, sys
-sys.path.insert(0, {root!r})
-import vision.detector
-from scoring.hand import Hand
-from tests.fake_detections import laid_out
+# The stand-in detector finds KONG laid out with its concealed kong face down.
+FACE_DOWN = """
 
-class FakeDetector:
-    def read(self, image):
-        return laid_out(Hand.from_json({hand!r}), face_down=True)[0]
-
-vision.detector.TileDetector = FakeDetector
-runpy.run_path({app!r}, run_name="__main__")
+FakeDetector.read = lambda self, image: laid_out(Hand.from_json({hand!r}), face_down=True)[0]
 """
 
 
@@ -75,33 +69,16 @@ class Server:
 
     def __init__(self, folder: Path) -> None:
         self.folder, self.db = folder, folder / "taishu.db"
-        self.script = folder / "app_evening.py"
-        self.script.write_text(textwrap.dedent(APP).format(root=str(ROOT), app=str(ROOT / "app.py"),
-                                                           hand=KONG.to_json()))
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.script = fake_detector_app(folder, KONG, FACE_DOWN.format(hand=KONG.to_json()))
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.proc = None
         self.starts = 0
 
     def start(self) -> None:
         self.starts += 1
-        log = self.folder / f"app-{self.starts}.log"
-        cmd = [sys.executable, "-m", "streamlit", "run", str(self.script), "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
         env = {**os.environ, "TAISHU_DB": str(self.db), "TAISHU_DATASET_ROOT": str(self.folder / "data")}
-        with open(log, "w") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if urllib.request.urlopen(f"{self.url}_stcore/health", timeout=2).read() == b"ok":
-                    return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(0.3)
+        self.proc = start_streamlit(self.script, self.port, self.folder / f"app-{self.starts}.log", env)
 
     def stop(self) -> None:
         self.proc.terminate()

@@ -22,12 +22,12 @@ import tests.test_browser as in_browser
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.script import in_script
 from tests.test_browser import (
-    FAKE_DETECTOR_APP,
     HAND,
     ROOT,
     SLOW,
     TEXT_BOX,
     TYPED,
+    fake_detector_app,
     screenshot,
     serve,
     table_photo,
@@ -89,10 +89,8 @@ def traditional_in(text: str) -> set[str]:
 def evening_url(tmp_path_factory):
     """The app with the stand-in detector (every photo shows HAND) and a ledger file of its own."""
     folder = tmp_path_factory.mktemp("script")
-    app = folder / "app_with_fake_detector.py"
-    app.write_text(textwrap.dedent(FAKE_DETECTOR_APP).format(
-        root=str(ROOT), app=str(ROOT / "app.py"), hand=HAND.to_json(), tweak=""))
-    yield from serve(app, folder / "app.log", env={**os.environ, "TAISHU_DB": str(folder / "taishu.db")})
+    yield from serve(fake_detector_app(folder, HAND), folder / "app.log",
+                     env={**os.environ, "TAISHU_DB": str(folder / "taishu.db")})
 
 
 def show_everything(page) -> None:
