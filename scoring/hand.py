@@ -90,6 +90,17 @@ def _tiles(values: Any, where: str) -> tuple[str, ...]:
     return tuple(_tile(v, f"{where}[{i}]") for i, v in enumerate(values))
 
 
+def _store_tiles(value: Any, name: str, where: str) -> None:
+    """Check the field `name` of a value being made (tile codes), stored as a tuple: a tuple of
+    good codes, the usual case (from_json and the scorer pass their checked parts), is kept as
+    it is; another sequence is copied, naming a bad code by its place."""
+    tiles = getattr(value, name)
+    if type(tiles) is tuple:
+        _tiles(tiles, where)
+    else:
+        object.__setattr__(value, name, _tiles(list(tiles), where))
+
+
 def _wind(value: Any, where: str) -> str:
     if value not in WINDS:
         raise HandError(f"{where}: {brief(value)} is not a wind (E, S, W or N)")
@@ -121,22 +132,6 @@ def _object(value: Any, where: str, known: tuple[str, ...]) -> dict:
         shown = ", ".join(k[:40] for k in unknown[:6]) + (f" and {len(unknown) - 6} more" if len(unknown) > 6 else "")
         raise HandError(f"{where}: unknown key(s) {shown} (known: {', '.join(known)})")
     return value
-
-
-def maker(cls):
-    """A constructor of the frozen slots dataclass `cls`, taking its fields in order, for values
-    the caller has already checked: no __init__, no __post_init__ (from_json checks each value
-    once, naming its key; the scorer makes readings of checked parts), at a fifth of their cost.
-    Generated as dataclasses generate __init__, but on a plain twin of the class (the same
-    slots, not frozen: each slot set by a plain attribute store, the cheapest), which then
-    takes on `cls` as its class (the same slots, so the same layout)."""
-    names = tuple(cls.__dataclass_fields__)
-    twin = type(f"_Unfrozen{cls.__name__}", (), {"__slots__": cls.__slots__})
-    scope = {"twin": twin, "cls": cls}
-    body = "".join(f"    obj.{n} = {n}\n" for n in names)
-    exec(f"def make({', '.join(names)}):\n    obj = twin()\n{body}    obj.__class__ = cls\n    return obj\n",  # noqa: S102
-         scope)
-    return scope["make"]
 
 
 def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> None:
@@ -179,7 +174,7 @@ class Meld:
     def __post_init__(self) -> None:
         if self.kind not in MELD_KINDS:
             raise HandError(f"meld type {brief(self.kind)} is not one of {', '.join(MELD_KINDS)}")
-        object.__setattr__(self, "tiles", _tiles(list(self.tiles), f"{self.kind} meld"))
+        _store_tiles(self, "tiles", f"{self.kind} meld")
         if self.origin is not None:
             _origin(self.origin, self.kind, f"{self.kind} meld")
 
@@ -205,7 +200,7 @@ class Meld:
         origin = data.get("origin")
         if origin is not None:
             _origin(origin, data["type"], f"{where}.origin")
-        return _new_meld(data["type"], _tiles(data["tiles"], f"{where}.tiles"), origin)
+        return cls(data["type"], _tiles(data["tiles"], f"{where}.tiles"), origin)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,9 +304,10 @@ class Hand:
     table: Table | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "concealed", _tiles(list(self.concealed), "concealed"))
-        object.__setattr__(self, "flowers", _tiles(list(self.flowers), "flowers"))
-        object.__setattr__(self, "melds", tuple(self.melds))
+        _store_tiles(self, "concealed", "concealed")
+        _store_tiles(self, "flowers", "flowers")
+        if type(self.melds) is not tuple:
+            object.__setattr__(self, "melds", tuple(self.melds))
         _tile(self.win, "win")
         for m in self.melds:
             if not isinstance(m, Meld):
@@ -390,11 +386,9 @@ class Hand:
         flowers = _tiles(data.get("flowers", []), "flowers")
         table = data.get("table")
         table = None if table is None else Table.from_json(table)
-        _check_flowers(concealed, win, melds, flowers)
-        return _new_hand(concealed, win, melds, flowers, situation, table)
-
-
-_new_meld, _new_hand = maker(Meld), maker(Hand)
+        # the constructor checks the parts again (they pass: the fast paths) and, first, where
+        # the flowers are
+        return cls(concealed, win, melds, flowers, situation, table)
 
 
 def _melds_of(values: list) -> tuple[Meld, ...]:

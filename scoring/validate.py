@@ -13,7 +13,7 @@ from .decompose import _candidates, counts_of, splits, waits
 from .hand import KONG_ORIGINS, TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
 from .notation import format_chinese
-from .reading import Reading, View, special_readings, special_shape_possible
+from .reading import Counted, Reading, View, special_readings, special_shape_possible
 from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
 from .tiles import COPIES, FLOWERS, INDEX, PLAYING, TERMINALS_AND_HONOURS, tile_name
 
@@ -296,10 +296,8 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     checked_counts(hand, ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET))
 
 
-def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int], tuple] | None:
-    """check_hand, giving the scorer what it counted (see View.of): the concealed tiles with the
-    winning tile and every tile of the won hand, 34 counts each, and the splits of the first
-    (decompose.splits); None for a flower win."""
+def checked_counts(hand: Hand, rules: Ruleset) -> Counted | None:
+    """check_hand, giving the scorer what it counted (see View.of); None for a flower win."""
     flowers = hand.all_flowers()
     if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
@@ -351,4 +349,4 @@ def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int], tu
         raise _not_a_win(hand, rules)
     check_situation(hand)
     check_ruleset_situation(hand, rules)
-    return full, counts, found
+    return Counted(tuple(full), tuple(counts), found)
