@@ -15,6 +15,7 @@ import logging
 import streamlit as st
 
 from scoring.hand import MAX_STAKE, MAX_STREAK, HandError, Situation
+from scoring.melds import MeldKind
 from scoring.payout import Deal, Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.seats import SEATS, Wind, seat_wind
@@ -73,7 +74,7 @@ for key, value in {
 # Keep it although its widget is not drawn on every run (Streamlit drops a hidden widget's value).
 ss.dataset_name = ss.dataset_name
 
-KIND_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
+KIND_NAMES = {kind: kind.name_in("traditional") for kind in MeldKind}  # 吃 碰 明槓 暗槓 (scoring/melds.py)
 
 
 # Labels read the `script` and `draft` of this run, not session state: Streamlit may call a

@@ -14,12 +14,9 @@ from functools import cache
 from itertools import chain
 from typing import Any
 
+from .melds import KongOrigin, MeldKind, kong_origin, meld_kind
 from .tiles import FLOWERS, INDEX, WINDS, is_flower
 
-MELD_KINDS = ("chi", "pon", "kong", "ankong")  # chi, pon, open kong (incl. 加杠), concealed kong
-# Where an open kong came from, when the player says: 大明杠 (called on a discard) or 加杠 (a
-# fourth tile added to one's own pon). Some tables score 杠上开花 by it; absent: not said.
-KONG_ORIGINS = ("called", "added")
 FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
 # Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
@@ -152,55 +149,65 @@ def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> 
         raise HandError(f"flowers: {t} is not a flower (1f..8f)")
 
 
-def _origin(value: Any, kind: Any, where: str) -> None:
-    if kind != "kong":
-        raise HandError(f"{where}: only an open kong (type kong) has an origin, not a {brief(kind)}",
+def _kind(value: Any, where: str) -> MeldKind:
+    kind = meld_kind(value)
+    if kind is None:
+        raise HandError(f"{where} {brief(value)} is not one of {', '.join(MeldKind)}")
+    return kind
+
+
+def _origin(value: Any, kind: MeldKind, where: str) -> KongOrigin:
+    if kind is not MeldKind.KONG:
+        raise HandError(f"{where}: only an open kong (type kong) has an origin, not a {brief(kind.value)}",
                         "只有明槓要說是大明槓還是加槓")
-    if value not in KONG_ORIGINS:
-        raise HandError(f"{where}: origin {brief(value)} is not one of {', '.join(KONG_ORIGINS)} "
+    origin = kong_origin(value)
+    if origin is None:
+        raise HandError(f"{where}: origin {brief(value)} is not one of {', '.join(KongOrigin)} "
                         "(called: 大明杠 on a discard; added: 加杠 to one's pon)",
                         "明槓的來源只能是大明槓（槓別人打的牌）或加槓（碰了再加第四張）")
+    return origin
 
 
 @dataclass(frozen=True, slots=True)
 class Meld:
     """An exposed set (吃 chi, 碰 pon, 明杠 kong incl. 加杠) or a concealed kong (暗杠 ankong);
-    an open kong may say its origin (KONG_ORIGINS: 大明杠 "called", 加杠 "added")."""
+    an open kong may say its origin (大明杠 "called", 加杠 "added"). Kind and origin may be
+    given as their codes; the value holds them as scoring.melds.MeldKind and KongOrigin."""
 
-    kind: str
+    kind: MeldKind
     tiles: tuple[str, ...]
-    origin: str | None = None
+    origin: KongOrigin | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in MELD_KINDS:
-            raise HandError(f"meld type {brief(self.kind)} is not one of {', '.join(MELD_KINDS)}")
-        _store_tiles(self, "tiles", f"{self.kind} meld")
+        kind = _kind(self.kind, "meld type")
+        if kind is not self.kind:
+            object.__setattr__(self, "kind", kind)
+        _store_tiles(self, "tiles", f"{kind} meld")
         if self.origin is not None:
-            _origin(self.origin, self.kind, f"{self.kind} meld")
+            origin = _origin(self.origin, kind, f"{kind} meld")
+            if origin is not self.origin:
+                object.__setattr__(self, "origin", origin)
 
     @property
     def is_open(self) -> bool:
         """吃, 碰 and 明杠 open the hand (break 门清); a 暗杠 does not."""
-        return self.kind != "ankong"
+        return self.kind.is_open
 
     def to_json(self) -> dict:
         if self.origin is None:
-            return {"type": self.kind, "tiles": list(self.tiles)}
-        return {"type": self.kind, "tiles": list(self.tiles), "origin": self.origin}
+            return {"type": self.kind.value, "tiles": list(self.tiles)}
+        return {"type": self.kind.value, "tiles": list(self.tiles), "origin": self.origin.value}
 
     @classmethod
     def from_json(cls, data: Any, where: str = "meld") -> Meld:
         data = _object(data, where, ("type", "tiles", "origin"))
         if "type" not in data or "tiles" not in data:
             raise HandError(f"{where}: needs 'type' and 'tiles'")
-        if data["type"] not in MELD_KINDS:
-            raise HandError(
-                f"{where}: type {brief(data['type'])} is not one of {', '.join(MELD_KINDS)}"
-            )
+        kind = _kind(data["type"], f"{where}: type")
         origin = data.get("origin")
         if origin is not None:
-            _origin(origin, data["type"], f"{where}.origin")
-        return cls(data["type"], _tiles(data["tiles"], f"{where}.tiles"), origin)
+            origin = _origin(origin, kind, f"{where}.origin")
+        return cls(kind, _tiles(data["tiles"], f"{where}.tiles"), origin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from itertools import combinations
 
 from .decompose import CHOW, Memo, counts_of, splits, waits
 from .hand import Hand, Situation
+from .melds import MeldKind
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
 # The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
@@ -31,7 +32,7 @@ class Group:
 
     kind: str  # "chow" | "pung" | "kong"
     tile: str  # the tile of a pung/kong, the lowest tile of a chow
-    meld: str | None  # "chi" | "pon" | "kong" | "ankong"; None: formed in the concealed hand
+    meld: MeldKind | None  # the meld it is; None: formed in the concealed hand
     concealed: bool  # 暗: a 暗杠, or formed in hand and not completed by another's discard
 
     @property
@@ -42,10 +43,8 @@ class Group:
     @property
     def is_open(self) -> bool:
         """Melded from another player's tile: chi, pon or open kong."""
-        return self.meld is not None and self.meld != "ankong"
+        return self.meld is not None and self.meld.is_open
 
-
-_MELD_GROUP = {"chi": "chow", "pon": "pung", "kong": "kong", "ankong": "kong"}
 
 # Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
 # its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
@@ -117,7 +116,7 @@ class View:
         if win is not None:
             full[win] += 1
             held[win] += 1  # now every tile of the won hand
-        open_melds = sum([m.kind != "ankong" for m in hand.melds])
+        open_melds = sum([m.kind.is_open for m in hand.melds])
         present = (any(held[:9]), any(held[9:18]), any(held[18:27]), any(held[27:]))  # SUIT_BOUNDS
         flowers, situation = hand.all_flowers(), hand.situation
         facts = ((0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0)
@@ -213,10 +212,10 @@ def _melded(hand: Hand) -> tuple[Group, ...]:
     return tuple([_MELD_GROUPS[m.kind, m.tiles] for m in hand.melds])
 
 
-def _meld_group(meld: tuple[str, tuple[str, ...]]) -> Group:
+def _meld_group(meld: tuple[MeldKind, tuple[str, ...]]) -> Group:
     kind, tiles = meld
     # a legal meld's lowest tile is its least code: one suit, ranks of one digit
-    return _group(_MELD_GROUP[kind], min(tiles), kind, kind == "ankong")
+    return _group(kind.set_kind, min(tiles), kind, not kind.is_open)
 
 
 # The group of a meld, by its kind and tiles (a few hundred kinds of meld).
