@@ -201,6 +201,18 @@ class Meld:
     @classmethod
     def from_json(cls, data: Any, where: str = "meld") -> Meld:
         data = _object(data, where, ("type", "tiles", "origin"))
+        tiles = data.get("tiles")
+        if type(tiles) is list or type(tiles) is tuple:
+            try:
+                return _MELDS_READ[data.get("type"), tuple(tiles), data.get("origin")]
+            except (KeyError, TypeError):  # not read before, or not even hashable: checked below
+                pass
+        meld = cls._checked(data, where)
+        _MELDS_READ[meld.kind.value, tuple(tiles), data.get("origin")] = meld
+        return meld
+
+    @classmethod
+    def _checked(cls, data: dict, where: str) -> Meld:
         if "type" not in data or "tiles" not in data:
             raise HandError(f"{where}: needs 'type' and 'tiles'")
         kind = _kind(data["type"], f"{where}: type")
@@ -208,6 +220,11 @@ class Meld:
         if origin is not None:
             origin = _origin(origin, kind, f"{where}.origin")
         return cls(kind, _tiles(data["tiles"], f"{where}.tiles"), origin)
+
+
+# Melds read from JSON, by their type, tiles as written and origin: each made and checked once
+# (the melds there can be, the orders of a chi's tiles counted, are a few hundred).
+_MELDS_READ: dict[tuple[str, tuple[str, ...], str | None], Meld] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,23 +37,19 @@ class MeldKind(_Named):
     KONG = "kong", 4, "kong", "明杠", "明槓"
     ANKONG = "ankong", 4, "kong", "暗杠", "暗槓"
 
+    # Plain attributes of each kind, set once (the scorer asks them of every meld of every hand,
+    # and a member named through the class, MeldKind.ANKONG, costs a descriptor call each time).
     size: int  # its tiles (a kong's four; each kong takes a replacement tile, so counts as 3)
     set_kind: str  # the set it is in a reading (scoring.reading.Group.kind): chow, pung or kong
+    is_open: bool  # called from another player: 吃, 碰 and 明槓 open the hand (break 门清); 暗槓 not
+    is_kong: bool
 
     def __new__(cls, code: str, size: int, set_kind: str, simplified: str, traditional: str) -> MeldKind:
         kind = str.__new__(cls, code)
         kind._value_ = code
         kind.size, kind.set_kind, kind.simplified, kind.traditional = size, set_kind, simplified, traditional
+        kind.is_open, kind.is_kong = code != "ankong", size == 4
         return kind
-
-    @property
-    def is_open(self) -> bool:
-        """吃, 碰 and 明槓 are called from another player and open the hand (break 门清); 暗槓 not."""
-        return self is not MeldKind.ANKONG
-
-    @property
-    def is_kong(self) -> bool:
-        return self.size == 4
 
 
 class KongOrigin(_Named):

@@ -66,3 +66,17 @@ def test_the_cli_names_a_kong_by_its_origin(trad, label):
     argv = [sys.executable, "-m", "scoring", "score", "123m 456p 789s 23s 99p 和1s 加槓中", "--self-draw"]
     out = subprocess.run(argv + (["--trad"] if trad else []), capture_output=True, text=True, check=True).stdout
     assert any(line.startswith(label) for line in out.splitlines()), out
+
+
+def test_a_meld_read_again_is_the_same_value_and_a_wrong_one_is_refused_however_often_a_like_one_was_read():
+    good = {"type": "kong", "tiles": ["3p"] * 4, "origin": "called"}
+    assert Meld.from_json(good) == Meld.from_json(dict(good)) == Meld("kong", ("3p",) * 4, "called")
+    assert Meld.from_json({"type": "chi", "tiles": ["3m", "1m", "2m"]}).tiles == ("3m", "1m", "2m")  # as written
+    for wrong, message in (({**good, "colour": "red"}, "unknown key"), ({**good, "origin": "added!"}, "origin"),
+                           ({**good, "type": "pon"}, "only an open kong"), ({**good, "tiles": ["3p"] * 3 + [[]]},
+                                                                             r"tiles\[3\]")):
+        with pytest.raises(HandError, match=message):
+            Meld.from_json(wrong)
+    assert Hand.from_json({"concealed": ["1m", "2m", "3m", "4p"], "win": "4p", "seat": "E", "round": "E",
+                           "melds": [good] * 3 + [{"type": "pon", "tiles": ["5z"] * 3}]}).melds[:3] == (
+        Meld.from_json(good),) * 3
