@@ -15,6 +15,7 @@ import logging
 import streamlit as st
 
 from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
+from scoring.melds import MeldKind
 from scoring.payout import Deal, Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.seats import SEATS, Wind, seat_wind
@@ -79,7 +80,7 @@ for key, value in {
 # Keep it although its widget is not drawn on every run (Streamlit drops a hidden widget's value).
 ss.dataset_name = ss.dataset_name
 
-KIND_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
+KIND_NAMES = {kind: kind.name_in("traditional") for kind in MeldKind}  # 吃 碰 明槓 暗槓 (scoring/melds.py)
 ORIGIN_NAMES = {"called": "大明槓（槓別人打出的牌）", "added": "加槓（碰了再補第四張）"}
 
 

@@ -9,6 +9,7 @@ arguments, so the set can be named and made again.
 
 import json
 import multiprocessing as mp
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def split_of(index: int, val_fraction: float) -> str:
 
 def make_sample(index: int, seed: int, styles: str = "train", long_side: int = 640,
                 recipe: Recipe = DEFAULT_RECIPE):
-    """(JPEG bytes, label text, scene truth dict) of image `index`."""
+    """(JPEG bytes, label text, SceneTruth) of image `index`."""
     global _EFFECTS
     if _EFFECTS is None:
         _EFFECTS = photo_effects()
@@ -52,10 +53,10 @@ def _write(index, out, seed, styles, val_fraction, long_side, recipe):
     split = split_of(index, val_fraction)
     stem = f"{index:06d}"
     jpeg, label_text, truth = make_sample(index, seed, styles, long_side, recipe)
-    truth = {"image": f"images/{split}/{stem}.jpg", "seed": seed, "index": index, **truth}
     (out / "images" / split / f"{stem}.jpg").write_bytes(jpeg)
     (out / "labels" / split / f"{stem}.txt").write_text(label_text)
-    (out / "scenes" / split / f"{stem}.json").write_text(json.dumps(truth, ensure_ascii=False))
+    replace(truth, image=f"images/{split}/{stem}.jpg", seed=seed, index=index).write(
+        out / "scenes" / split / f"{stem}.json")
     return index
 
 

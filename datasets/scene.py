@@ -22,6 +22,7 @@ from datasets.camera import apply, sample_camera, sample_size, sample_tile_px
 from datasets.printout import printout
 from datasets.recipe import Recipe
 from datasets.scene_layout import SURROUND_KINDS, TILE_D, layout
+from datasets.scene_truth import SceneTruth, TruthGroup
 from datasets.styles import SceneSet, pick_style
 from vision.classes import BACK, CLASS_INDEX
 
@@ -246,7 +247,7 @@ def _glare(rng, img, cam):
 
 def render_scene(rng: np.random.Generator, which: str = "train", long_side: int = 640,
                  recipe: Recipe | None = None):
-    """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], scene truth), drawn
+    """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], its SceneTruth), drawn
     with `recipe` (default: DEFAULT_RECIPE)."""
     recipe = recipe or DEFAULT_RECIPE
     width, height = sample_size(rng, long_side, recipe.aspects)
@@ -350,26 +351,25 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     by_group = {}
     for p in placed:
         by_group.setdefault(p.group, []).append(rows.get(id(p)))
-    groups = [{"kind": g.kind, "tiles": g.tiles, "label_rows": by_group.get(i, [])}
-              for i, g in enumerate(lay.groups)]
-    truth = {
-        "hand": lay.hand,
-        "kind": kind,
+    groups = [TruthGroup(g.kind, tuple(g.tiles), tuple(by_group.get(i, []))) for i, g in enumerate(lay.groups)]
+    truth = SceneTruth(
+        kind=kind,
+        hand=lay.hand,
         # The hand's groups (or a set's rows, loose tiles); the tiles around it at a table (walls,
-        # discards, the other players' rows and melds) are under "surround": not the hand.
-        "groups": [g for g in groups if g["kind"] not in SURROUND_KINDS],
-        "surround": [g for g in groups if g["kind"] in SURROUND_KINDS],
-        "clutter": things,
-        "console": console,
-        "style": [s.style.name for s in sets],
-        "surface": surface,
-        "width": width,
-        "height": height,
-        "tile_px": round(tile_px, 1),
-        "tilt": round(cam.tilt, 1),
-        "roll": round(cam.roll, 1),
-        "upright": any(p.upright for p in placed),
-        "occluder": occluder is not None,
-        "rack": bool(rack),
-    }
+        # discards, the other players' rows and melds) are its surround: not the hand.
+        groups=tuple(g for g in groups if g.kind not in SURROUND_KINDS),
+        surround=tuple(g for g in groups if g.kind in SURROUND_KINDS),
+        clutter=tuple(things),
+        console=bool(console),
+        style=tuple(s.style.name for s in sets),
+        surface=surface,
+        width=width,
+        height=height,
+        tile_px=round(tile_px, 1),
+        tilt=round(cam.tilt, 1),
+        roll=round(cam.roll, 1),
+        upright=any(p.upright for p in placed),
+        occluder=occluder is not None,
+        rack=bool(rack),
+    )
     return np.clip(img, 0, 255).astype(np.uint8), labels, truth

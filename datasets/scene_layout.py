@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from datasets.recipe import Recipe
+from scoring.hand import Hand
 from scoring.random_hands import random_winning_hand
 from scoring.tiles import TILE_CODES
 from vision.classes import BACK
@@ -44,7 +45,7 @@ class Group:
 @dataclass
 class Layout:
     kind: str  # a key of Recipe.kinds
-    hand: dict | None  # Hand.to_json() of the hand shown, if any
+    hand: Hand | None  # the hand shown, if any
     groups: list[Group]
     placed: list[Placed]
     console: tuple | None = None  # (x, y, side, angle) of an automatic table's centre console
@@ -125,7 +126,7 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
         tiles, x = _row(g.tiles, x, y, rng, len(groups) - 1)
         placed += tiles
         x += rng.uniform(0.2, 1.0)
-    return Layout("hand", hand.to_json(), groups, placed)
+    return Layout("hand", hand, groups, placed)
 
 
 def _insert_sorted(tiles, win, rng):

@@ -61,6 +61,7 @@ import numpy as np
 import yaml
 
 from datasets.real import scene_type
+from datasets.scene_truth import SceneTruth, SceneTruthError
 from datasets.yolo import label_path_of, read_labels
 from scoring.hand import Hand
 from scoring.tiles import FLOWERS
@@ -81,17 +82,28 @@ def is_real(root: Path) -> bool:
 
 
 def load_samples(root: Path, split: str, limit: int | None) -> list[dict]:
+    """The photos of a set's split: image, label boxes and codes, the scene's truth (a SceneTruth,
+    None for a real photo), and its scene type."""
     samples = []
     for image in sorted((root / "images" / split).glob("*.jpg"))[:limit]:
         scene = root / "scenes" / split / f"{image.stem}.json"
-        truth = json.loads(scene.read_text()) if scene.exists() else {}
-        h, w = truth.get("height"), truth.get("width")
+        truth = SceneTruth.read(scene) if scene.exists() else None
+        h, w = (truth.height, truth.width) if truth else (None, None)
         if not (h and w):
             h, w = load_photo(image).shape[:2]
         boxes, codes = read_labels(label_path_of(root, image), w, h)
         samples.append({"image": image, "boxes": boxes, "codes": codes, "truth": truth,
-                        "scene": truth.get("kind") or scene_type(image.name)})
+                        "scene": truth.kind if truth else scene_type(image.name)})
     return samples
+
+
+def samples_of(root: Path, split: str, limit: int | None) -> list[dict]:
+    """`load_samples` for a command: a damaged or foreign scene file ends it with a message naming
+    the file, not a traceback."""
+    try:
+        return load_samples(root, split, limit)
+    except SceneTruthError as exc:
+        raise SystemExit(f"error: {exc}") from exc
 
 
 def summarise_taps(taps: list[int]) -> dict:
@@ -152,12 +164,6 @@ def face_up(code: str) -> bool:
 TRUTH_KIND = {"win": "concealed"}
 
 
-def truth_hand_groups(truth: dict) -> list[dict]:
-    """A generated scene's groups that make the winning hand: all but "loose" ones (walls, discards and
-    other players' tiles lie in its `surround`)."""
-    return [g for g in truth.get("groups", []) if g["kind"] != "loose"]
-
-
 def group_multiset(groups: list[tuple[str, list[str]]]) -> Counter:
     """A hand's groups as a multiset of (kind, sorted codes), its concealed pieces merged into one."""
     concealed = tuple(sorted(c for kind, codes in groups if kind == "concealed" for c in codes))
@@ -165,8 +171,8 @@ def group_multiset(groups: list[tuple[str, list[str]]]) -> Counter:
     return shown + Counter([("concealed", concealed)] if concealed else [])
 
 
-def truth_groups(truth: dict) -> Counter:
-    return group_multiset([(TRUTH_KIND.get(g["kind"], g["kind"]), g["tiles"]) for g in truth_hand_groups(truth)])
+def truth_groups(truth: SceneTruth) -> Counter:
+    return group_multiset([(TRUTH_KIND.get(g.kind, g.kind), g.tiles) for g in truth.hand_groups()])
 
 
 def reading_groups(reading: Reading) -> Counter:
@@ -213,17 +219,19 @@ class HandJudgement:
 TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed")
 
 
-def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str], truth: dict) -> HandJudgement:
+def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str],
+               truth: SceneTruth | None) -> HandJudgement:
     """The reading's hand (its detections outside loose groups, and its supposed tiles) against the
     scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
     each: a tile shown with a wrong code, a hand tile missing (set apart as loose or not found), an
     extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
     `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real
-    photo has no hand truth: every labelled tile is then judged against every detection, loose or not."""
-    if "groups" in truth:
-        hand_groups = truth_hand_groups(truth)
-        hand = {r for g in hand_groups for r in g["label_rows"] if r is not None}
-        hidden = [c for g in hand_groups for c, r in zip(g["tiles"], g["label_rows"], strict=True) if r is None]
+    photo has no hand truth (`truth` None): every labelled tile is then judged against every detection,
+    loose or not."""
+    if truth is not None:
+        hand_groups = truth.hand_groups()
+        hand = {r for g in hand_groups for r in g.label_rows if r is not None}
+        hidden = [c for g in hand_groups for c, r in zip(g.tiles, g.label_rows, strict=True) if r is None]
         kept = in_hand(reading)
     else:
         hand, hidden, kept = set(range(len(label_codes))), [], [True] * len(reading.detections)
@@ -244,9 +252,9 @@ def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str], 
     causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept,
                                    added_taps(list(reading.added), missing, hidden)), strict=True))
     taps = sum(causes.values())
-    if "groups" not in truth:
+    if truth is None:
         return HandJudgement(taps, truth=False, causes=causes)
-    whole = bool(truth.get("hand")) and not hidden
+    whole = truth.hand is not None and not hidden
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
                          reading_groups(reading) == truth_groups(truth) if whole else None, causes)
 
@@ -317,8 +325,8 @@ class Judged:
         return out
 
 
-def same_hand(a: Hand, truth: dict) -> bool:
-    b = Hand.from_json(truth)
+def same_hand(a: Hand, b: Hand) -> bool:
+    """The same tiles, winning tile, flowers and melds, in any order."""
     melds = lambda h: sorted((m.kind, tuple(sorted(m.tiles))) for m in h.melds)  # noqa: E731
     return (Counter(a.concealed) == Counter(b.concealed) and a.win == b.win
             and sorted(a.flowers) == sorted(b.flowers) and melds(a) == melds(b))
@@ -415,16 +423,16 @@ def judge(reads: list[dict]) -> dict:
         pairs = everything.add(read)
         by_scene[s["scene"]].add(read)
         truth = s["truth"]
-        for group in truth.get("groups", []):
-            if group["kind"] != "concealed" or None in group["label_rows"] or not group["label_rows"]:
+        for group in truth.groups if truth else ():
+            if group.kind != "concealed" or None in group.label_rows or not group.label_rows:
                 continue
             rows += 1
-            hit = [pairs.get(r) for r in group["label_rows"]]
+            hit = [pairs.get(r) for r in group.label_rows]
             rows_exact += all(p is not None and raw[p] == s["codes"][r]
-                              for r, p in zip(group["label_rows"], hit, strict=True))
-        if truth.get("hand") and all(None not in g["label_rows"] for g in truth["groups"]):
+                              for r, p in zip(group.label_rows, hit, strict=True))
+        if truth and truth.hand is not None and truth.fully_labelled():
             hands += 1
-            hands_exact += reading.hand is not None and same_hand(reading.hand, truth["hand"])
+            hands_exact += reading.hand is not None and same_hand(reading.hand, truth.hand)
     median_ms = lambda key: round(1000 * statistics.median(r[key] for r in reads), 1)  # noqa: E731
     cached = sum(r.get("cached", False) for r in reads)
     out = everything.result() | {
@@ -513,7 +521,7 @@ def main(argv: list[str] | None = None) -> None:
     sets = {}
     for root in args.dir:
         split = args.split or ("test" if is_real(root) else "val")
-        samples = load_samples(root, split, args.limit)
+        samples = samples_of(root, split, args.limit)
         if not samples:
             raise SystemExit(f"error: no images under {root / 'images' / split}")
         name = root.name if root.name not in sets else str(root)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import HandTally, judge_hand, load_samples, same_hand
+from models.evaluate import HandTally, judge_hand, same_hand, samples_of
 from vision.boxes import match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
@@ -47,18 +47,18 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         everything.add(judged)
         by_scene[s["scene"]].add(judged)
         truth = s["truth"]
-        if not truth.get("hand") or any(None in g["label_rows"] for g in truth["groups"]):
+        if truth is None or truth.hand is None or not truth.fully_labelled():
             continue
         hands += 1
         warned_missing += any(w.code == "tile-may-be-missing" for w in reading.warnings)
-        if reading.hand is not None and same_hand(reading.hand, truth["hand"]):
+        if reading.hand is not None and same_hand(reading.hand, truth.hand):
             exact += 1
             continue
         if reading.hand is None:
             missed["no legal hand read"] += 1
-        elif len(reading.hand.melds) < len(truth["hand"]["melds"]):
+        elif len(reading.hand.melds) < len(truth.hand.melds):
             missed["shown melds read as concealed sets"] += 1
-        elif reading.hand.win != truth["hand"]["win"]:  # a photo cannot say which tile of the row won
+        elif reading.hand.win != truth.hand.win:  # a photo cannot say which tile of the row won
             missed["winning tile inside the row, another taken"] += 1
         else:
             missed["other"] += 1
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    result = evaluate_layout(load_samples(args.dir, args.split, None), args.noise, args.seed)
+    result = evaluate_layout(samples_of(args.dir, args.split, None), args.noise, args.seed)
     text = json.dumps(result, indent=1)
     print(text)
     if args.json:

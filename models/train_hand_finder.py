@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import load_samples
+from models.evaluate import samples_of
 from models.evaluate_layout import perfect_detections
 from vision.detector import sha256_of
 from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, joined, part_features
@@ -35,9 +35,12 @@ HIDDEN = 16
 def roles(sample: dict) -> list[bool]:
     """Whether each labelled tile belongs to the hand."""
     hand = [False] * len(sample["codes"])
-    for g in sample["truth"].get("groups", []):
-        for r in g["label_rows"]:
-            if r is not None and g["kind"] != "loose" and sample["truth"].get("hand"):
+    truth = sample["truth"]
+    if truth is None or truth.hand is None:  # a real photo, or a scene of no hand
+        return hand
+    for g in truth.hand_groups():
+        for r in g.label_rows:
+            if r is not None:
                 hand[r] = True
     return hand
 
@@ -105,10 +108,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args(argv)
-    train = [s for root in args.train for split in ("train", "val") for s in load_samples(root, split, None)]
+    train = [s for root in args.train for split in ("train", "val") for s in samples_of(root, split, None)]
     x, y, photo = part_rows(train, args.draws, args.seed)
     w = fit(x, y)
-    jx, jy, jphoto = part_rows(load_samples(args.judge, "val", None), 2, args.seed + 1)
+    jx, jy, jphoto = part_rows(samples_of(args.judge, "val", None), 2, args.seed + 1)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     card = {"features": list(FEATURES), "weights": w, "hidden": HIDDEN,
             "fitted_on": [str(p) for p in args.train], "draws": args.draws, "noise": list(NOISE), "drop": DROP,

@@ -17,7 +17,8 @@ import json
 import sys
 
 from .hand import Hand, HandError, Meld, Situation, brief
-from .notation import HAND_GRAMMAR, MELD_SIZE, format_chinese, format_compact, parse_hand, parse_tile, parse_tiles
+from .melds import MeldKind
+from .notation import HAND_GRAMMAR, format_chinese, format_compact, parse_hand, parse_tile, parse_tiles
 from .payout import Deal, Result, Verdict, judge, seat_hand
 from .ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_rulesets, load_ruleset
 from .score import score
@@ -25,10 +26,6 @@ from .script import in_script
 from .seats import SEATS, Seat, Wind, seat_wind
 from .settle import settle
 from .tiles import WINDS, sort_tiles
-
-_MELD_LABEL = {"chi": ("吃", "吃"), "pon": ("碰", "碰"), "kong": ("明杠", "明槓"),
-               "ankong": ("暗杠", "暗槓")}
-_ORIGIN_LABEL = {"called": ("大明杠", "大明槓"), "added": ("加杠", "加槓")}  # an open kong's, where said
 
 
 def score_json(hand_json, ruleset: Ruleset | str = DEFAULT_RULESET) -> dict:
@@ -87,10 +84,10 @@ def _run_json(args) -> int:
     return 0
 
 
-def _meld(kind: str, text: str) -> Meld:
+def _meld(kind: MeldKind, text: str) -> Meld:
     tiles = parse_tiles(text)
-    if len(tiles) == 1 and kind != "chi":
-        tiles = tiles * MELD_SIZE[kind]
+    if len(tiles) == 1 and kind is not MeldKind.CHI:
+        tiles = tiles * kind.size
     return Meld(kind, tiles)
 
 
@@ -112,7 +109,7 @@ def hand_from_args(args) -> Hand:
         win = concealed.pop()
     if win is None:
         raise HandError("no winning tile: end the hand with 和<tile> or give --win")
-    melds = [*written.melds, *(_meld(kind, t) for kind in MELD_SIZE for t in getattr(args, kind) or ())]
+    melds = [*written.melds, *(_meld(kind, t) for kind in MeldKind for t in getattr(args, kind) or ())]
     flowers = written.flowers + (parse_tiles(args.flowers) if args.flowers else ())
     situation = Situation(
         seat=seat_wind(Seat(args.winner), Seat(args.dealer)).value, round=args.round, self_draw=args.self_draw,
@@ -165,8 +162,8 @@ def _run_people(args) -> int:
           f"{format_chinese([hand.win], script)}   "
           f"({format_compact(sort_tiles(hand.concealed))} + {hand.win})")
     for m in hand.melds:
-        label = _ORIGIN_LABEL.get(m.origin) or _MELD_LABEL[m.kind]
-        print(f"{label[trad]:<4} {format_chinese(m.tiles, script)}")
+        label = (m.origin or m.kind).name_in(script)  # an open kong by its origin, where said
+        print(f"{label:<4} {format_chinese(m.tiles, script)}")
     if hand.flowers:
         print(f"{'花':<4} {format_chinese(sort_tiles(hand.flowers), script)}")
     waits = "、".join(format_chinese([t], script) for t in result.waits)
@@ -236,7 +233,7 @@ def main(argv=None) -> int:
                    help="who won, a seat: E S W N = 东家 南家 西家 北家 (default E); 门风 follows from the dealer")
     s.add_argument("--round", choices=WINDS, default="E", help="圈风 (default E)")
     s.add_argument("--self-draw", action="store_true", help="自摸 (else off a discard)")
-    for kind in MELD_SIZE:
+    for kind in MeldKind:
         s.add_argument(f"--{kind}", action="append", metavar="TILES",
                        help=f"a {kind} meld (repeatable): 123m / 一万二万三万; one tile for pon/kong")
     s.add_argument("--flowers", help="梅兰菊竹春夏秋冬 / 1f2f")

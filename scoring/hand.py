@@ -14,12 +14,10 @@ from functools import cache
 from itertools import chain
 from typing import Any
 
+from .melds import KongOrigin, MeldKind, kong_origin, meld_kind
 from .tiles import FLOWERS, INDEX, WINDS, is_flower
 
-MELD_KINDS = ("chi", "pon", "kong", "ankong")  # chi, pon, open kong (incl. 加杠), concealed kong
-# Where an open kong came from, when the player says: 大明杠 (called on a discard) or 加杠 (a
-# fourth tile added to one's own pon). Some tables score 杠上开花 by it; absent: not said.
-KONG_ORIGINS = ("called", "added")
+KONG_ORIGINS = tuple(KongOrigin)  # an open kong's origins in order, as the page offers them (scoring.melds)
 FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
 # Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
@@ -90,6 +88,17 @@ def _tiles(values: Any, where: str) -> tuple[str, ...]:
     return tuple(_tile(v, f"{where}[{i}]") for i, v in enumerate(values))
 
 
+def _store_tiles(value: Any, name: str, where: str) -> None:
+    """Check the field `name` of a value being made (tile codes), stored as a tuple: a tuple of
+    good codes, the usual case (from_json and the scorer pass their checked parts), is kept as
+    it is; another sequence is copied, naming a bad code by its place."""
+    tiles = getattr(value, name)
+    if type(tiles) is tuple:
+        _tiles(tiles, where)
+    else:
+        object.__setattr__(value, name, _tiles(list(tiles), where))
+
+
 def _wind(value: Any, where: str) -> str:
     if value not in WINDS:
         raise HandError(f"{where}: {brief(value)} is not a wind (E, S, W or N)")
@@ -123,22 +132,6 @@ def _object(value: Any, where: str, known: tuple[str, ...]) -> dict:
     return value
 
 
-def maker(cls):
-    """A constructor of the frozen slots dataclass `cls`, taking its fields in order, for values
-    the caller has already checked: no __init__, no __post_init__ (from_json checks each value
-    once, naming its key; the scorer makes readings of checked parts), at a fifth of their cost.
-    Generated as dataclasses generate __init__, but on a plain twin of the class (the same
-    slots, not frozen: each slot set by a plain attribute store, the cheapest), which then
-    takes on `cls` as its class (the same slots, so the same layout)."""
-    names = tuple(cls.__dataclass_fields__)
-    twin = type(f"_Unfrozen{cls.__name__}", (), {"__slots__": cls.__slots__})
-    scope = {"twin": twin, "cls": cls}
-    body = "".join(f"    obj.{n} = {n}\n" for n in names)
-    exec(f"def make({', '.join(names)}):\n    obj = twin()\n{body}    obj.__class__ = cls\n    return obj\n",  # noqa: S102
-         scope)
-    return scope["make"]
-
-
 def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> None:
     """Flowers only in 'flowers', or as the winning tile of a flower win with no tiles shown."""
     # set tests first: a hand is checked at every construction, and is almost always right
@@ -157,55 +150,82 @@ def _check_flowers(concealed: tuple, win: str, melds: tuple, flowers: tuple) -> 
         raise HandError(f"flowers: {t} is not a flower (1f..8f)")
 
 
-def _origin(value: Any, kind: Any, where: str) -> None:
-    if kind != "kong":
-        raise HandError(f"{where}: only an open kong (type kong) has an origin, not a {brief(kind)}",
+def _kind(value: Any, where: str) -> MeldKind:
+    kind = meld_kind(value)
+    if kind is None:
+        raise HandError(f"{where} {brief(value)} is not one of {', '.join(MeldKind)}")
+    return kind
+
+
+def _origin(value: Any, kind: MeldKind, where: str) -> KongOrigin:
+    if kind is not MeldKind.KONG:
+        raise HandError(f"{where}: only an open kong (type kong) has an origin, not a {brief(kind.value)}",
                         "只有明槓要說是大明槓還是加槓")
-    if value not in KONG_ORIGINS:
-        raise HandError(f"{where}: origin {brief(value)} is not one of {', '.join(KONG_ORIGINS)} "
+    origin = kong_origin(value)
+    if origin is None:
+        raise HandError(f"{where}: origin {brief(value)} is not one of {', '.join(KongOrigin)} "
                         "(called: 大明杠 on a discard; added: 加杠 to one's pon)",
                         "明槓的來源只能是大明槓（槓別人打的牌）或加槓（碰了再加第四張）")
+    return origin
 
 
 @dataclass(frozen=True, slots=True)
 class Meld:
     """An exposed set (吃 chi, 碰 pon, 明杠 kong incl. 加杠) or a concealed kong (暗杠 ankong);
-    an open kong may say its origin (KONG_ORIGINS: 大明杠 "called", 加杠 "added")."""
+    an open kong may say its origin (大明杠 "called", 加杠 "added"). Kind and origin may be
+    given as their codes; the value holds them as scoring.melds.MeldKind and KongOrigin."""
 
-    kind: str
+    kind: MeldKind
     tiles: tuple[str, ...]
-    origin: str | None = None
+    origin: KongOrigin | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in MELD_KINDS:
-            raise HandError(f"meld type {brief(self.kind)} is not one of {', '.join(MELD_KINDS)}")
-        object.__setattr__(self, "tiles", _tiles(list(self.tiles), f"{self.kind} meld"))
+        kind = _kind(self.kind, "meld type")
+        if kind is not self.kind:
+            object.__setattr__(self, "kind", kind)
+        _store_tiles(self, "tiles", f"{kind} meld")
         if self.origin is not None:
-            _origin(self.origin, self.kind, f"{self.kind} meld")
+            origin = _origin(self.origin, kind, f"{kind} meld")
+            if origin is not self.origin:
+                object.__setattr__(self, "origin", origin)
 
     @property
     def is_open(self) -> bool:
         """吃, 碰 and 明杠 open the hand (break 门清); a 暗杠 does not."""
-        return self.kind != "ankong"
+        return self.kind.is_open
 
     def to_json(self) -> dict:
         if self.origin is None:
-            return {"type": self.kind, "tiles": list(self.tiles)}
-        return {"type": self.kind, "tiles": list(self.tiles), "origin": self.origin}
+            return {"type": self.kind.value, "tiles": list(self.tiles)}
+        return {"type": self.kind.value, "tiles": list(self.tiles), "origin": self.origin.value}
 
     @classmethod
     def from_json(cls, data: Any, where: str = "meld") -> Meld:
         data = _object(data, where, ("type", "tiles", "origin"))
+        tiles = data.get("tiles")
+        if type(tiles) is list or type(tiles) is tuple:
+            try:
+                return _MELDS_READ[data.get("type"), tuple(tiles), data.get("origin")]
+            except (KeyError, TypeError):  # not read before, or not even hashable: checked below
+                pass
+        meld = cls._checked(data, where)
+        _MELDS_READ[meld.kind.value, tuple(tiles), data.get("origin")] = meld
+        return meld
+
+    @classmethod
+    def _checked(cls, data: dict, where: str) -> Meld:
         if "type" not in data or "tiles" not in data:
             raise HandError(f"{where}: needs 'type' and 'tiles'")
-        if data["type"] not in MELD_KINDS:
-            raise HandError(
-                f"{where}: type {brief(data['type'])} is not one of {', '.join(MELD_KINDS)}"
-            )
+        kind = _kind(data["type"], f"{where}: type")
         origin = data.get("origin")
         if origin is not None:
-            _origin(origin, data["type"], f"{where}.origin")
-        return _new_meld(data["type"], _tiles(data["tiles"], f"{where}.tiles"), origin)
+            origin = _origin(origin, kind, f"{where}.origin")
+        return cls(kind, _tiles(data["tiles"], f"{where}.tiles"), origin)
+
+
+# Melds read from JSON, by their type, tiles as written and origin: each made and checked once
+# (the melds there can be, the orders of a chi's tiles counted, are a few hundred).
+_MELDS_READ: dict[tuple[str, tuple[str, ...], str | None], Meld] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,9 +329,10 @@ class Hand:
     table: Table | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "concealed", _tiles(list(self.concealed), "concealed"))
-        object.__setattr__(self, "flowers", _tiles(list(self.flowers), "flowers"))
-        object.__setattr__(self, "melds", tuple(self.melds))
+        _store_tiles(self, "concealed", "concealed")
+        _store_tiles(self, "flowers", "flowers")
+        if type(self.melds) is not tuple:
+            object.__setattr__(self, "melds", tuple(self.melds))
         _tile(self.win, "win")
         for m in self.melds:
             if not isinstance(m, Meld):
@@ -390,11 +411,9 @@ class Hand:
         flowers = _tiles(data.get("flowers", []), "flowers")
         table = data.get("table")
         table = None if table is None else Table.from_json(table)
-        _check_flowers(concealed, win, melds, flowers)
-        return _new_hand(concealed, win, melds, flowers, situation, table)
-
-
-_new_meld, _new_hand = maker(Meld), maker(Hand)
+        # the constructor checks the parts again (they pass: the fast paths) and, first, where
+        # the flowers are
+        return cls(concealed, win, melds, flowers, situation, table)
 
 
 def _melds_of(values: list) -> tuple[Meld, ...]:

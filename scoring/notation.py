@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 
 from .hand import HandError, Meld, brief
-from .tiles import CHINESE_NAMES, INDEX, is_flower, tile_name
+from .melds import KongOrigin, MeldKind
+from .tiles import CHINESE_NAMES, INDEX, SCRIPTS, is_flower, tile_name
 
 _LONGEST = max(map(len, CHINESE_NAMES))
 _SEPARATORS = set(" \t\n,，、;；/|+")
@@ -93,14 +94,12 @@ def format_chinese(tiles, script: str = "simplified") -> str:
     return "".join(tile_name(t, script) for t in tiles)
 
 
-MELD_SIZE = {"chi": 3, "pon": 3, "kong": 4, "ankong": 4}
 # Written before a meld: its kind, and for an open kong the origin where the mark says it
-# (大明槓 called on a discard, 加槓 added to one's pon; 明槓 or 槓 alone says neither).
-MELD_MARKS = {"暗槓": ("ankong", None), "暗杠": ("ankong", None),
-              "大明槓": ("kong", "called"), "大明杠": ("kong", "called"),
-              "加槓": ("kong", "added"), "加杠": ("kong", "added"),
-              "明槓": ("kong", None), "明杠": ("kong", None), "槓": ("kong", None), "杠": ("kong", None),
-              "吃": ("chi", None), "碰": ("pon", None)}
+# (大明槓 called on a discard, 加槓 added to one's pon; 明槓, or 槓 alone, says neither). Every
+# name of scoring.melds in both scripts, and the bare 槓.
+MELD_MARKS = {**{k.name_in(script): (k, None) for k in MeldKind for script in SCRIPTS},
+              **{o.name_in(script): (MeldKind.KONG, o) for o in KongOrigin for script in SCRIPTS},
+              "槓": (MeldKind.KONG, None), "杠": (MeldKind.KONG, None)}
 WIN_MARKS = ("和", "胡")
 FLOWER_MARK = "花"
 # The longest marker first, so that 暗槓 and 加槓 are not read as 槓.
@@ -136,11 +135,11 @@ def parse_hand(text: str) -> WrittenHand:
             kind, origin = MELD_MARKS[mark]
             head, _, rest = body.strip().partition(" ")
             tiles = parse_tiles(head)
-            if len(tiles) == 1 and kind != "chi":
-                tiles = tiles * MELD_SIZE[kind]
-            if len(tiles) != MELD_SIZE[kind]:
-                raise HandError(f"{mark}{brief(head)}: a {kind} needs {MELD_SIZE[kind]} tiles, read {len(tiles)}",
-                                f"「{mark}{head[:20]}」：{mark}要 {MELD_SIZE[kind]} 張牌，讀到 {len(tiles)} 張")
+            if len(tiles) == 1 and kind is not MeldKind.CHI:
+                tiles = tiles * kind.size
+            if len(tiles) != kind.size:
+                raise HandError(f"{mark}{brief(head)}: a {kind} needs {kind.size} tiles, read {len(tiles)}",
+                                f"「{mark}{head[:20]}」：{mark}要 {kind.size} 張牌，讀到 {len(tiles)} 張")
             melds.append(Meld(kind, tiles, origin))
             concealed.extend(parse_tiles(rest))
         elif mark in WIN_MARKS:

@@ -13,7 +13,8 @@ from functools import cache
 from itertools import combinations
 
 from .decompose import CHOW, Memo, counts_of, splits, waits
-from .hand import Hand, Situation, maker
+from .hand import Hand, Situation
+from .melds import MeldKind
 from .tiles import INDEX, PLAYING, SUITS, TERMINALS_AND_HONOURS
 
 # The shapes of a win. "standard": 5 sets and a pair, the only shape of the default table.
@@ -31,7 +32,7 @@ class Group:
 
     kind: str  # "chow" | "pung" | "kong"
     tile: str  # the tile of a pung/kong, the lowest tile of a chow
-    meld: str | None  # "chi" | "pon" | "kong" | "ankong"; None: formed in the concealed hand
+    meld: MeldKind | None  # the meld it is; None: formed in the concealed hand
     concealed: bool  # 暗: a 暗杠, or formed in hand and not completed by another's discard
 
     @property
@@ -42,10 +43,8 @@ class Group:
     @property
     def is_open(self) -> bool:
         """Melded from another player's tile: chi, pon or open kong."""
-        return self.meld is not None and self.meld != "ankong"
+        return self.meld is not None and self.meld.is_open
 
-
-_MELD_GROUP = {"chi": "chow", "pon": "pung", "kong": "kong", "ankong": "kong"}
 
 # Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
 # its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
@@ -58,6 +57,17 @@ _FLOWERS, _FOUR_FLOWERS, _HONOURS, _HONOUR_PUNG, _FLUSH, _CONCEALED, _ONE_WAIT =
     1 << i for i in range(len(_HAND_FACTS)))
 _FLAG_NEEDS = tuple((1 << i, f) for i, f in enumerate(NEEDS) if f not in _HAND_FACTS)
 _SELF_DRAW = 1 << NEEDS.index("self_draw")
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What check_hand counted of a legal hand, given to its view so as not to count it again:
+    the concealed tiles with the winning tile, every tile of the won hand (34 counts each), and
+    the splits of the first (decompose.splits)."""
+
+    full: tuple[int, ...]
+    won: tuple[int, ...]
+    splits: tuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +93,7 @@ class View:
 
     @classmethod
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
-           counted: tuple[list[int], list[int], tuple] | None = None) -> View:
+           counted: Counted | None = None) -> View:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape). `counted`: what
@@ -96,8 +106,8 @@ class View:
             for m in hand.melds:
                 for t in m.tiles:
                     held[INDEX[t]] += 1
-        else:  # lent by checked_counts, and not used after
-            full, held, found = counted
+        else:
+            full, held, found = list(counted.full), list(counted.won), counted.splits
             full[win] -= 1
             held[win] -= 1
         w = waits(full, held) if with_waits else ()
@@ -106,7 +116,7 @@ class View:
         if win is not None:
             full[win] += 1
             held[win] += 1  # now every tile of the won hand
-        open_melds = sum([m.kind != "ankong" for m in hand.melds])
+        open_melds = sum([m.kind.is_open for m in hand.melds])
         present = (any(held[:9]), any(held[9:18]), any(held[18:27]), any(held[27:]))  # SUIT_BOUNDS
         flowers, situation = hand.all_flowers(), hand.situation
         facts = ((0 if open_melds else _CONCEALED) | (_ONE_WAIT if len(w) == 1 else 0)
@@ -119,13 +129,12 @@ class View:
             facts |= _SELF_DRAW
         if situation.heavenly or situation.last_tile or situation.rob_kong or situation.earthly or situation.human:
             facts |= sum([bit for bit, flag in _FLAG_NEEDS if getattr(situation, flag)])  # rare flags
-        return _new_view(
+        return cls(
             hand, situation, tuple(map(PLAYING.__getitem__, w)),
             _SUITS_OF[present[0], present[1], present[2]], present[3], open_melds,
             flowers, tuple(full), facts, found)
 
 
-_new_view = maker(View)
 # The suits present, by whether each of 万 筒 条 is: one value per combination.
 _SUITS_OF = {tuple(s in kept for s in SUITS): frozenset(kept)
              for n in range(4) for kept in combinations(SUITS, n)}
@@ -161,9 +170,6 @@ class Reading:
         return self.view.hand
 
 
-_new_reading = maker(Reading)
-
-
 def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
@@ -171,29 +177,22 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
     if hand.flower_win:
         return
     melded = _melded(hand)
-    melded_pungs = tuple([g.tile for g in melded if g.kind != "chow"])
-    ankongs = [g.concealed for g in melded].count(True)  # the melds' concealed pungs
     w = INDEX[hand.win]
-    situation = view.situation
-    discard = not situation.self_draw
+    discard = not view.situation.self_draw
     holds = _HOLDING[w]
     for pair, shapes in view.splits if view.splits is not None else splits(view.counts):
         places: list[int | None] = [None] if pair == w else []
         places += filter(holds.__contains__, dict.fromkeys(shapes))  # distinct, in order
-        formed = list(map(_IN_HAND.__getitem__, shapes))
-        pungs = tuple([g.tile for g in formed if g.kind == "pung"]) + melded_pungs
+        formed = tuple(map(_IN_HAND.__getitem__, shapes))
         for place in places:
-            groups = list(formed)
+            groups = formed
             win_group = None
-            concealed = len(pungs) - len(melded_pungs) + ankongs
             if place is not None:
                 k = shapes.index(place)  # the first such set takes the winning tile
                 if discard:  # a set completed by another player's discard is exposed (明刻)
-                    groups[k] = _BY_DISCARD[place]
-                    concealed -= place < CHOW  # a pung
+                    groups = (*formed[:k], _BY_DISCARD[place], *formed[k + 1:])
                 win_group = groups[k]
-            yield _new_reading(tuple(groups) + melded, PLAYING[pair], win_group, view,
-                            STANDARD, (), pungs, concealed, situation)
+            yield Reading(groups + melded, PLAYING[pair], win_group, view)
 
 
 # Groups are values: one instance per value (a few hundred), made once.
@@ -213,10 +212,10 @@ def _melded(hand: Hand) -> tuple[Group, ...]:
     return tuple([_MELD_GROUPS[m.kind, m.tiles] for m in hand.melds])
 
 
-def _meld_group(meld: tuple[str, tuple[str, ...]]) -> Group:
+def _meld_group(meld: tuple[MeldKind, tuple[str, ...]]) -> Group:
     kind, tiles = meld
     # a legal meld's lowest tile is its least code: one suit, ranks of one digit
-    return _group(_MELD_GROUP[kind], min(tiles), kind, kind == "ankong")
+    return _group(kind.set_kind, min(tiles), kind, not kind.is_open)
 
 
 # The group of a meld, by its kind and tiles (a few hundred kinds of meld).

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from .entries import CLAIMS, NEEDS_OF, OPEN, ORIGIN_ARGS, PREDICATES, SHAPES_OF
-from .hand import ALL_FLAGS, KONG_ORIGINS, TABLE_FLAGS, brief
+from .hand import ALL_FLAGS, TABLE_FLAGS, brief
+from .melds import KongOrigin, MeldKind
 from .reading import SHAPES, STANDARD
 from .script import simplified
 
@@ -50,7 +51,7 @@ _PAYMENT_KEYS = {"base", "drop", "discard_multiplier", "self_draw_multiplier"}
 MULTIPLIERS = ("discard_multiplier", "self_draw_multiplier")
 _EXTRAS = ("dealer", "streak", "pull", "ready")
 SEATS = ("dealer", "non_dealer")
-KONG_SOURCES = ("ankong", *KONG_ORIGINS)  # what an entry reading kongs' origins may name
+KONG_SOURCES = (MeldKind.ANKONG, *KongOrigin)  # what an entry reading kongs' origins may name
 
 
 class RulesetError(ValueError):

@@ -13,7 +13,7 @@ from functools import lru_cache
 from itertools import chain, compress, repeat
 from operator import attrgetter, call
 
-from .hand import Hand, HandError, maker
+from .hand import Hand, HandError
 from .reading import Reading, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .tiles import tile_name
@@ -33,7 +33,6 @@ class Score:
         return dict(zip(names, map(_TAI, self.items), strict=True))
 
 
-_new_score = maker(Score)
 _EXCLUDES, _KEEPS = attrgetter("excludes"), attrgetter("keeps")
 _NAME, _TRAD, _TAI = attrgetter("name"), attrgetter("trad"), attrgetter("tai")
 
@@ -106,7 +105,7 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     if total < rules.min_tai and total + _dealer_on_every_payment(hand, rules) < rules.min_tai:
         raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
                         f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
-    return _new_score(items, total, view.waits, reading, rules.id)
+    return Score(items, total, view.waits, reading, rules.id)
 
 
 def _dealer_on_every_payment(hand: Hand, rules: Ruleset) -> int:

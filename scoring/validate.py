@@ -10,23 +10,23 @@ from collections import Counter
 from itertools import product
 
 from .decompose import _candidates, counts_of, splits, waits
-from .hand import KONG_ORIGINS, TABLE_FLAGS, Hand, HandError, Meld, Table
+from .hand import TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
+from .melds import KongOrigin, MeldKind
 from .notation import format_chinese
-from .reading import Reading, View, special_readings, special_shape_possible
+from .reading import Counted, Reading, View, special_readings, special_shape_possible
 from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
 from .tiles import COPIES, FLOWERS, INDEX, PLAYING, TERMINALS_AND_HONOURS, tile_name
 
 _ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
 
 HAND_SIZE = 16  # tiles held before the win, a kong counting as 3
-_MELD_NAMES = {"chi": "吃", "pon": "碰", "kong": "明槓", "ankong": "暗槓"}
 
 
 def _named(m: Meld) -> tuple[str, str]:
     """The meld as the messages show it, English and Chinese (made only for a wrong one)."""
     return (f"{m.kind} {format_chinese(m.tiles)} ({' '.join(m.tiles)})",
-            f"{_MELD_NAMES[m.kind]} {format_chinese(m.tiles, 'traditional')}")
+            f"{m.kind.name_in('traditional')} {format_chinese(m.tiles, 'traditional')}")
 
 
 # The melds (kind, tiles) found to be sets, not checked again: a few hundred at most.
@@ -35,21 +35,22 @@ _SETS_SEEN: set[tuple[str, tuple[str, ...]]] = set()
 
 def _meld_problem(m: Meld) -> HandError | None:
     t = m.tiles
-    if m.kind == "chi":
-        if len(t) != 3:
+    size = m.kind.size
+    if m.kind is MeldKind.CHI:
+        if len(t) != size:
             shown, zh = _named(m)
-            return HandError(f"{shown}: a chi has 3 tiles, not {len(t)}", f"{zh}：吃要 3 張牌，這裡有 {len(t)} 張")
+            return HandError(f"{shown}: a chi has {size} tiles, not {len(t)}",
+                             f"{zh}：吃要 {size} 張牌，這裡有 {len(t)} 張")
         low, mid, high = sorted(map(INDEX.__getitem__, t))
         if low >= 27 or low % 9 > 6 or (mid, high) != (low + 1, low + 2):  # 27 on: honours, flowers
             shown, zh = _named(m)
             return HandError(f"{shown} is not a chow (three consecutive tiles of one suit)",
                              f"{zh} 不是順子（同一花色連續三張）")
         return None
-    size = 3 if m.kind == "pon" else 4
     if len(t) != size:
         shown, zh = _named(m)
         return HandError(f"{shown}: a {m.kind} has {size} tiles, not {len(t)}",
-                         f"{zh}：{_MELD_NAMES[m.kind]}要 {size} 張牌，這裡有 {len(t)} 張")
+                         f"{zh}：{m.kind.name_in('traditional')}要 {size} 張牌，這裡有 {len(t)} 張")
     if len(set(t)) != 1:
         shown, zh = _named(m)
         return HandError(f"{shown} is not a set of {size} identical tiles", f"{zh} 不是 {size} 張一樣的牌")
@@ -74,7 +75,7 @@ def check_situation(hand: Hand) -> None:
     if s.after_kong and not s.self_draw:
         raise HandError("after_kong: the replacement tile after a kong is self-drawn, "
                         "so self_draw must be true", "槓上開花是槓後補牌自摸，要選自摸")
-    if s.after_kong and not any(m.kind in ("kong", "ankong") for m in hand.melds):
+    if s.after_kong and not any(m.kind.is_kong for m in hand.melds):
         raise HandError("after_kong: 杠上开花 wins on the replacement tile after a kong, and the "
                         "hand has no kong (an open kong or an ankong meld)",
                         "槓上開花要先開槓：這手牌沒有明槓或暗槓")
@@ -188,19 +189,19 @@ def kong_origins_needed(hand: Hand, ruleset: Ruleset | str | None = None) -> tup
     a photo showing both alike. Empty when there is nothing to ask. Reads the situation and the
     melds only (the entries that read origins read nothing else), so it needs no legal hand."""
     rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
-    unknown = [i for i, m in enumerate(hand.melds) if m.kind == "kong" and m.origin is None]
+    unknown = [i for i, m in enumerate(hand.melds) if m.kind is MeldKind.KONG and m.origin is None]
     if not unknown or not rules.origin_readers:
         return ()
     outcome = {}
-    for chosen in product(KONG_ORIGINS, repeat=len(unknown)):
+    for chosen in product(KongOrigin, repeat=len(unknown)):
         melds = list(hand.melds)
         for i, origin in zip(unknown, chosen, strict=True):
-            melds[i] = Meld("kong", melds[i].tiles, origin)
+            melds[i] = Meld(MeldKind.KONG, melds[i].tiles, origin)
         stated = Reading((), None, None, View.of(hand.replace(melds=tuple(melds)), with_waits=False))
         outcome[chosen] = tuple(e.test(stated) for e in rules.origin_readers)
     # a kong matters when saying its origin otherwise, the others' kept, changes an outcome
     return tuple(i for k, i in enumerate(unknown)
-                 if any(outcome[c] != outcome[(*c[:k], o, *c[k + 1:])] for c in outcome for o in KONG_ORIGINS))
+                 if any(outcome[c] != outcome[(*c[:k], o, *c[k + 1:])] for c in outcome for o in KongOrigin))
 
 
 def check_kong_origins(hand: Hand, rules: Ruleset) -> None:
@@ -296,10 +297,8 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
     checked_counts(hand, ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET))
 
 
-def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int], tuple] | None:
-    """check_hand, giving the scorer what it counted (see View.of): the concealed tiles with the
-    winning tile and every tile of the won hand, 34 counts each, and the splits of the first
-    (decompose.splits); None for a flower win."""
+def checked_counts(hand: Hand, rules: Ruleset) -> Counted | None:
+    """check_hand, giving the scorer what it counted (see View.of); None for a flower win."""
     flowers = hand.all_flowers()
     if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)
@@ -351,4 +350,4 @@ def checked_counts(hand: Hand, rules: Ruleset) -> tuple[list[int], list[int], tu
         raise _not_a_win(hand, rules)
     check_situation(hand)
     check_ruleset_situation(hand, rules)
-    return full, counts, found
+    return Counted(tuple(full), tuple(counts), found)

@@ -80,6 +80,30 @@ def test_typed_kongs_and_chi():
     assert from_text(to_text(draft)) == draft
 
 
+# Two open kongs, one of each origin, and a third that does not say.
+KONGS = Hand.from_json({
+    "concealed": ["1m", "2m", "3m", "4p"], "win": "4p", "seat": "E", "round": "E", "self_draw": True,
+    "melds": [{"type": "kong", "tiles": ["5z"] * 4, "origin": "added"},
+              {"type": "kong", "tiles": ["9s"] * 4, "origin": "called"},
+              {"type": "kong", "tiles": ["1z"] * 4}, {"type": "ankong", "tiles": ["2p"] * 4}],
+})
+
+
+def test_a_kongs_origin_survives_the_draft():
+    """Where a kong came from (大明槓 / 加槓) is kept from a hand to a draft and back, through the
+    typed line and its text, and while the meld stays an open kong."""
+    origins = [m.origin for m in KONGS.melds]
+    assert origins == ["added", "called", None, None]
+    assert to_hand(from_hand(KONGS), KONGS.situation) == KONGS
+    text = to_text(from_hand(KONGS))
+    assert text.split()[-4:] == ["加槓5555z", "大明槓9999s", "明槓1111z", "暗槓2222p"]
+    assert to_hand(from_text(text), KONGS.situation) == KONGS
+    assert [m.origin for m in from_text("1234m 和4m 加杠中 大明杠9s 杠东 暗杠2p").melds] == origins
+    draft = from_hand(KONGS)
+    assert set_meld_kind(draft, 0, "kong").melds[0].origin == "added"
+    assert set_meld_kind(draft, 0, "ankong").melds[0].origin is None  # no origin but an open kong's
+
+
 @pytest.mark.parametrize("text, message", [
     ("123x", "看不懂第 1 個字起的「123x」"),
     ("123m 碰12m", "碰要 3 張牌，讀到 2 張"),

@@ -73,7 +73,7 @@ def test_generated_set_layout_and_truth(tmp_path):
 @needs_shared("data", "tile-art", "xmahjongg-real", needed_for="the unseen style 'xmahjongg-real'")
 @needs_shared("data", "real-crops", needed_for="the unseen style 'real-crops-held-out'")
 def test_unseen_scenes_draw_only_the_held_out_styles():
-    styles = {name for i in range(4) for name in make_sample(i, 11, "unseen")[2]["style"]}
+    styles = {name for i in range(4) for name in make_sample(i, 11, "unseen")[2].style}
     assert styles and styles <= set(UNSEEN_WEIGHTS)
 
 
@@ -101,7 +101,7 @@ def test_scene_boxes_cover_the_drawn_tiles(monkeypatch):
     checked = 0
     for index in range(16):
         image, labels, truth = scene.render_scene(np.random.default_rng([4, index]))
-        rows = [r for g in truth["groups"] for r in g["label_rows"]]
+        rows = [r for g in truth.groups for r in g.label_rows]
         if not rows or None in rows:  # negatives, and tiles too hidden or cut to be labelled
             continue
         checked += 1
@@ -128,7 +128,7 @@ def test_tile_hidden_behind_a_standing_tile_is_not_labelled(monkeypatch, seed):
     behind, standing, apart = Placed("1m", 0, 0, -0.2, 0), Placed("2m", 1, 0, 0, 0, True), Placed("3m", 2, 3, -0.2, 0)
     _scene_with(monkeypatch, [behind, standing, apart])
     _, labels, truth = scene.render_scene(np.random.default_rng([9, seed]))
-    rows = [g["label_rows"][0] for g in truth["groups"]]
+    rows = [g.label_rows[0] for g in truth.groups]
     assert rows[0] is None and None not in rows[1:]
     assert [CLASSES[labels[r][0]] for r in rows[1:]] == ["2m", "3m"]
 

@@ -13,6 +13,7 @@ from datasets.__main__ import main
 from datasets.generate import generate, make_sample
 from datasets.recipe import RECIPES, TABLE, Recipe, load_recipe
 from datasets.scene_layout import SURROUND_KINDS, Group, Layout, Placed
+from datasets.scene_truth import SceneTruth
 from vision.classes import BACK, CLASSES
 
 ONLY_TABLES = replace(TABLE, kinds={"table": 1.0})
@@ -22,8 +23,8 @@ ALL_CLUTTER = {k: 1.0 for k in TABLE.clutter}
 
 def _rows_by_kind(truth):
     out = {}
-    for g in truth["groups"] + truth["surround"]:
-        out.setdefault(g["kind"], []).extend(r for r in g["label_rows"] if r is not None)
+    for g in truth.groups + truth.surround:
+        out.setdefault(g.kind, []).extend(r for r in g.label_rows if r is not None)
     return out
 
 
@@ -31,19 +32,19 @@ def test_table_scenes_label_walls_as_backs_and_discards_apart_from_the_hand():
     kinds_seen = set()
     for index in range(8):
         _, labels, truth = scene.render_scene(np.random.default_rng([21, index]), recipe=ONLY_TABLES)
-        assert truth["kind"] == "table"
-        assert all(g["kind"] not in SURROUND_KINDS for g in truth["groups"])
-        assert all(g["kind"] in SURROUND_KINDS for g in truth["surround"])
+        assert truth.kind == "table"
+        assert all(g.kind not in SURROUND_KINDS for g in truth.groups)
+        assert all(g.kind in SURROUND_KINDS for g in truth.surround)
         rows = _rows_by_kind(truth)
         every = [r for rs in rows.values() for r in rs]
         assert sorted(every) == list(range(len(labels)))  # each box is one tile of one group
-        for g in truth["surround"]:
-            for code, row in zip(g["tiles"], g["label_rows"], strict=True):
+        for g in truth.surround:
+            for code, row in zip(g.tiles, g.label_rows, strict=True):
                 assert row is None or CLASSES[labels[row][0]] == code
-            if g["kind"] == "wall":
-                assert set(g["tiles"]) == {BACK}
-            if g["kind"] == "discard":
-                assert BACK not in g["tiles"] and not any(c.endswith("f") for c in g["tiles"])
+            if g.kind == "wall":
+                assert set(g.tiles) == {BACK}
+            if g.kind == "discard":
+                assert BACK not in g.tiles and not any(c.endswith("f") for c in g.tiles)
         kinds_seen |= {k for k, rs in rows.items() if rs}
     assert {"wall", "discard", "concealed"} <= kinds_seen, kinds_seen
 
@@ -60,7 +61,7 @@ def test_a_walls_lower_tile_shows_only_its_edge_and_is_not_labelled(monkeypatch,
     _layout_of(monkeypatch, [lower, upper, beside])
     recipe = replace(TABLE, glare=0.0, occluder=0.0, printout=0.0, lying_edge=1.0, clutter=NO_CLUTTER)
     _, labels, truth = scene.render_scene(np.random.default_rng([3, seed]), recipe=recipe)
-    rows = truth["surround"][0]["label_rows"]
+    rows = truth.surround[0].label_rows
     assert rows[0] is None and rows[1] is not None and rows[2] is not None
     assert [CLASSES[c] for c, *_ in labels] == [BACK, BACK]
 
@@ -73,15 +74,15 @@ def test_clutter_never_gets_a_box_nor_hides_or_moves_one():
         busy, busy_labels, truth = scene.render_scene(np.random.default_rng([8, index]),
                                                       recipe=replace(TABLE, clutter=ALL_CLUTTER))
         assert busy_labels == bare_labels
-        assert truth["clutter"] and not np.array_equal(bare, busy)
+        assert truth.clutter and not np.array_equal(bare, busy)
 
 
 def test_a_table_of_clutter_alone_has_no_boxes():
     recipe = replace(TABLE, kinds={"clutter": 1.0}, glare=0.0)
     for index in range(6):
         image, labels, truth = scene.render_scene(np.random.default_rng([5, index]), recipe=recipe)
-        assert labels == [] and truth["groups"] == [] and truth["surround"] == []
-        assert len(truth["clutter"]) >= 2 and image.std() > 5
+        assert labels == [] and truth.groups == () and truth.surround == ()
+        assert len(truth.clutter) >= 2 and image.std() > 5
 
 
 def test_same_seed_same_table_scene():
@@ -119,7 +120,7 @@ def test_a_bad_recipe_is_a_clear_error(tmp_path):
 def test_generated_table_set_partitions_its_label_rows(tmp_path):
     generate(tmp_path, 6, seed=3, workers=1, recipe=ONLY_TABLES)
     for truth_file in sorted(tmp_path.glob("scenes/*/*.json")):
-        truth = json.loads(truth_file.read_text())
+        truth = SceneTruth.read(truth_file)
         label = tmp_path / "labels" / truth_file.parent.name / f"{truth_file.stem}.txt"
         n = len(label.read_text().splitlines())
         every = [r for rs in _rows_by_kind(truth).values() for r in rs]
@@ -133,7 +134,7 @@ def test_a_rack_hides_the_feet_of_the_standing_row_and_gets_no_box(monkeypatch, 
     quiet = replace(TABLE, glare=0.0, occluder=0.0, printout=0.0, clutter=NO_CLUTTER)
     _, bare, truth = scene.render_scene(np.random.default_rng([7, seed]), recipe=replace(quiet, rack=0.0))
     _, racked, racked_truth = scene.render_scene(np.random.default_rng([7, seed]), recipe=replace(quiet, rack=1.0))
-    assert racked_truth["rack"] and not truth["rack"]
+    assert racked_truth.rack and not truth.rack
     assert [c for c, *_ in racked] == [c for c, *_ in bare]  # every tile still shows enough: no box lost or added
     shorter = [(b[4] - b[2]) - (r[4] - r[2]) for b, r in zip(bare, racked, strict=True)]
     assert min(shorter) >= -0.5 and max(shorter) > 1  # boxes end where the rack starts

@@ -3,12 +3,14 @@ is shown (taps, groups and kinds, tiles wrongly kept or set apart); the detectio
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from datasets.real import OTHER, REAL_LABELLED, REAL_SETS, scene_type
+from datasets.scene_truth import SceneTruth, TruthGroup
 from models.evaluate import DetectionCache, Judged, Tally, is_real, judge, judge_hand, load_samples, main, read_samples
 from models.evaluate_layout import evaluate_layout
 from models.real_table import table
@@ -52,7 +54,7 @@ def reading_of(boxes: np.ndarray, codes: list[str], groups: list[tuple[str, list
 def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_all_tiles_figure():
     true_boxes = np.array([box(0), box(20)], np.float32)
     boxes, codes = np.array([box(0), box(20), box(60)], np.float32), ["1m", "2m", "back"]
-    read = {"sample": {"codes": ["1m", "2m"], "scene": "x", "truth": {}}, "true_boxes": true_boxes, "peer": None,
+    read = {"sample": {"codes": ["1m", "2m"], "scene": "x", "truth": None}, "true_boxes": true_boxes, "peer": None,
             "reading": reading_of(boxes, codes, [("concealed", [0, 1]), ("loose", [2])])}
     judged = Judged()
     judged.add(read)
@@ -72,12 +74,13 @@ def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_al
 LABELS = ["1m", "2m", "3m", "5z", "5z", "7p", "7p", "7p", "back"]
 LABEL_BOXES = np.array([box(20 * i) for i in range(5)] + [[20 * i, 50, 20 * i + 10, 64] for i in range(3)]
                        + [box(300)], np.float32)
-SCENE = {"kind": "table", "hand": {"concealed": ["1m", "2m", "3m", "5z"], "win": "5z",
-                                   "melds": [{"type": "pon", "tiles": ["7p"] * 3}], "flowers": []},
-         "groups": [{"kind": "pon", "tiles": ["7p"] * 3, "label_rows": [5, 6, 7]},
-                    {"kind": "concealed", "tiles": ["1m", "2m", "3m", "5z"], "label_rows": [0, 1, 2, 3]},
-                    {"kind": "win", "tiles": ["5z"], "label_rows": [4]}],
-         "surround": [{"kind": "wall", "tiles": ["back", "back"], "label_rows": [8, None]}]}
+SCENE = SceneTruth.from_json({
+    "kind": "table", "hand": {"concealed": ["1m", "2m", "3m", "5z"], "win": "5z", "seat": "E", "round": "E",
+                              "melds": [{"type": "pon", "tiles": ["7p"] * 3}], "flowers": []},
+    "groups": [{"kind": "pon", "tiles": ["7p"] * 3, "label_rows": [5, 6, 7]},
+               {"kind": "concealed", "tiles": ["1m", "2m", "3m", "5z"], "label_rows": [0, 1, 2, 3]},
+               {"kind": "win", "tiles": ["5z"], "label_rows": [4]}],
+    "surround": [{"kind": "wall", "tiles": ["back", "back"], "label_rows": [8, None]}]})
 HAND_READ = [("concealed", [0, 1, 2, 3, 4]), ("pon", [5, 6, 7])]
 
 
@@ -121,7 +124,7 @@ def test_a_supposed_tile_fills_a_missed_one_of_its_code_and_any_other_costs_a_ta
 
 
 def test_a_supposed_tile_the_photo_hides_is_right_but_such_a_hand_is_not_judged_whole():
-    scene = SCENE | {"groups": [*SCENE["groups"][:2], {"kind": "win", "tiles": ["5z"], "label_rows": [None]}]}
+    scene = replace(SCENE, groups=(*SCENE.groups[:2], TruthGroup("win", ("5z",), (None,))))
     keep = [i for i in range(9) if i != 4]  # the winning tile is out of frame: no label, no detection
     groups = [("concealed", [0, 1, 2, 3]), ("pon", [4, 5, 6]), ("loose", [7])]
     hidden = judged(groups, keep=keep, added=("5z",), scene=scene)
@@ -130,8 +133,8 @@ def test_a_supposed_tile_the_photo_hides_is_right_but_such_a_hand_is_not_judged_
 
 
 def test_in_a_scene_without_a_hand_every_tile_kept_is_a_tap():
-    loose = {"kind": "loose", "hand": None, "surround": [],
-             "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]}
+    loose = SceneTruth.from_json({"kind": "loose", "hand": None, "surround": [],
+                                  "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]})
     j = judged(HAND_READ + [("unknown", [8])], scene=loose)
     assert (j.taps, j.loose_kept, j.non_hand, j.groups_exact) == (9, 9, 9, None)
     assert judged([("loose", list(range(9)))], scene=loose).taps == 0
@@ -151,8 +154,8 @@ def test_each_tap_is_put_down_to_what_it_fixes():
                          HAND_READ + [("loose", [8]), ("unknown", [9])], ())
     j = judge_hand(nothing, match(LABEL_BOXES, nothing.detections.boxes), LABELS, SCENE)
     assert by(j) == {"box on nothing": 1} and j.taps == 1
-    loose = {"kind": "loose", "hand": None, "surround": [],
-             "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]}
+    loose = SceneTruth.from_json({"kind": "loose", "hand": None, "surround": [],
+                                  "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]})
     everything = judged(HAND_READ + [("unknown", [8])], scene=loose)
     assert sum(everything.causes.values()) == everything.taps == 9
 
@@ -203,8 +206,7 @@ def test_the_committed_table_scenes_read_from_their_labels_are_judged_hand_by_ha
     alone, a heap of loose tiles, rows of tiles): every labelled tile, walls and discards too,
     becomes a detection, and the hand figures count each scene's labelled tiles once."""
     samples = load_samples(DATA / "unseen-table-small", "val", None)
-    hand_rows = [{r for g in s["truth"]["groups"] if g["kind"] != "loose" for r in g["label_rows"] if r is not None}
-                 for s in samples]
+    hand_rows = [{r for g in s["truth"].hand_groups() for r in g.label_rows if r is not None} for s in samples]
     result = evaluate_layout(samples)
     hand = result["hand"]
     assert result["scenes"] == hand["judged_on"]["hand truth"] == 20

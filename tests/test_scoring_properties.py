@@ -9,7 +9,7 @@ from scoring import Hand, HandError, Meld, available_rulesets, load_ruleset, sco
 from scoring.random_hands import winning_hands
 from scoring.reading import View, readings
 from scoring.settle import settle
-from scoring.validate import check_hand
+from scoring.validate import check_hand, checked_counts
 
 RULES = load_ruleset()
 ORDER = [e.name for e in RULES.entries]
@@ -88,3 +88,20 @@ def test_an_entry_the_scorer_skips_for_a_missing_fact_would_not_hold(hand, name)
     skipped = [e for e in rules.entries if e.needs & ~view.facts]
     for reading in readings(hand, view):
         assert not [e.name for e in skipped if reading.shape in e.reads and e.test(reading)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(any_hand)
+def test_the_view_from_check_hands_counts_is_the_view_of_the_hand(hand):
+    """score hands check_hand's counts on to the view: the same view and readings as counting
+    afresh, and the counts are as they were after (nothing lent, changed and given back)."""
+    counted = checked_counts(hand, RULES)
+    before = (counted.full, counted.won, counted.splits)
+    view = View.of(hand, counted=counted)
+    afresh = View.of(hand)
+    def seen(v):
+        return (v.waits, v.counts, v.facts, v.suits,
+                [(r.sets, r.pair, r.win_group, r.pung_tiles, r.concealed_pungs) for r in readings(hand, v)])
+
+    assert seen(view) == seen(afresh)
+    assert (counted.full, counted.won, counted.splits) == before

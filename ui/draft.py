@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from scoring.hand import Hand, HandError, Meld, Situation, Table
-from scoring.notation import MELD_SIZE, format_compact, parse_hand
+from scoring.melds import KongOrigin, MeldKind, meld_kind
+from scoring.notation import format_compact, parse_hand
 from scoring.tiles import is_flower
 from vision.classes import BACK
 
@@ -23,13 +24,22 @@ class Slot:
     det: int | None = None  # detection index in the photo reading, None for a tile entered by hand
 
 
+# The kinds of meld the page offers, in order, by their tiles.
+MELD_SIZE = {kind: kind.size for kind in MeldKind}
+
+
 @dataclass(frozen=True)
 class MeldDraft:
-    kind: str | None  # chi, pon, kong, ankong; None while the reading could not tell
+    kind: MeldKind | None  # None while the reading could not tell
     tiles: tuple[Slot, ...] = ()
-    # An open kong's origin (scoring.hand.KONG_ORIGINS: 大明槓 "called", 加槓 "added"), None while
-    # not said: a photo shows both alike, so the page asks only where the 台 depend on it.
-    origin: str | None = None
+    origin: KongOrigin | None = None  # an open kong's, where said (大明槓 / 加槓)
+
+    def __post_init__(self) -> None:
+        # given as codes too ("pon", "added"): held as the values of scoring.melds
+        if self.kind is not None:
+            object.__setattr__(self, "kind", MeldKind(self.kind))
+        if self.origin is not None:
+            object.__setattr__(self, "origin", KongOrigin(self.origin))
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ def replace_tile(draft: Draft, group: str, index: int, code: str) -> Draft:
         draft = _with_slots(draft, group, tuple(slots))
         target = "flowers" if is_flower(code) else "concealed"
         return _with_slots(draft, target, draft.slots(target) + (slot,))
-    if group.startswith("meld:") and draft.melds[meld_index(group)].kind == "ankong":
+    if group.startswith("meld:") and draft.melds[meld_index(group)].kind is MeldKind.ANKONG:
         slots = [replace(s, code=code) for s in slots]
     else:
         slots[index] = slot
@@ -120,17 +130,18 @@ def set_win(draft: Draft, index: int) -> Draft:
 
 
 def set_meld_kind(draft: Draft, m: int, kind: str, spare: int | None = None) -> Draft:
-    """Change what a meld is. Three alike turned into a kong get their fourth tile: the photo's tile
-    `spare` (a box the reader set apart, `ui.photo.spare_for`) when it shows one, else a tile
-    without a box. A tile whose box the draft already holds is never added twice."""
-    meld = draft.melds[m]
+    """Change what a meld is (`kind`: a MeldKind or its code). Three alike turned into a kong get
+    their fourth tile: the photo's tile `spare` (a box the reader set apart, `ui.photo.spare_for`)
+    when it shows one, else a tile without a box. A tile whose box the draft already holds is never
+    added twice. An open kong keeps its origin while it stays one."""
+    meld, kind = draft.melds[m], MeldKind(kind)
     tiles = meld.tiles
     codes = {s.code for s in tiles}
-    if MELD_SIZE[kind] == 4 and len(tiles) == 3 and len(codes) == 1 and None not in codes:
+    if kind.is_kong and len(tiles) == 3 and len(codes) == 1 and None not in codes:
         held = {s.det for s in draft.all_slots() if s.det is not None}
         tiles = tiles + (Slot(tiles[0].code, None if spare in held else spare),)
     melds = list(draft.melds)
-    melds[m] = MeldDraft(kind, tiles)
+    melds[m] = MeldDraft(kind, tiles, meld.origin if kind is MeldKind.KONG else None)
     return replace(draft, melds=tuple(melds))
 
 
@@ -173,7 +184,7 @@ def from_hand(hand: Hand) -> Draft:
     return Draft(
         concealed=tuple(Slot(t) for t in hand.concealed),
         win=Slot(hand.win),
-        melds=tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles), m.origin) for m in hand.melds),
+        melds=tuple(_meld_draft(m) for m in hand.melds),
         flowers=tuple(Slot(t) for t in hand.flowers),
     )
 
@@ -197,11 +208,11 @@ def from_reading(reading) -> Draft:
             concealed = slots
         elif g.kind == "flowers":
             flowers.extend(slots)
-        elif g.kind == "ankong":
+        elif g.kind == MeldKind.ANKONG:
             face = next((s.code for s in slots if s.code is not None), None)
-            melds.append(MeldDraft("ankong", tuple(replace(s, code=face) for s in slots)))
+            melds.append(MeldDraft(MeldKind.ANKONG, tuple(replace(s, code=face) for s in slots)))
         else:
-            melds.append(MeldDraft(g.kind if g.kind in MELD_SIZE else None, slots))
+            melds.append(MeldDraft(meld_kind(g.kind), slots))
     draft = Draft(concealed[:-1], concealed[-1] if concealed else None, tuple(melds), tuple(flowers))
     for code in reading.added:
         draft = add_tile(draft, "concealed", code)
@@ -217,20 +228,24 @@ def from_text(text: str) -> Draft:
     if win is None and concealed:
         win = concealed.pop()
     return Draft(tuple(Slot(t) for t in concealed), None if win is None else Slot(win),
-                 tuple(MeldDraft(m.kind, tuple(Slot(t) for t in m.tiles), m.origin) for m in written.melds),
+                 tuple(_meld_draft(m) for m in written.melds),
                  tuple(Slot(t) for t in written.flowers))
 
 
+def _meld_draft(meld: Meld) -> MeldDraft:
+    return MeldDraft(meld.kind, tuple(Slot(t) for t in meld.tiles), meld.origin)
+
+
 def to_text(draft: Draft) -> str:
-    """The draft as `from_text` reads it back: `123m 456p 和5s 碰777z 花1f`."""
+    """The draft as `from_text` reads it back: `123m 456p 和5s 碰777z 加槓5z 花1f` (an open kong
+    by its origin where said: scoring.melds names both)."""
     def known(slots) -> list[str]:
         return [s.code for s in slots if s.code is not None]
 
     words = [format_compact(known(draft.concealed))] if draft.concealed else []
     if draft.win is not None and draft.win.code is not None:
         words.append(f"和{draft.win.code}")
-    marks = {"chi": "吃", "pon": "碰", "kong": "槓", "ankong": "暗槓", "called": "大明槓", "added": "加槓"}
-    words += [f"{marks[m.origin or m.kind]}{format_compact(known(m.tiles))}" for m in draft.melds
+    words += [f"{(m.origin or m.kind).name_in('traditional')}{format_compact(known(m.tiles))}" for m in draft.melds
               if m.kind is not None and known(m.tiles)]
     if draft.flowers:
         words.append(f"花{format_compact(known(draft.flowers))}")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scoring.melds import MeldKind
 from scoring.tiles import is_flower, is_honour, rank, suit
 from vision.classes import BACK
 from vision.layout import Layout
 from vision.notices import Notice
 
-KINDS = ("concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown", "loose")  # loose: set apart from the hand
+KINDS = ("concealed", *MeldKind, "flowers", "unknown", "loose")  # loose: set apart from the hand
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,80 @@
+"""What a meld is: its kind (吃 碰 明槓 暗槓) and, for an open kong, where it came from (大明槓 加槓).
+
+The one place that names them. A `MeldKind` is a str enum: it equals its code ("chi", "pon",
+"kong", "ankong"), which is what the JSON form, the command line and every ruleset write, and it
+knows its size, whether it opens the hand and its names in both scripts. An open kong (kind
+"kong") may say its `KongOrigin`: "called" (大明槓, called on a discard) or "added" (加槓, a fourth
+tile added to one's own pon); some tables score 槓上開花 by it.
+
+    MeldKind.PON.size == 3;  MeldKind.ANKONG.is_open is False
+    MeldKind.KONG.name_in("traditional") == "明槓";  KongOrigin.ADDED.name_in("simplified") == "加杠"
+    meld_kind("pon") is MeldKind.PON;  meld_kind("x") is None
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class _Named(StrEnum):
+    """A code that players name in two scripts (simplified, traditional)."""
+
+    simplified: str
+    traditional: str
+
+    def name_in(self, script: str = "simplified") -> str:
+        """Its name in `script`, "simplified" or "traditional" (as scoring.tiles.tile_name)."""
+        return self.traditional if script == "traditional" else self.simplified
+
+
+class MeldKind(_Named):
+    """吃 chi (a chow called on a discard), 碰 pon (a pung called), 明槓 kong (an open kong: 大明槓
+    or 加槓) and 暗槓 ankong (a concealed kong, which leaves the hand 门清)."""
+
+    CHI = "chi", 3, "chow", "吃", "吃"
+    PON = "pon", 3, "pung", "碰", "碰"
+    KONG = "kong", 4, "kong", "明杠", "明槓"
+    ANKONG = "ankong", 4, "kong", "暗杠", "暗槓"
+
+    # Plain attributes of each kind, set once (the scorer asks them of every meld of every hand,
+    # and a member named through the class, MeldKind.ANKONG, costs a descriptor call each time).
+    size: int  # its tiles (a kong's four; each kong takes a replacement tile, so counts as 3)
+    set_kind: str  # the set it is in a reading (scoring.reading.Group.kind): chow, pung or kong
+    is_open: bool  # called from another player: 吃, 碰 and 明槓 open the hand (break 门清); 暗槓 not
+    is_kong: bool
+
+    def __new__(cls, code: str, size: int, set_kind: str, simplified: str, traditional: str) -> MeldKind:
+        kind = str.__new__(cls, code)
+        kind._value_ = code
+        kind.size, kind.set_kind, kind.simplified, kind.traditional = size, set_kind, simplified, traditional
+        kind.is_open, kind.is_kong = code != "ankong", size == 4
+        return kind
+
+
+class KongOrigin(_Named):
+    """Where an open kong came from, when the player says."""
+
+    CALLED = "called", "大明杠", "大明槓"  # called on another player's discard
+    ADDED = "added", "加杠", "加槓"  # a fourth tile added to one's own pon (another may rob it: 抢杠)
+
+    def __new__(cls, code: str, simplified: str, traditional: str) -> KongOrigin:
+        origin = str.__new__(cls, code)
+        origin._value_ = code
+        origin.simplified, origin.traditional = simplified, traditional
+        return origin
+
+
+_KINDS = {k.value: k for k in MeldKind}
+_ORIGINS = {o.value: o for o in KongOrigin}
+
+
+def meld_kind(value: Any) -> MeldKind | None:
+    """The kind `value` names (a code or a MeldKind), None for anything else (untrusted input:
+    no exception, whatever it is)."""
+    return _KINDS.get(value) if isinstance(value, str) else None
+
+
+def kong_origin(value: Any) -> KongOrigin | None:
+    """The origin `value` names (a code or a KongOrigin), None for anything else."""
+    return _ORIGINS.get(value) if isinstance(value, str) else None
