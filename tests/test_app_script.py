@@ -190,9 +190,9 @@ def test_the_page_without_a_table_is_all_simplified(no_model, monkeypatch):
     ok(at.text_input(key="text").set_value(TYPED).run())
     assert at.metric and at.table
     assert_simplified(at, "a typed hand")
-    ok(at.file_uploader(key="upload").set_value(("胡牌.jpg", b"not a photo", "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("胡牌.jpg", b"not a photo", "image/jpeg")).run())
     assert_simplified(at, "a file that is no photo")
-    ok(at.file_uploader(key="upload").set_value(("胡牌.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("胡牌.jpg", jpeg(), "image/jpeg")).run())
     assert_simplified(at, "a photo without a model")
 
     at = simplified_page()
@@ -218,7 +218,7 @@ def test_a_photo_read_at_a_table_is_all_simplified(monkeypatch):
     monkeypatch.setattr(vision.detector, "TileDetector", WinNotApart)
     st.cache_resource.clear()
     at = simplified_page()
-    ok(at.file_uploader(key="upload").set_value(("胡牌.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("胡牌.jpg", jpeg(), "image/jpeg")).run())
     assert at.image and at.metric
     assert_simplified(at, "a photo read with a warning")
 
@@ -226,7 +226,7 @@ def test_a_photo_read_at_a_table_is_all_simplified(monkeypatch):
     reading = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
     monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None, rules=None: reading)
     at = simplified_page()
-    ok(at.file_uploader(key="upload").set_value(("牌桌.jpg", jpeg() + b"\0", "image/jpeg")).run())
+    ok(at.file_uploader(key="upload-0").set_value(("牌桌.jpg", jpeg() + b"\0", "image/jpeg")).run())
     assert any("不算在手牌里的牌" in (p.label or "") for p in at.pills)
     assert_simplified(at, "a photo with tiles set apart and runner-ups")
     st.cache_resource.clear()
