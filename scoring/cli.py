@@ -112,7 +112,7 @@ def hand_from_args(args) -> Hand:
     melds = [*written.melds, *(_meld(kind, t) for kind in MeldKind for t in getattr(args, kind) or ())]
     flowers = written.flowers + (parse_tiles(args.flowers) if args.flowers else ())
     situation = Situation(
-        seat=seat_wind(Seat(args.winner), Seat(args.dealer)).value, round=args.round, self_draw=args.self_draw,
+        seat_wind=seat_wind(Seat(args.winner), Seat(args.dealer)).value, round=args.round, self_draw=args.self_draw,
         last_tile=args.last_tile, after_kong=args.after_kong, rob_kong=args.rob_kong, heavenly=args.heavenly,
         earthly=args.earthly, human=args.human, heavenly_ready=args.heavenly_ready,
         earthly_ready=args.earthly_ready, after_flower=args.after_flower,

@@ -102,7 +102,7 @@ def single_wait(r: Reading) -> bool:
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
 def seat_wind_pung(r: Reading) -> list:
     """门风 / 門風: a pung or kong of one's seat wind (东家的东…)."""
-    t = WIND_TILE[r.situation.seat]
+    t = WIND_TILE[r.situation.seat_wind]
     return [t] if t in r.pung_tiles else []
 
 
@@ -249,7 +249,7 @@ def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
     held = r.view.flowers
     if not held:
         return 0
-    own = SEAT_FLOWERS[r.situation.seat]
+    own = SEAT_FLOWERS[r.situation.seat_wind]
     if outside_sets:
         done = {f for g in FLOWER_GROUPS if set(held).issuperset(g) for f in g}
         held = tuple(f for f in held if f not in done)

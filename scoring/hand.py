@@ -230,14 +230,15 @@ _MELDS_READ: dict[tuple[str, tuple[str, ...], str | None], Meld] = {}
 
 @dataclass(frozen=True, slots=True)
 class Situation:
-    """How the hand was won: 门风 seat, 圈风 round, 自摸 or off a discard, and the flags
+    """How the hand was won: 门风 `seat_wind` (the winner's own wind, a `scoring.seats.Wind`; the
+    JSON form of the spec calls it "seat"), 圈风 round, 自摸 or off a discard, and the flags
     海底/河底 (last_tile), 杠上 (after_kong), 抢杠 (rob_kong), 天和 (heavenly); and, for the
     tables that score them, 地胡 (earthly: a non-dealer self-draws on the first draw), 人胡
     (human: wins off a discard in the first go-round, nobody having called a tile), 天听
     (heavenly_ready: declared ready on the dealt hand), 地听 (earthly_ready: declared ready with
     the first discard), and after_flower (self-drawn on the replacement tile after a flower)."""
 
-    seat: str = "E"
+    seat_wind: str = "E"
     round: str = "E"
     self_draw: bool = False
     last_tile: bool = False
@@ -251,7 +252,7 @@ class Situation:
     after_flower: bool = False
 
     def __post_init__(self) -> None:
-        _wind(self.seat, "seat")
+        _wind(self.seat_wind, "seat")
         _wind(self.round, "round")
         for name in _SITUATION_FLAGS:  # every hand passes here: _flag is called only to raise
             value = getattr(self, name)
@@ -261,8 +262,9 @@ class Situation:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """The table around the hand, for settlement only: 庄家 seat, 连庄 streak, 底 and 每台,
-    听牌 declared before winning, and who discarded (for a win off a discard)."""
+    """The table around the hand, for settlement only: the 庄家's wind (E at a table:
+    `scoring.payout`), 连庄 streak, 底 and 每台, 听牌 declared before winning, and the discarder's
+    wind (for a win off a discard)."""
 
     dealer: str
     base: int
@@ -341,8 +343,9 @@ class Hand:
 
     # -- views -----------------------------------------------------------------------------
     @property
-    def seat(self) -> str:
-        return self.situation.seat
+    def seat_wind(self) -> str:
+        """门风 of the winner."""
+        return self.situation.seat_wind
 
     @property
     def self_draw(self) -> bool:
@@ -383,7 +386,7 @@ class Hand:
             "win": self.win,
             "melds": [m.to_json() for m in self.melds],
             "flowers": list(self.flowers),
-            "seat": s.seat,
+            "seat": s.seat_wind,
             "round": s.round,
             "self_draw": s.self_draw,
         }

@@ -77,7 +77,7 @@ def seat_hand(hand: Hand, result: Result, base: int, per_tai: int, declared_read
     table = Table(dealer=Wind.E.value, base=base, per_tai=per_tai, streak=result.deal.streak,
                   declared_ready=declared_ready,
                   discarder=None if result.discarder is None else seat_wind(result.discarder, dealer).value)
-    return hand.replace(seat=result.winner_wind.value, round=result.deal.round.value, self_draw=result.self_draw,
+    return hand.replace(seat_wind=result.winner_wind.value, round=result.deal.round.value, self_draw=result.self_draw,
                         table=table)
 
 
@@ -87,7 +87,8 @@ def result_of(hand: Hand, dealer: Seat) -> Result:
     if table is None or table.dealer != Wind.E:
         raise HandError("a seated hand has its table, the dealer as E (門風)")
     discarder = None if hand.self_draw else seat_with_wind(table.discarder, dealer)
-    return Result(Deal(Wind(hand.situation.round), dealer, table.streak), seat_with_wind(hand.seat, dealer), discarder)
+    winner = seat_with_wind(hand.seat_wind, dealer)
+    return Result(Deal(Wind(hand.situation.round), dealer, table.streak), winner, discarder)
 
 
 @dataclass(frozen=True, slots=True)

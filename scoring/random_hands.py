@@ -99,9 +99,9 @@ def random_winning_hand(
         sit = _random_situation(rng, melds, robbable=win not in held)
     table = None
     if rng.random() < table_prob:
-        others = [w for w in WINDS if w != sit.seat]
+        others = [w for w in WINDS if w != sit.seat_wind]
         table = Table(
-            dealer=sit.seat if sit.heavenly else rng.choice(WINDS),
+            dealer=sit.seat_wind if sit.heavenly else rng.choice(WINDS),
             base=50,
             per_tai=20,
             streak=rng.choice((0, 0, 0, 1, 2, 3)),
@@ -124,7 +124,7 @@ def _random_situation(rng: random.Random, melds: list[Meld], robbable: bool) -> 
     rob_kong = not self_draw and rng.random() < 0.05 and robbable
     last_tile = not heavenly and not rob_kong and not after_kong and rng.random() < 0.05
     return Situation(
-        seat=rng.choice(WINDS),
+        seat_wind=rng.choice(WINDS),
         round=rng.choice(WINDS),
         self_draw=self_draw,
         last_tile=last_tile,

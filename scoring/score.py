@@ -113,6 +113,6 @@ def _dealer_on_every_payment(hand: Hand, rules: Ruleset) -> int:
     莊家 is one of its 1-台 items): where the dealer wins, or is the one payer (the discarder).
     Without a table the dealer is unknown: none."""
     t = hand.table
-    if t is None or not (t.dealer == hand.seat or (not hand.self_draw and t.discarder == t.dealer)):
+    if t is None or not (t.dealer == hand.seat_wind or (not hand.self_draw and t.discarder == t.dealer)):
         return 0
     return rules.settlement.dealer_tai

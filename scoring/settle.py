@@ -81,7 +81,7 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
     special = [e for e in ruleset.entries if e.name in won]
     base = rules.base and all(e.payment_base for e in special)
     drop = {x for e in special for x in e.payment_drop}
-    winner = hand.situation.seat
+    winner = hand.situation.seat_wind
     if hand.situation.self_draw:
         payers = [w for w in WINDS if w != winner]
     else:
@@ -157,7 +157,7 @@ def _check_one_discard(hands: list[Hand]) -> None:
     if any(h.self_draw for h in hands):
         raise HandError("several winners: a shared win is off a discard, so no hand is self-drawn",
                         "一炮多響是胡同一張打出的牌，不能有人自摸")
-    seats = [h.seat for h in hands]
+    seats = [h.seat_wind for h in hands]
     if len(set(seats)) < len(seats):
         raise HandError("several winners: each winner is a different seat", "一炮多響：同一家不能胡兩次")
     shared = {replace(h.table, declared_ready=False) for h in hands}

@@ -115,16 +115,16 @@ def check_situation(hand: Hand) -> None:
                         "補花後胡要有花牌")
     t = hand.table
     if t is not None:
-        if s.heavenly and t.dealer != s.seat:
+        if s.heavenly and t.dealer != s.seat_wind:
             raise HandError(f"heavenly: only the dealer ({t.dealer}) can win 天和, "
-                            f"not seat {s.seat}", "天胡只有莊家能胡：莊家不是你的座位")
-        if s.earthly and t.dealer == s.seat:
-            raise HandError(f"earthly: 地胡 is a non-dealer's win; seat {s.seat} is the dealer",
+                            f"not seat {s.seat_wind}", "天胡只有莊家能胡：莊家不是你的座位")
+        if s.earthly and t.dealer == s.seat_wind:
+            raise HandError(f"earthly: 地胡 is a non-dealer's win; seat {s.seat_wind} is the dealer",
                             "地胡是閒家的胡，莊家不能胡地胡")
         if s.self_draw and t.discarder is not None:
             raise HandError("table.discarder: a self-drawn win has no discarder", "自摸沒有放槍的人")
         if not s.self_draw:
-            check_discarder(s.seat, t)
+            check_discarder(s.seat_wind, t)
 
 
 def check_robbed_tile(hand: Hand) -> None:
@@ -157,11 +157,11 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     if t is None:
         return
     for e in stated.values():
-        if e.seat == "dealer" and t.dealer != s.seat:
-            raise HandError(f"{e.name} is the dealer's alone under {rules.id}; seat {s.seat} is "
+        if e.seat == "dealer" and t.dealer != s.seat_wind:
+            raise HandError(f"{e.name} is the dealer's alone under {rules.id}; seat {s.seat_wind} is "
                             f"not the dealer ({t.dealer})", f"這個規則裡{e.trad}是莊家專屬，閒家不能算{e.trad}")
-        if e.seat == "non_dealer" and t.dealer == s.seat:
-            raise HandError(f"{e.name} is a non-dealer's alone under {rules.id}; seat {s.seat} is "
+        if e.seat == "non_dealer" and t.dealer == s.seat_wind:
+            raise HandError(f"{e.name} is a non-dealer's alone under {rules.id}; seat {s.seat_wind} is "
                             "the dealer", f"這個規則裡{e.trad}是閒家專屬，莊家不能算{e.trad}")
 
 

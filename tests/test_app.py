@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 import vision.detector
 import vision.read
 from scoring.hand import Hand, Meld, Situation
-from scoring.ruleset import EXTRA_RULESETS
+from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
 from tests.app_driver import choose, chosen
 from tests.example_hands import house_table
@@ -49,7 +49,7 @@ def total_shown(at) -> str:
 
 
 def expected_total(hand: Hand) -> str:
-    return f"{score(hand.replace(seat='E', round='E', self_draw=True)).total} 台"
+    return f"{score(hand.replace(seat_wind='E', round='E', self_draw=True)).total} 台"
 
 
 def jpeg(width=1200, height=700) -> bytes:
@@ -406,3 +406,24 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
     assert "槓上開花" not in items() and chosen(at, "kong_origin_0") == "大明槓（槓別人打出的牌）"
     at.checkbox(key="after_kong").uncheck().run()
     assert not asked() and not at.exception
+
+
+def test_a_photo_is_read_again_under_another_ruleset_and_once_per_ruleset(app, monkeypatch):
+    """The reading depends on the table (a 十三么 is a hand only where it is one): a reading is kept by
+    photo and ruleset, so choosing another table after the upload reads the photo under it, once."""
+    seen = []
+    real = vision.read.read_photo  # app.py imports it on each run: the one patched below
+
+    def counting(image, detector, situation=None, rules=None):
+        seen.append(rules.id)
+        return real(image, detector, situation, rules)
+
+    monkeypatch.setattr(vision.read, "read_photo", counting)
+    at = ok(app(FakeDetector))
+    ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
+    ok(at.selectbox(key="ruleset").set_value("tw16-improved").run())
+    assert total_shown(at).endswith("台")
+    ok(at.selectbox(key="ruleset").set_value("tw16-2026.09-p0").run())  # back: the first reading, kept
+    choose(at, "how", "北家 放槍")
+    assert seen == [load_ruleset(name).id for name in ("tw16-2026.09-p0", "tw16-improved")]
+    assert FakeDetector.reads == 2

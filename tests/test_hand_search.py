@@ -70,7 +70,7 @@ def test_thirteen_orphans_reads_under_a_table_that_has_it_and_not_under_one_that
 
 def test_an_unsure_tile_gives_a_runner_up_hand_with_its_tai_and_what_differs():
     hand = Hand(("2m", "3m", "4m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "1p"), "1p",
-                (Meld("pon", ("3z", "3z", "3z")),), (), Situation(seat="E", round="S"))
+                (Meld("pon", ("3z", "3z", "3z")),), (), Situation(seat_wind="E", round="S"))
     dets, codes = laid_out(hand)
     scores = dets.scores.copy()
     unsure = codes.index("4m")  # 4m or 1m: 234m and 123m are both a chow

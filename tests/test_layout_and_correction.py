@@ -25,7 +25,7 @@ HAND = Hand(
     win="2m",
     melds=(Meld("pon", ("3z", "3z", "3z")),),
     flowers=("1f", "5f"),
-    situation=Situation(seat="E", round="S"),
+    situation=Situation(seat_wind="E", round="S"),
 )
 
 

@@ -113,7 +113,7 @@ def test_a_seat_is_not_a_wind():
     with pytest.raises(ValueError, match="not a seat"):
         Seat.of(Wind.E)
     with pytest.raises(ValueError, match="not a wind"):
-        HAND.replace(seat=Seat.S)  # a seat passed where 門風 belongs fails at once
+        HAND.replace(seat_wind=Seat.S)  # a seat passed where 門風 belongs fails at once
     with pytest.raises(ValueError, match="must be seats"):
         Result(Deal(), "E")
 
@@ -122,7 +122,7 @@ def test_a_win_is_paid_by_seat():
     """南家 deals (連莊 1); 東家, 門風 北 there, self-draws: 南家 pays with 莊家 and 連莊 台."""
     entry = played(HAND, Deal(Wind.E, S, 1), winner=E)
     assert entry.winner == E and entry.discarder is None and json.loads(entry.hand)["seat"] == "N"
-    base = score(HAND.replace(seat="N")).total
+    base = score(HAND.replace(seat_wind="N")).total
     extra = 1 + 2 * 1  # 莊家 1, 連莊 2 each in the default table
     assert entry.net_by_seat == {E: 3 * (100 + base * 20) + extra * 20, S: -(100 + (base + extra) * 20),
                                  W: -(100 + base * 20), N: -(100 + base * 20)}
@@ -173,7 +173,7 @@ def test_totals_after_any_evening_are_the_sum_of_the_payments(tmp_path_factory, 
         deal = evening.next_deal
         led.record("t", played(hand, deal, winner, discarder, 50, 10), evening.next_seq)
         # the same hand worked out by hand in the scorer's winds: the dealer is 東, each seat its 門風
-        core = hand.replace(seat=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
+        core = hand.replace(seat_wind=seat_wind(winner, deal.dealer), round=deal.round, self_draw=discarder is None,
                             table=Table("E", 50, 10, deal.streak, discarder=None if discarder is None
                                         else seat_wind(discarder, deal.dealer)))
         for wind, amount in settle(score(core), core).net.items():  # the scorer's 門風 → the seat that has it
@@ -311,7 +311,7 @@ def test_a_page_input_that_is_not_a_hand_number_or_a_revision_gets_a_message(boo
 
 def test_the_scored_hand_comes_back_when_asked(book):
     won = record_next(book, lambda d: played(HAND, d, winner=S, discarder=E))
-    assert won.scored_hand() == Hand.from_json(json.loads(won.entry.hand)) and won.scored_hand().seat == "S"
+    assert won.scored_hand() == Hand.from_json(json.loads(won.entry.hand)) and won.scored_hand().seat_wind == "S"
     assert won.scored_hand().win == "5s" and record_next(book, draw).scored_hand() is None
     unreadable = replace(won, entry=replace(won.entry, hand=won.entry.hand.replace('"5s"', '"5x"')))
     with pytest.raises(LedgerError, match="第 1 局存的牌在帳本檔裡壞了"):
@@ -579,7 +579,7 @@ def test_several_winners_are_one_hand_and_the_dealer_keeps_the_deal_only_among_t
     assert three.entry.deal.dealer == W and book.state("friday").next_deal == Deal(Wind.E, W, 1)
     again = Ledger(book.path).state("friday")  # another connection reads the same hands back
     assert again.hands == [first, two, three] and read_csv(write_csv(again.hands)) == again.hands
-    assert [h.seat for h in again.hands[1].scored_hands()] == [seat_wind(N, S), seat_wind(E, S)] == ["W", "N"]
+    assert [h.seat_wind for h in again.hands[1].scored_hands()] == [seat_wind(N, S), seat_wind(E, S)] == ["W", "N"]
     assert totals(again.hands) == {s: sum(h.entry.net_by_seat[s] for h in again.hands) for s in SEATS}
 
 

@@ -27,7 +27,9 @@ OTHER_TABLES = [t for t in TABLES if t != DEFAULT_RULESET]
 def build(h: dict, table: dict | None = None) -> Hand:
     """A hand from a case's compact form: tiles as `123m 45s`, melds as [kind, tiles] or, for an
     open kong that says its origin, [kind, tiles, origin]."""
-    sit = {k: v for k, v in h.items() if k in Situation.__dataclass_fields__}
+    # the cases name 门风 as the spec's JSON does ("seat"); the Situation calls it seat_wind
+    sit = {("seat_wind" if k == "seat" else k): v for k, v in h.items()
+           if k == "seat" or k in Situation.__dataclass_fields__}
     return Hand(
         parse_tiles(h["concealed"]),
         parse_tile(h["win"]),
@@ -131,7 +133,7 @@ def test_several_winners_off_one_discard(stem, case):
     assert [r.total for r in results] == [w["total"] for w in case["winners"]]
     paid = settle_several_winners(list(zip(results, hands, strict=True)), rules)
     assert paid.net == case["payments"] and sum(paid.net.values()) == 0
-    assert paid.winners == tuple(h.seat for h in hands) and paid.discarder == case["table"]["discarder"]
+    assert paid.winners == tuple(h.seat_wind for h in hands) and paid.discarder == case["table"]["discarder"]
     # each winner is paid by the discarder as for that win alone
     assert paid.settlements == tuple(settle(r, h) for r, h in zip(results, hands, strict=True))
 

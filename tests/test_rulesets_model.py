@@ -125,7 +125,7 @@ def test_a_flower_win_needs_a_table_that_has_one_and_shows_no_tiles():
 def test_min_tai_counts_the_dealer_on_a_payment_the_dealer_wins_or_pays():
     # 改良式 起胡: a pon hand with nothing in it is 0 台
     hand = Hand(tuple("5m 6m 7m 2p 3p 4p 6p 7p 8p 4s 5s 9s 9s".split()), "3s",
-                (Meld("pon", ("2m", "2m", "2m")),), situation=Situation(seat="S"))
+                (Meld("pon", ("2m", "2m", "2m")),), situation=Situation(seat_wind="S"))
     assert score(hand).total == 0  # the default table scores 屁胡 as 0 台
     with pytest.raises(HandError, match="at least 1 台"):
         score(hand, "tw16-improved")

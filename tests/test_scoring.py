@@ -27,7 +27,7 @@ from scoring.tiles import TILE_CODES
 
 
 def H(concealed, win, *melds, flowers="", table=None, **situation):
-    """A hand from compact notation: H("123m 456p 77z", "6s", ("chi", "123m"), seat="S")."""
+    """A hand from compact notation: H("123m 456p 77z", "6s", ("chi", "123m"), seat_wind="S")."""
     return Hand(
         parse_tiles(concealed),
         parse_tile(win),
@@ -139,7 +139,7 @@ def test_replacement_after_a_concealed_kong():
 
 
 def test_winds_in_kongs_count_for_seat_and_round():
-    hand = H("123m 456m 789m 234p 5s", "5s", ("ankong", "2222z"), seat="S", round="S")
+    hand = H("123m 456m 789m 234p 5s", "5s", ("ankong", "2222z"), seat_wind="S", round="S")
     assert score(hand).as_dict() == {"门清": 1, "独听": 1, "门风 南": 1, "圈风 南": 1}
 
 
@@ -150,26 +150,26 @@ PLAIN = "123m 456m 789m 234p 45s 99s"
 
 @pytest.mark.parametrize("seat,own", [("E", "梅春"), ("S", "兰夏"), ("W", "菊秋"), ("N", "竹冬")])
 def test_own_flowers_of_each_seat(seat, own):
-    hand = H(PLAIN, "6s", flowers=own, seat=seat)
+    hand = H(PLAIN, "6s", flowers=own, seat_wind=seat)
     # Any flower rules out 平和.
     assert score(hand).as_dict() == {"门清": 1, "正花": 2}
 
 
 @pytest.mark.parametrize("seat,other", [("E", "兰夏"), ("S", "菊秋"), ("W", "竹冬"), ("N", "梅春")])
 def test_other_seats_flowers_score_nothing(seat, other):
-    assert score(H(PLAIN, "6s", flowers=other, seat=seat)).as_dict() == {"门清": 1}
+    assert score(H(PLAIN, "6s", flowers=other, seat_wind=seat)).as_dict() == {"门清": 1}
 
 
 @pytest.mark.parametrize("seat", ["E", "S", "W", "N"])
 def test_both_flower_sets_without_all_eight(seat):
-    hand = H(PLAIN, "6s", flowers="梅兰菊竹春夏秋", seat=seat)
+    hand = H(PLAIN, "6s", flowers="梅兰菊竹春夏秋", seat_wind=seat)
     # 7 flowers: 花杠 梅兰菊竹 (2) and own flowers (the seat's two, minus 冬 for N).
     own = 1 if seat == "N" else 2
     assert score(hand).as_dict() == {"门清": 1, "正花": own, "花杠 梅兰菊竹": 2}
 
 
 def test_all_eight_flowers_cancel_seat_flowers_and_flower_sets():
-    hand = H(PLAIN, "6s", flowers="春夏秋冬梅兰菊竹", seat="W")
+    hand = H(PLAIN, "6s", flowers="春夏秋冬梅兰菊竹", seat_wind="W")
     assert score(hand).as_dict() == {"门清": 1, "八仙过海": 8}
 
 
@@ -330,7 +330,7 @@ def test_unreadable_tiles(text, message):
 # -- settlement --------------------------------------------------------------------------------------
 
 def test_settlement_example_of_the_spec():
-    hand = H(PLAIN, "6s", self_draw=True, seat="E",
+    hand = H(PLAIN, "6s", self_draw=True, seat_wind="E",
              table=Table(dealer="S", streak=1, base=50, per_tai=20))
     paid = settle(10, hand)
     assert paid.net == {"E": 810, "S": -310, "W": -250, "N": -250}
@@ -339,20 +339,20 @@ def test_settlement_example_of_the_spec():
 
 
 def test_discard_win_only_the_discarder_pays():
-    hand = H(PLAIN, "6s", seat="W", table=Table(dealer="E", base=50, per_tai=20, discarder="N"))
+    hand = H(PLAIN, "6s", seat_wind="W", table=Table(dealer="E", base=50, per_tai=20, discarder="N"))
     result = score(hand)  # 门清 1 + 平和 2
     assert settle(result, hand).net == {"E": 0, "S": 0, "W": 110, "N": -110}
 
 
 def test_dealer_discarding_pays_the_dealer_items():
-    hand = H(PLAIN, "6s", seat="W",
+    hand = H(PLAIN, "6s", seat_wind="W",
              table=Table(dealer="N", streak=2, base=50, per_tai=20, discarder="N"))
     # 3 台 + 庄家 1 + 连庄 2×2 = 8 台 → 50 + 160
     assert settle(score(hand), hand).net == {"E": 0, "S": 0, "W": 210, "N": -210}
 
 
 def test_dealer_self_draw_with_declared_ready():
-    hand = H(PLAIN, "6s", seat="N", self_draw=True,
+    hand = H(PLAIN, "6s", seat_wind="N", self_draw=True,
              table=Table(dealer="N", streak=0, base=100, per_tai=10, declared_ready=True))
     # 门清自摸 3 + 庄家 1 + 听牌 1 = 5 台 from each of three: 150 each
     assert score(hand).total == 3

@@ -70,7 +70,7 @@ def test_json_round_trip(hand):
 def test_payments_balance(hand):
     paid = settle(score(hand), hand)
     assert sum(paid.net.values()) == 0
-    assert paid.net[hand.seat] > 0
+    assert paid.net[hand.seat_wind] > 0
     assert len(paid.payments) == (3 if hand.self_draw else 1)
 
 

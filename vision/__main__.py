@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     except RulesetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    situation = Situation(seat=args.seat, round=args.round, self_draw=args.self_draw)
+    situation = Situation(seat_wind=args.seat, round=args.round, self_draw=args.self_draw)
     failed = False
     for n, path in enumerate(args.photos):
         try:
