@@ -29,6 +29,10 @@ WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
 # Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
 # share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
 TOUCH, LEVEL = 0.3, 0.5
+# Flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is
+# the hand's, as sure as the search never doubts (vision.search.MAX_FLIP): the hand is legal without them,
+# and an unsure flower (a set the models never saw: each read at 0.2-0.33) left them out as strays.
+FLOWERS_KEPT = 1 - 1e-4
 FEATURES = ("bias", "log_size", "abs_log_size", "rows_above", "rows_below", "far_above", "far_below",
             "gap_along", "log_tiles", "backs", "wall_of_backs", "kong_of_backs", "turned", "single",
             "in_nearest_row", "parts_below", "flowers")
@@ -50,7 +54,7 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     groups = [list(g) for g in layout.groups]
     if not groups:
         return np.zeros((0, len(FEATURES)), np.float32)
-    codes = dets.raw_codes
+    codes = dets.layout_codes
     w, h = dets.widths, dets.heights
     short, long_ = np.minimum(w, h), np.maximum(w, h)
     cx, cy = _rotate(dets.centers, layout.angle).T
@@ -153,10 +157,13 @@ def joined(dets: Detections, layout: Layout) -> Layout:
 
 
 def find_parts(dets: Detections, layout: Layout) -> list[Part]:
-    """Every part of the photo with its probability of belonging to the hand."""
+    """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
+    (`Detections.layout_codes`) is the hand's flower group, surely (FLOWERS_KEPT)."""
     parts = joined(dets, layout)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
-    codes = dets.raw_codes
+    codes = dets.layout_codes
     faces = [sum(codes[i] != "back" and not is_flower(codes[i]) for i in g) for g in parts.groups]
-    return [Part(tuple(g), float(p[k]), _why(f[k]), faces[k]) for k, g in enumerate(parts.groups)]
+    flowers = [all(is_flower(codes[i]) for i in g) for g in parts.groups]
+    return [Part(tuple(g), FLOWERS_KEPT if flowers[k] else float(p[k]), _why(f[k]), faces[k])
+            for k, g in enumerate(parts.groups)]

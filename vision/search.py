@@ -145,7 +145,7 @@ def lay_out(dets: Detections, members: tuple[int, ...]) -> HandLayout:
     """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else."""
     whole = group_rows(dets[np.array(members, np.int64)])
     sub, layout = in_reading_order(dets[np.array(members, np.int64)], whole)
-    groups, warnings = classify(layout, sub.raw_codes)
+    groups, warnings = classify(layout, sub.layout_codes)
     return HandLayout([members[i] for g in whole.groups for i in g], sub, groups, list(layout.warnings) + warnings)
 
 
@@ -262,7 +262,7 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
     """The cheapest legal hand and up to `runners` next distinct hands, cheapest first."""
     found: list[Candidate] = []
     searched = laid_out = 0
-    flower = np.array([is_flower(c) for c in dets.raw_codes], bool)
+    flower = np.array([is_flower(c) for c in dets.layout_codes], bool)
     for ms in itertools.islice(memberships(parts, flower), MAX_MEMBERSHIPS):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
