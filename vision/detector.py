@@ -207,21 +207,23 @@ class TileDetector:
         output = self.session.run(None, {self.input_name: blob})[0][0]
         return decode(output, self.card.conf if conf is None else conf, iou).scaled(scale)
 
-    def read(self, image: np.ndarray, conf: float | None = None) -> Detections:
+    def read(self, image: np.ndarray, conf: float | None = None, memory=None) -> Detections:
         """Find the tiles; each cluster of tiles of one size (the hand near the camera, the discards
         farther off) that came out far from the trained tile size is read again, its region resized so
         its tiles match that size; with a classifier, each tile's scores then come from its crop. A photo
-        whose tiles come out squashed is read with its width restored (`aspect_restore`)."""
+        whose tiles come out squashed is read with its width restored (`aspect_restore`). A table's `memory`
+        of its own tiles (vision/memory.py) joins the classifier in reading each tile's face."""
         first, long_side = self.find(image, conf)
         restore = aspect_restore(first)
         if restore == 1.0:
-            return self.read_found(image, first, long_side, conf)
+            return self.read_found(image, first, long_side, conf, memory)
         h, w = image.shape[:2]
         restored = cv2.resize(image, (round(w * restore), h), interpolation=cv2.INTER_LINEAR)
         first, long_side = self.find(restored, conf)
-        return self.read_found(restored, first, long_side, conf).scaled((restore, 1.0))
+        return self.read_found(restored, first, long_side, conf, memory).scaled((restore, 1.0))
 
-    def read_found(self, image: np.ndarray, first: Detections, long_side: int, conf: float | None) -> Detections:
+    def read_found(self, image: np.ndarray, first: Detections, long_side: int, conf: float | None,
+                   memory=None) -> Detections:
         """`read` after the first pass (`find`) gave `first` at input size `long_side`."""
         if not len(first):
             return first
@@ -239,7 +241,7 @@ class TileDetector:
             # reading is surer of more tiles, never less than the first pass found.
             parts.append(second if second.confidences.sum() >= group.confidences.sum() else group)
         dets = suppress_overlaps(Detections.concat(parts)) if len(parts) > 1 else parts[0]
-        return self.classifier.rescore(image, dets) if self.classifier else dets
+        return self.classifier.rescore(image, dets, memory) if self.classifier else dets
 
     def read_region(self, image: np.ndarray, boxes: np.ndarray, tile_w: float, conf: float | None) -> Detections:
         """The region around `boxes` (with a margin of a tile and a half) resized so tiles `tile_w` wide

@@ -175,8 +175,9 @@ def _alternative(c: Candidate, best: Candidate, raw: list[str], rules: Ruleset) 
 
 
 def read_photo(image: np.ndarray, detector: Detector, situation: Situation | None = None,
-               rules: Ruleset | None = None) -> Reading:
-    """Read a BGR photo with a detector (`vision.detector.TileDetector`); a reading less sure of its tiles' faces
+               rules: Ruleset | None = None, memory=None) -> Reading:
+    """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
+    tiles when given (`vision.memory.TableMemory`, used by the crop classifier); a reading less sure of its tiles' faces
     than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and the
     turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s pixels.
 
@@ -186,10 +187,10 @@ def read_photo(image: np.ndarray, detector: Detector, situation: Situation | Non
     both ways up, each reads exactly as its upright photo (tests/test_detector.py). A sure reading
     (8 of the 12 committed photos upright) skips the second read, which doubles the time,
     and so does a photo of more tiles than a hand shows (a whole set laid out, a table from above)."""
-    upright = read_detections(detector.read(image), situation, rules)
+    upright = read_detections(_detect(detector, image, memory), situation, rules)
     if _sureness(upright) >= SURE_UPRIGHT or len(upright.detections) > MAX_HAND_TILES:
         return upright
-    turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation, rules)
+    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), situation, rules)
     if _sureness(turned) <= _sureness(upright) + TURNED_BY:
         return upright
     h, w = image.shape[:2]
@@ -208,6 +209,11 @@ TURNED_BY = 0.05
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
 MAX_HAND_TILES = 30
 UPSIDE_DOWN = Notice.of("upside-down")
+
+
+def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
+    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none)."""
+    return detector.read(image) if memory is None else detector.read(image, memory=memory)
 
 
 def _sureness(reading: Reading) -> float:
