@@ -13,6 +13,7 @@ from scoring.tiles import FLOWERS
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import distinct_readings
 from vision.detections import Detections
+from vision.hand_finding import flowers_of
 from vision.read import read_detections
 
 from .fake_detections import around_the_hand, laid_out
@@ -63,6 +64,29 @@ def test_a_row_of_unsure_flowers_apart_from_the_hand_is_its_flower_group():
     flowers = [at(reading, photo, i) for i in (one, three, six)]
     assert len(loose) == len(photo) - len(dets) and not loose & set(flowers)
     assert reading.codes[flowers[1]] in FLOWERS and reading.detections.whys[flowers[1]] == "legal hand"
+
+
+def test_a_run_of_flowers_keeps_a_flower_read_as_no_flower():
+    """Four flowers laid apart, one read surely as a bamboo bird: the run is the flowers, that one too."""
+    hand = FLOWER_HAND.replace(flowers=("2f", "3f", "6f", "8f"))
+    dets, codes = laid_out(hand)
+    two, three, six, eight = flower_rows(codes)
+    photo = with_scores(dets, {two: {"1s": 0.9, "2f": 0.05}, three: {"3f": 0.5, "7f": 0.2},
+                               six: {"6f": 0.4, "8f": 0.3}, eight: {"8f": 0.6, "6f": 0.2}})
+    reading = read_detections(photo, hand.situation)
+    assert reading.hand is not None and same_hand(reading.hand, hand), reading.warnings
+    assert reading.codes[at(reading, photo, two)] == "2f"
+
+
+def test_with_no_legal_hand_the_flowers_shown_still_hold_each_flower_once():
+    dets, codes = laid_out(FLOWER_HAND)
+    one, three, six = flower_rows(codes)
+    photo = with_scores(dets, {one: {"1f": 0.6}, three: {"1f": 0.5, "3f": 0.4}, six: {"6f": 0.7}})
+    photo = photo[[i for i in range(len(photo)) if i not in (2, 5)]]  # two tiles missed: no legal hand
+    reading = read_detections(photo, FLOWER_HAND.situation)
+    assert reading.hand is None
+    assert flower_group(reading) == ["1f", "3f", "6f"]
+    assert "each flower once" in reading.detections.whys
 
 
 def test_a_flower_read_twice_takes_its_next_likeliest_flower():
@@ -119,3 +143,14 @@ def test_a_tile_is_laid_out_as_a_flower_when_the_flowers_together_outweigh_its_t
     dets = Detections(boxes, scores)
     assert dets.raw_codes == ["6z", "6z"]
     assert dets.layout_codes == ["2f", "6z"]
+
+
+def test_in_a_part_mostly_of_flowers_a_tile_or_two_between_them_are_flowers_but_a_meld_is_not():
+    def of(codes):
+        return flowers_of(tuple(range(len(codes))), codes)
+
+    assert of(["1f", "1s", "2f", "3f"]) == (0, 1, 2, 3)
+    assert of(["7z", "1f", "2f", "3f", "6z"]) == (0, 1, 2, 3, 4)
+    assert of(["3z", "3z", "3z", "1f", "2f", "5f", "6f"]) == (3, 4, 5, 6)
+    assert of(["1f", "2f", "4s", "5s", "6s", "7f", "8f", "3f"]) == (0, 1, 5, 6, 7)
+    assert of(["1f", "1s", "2s"]) == () == of(["1f", "2f", "1s", "2s"])  # half or fewer: no run of flowers

@@ -149,6 +149,16 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             pass
 
 
+def as_distinct_flowers(dets: Detections, members: tuple[int, ...]) -> dict[int, str]:
+    """The likeliest reading of these tiles as flowers with each flower once (what a flower group shows when
+    the photo makes no legal hand); {} for more tiles than there are flowers."""
+    scores = dets.scores[np.array(members, np.int64)][:, [CLASS_INDEX[c] for c in FLOWERS]].astype(np.float64) + 1e-6
+    p = scores / scores.sum(axis=1, keepdims=True)
+    options = [sorted(zip(-np.log(row), FLOWERS, strict=True)) for row in p]
+    best = distinct_readings(options, 1)
+    return dict(zip(members, best[0][1], strict=True)) if best else {}
+
+
 def distinct_readings(options: list[list[tuple[float, str]]], keep: int) -> list[tuple[float, tuple[str, ...]]]:
     """The `keep` cheapest readings (one option per tile) whose codes are all different, cheapest first:
     a hand holds each flower once, so a flower read twice is a misread, and the readings that keep them

@@ -105,8 +105,13 @@ class Detections:
             return []
         flower = np.isin(CLASSES, FLOWERS)
         as_flower = self.scores[:, flower].sum(axis=1) > self.scores[:, ~flower].max(axis=1)
-        best_flower = np.flatnonzero(flower)[self.scores[:, flower].argmax(axis=1)]
-        return [CLASSES[i] for i in np.where(as_flower, best_flower, self.class_ids)]
+        return [f if a else c for a, f, c in zip(as_flower, self.likeliest_flowers, self.raw_codes, strict=True)]
+
+    @property
+    def likeliest_flowers(self) -> list[str]:
+        """Each tile's likeliest flower, were it one."""
+        flower = np.isin(CLASSES, FLOWERS)
+        return [CLASSES[i] for i in np.flatnonzero(flower)[self.scores[:, flower].argmax(axis=1)]] if len(self) else []
 
     @property
     def codes(self) -> list[str]:
