@@ -33,7 +33,7 @@ PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code 
 # A crop's cosine similarity to a class's nearest example is weighed against SIMILAR: likelier that class
 # above it, less likely below, by STRENGTH per unit (the log-odds), at most MAX_SHIFT either way. Chosen on
 # the evening benchmark (models/evening.py, models/README.md).
-SIMILAR, STRENGTH, MAX_SHIFT = 0.85, 30.0, 6.0
+SIMILAR, STRENGTH, MAX_SHIFT = 0.75, 15.0, 4.0
 
 
 class TableMemoryError(NoticeError, ValueError):
