@@ -46,8 +46,8 @@ MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
 MAX_RESTORE = 6.0
 MIN_FOR_ASPECT = 3
 # A box whose likeliest class is a flower is kept from FAINT_FLOWER up (others from the card's conf): a flower
-# of a set the detector never saw scores 0.03-0.25 (on generated hands of the unseen designs, 14 of the 15 hand
-# tiles it missed were flowers, found so), and a hand without it loses its 台. Such a faint box is kept only
+# of a set the detector never saw scores low (on generated hands of the unseen designs, 14 of the 15 hand tiles
+# it missed were flowers, each found read at 0.03), and a hand without it loses its 台. Such a faint box is kept only
 # where no surer box covers it and the crop classifier gives the flowers FAINT_FLOWER_SURE of its probability:
 # on 32 photos of unseen designs and 90 real test photos, of 28 faint boxes 15 were flowers, and these two
 # bounds keep 10 of them and none of the others (0.03 and flower-faced alone kept all 15 and all 13 others).
