@@ -246,15 +246,16 @@ def _glare(rng, img, cam):
 
 
 def render_scene(rng: np.random.Generator, which: str = "train", long_side: int = 640,
-                 recipe: Recipe | None = None):
+                 recipe: Recipe | None = None, tile_set: SceneSet | None = None):
     """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], its SceneTruth), drawn
-    with `recipe` (default: DEFAULT_RECIPE)."""
+    with `recipe` (default: DEFAULT_RECIPE), its tiles of `tile_set` when given (one physical set
+    photographed all evening: models/evening.py), else of a set drawn from the `which` styles."""
     recipe = recipe or DEFAULT_RECIPE
     width, height = sample_size(rng, long_side, recipe.aspects)
     lay = layout(rng, recipe)
     kind, placed = lay.kind, lay.placed
-    sets = [SceneSet(pick_style(rng, which), rng)]
-    if kind in ("rows", "loose") and rng.random() < recipe.second_set:
+    sets = [tile_set or SceneSet(pick_style(rng, which), rng)]
+    if tile_set is None and kind in ("rows", "loose") and rng.random() < recipe.second_set:
         sets.append(SceneSet(pick_style(rng, which), rng))
     table = kind == "table"
     tile_px = sample_tile_px(rng, long_side, recipe.table_tile_px_bands if table else recipe.tile_px_bands)

@@ -7,8 +7,9 @@ Writes models/tiles.pt (to continue training from), models/tiles.onnx (what `vis
 models/model.json (hashes checked at load, input size, the tile size the model was trained at).
 The crop classifier that `models/train_classifier.py` recorded in models/classifier.json goes into
 model.json too (its file name and hash), so the read path keeps its second stage; with
-`--classifier-only` only that entry of the existing model.json is (re)written. The hand finder's
-hash (models/hand_finder.json, written by `models.train_hand_finder`) is recorded as found.
+`--classifier-only` only that entry of the existing model.json is (re)written, after giving a classifier
+exported without one its `embedding` output (what a table's memory compares, vision/memory.py). The
+hand finder's hash (models/hand_finder.json, written by `models.train_hand_finder`) is recorded as found.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from PIL import Image
 from datasets.yolo import IMAGE_SUFFIXES
 from models.ultralytics_env import REPO, load_ultralytics
 from vision.classes import CLASSES
+from vision.crop_classifier import EMBEDDING
 from vision.detector import MODELS_DIR, sha256_of
 from vision.hand_finding import WEIGHTS
 
@@ -69,6 +71,31 @@ def classifier_entry(models_dir: Path = MODELS_DIR) -> tuple[str, str] | None:
     return meta["onnx"], actual
 
 
+def add_embedding_output(models_dir: Path = MODELS_DIR) -> bool:
+    """Give the crop classifier of classifier.json its `embedding` output (the pooled features before the
+    linear layer, which a table's memory compares: vision/memory.py) when it was exported without one,
+    and record the new file's hash there. The network and its logits stay as they were. Whether it changed."""
+    import onnx
+
+    card_path = models_dir / "classifier.json"
+    card = json.loads(card_path.read_text())
+    path = models_dir / card["onnx"]
+    model = onnx.load(str(path))
+    if EMBEDDING in [o.name for o in model.graph.output]:
+        return False
+    pool = next(n for n in model.graph.node if n.op_type == "Flatten").output[0]  # the pooled features, flat
+    linear = next(n for n in model.graph.node if n.op_type == "Gemm" and pool in n.input)
+    weight = next(i for i in model.graph.initializer if i.name == linear.input[1])  # (classes, features)
+    model.graph.node.append(onnx.helper.make_node("Identity", [pool], [EMBEDDING]))
+    model.graph.output.append(onnx.helper.make_tensor_value_info(EMBEDDING, onnx.TensorProto.FLOAT,
+                                                                 ["n", int(weight.dims[1])]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    card["sha256"] = sha256_of(path)
+    card_path.write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
+    return True
+
+
 def with_classifier(meta: dict, models_dir: Path = MODELS_DIR) -> dict:
     """The model.json fields with the crop classifier's entry set (or removed when there is none)."""
     meta = {**meta, "sha256": {k: v for k, v in meta["sha256"].items() if k != meta.get("classifier")}}
@@ -100,6 +127,8 @@ def main(argv: list[str] | None = None) -> None:
         card = args.out / "model.json"
         if not card.exists():
             raise SystemExit(f"no {card} to add the classifier to: export the detector first")
+        if (args.out / "classifier.json").exists() and add_embedding_output(args.out):
+            print("added the embedding output to the crop classifier (vision/memory.py compares it)")
         meta = with_classifier(json.loads(card.read_text()), args.out)
         card.write_text(json.dumps(meta, indent=1) + "\n")
         print(json.dumps({k: v for k, v in meta.items() if k != "classes"}, indent=1))

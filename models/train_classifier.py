@@ -9,7 +9,7 @@ Plain torch on the CPU: a small CNN (stride-2 conv-BN-ReLU stages, global averag
 linear layer to the 43 classes) on 64 x 48 crops, augmented on the fly in torch (photometric
 jitter, blur, down-and-up sampling, small rotations/scale/shifts, random grayscale), label
 smoothing, AdamW with warm-up and a cosine decay fitted to the wall-clock budget. Writes
-models/tile_classifier.onnx (uint8 NHWC BGR crops in, logits out, any batch size) and
+models/tile_classifier.onnx (uint8 NHWC BGR crops in, logits and embeddings out, any batch size) and
 models/classifier.json (its hash and figures; `models/export.py` copies the name and hash into
 model.json). The unseen-styles crops are only ever judged, never trained on.
 """
@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from vision.classes import CLASSES
-from vision.crop_classifier import CROP_H, CROP_W, EXPAND, TileClassifier
+from vision.crop_classifier import CROP_H, CROP_W, EMBEDDING, EXPAND, TileClassifier
 from vision.detector import MODELS_DIR, sha256_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,14 +54,16 @@ class TileNet(nn.Module):
 
 
 class CropInput(nn.Module):
-    """What the ONNX file holds: uint8 NHWC BGR crops (as `cut_crop` makes them) → logits."""
+    """What the ONNX file holds: uint8 NHWC BGR crops (as `cut_crop` makes them) → logits, and each crop's
+    pooled features before the linear layer (`embedding`: what a table's memory compares, vision/memory.py)."""
 
     def __init__(self, net: TileNet) -> None:
         super().__init__()
         self.net = net
 
-    def forward(self, crops: torch.Tensor) -> torch.Tensor:
-        return self.net(crops.permute(0, 3, 1, 2).float() / 255.0)
+    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        pooled = self.net.head[:2](self.net.features(crops.permute(0, 3, 1, 2).float() / 255.0))
+        return self.net.head[2:](pooled), pooled
 
 
 def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -179,8 +181,10 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
 def export_onnx(net: TileNet, path: Path) -> None:
     net.eval()
     dummy = torch.zeros(2, CROP_H, CROP_W, 3, dtype=torch.uint8)
-    torch.onnx.export(CropInput(net), (dummy,), str(path), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(CropInput(net), (dummy,), str(path), input_names=["crops"],
+                      output_names=["logits", EMBEDDING], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"},
+                                                                       EMBEDDING: {0: "n"}},
+                      opset_version=17, dynamo=False)
 
 
 def judge(classifier: TileClassifier, crops: np.ndarray, labels: np.ndarray, worst: int = 12) -> dict:

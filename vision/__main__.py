@@ -1,10 +1,18 @@
 """`python -m vision read PHOTO...`: read photos of winning hands into the scorer's notation.
+`python -m vision remember PHOTO --labels LABELS.txt --memory FILE`: teach a table's memory its set.
 
-For people it prints the groups, the hand and the warnings in English; with --json it prints one
+For people `read` prints the groups, the hand and the warnings in English; with --json it prints one
 object per photo per line (the contract in vision/read.py; a photo that cannot be read:
-`{"error", "code"}`, the code of vision/notices.py). Exit status: 0 every photo read (and annotated); 1 a photo
-could not be read or its annotation not written (the other photos are still read); 2 the model
-is missing or corrupt, or the command line is wrong.
+`{"error", "code"}`, the code of vision/notices.py). With `--memory FILE` it reads with that table's
+memory of its own tiles (vision/memory.py); FILE is only read, and a missing FILE is an empty memory.
+`remember` adds the tiles of a YOLO label file of PHOTO (our 43 classes, `class cx cy w h` normalised to
+the photo) to FILE, creating it if needed, and says how many it holds.
+
+Exit status: 0 every photo read (and annotated), or the tiles remembered; 1 a photo could not be read
+or its annotation not written (`read`: the other photos are still read), or the label file does not
+fit the photo or FILE cannot be written (`remember`); 2 the model is missing or corrupt, or the command
+line is wrong; 3 the memory FILE cannot be used (not a memory, another format version, damaged, or made
+with another crop classifier: reset it); `remember` then leaves it as it was.
 """
 
 from __future__ import annotations
@@ -12,7 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
+import numpy as np
+
+from datasets.yolo import LabelError, read_labels
 from scoring.hand import Situation
 from scoring.notation import format_compact
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
@@ -22,8 +34,13 @@ from vision.detections import UNSURE_BELOW
 from vision.detector import ModelError, TileDetector
 from vision.draw import draw_boxes
 from vision.files import ImageWriteError, write_image
+from vision.memory import TableMemoryError, load_memory, save_memory
+from vision.notices import Notice, NoticeError
 from vision.photo import PhotoError, load_photo
 from vision.read import Reading, read_photo
+
+# A label box may overhang the photo's edge by this share of its side (labelling tools round), no more.
+LABEL_OVERHANG = 0.02
 
 
 def describe(path: str, reading: Reading) -> str:
@@ -43,6 +60,49 @@ def describe(path: str, reading: Reading) -> str:
     return "\n".join(lines)
 
 
+class LabelsDoNotFit(NoticeError):
+    """A label file that cannot be taught from this photo (unreadable, empty, boxes outside it)."""
+
+
+def photo_labels(labels: Path, width: int, height: int) -> tuple[np.ndarray, list[str]]:
+    """The label file's boxes (xyxy pixels) and codes, refused unless each box lies on the photo."""
+    try:
+        boxes, codes = read_labels(labels, width, height)
+    except (OSError, UnicodeDecodeError, LabelError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise LabelsDoNotFit(Notice.of("labels-unreadable", name=str(labels), why=why)) from None
+    if not codes:
+        raise LabelsDoNotFit(Notice.of("labels-empty", name=str(labels)))
+    side = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
+    reach = np.concatenate([side, side], axis=1) * LABEL_OVERHANG
+    limits = np.array([0, 0, width, height], np.float32)
+    outside = ((side <= 0).any(axis=1) | (boxes[:, :2] < limits[:2] - reach[:, :2]).any(axis=1)
+               | (boxes[:, 2:] > limits[2:] + reach[:, 2:]).any(axis=1))
+    if outside.any():
+        raise LabelsDoNotFit(Notice.of("labels-outside-photo", name=str(labels), line=int(np.argmax(outside)) + 1,
+                                       width=width, height=height))
+    return np.clip(boxes, 0, limits[[2, 3, 2, 3]]), codes
+
+
+def remember_tiles(args, detector: TileDetector, memory) -> int:
+    """`remember`: the labelled tiles of the photo taught to the memory file."""
+    try:
+        image = load_photo(args.photo)
+        boxes, codes = photo_labels(args.labels, image.shape[1], image.shape[0])
+    except (PhotoError, LabelsDoNotFit) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    memory.teach(detector.classifier, image, boxes, codes)
+    try:
+        save_memory(memory, args.memory)
+    except OSError as exc:
+        print(f"error: cannot write {args.memory}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"{args.memory}: taught {len(codes)} tiles of {args.photo}; it holds {len(memory)} examples of "
+          f"{len(memory.counts())} classes")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     read.add_argument("--self-draw", action="store_true")
     read.add_argument("--ruleset", default=DEFAULT_RULESET,
                       help="the table to read under (one of: " + ", ".join(available_rulesets()) + ")")
+    read.add_argument("--memory", type=Path, metavar="FILE",
+                      help="read with this table's memory of its tiles (only read; missing: an empty memory)")
+    remember = sub.add_parser("remember", help="teach a table's memory the tiles of a labelled photo")
+    remember.add_argument("photo")
+    remember.add_argument("--labels", type=Path, required=True, metavar="LABELS.txt",
+                          help="YOLO labels of the photo: class cx cy w h, normalised, our 43 classes")
+    remember.add_argument("--memory", type=Path, required=True, metavar="FILE", help="created if needed")
     args = parser.parse_args(argv)
 
     try:
@@ -62,6 +129,16 @@ def main(argv: list[str] | None = None) -> int:
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if detector.classifier is None and args.memory:
+        print("error: the model card names no crop classifier, which a table's memory needs", file=sys.stderr)
+        return 2
+    try:
+        memory = load_memory(args.memory, detector.classifier) if args.memory else None
+    except TableMemoryError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    if args.command == "remember":
+        return remember_tiles(args, detector, memory)
     try:
         rules = load_ruleset(args.ruleset)
     except RulesetError as exc:
@@ -78,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                   else f"{path}: error: {exc}",
                   flush=True)
             continue
-        reading = read_photo(image, detector, situation, rules)
+        reading = read_photo(image, detector, situation, rules, memory)
         if args.json:
             print(json.dumps(reading.to_json(), ensure_ascii=False), flush=True)
         else:

@@ -1,6 +1,6 @@
 """Photo → hand time with the model loaded, beside the peer detector's time on the same photos.
 
-    python -m vision.bench [PHOTO_OR_DIR ...] [--repeat 1]
+    python -m vision.bench [PHOTO_OR_DIR ...] [--repeat 1] [--stages] [--memory FILE]
 
 Default photos: the real photos of tile sets in the shared folder's data/real-scenes (optional,
 datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes upscaled to a 12 MP
@@ -8,7 +8,8 @@ phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
-(`stage_times`).
+(`stage_times`). `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
+made by `python -m vision remember`), and says what the memory adds to a read.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import cv2
 from datasets.shared import missing_reason, shared_path
 from vision.crop_classifier import cut_crops
 from vision.detector import TileDetector
+from vision.memory import load_memory
 from vision.photo import load_photo
 from vision.read import read_detections, read_photo
 
@@ -77,15 +79,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("photos", nargs="*", type=Path)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--stages", action="store_true", help="also time each stage of our read")
+    parser.add_argument("--memory", type=Path, metavar="FILE", help="also read with this table's memory")
     args = parser.parse_args(argv)
 
     detector = TileDetector()
+    memory = load_memory(args.memory, detector.classifier) if args.memory else None
     with tempfile.TemporaryDirectory() as tmp:
         photos = [p for arg in args.photos for p in (sorted(arg.glob("*.[jp][pn]g")) if arg.is_dir() else [arg])]
         photos = photos or default_photos(Path(tmp))
-        ours, peer, stages = [], [], []
+        ours, peer, stages, remembered = [], [], [], []
         for photo in photos:
-            mine, theirs = [], []
+            mine, theirs, with_memory = [], [], []
             for _ in range(args.repeat):  # in turn, so that a shared machine's load falls on both alike
                 start = time.perf_counter()
                 image = load_photo(photo)
@@ -94,7 +98,12 @@ def main(argv: list[str] | None = None) -> None:
                 start = time.perf_counter()
                 peer_detect(image)
                 theirs.append(time.perf_counter() - start)
+                if memory is not None:
+                    start = time.perf_counter()
+                    read_photo(load_photo(photo), detector, memory=memory)
+                    with_memory.append(time.perf_counter() - start)
             ours.append(min(mine))  # other jobs only ever add time: a photo's time is its least
+            remembered += [min(with_memory)] if with_memory else []
             peer.append(min(theirs))
             if args.stages:
                 reads = [stage_times(detector, photo) for _ in range(args.repeat)]
@@ -104,6 +113,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"taishu photo -> hand : median {mo:7.1f} ms  (max {max(ours) * 1000:.0f} ms)")
     print(f"peer detection only  : median {mp:7.1f} ms  (max {max(peer) * 1000:.0f} ms)")
     print(f"ratio                : {mo / mp:.2f}x the peer")
+    if remembered:
+        mm = statistics.median(remembered) * 1000
+        print(f"with the memory      : median {mm:7.1f} ms ({len(memory)} examples): {mm / mo:.2f}x without it")
     for name in stages[0] if stages else ():
         print(f"  {name:20s}: median {statistics.median(t[name] for t in stages) * 1000:7.1f} ms")
 

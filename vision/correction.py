@@ -112,7 +112,8 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             allowed = _allowed(g, raw[i], i in hidden)
             s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
             p = s / s.sum()
-            top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide else CANDIDATES]
+            # every flower is a candidate: a hand holds each once, so one read twice takes another
+            top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide or g.kind == "flowers" else CANDIDATES]
             out.append([(-math.log(p[k]), allowed[k]) for k in top])
         return out
 
@@ -132,7 +133,8 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
         # A kong of backs: any face, each as likely, so keep them all (the first ones may clash with the hand).
         keep = len(FACES) if hidden & set(g.members) else PER_GROUP
-        found = list(itertools.islice(k_best(options(g), accept, max_visits, accept is can_win_as), keep))
+        found = distinct_readings(options(g), keep) if g.kind == "flowers" else \
+            list(itertools.islice(k_best(options(g), accept, max_visits, accept is can_win_as), keep))
         if not found:
             return
         parts.append([(cost, dict(zip(g.members, codes, strict=True))) for cost, codes in found])
@@ -145,6 +147,32 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             yield cost, codes, build_hand(groups, codes, situation, rules)
         except HandError:
             pass
+
+
+def as_distinct_flowers(dets: Detections, members: tuple[int, ...]) -> dict[int, str]:
+    """The likeliest reading of these tiles as flowers with each flower once (what a flower group shows when
+    the photo makes no legal hand); {} for more tiles than there are flowers."""
+    scores = dets.scores[np.array(members, np.int64)][:, [CLASS_INDEX[c] for c in FLOWERS]].astype(np.float64) + 1e-6
+    p = scores / scores.sum(axis=1, keepdims=True)
+    options = [sorted(zip(-np.log(row), FLOWERS, strict=True)) for row in p]
+    best = distinct_readings(options, 1)
+    return dict(zip(members, best[0][1], strict=True)) if best else {}
+
+
+def distinct_readings(options: list[list[tuple[float, str]]], keep: int) -> list[tuple[float, tuple[str, ...]]]:
+    """The `keep` cheapest readings (one option per tile) whose codes are all different, cheapest first:
+    a hand holds each flower once, so a flower read twice is a misread, and the readings that keep them
+    all distinct at the least cost replace it. Exact: the tiles are taken in turn, keeping the best `keep`
+    readings so far for each set of codes used (at most 2^8 sets for the eight flowers)."""
+    states: dict[frozenset, list[tuple[float, tuple[str, ...]]]] = {frozenset(): [(0.0, ())]}
+    for opts in options:
+        after: dict[frozenset, list[tuple[float, tuple[str, ...]]]] = {}
+        for used, readings in states.items():
+            for cost, code in opts:
+                if code not in used:
+                    after.setdefault(used | {code}, []).extend((c + cost, r + (code,)) for c, r in readings)
+        states = {used: heapq.nsmallest(keep, readings) for used, readings in after.items()}
+    return heapq.nsmallest(keep, (r for readings in states.values() for r in readings))
 
 
 def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int,

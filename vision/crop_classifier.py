@@ -36,6 +36,9 @@ EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's 
 PAD_VALUE = 114  # grey outside the photo, as the detector's letterbox
 BATCH = 64
 HALVE_FROM = 4.0  # the smallest tile's height, in crop heights, from which crops are cut from a halved photo
+# The ONNX output holding each crop's pooled features before the linear layer: a table's memory compares them
+# (vision/memory.py). A classifier exported without it still reads; it cannot be taught a table's set.
+EMBEDDING = "embedding"
 
 
 def crop_region(box, expand: float = EXPAND, jitter=None) -> np.ndarray:
@@ -122,6 +125,9 @@ class TileClassifier:
                                        expected=str([CROP_H, CROP_W, 3])))
         self.input_name = spec.name
         self.weight = weight
+        self.sha256 = sha256  # what a table's memory records: embeddings of another classifier do not compare
+        outputs = [o.name for o in self.session.get_outputs()]
+        self.outputs = outputs[:1] + [EMBEDDING] if EMBEDDING in outputs else outputs[:1]
 
     @classmethod
     def from_card(cls, models_dir: Path = MODELS_DIR, threads: int | None = None) -> TileClassifier:
@@ -129,18 +135,34 @@ class TileClassifier:
         card = read_card(models_dir / "classifier.json", "classifier")
         return cls(models_dir / card["onnx"], card["sha256"], threads)
 
+    @property
+    def embeds(self) -> bool:
+        """Whether the model gives each crop's embedding (a table's memory needs it)."""
+        return EMBEDDING in self.outputs
+
+    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(N, 43) softmax over the classes for (N, CROP_H, CROP_W, 3) uint8 BGR crops, and their (N, D)
+        embeddings (None when the model has no such output), from one run of the network."""
+        if not len(crops):
+            return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 0), np.float32) if self.embeds else None
+        runs = [self.session.run(self.outputs, {self.input_name: np.ascontiguousarray(crops[i:i + BATCH])})
+                for i in range(0, len(crops), BATCH)]
+        probs = softmax(np.concatenate([r[0] for r in runs]).astype(np.float64)).astype(np.float32)
+        return probs, np.concatenate([r[1] for r in runs]).astype(np.float32) if self.embeds else None
+
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, 43) softmax over the classes for (N, CROP_H, CROP_W, 3) uint8 BGR crops."""
-        if not len(crops):
-            return np.zeros((0, len(CLASSES)), np.float32)
-        logits = [self.session.run(None, {self.input_name: np.ascontiguousarray(crops[i:i + BATCH])})[0]
-                  for i in range(0, len(crops), BATCH)]
-        return softmax(np.concatenate(logits).astype(np.float64)).astype(np.float32)
+        return self.read_crops(crops)[0]
 
-    def rescore(self, image: np.ndarray, dets: Detections) -> Detections:
+    def rescore(self, image: np.ndarray, dets: Detections, memory=None) -> Detections:
         """The same boxes; each tile's scores are the class probabilities from its crop of `image`
-        (combined with the detector's per `weight`) times the detector's confidence in the tile."""
+        (combined with the detector's per `weight`, then with a table's `memory` of its own tiles when
+        given: `vision.memory.TableMemory.blend`) times the detector's confidence in the tile."""
         if not len(dets):
             return dets
-        probs = combine(dets.scores, self.probabilities(cut_crops(image, dets.boxes)), self.weight)
+        probs, embeddings = self.read_crops(cut_crops(image, dets.boxes))
+        probs = combine(dets.scores, probs, self.weight)
+        if memory is not None:
+            memory.check(self)
+            probs = memory.blend(probs, embeddings)
         return Detections(dets.boxes, (probs * dets.confidences[:, None]).astype(np.float32))

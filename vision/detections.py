@@ -20,6 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
+from scoring.tiles import FLOWERS
 from vision.classes import CLASSES
 
 # A tile whose face the reading is less sure of than this is shown to the player as one to check.
@@ -93,6 +94,24 @@ class Detections:
     def raw_codes(self) -> list[str]:
         """The detector's top class per tile."""
         return [CLASSES[i] for i in self.class_ids]
+
+    @property
+    def layout_codes(self) -> list[str]:
+        """The code each tile is laid out by (which group it can be in): its top class, but a tile whose
+        flower classes together outweigh its likeliest other class is a flower, its likeliest one. A
+        flower of a set the models never saw reads as no flower surely (0.2-0.33 spread over the eight,
+        some on a look-alike honour), yet as a flower all the same; which one the hand search decides."""
+        if not len(self):
+            return []
+        flower = np.isin(CLASSES, FLOWERS)
+        as_flower = self.scores[:, flower].sum(axis=1) > self.scores[:, ~flower].max(axis=1)
+        return [f if a else c for a, f, c in zip(as_flower, self.likeliest_flowers, self.raw_codes, strict=True)]
+
+    @property
+    def likeliest_flowers(self) -> list[str]:
+        """Each tile's likeliest flower, were it one."""
+        flower = np.isin(CLASSES, FLOWERS)
+        return [CLASSES[i] for i in np.flatnonzero(flower)[self.scores[:, flower].argmax(axis=1)]] if len(self) else []
 
     @property
     def codes(self) -> list[str]:

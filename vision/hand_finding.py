@@ -31,6 +31,13 @@ WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
 # Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
 # share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
 TOUCH, LEVEL = 0.3, 0.5
+# Flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
+# hand's, as sure as the search never doubts (vision.search.MAX_FLIP): the hand is legal without them, and an
+# unsure flower (a set the models never saw: each read at 0.2-0.33) left them out as strays.
+FLOWERS_KEPT = 1 - 1e-4
+# In a part mostly of flowers, a tile or two read as something else between or beside flowers is a flower
+# misread (a bamboo bird, a dragon); MELD_TILES or more in a row are a meld laid against the flowers.
+MELD_TILES = 3
 FEATURES = ("bias", "log_size", "abs_log_size", "rows_above", "rows_below", "far_above", "far_below",
             "gap_along", "log_tiles", "backs", "wall_of_backs", "kong_of_backs", "turned", "single",
             "in_nearest_row", "parts_below", "flowers")
@@ -44,6 +51,30 @@ class Part:
     p_hand: float
     why: str  # what sets it apart when it is left out: "wall", "far", "small", "turned", "stray"
     faces: int  # its face-up tiles besides flowers
+    flowers: tuple[int, ...] = ()  # in a part mostly of flowers, its tiles read as flowers whatever their top class
+
+
+def flower_tiles(parts: list[Part] | tuple[Part, ...]) -> frozenset[int]:
+    """The detections read as flowers whatever their top class (`Part.flowers`)."""
+    return frozenset(i for part in parts for i in part.flowers)
+
+
+def flowers_of(members: tuple[int, ...], codes: list[str]) -> tuple[int, ...]:
+    """The tiles of a part (in reading order) that are flowers: none unless most of its tiles are
+    flower-faced; then those, and every run of fewer than MELD_TILES others among them."""
+    flags = [is_flower(codes[i]) for i in members]
+    if 2 * sum(flags) <= len(flags):
+        return ()
+    out, run = [], []
+    for i, flag in zip(members, flags, strict=True):
+        if flag:
+            out.append(i)
+        else:
+            run.append(i)
+        if flag or i == members[-1]:
+            out += run if len(run) < MELD_TILES else []
+            run = []
+    return tuple(sorted(out))
 
 
 def part_features(dets: Detections, layout: Layout) -> np.ndarray:
@@ -52,7 +83,7 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     groups = [list(g) for g in layout.groups]
     if not groups:
         return np.zeros((0, len(FEATURES)), np.float32)
-    codes = dets.raw_codes
+    codes = dets.layout_codes
     w, h = dets.widths, dets.heights
     short, long_ = np.minimum(w, h), np.maximum(w, h)
     cx, cy = _rotate(dets.centers, layout.angle).T
@@ -162,10 +193,14 @@ def joined(dets: Detections, layout: Layout) -> Layout:
 
 
 def find_parts(dets: Detections, layout: Layout) -> list[Part]:
-    """Every part of the photo with its probability of belonging to the hand."""
+    """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
+    (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (FLOWERS_KEPT)."""
     parts = joined(dets, layout)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
-    codes = dets.raw_codes
-    faces = [sum(codes[i] != "back" and not is_flower(codes[i]) for i in g) for g in parts.groups]
-    return [Part(tuple(g), float(p[k]), _why(f[k]), faces[k]) for k, g in enumerate(parts.groups)]
+    codes = dets.layout_codes
+    flowers = [flowers_of(tuple(g), codes) for g in parts.groups]
+    faces = [sum(codes[i] != "back" and not is_flower(codes[i]) and i not in flowers[k] for i in g)
+             for k, g in enumerate(parts.groups)]
+    return [Part(tuple(g), FLOWERS_KEPT if len(flowers[k]) == len(g) else float(p[k]), _why(f[k]), faces[k],
+                 flowers[k]) for k, g in enumerate(parts.groups)]

@@ -171,7 +171,7 @@ def group_rows(dets: Detections) -> Layout:
         rows[-1].append(i)
         total += ys[i]
 
-    conf, codes = dets.confidences, dets.raw_codes
+    conf, codes = dets.confidences, dets.layout_codes
     warnings: list[Notice] = []
     groups: list[tuple[int, ...]] = []
     row_groups: list[tuple[int, ...]] = []

@@ -217,6 +217,42 @@ CATALOGUE: dict[str, Words] = {
         "{name} takes {shape} crops, expected {expected}",
         "模型檔 {name} 的輸入大小不對",
         "模型档 {name} 的输入大小不对"),
+    # vision/memory.py: TableMemoryError
+    "memory-not-memory": Words(
+        "{name} is not a table memory (made by `python -m vision remember` or the app)",
+        "這不是牌桌的記憶檔",
+        "这不是牌桌的记忆档"),
+    "memory-version": Words(
+        "{name} is a table memory of format version {version}, this program reads version {expected}",
+        "牌桌記憶的版本不對（第 {version} 版，這裡讀第 {expected} 版）：請重新教這副牌",
+        "牌桌记忆的版本不对（第 {version} 版，这里读第 {expected} 版）：请重新教这副牌"),
+    "memory-corrupt": Words(
+        "{name} is a damaged table memory (reset it and teach the set again)",
+        "牌桌記憶壞了：請清除後重新教這副牌",
+        "牌桌记忆坏了：请清除后重新教这副牌"),
+    "memory-other-classifier": Words(
+        "the table memory was made with crop classifier {made}…, the models now read with {now}…: "
+        "reset it and teach the set again",
+        "牌桌記憶是舊的模型做的：請清除後重新教這副牌",
+        "牌桌记忆是旧的模型做的：请清除后重新教这副牌"),
+    "memory-no-embedding": Words(
+        "the crop classifier gives no embeddings, so no table memory can be taught "
+        "(python -m models.export --classifier-only adds them)",
+        "這個模型不能記住牌桌的牌",
+        "这个模型不能记住牌桌的牌"),
+    # vision/__main__.py remember: the tiles to teach
+    "labels-unreadable": Words(
+        "{name}: {why}",
+        "標註檔讀不出來",
+        "标注档读不出来"),
+    "labels-outside-photo": Words(
+        "{name}: box {line} lies outside the {width}x{height} photo (a label file of another photo?)",
+        "標註的框超出照片：是別張照片的標註嗎？",
+        "标注的框超出照片：是别张照片的标注吗？"),
+    "labels-empty": Words(
+        "{name} holds no tiles to teach",
+        "標註檔裡沒有牌",
+        "标注档里没有牌"),
     # app.py: the reader itself failed (a bug): its error, as Python says it
     "reading-failed": Words(
         "photo reading failed: {error}",

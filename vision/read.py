@@ -13,10 +13,10 @@ import numpy as np
 from scoring.hand import Hand, HandError, Situation
 from scoring.ruleset import Ruleset, load_ruleset
 from scoring.score import score
-from vision.correction import count_problem
+from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
 from vision.groups import Group
-from vision.hand_finding import find_parts
+from vision.hand_finding import find_parts, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.search import Candidate, lay_out, likely_hand, search
@@ -112,7 +112,7 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
     why = [""] * len(dets)
     if not found:  # no legal hand: the likeliest hand tiles as read, for the player to fix
         ms = likely_hand(parts)
-        hl = lay_out(dets, ms.members) if ms.members else None
+        hl = lay_out(dets, ms.members, flower_tiles(parts)) if ms.members else None
         hand = [Group(g.kind, tuple(hl.order[i] for i in g.members), g.win_apart) for g in hl.groups] if hl else []
         groups = tuple(hand) + tuple(Group("loose", part.members) for part in ms.loose)
         problem = ((count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles"))
@@ -121,11 +121,15 @@ def read_detections(dets: Detections, situation: Situation | None = None, rules:
             for i in part.members:
                 why[i] = part.why
         warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
-        return Reading(with_groups(dets, groups, raw).with_facts(why=why), groups, None, 0.0, tuple(warnings))
+        # the flowers shown each once even so (a flower read twice is a misread)
+        flowers = {i: c for g in hand if g.kind == "flowers" for i, c in as_distinct_flowers(dets, g.members).items()}
+        codes = [flowers.get(i, c) for i, c in enumerate(raw)]
+        why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
+        return Reading(with_groups(dets, groups, codes).with_facts(why=why), groups, None, 0.0, tuple(warnings))
     best = found[0]
     codes = [best.codes.get(i, raw[i]) for i in range(len(dets))]
     hand_members = tuple(i for g in best.groups if g.kind != "loose" for i in g.members)
-    warnings = lay_out(dets, hand_members).warnings
+    warnings = lay_out(dets, hand_members, flower_tiles(parts)).warnings
     for g in best.groups:
         if g.kind == "loose":
             part = next((p for p in parts if set(p.members) & set(g.members)), None)
@@ -175,8 +179,9 @@ def _alternative(c: Candidate, best: Candidate, raw: list[str], rules: Ruleset) 
 
 
 def read_photo(image: np.ndarray, detector: Detector, situation: Situation | None = None,
-               rules: Ruleset | None = None) -> Reading:
-    """Read a BGR photo with a detector (`vision.detector.TileDetector`); a reading less sure of its tiles' faces
+               rules: Ruleset | None = None, memory=None) -> Reading:
+    """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
+    tiles when given (`vision.memory.TableMemory`, used by the crop classifier); a reading less sure of its tiles' faces
     than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and the
     turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s pixels.
 
@@ -188,11 +193,11 @@ def read_photo(image: np.ndarray, detector: Detector, situation: Situation | Non
     and so does a photo of more tiles than a hand shows (a whole set laid out, a table from above), and
     a photo of none (the detector finds tiles whichever way up they lie: a 12 MP photo of nothing read
     twice took twice its 4 s to say so)."""
-    upright = read_detections(detector.read(image), situation, rules)
+    upright = read_detections(_detect(detector, image, memory), situation, rules)
     if not len(upright.detections) or _sureness(upright) >= SURE_UPRIGHT \
             or len(upright.detections) > MAX_HAND_TILES:
         return upright
-    turned = read_detections(detector.read(cv2.rotate(image, cv2.ROTATE_180)), situation, rules)
+    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), situation, rules)
     if _sureness(turned) <= _sureness(upright) + TURNED_BY:
         return upright
     h, w = image.shape[:2]
@@ -211,6 +216,11 @@ TURNED_BY = 0.05
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
 MAX_HAND_TILES = 30
 UPSIDE_DOWN = Notice.of("upside-down")
+
+
+def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
+    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none)."""
+    return detector.read(image) if memory is None else detector.read(image, memory=memory)
 
 
 def _sureness(reading: Reading) -> float:

@@ -26,7 +26,7 @@ from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, MAX_COST, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
 from vision.groups import Group, classify, meld_kind
-from vision.hand_finding import Part
+from vision.hand_finding import Part, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 
@@ -141,12 +141,15 @@ class HandLayout:
     warnings: list[Notice]
 
 
-def lay_out(dets: Detections, members: tuple[int, ...]) -> HandLayout:
-    """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else."""
+def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset()) -> HandLayout:
+    """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else; the
+    detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
     whole = group_rows(dets[np.array(members, np.int64)])
     sub, layout = in_reading_order(dets[np.array(members, np.int64)], whole)
-    groups, warnings = classify(layout, sub.raw_codes)
-    return HandLayout([members[i] for g in whole.groups for i in g], sub, groups, list(layout.warnings) + warnings)
+    order = [members[i] for g in whole.groups for i in g]
+    codes = [f if i in flowers else c for i, c, f in zip(order, sub.layout_codes, sub.likeliest_flowers, strict=True)]
+    groups, warnings = classify(layout, codes)
+    return HandLayout(order, sub, groups, list(layout.warnings) + warnings)
 
 
 def merged_into_row(groups: list[Group]) -> list[Group] | None:
@@ -225,7 +228,7 @@ def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules:
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
     None when its tile counts make no hand whatever the codes and groupings (no search was needed).
     Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
-    hl = lay_out(dets, ms.members)
+    hl = lay_out(dets, ms.members, flower_tiles(ms.parts))
     loose = [Group("loose", part.members) for part in ms.loose]
     dropped = [i for i in ms.members if i not in hl.order]  # boxes the hand's layout found doubled
     if dropped:
@@ -262,7 +265,8 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
     """The cheapest legal hand and up to `runners` next distinct hands, cheapest first."""
     found: list[Candidate] = []
     searched = laid_out = 0
-    flower = np.array([is_flower(c) for c in dets.raw_codes], bool)
+    runs = flower_tiles(parts)
+    flower = np.array([is_flower(c) or i in runs for i, c in enumerate(dets.layout_codes)], bool)
     for ms in itertools.islice(memberships(parts, flower), MAX_MEMBERSHIPS):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.

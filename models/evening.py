@@ -1,0 +1,221 @@
+"""The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
+
+    python -m models.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
+
+For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
+held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
+winning hands with flowers and melds, all of one physical set (`SceneSet`), are read one by one with
+the table's memory (vision/memory.py) and, beside it, without one. After each read the memory is taught
+the hand as the player's fixes give it: each hand tile the reading found (a detection matched to a
+labelled hand tile at IoU 0.5) with its true code; a tile the player adds by hand has no box and
+teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
+without the memory: the hand taps to fix (`models.evaluate.judge_hand`), groups-and-kinds exact over
+whole hands, and *flower groups right*: the reading's flower group holds exactly the hand's flowers
+(over the hands whose flowers are all in view).
+
+`--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
+evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
+each read and then taught its labelled tiles found; every tile is judged as `models.evaluate` judges a
+real set (taps over every label, set apart or not), with and without the memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from datasets.photo import apply_photo, photo_effects
+from datasets.recipe import Recipe
+from datasets.scene import render_scene
+from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
+from models.evaluate import is_real, judge_hand, load_samples, truth_hand_groups
+from vision.boxes import match
+from vision.classes import CLASSES
+from vision.detector import TileDetector
+from vision.memory import TableMemory
+from vision.photo import load_photo
+from vision.read import Reading, read_detections
+
+HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
+# The unseen designs: (style, the held-out crop number a set's crops are drawn nearest to, or None).
+DESIGNS = (("xmahjongg-real", None),) + tuple(("real-crops-held-out", (lo + hi) / 2) for lo, hi in HELD_OUT_CROP_RANGES)
+FIRST_HANDS = 2  # "hands 1-2": read with the memory of at most one hand
+TRIES = 40  # scenes drawn for one hand with flowers and melds before giving up
+
+
+def design_name(style: str, anchor: float | None) -> str:
+    return style if anchor is None else f"{style}@{anchor:.0f}"
+
+
+def tile_set_of(style: str, anchor: float | None, rng: np.random.Generator) -> SceneSet:
+    """One physical set of the design: every hand of an evening is drawn with it."""
+    tile_set = SceneSet(load_style(style), rng)
+    if anchor is not None:
+        tile_set.crop_anchor = anchor
+    return tile_set
+
+
+def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects) -> tuple[np.ndarray, list, dict]:
+    """A photo of a whole winning hand (every tile in view, as a player shows it) with flowers and melds in
+    `tile_set`: (BGR image, labels, truth), passed through a phone's photo effects and JPEG as the generated
+    data sets are."""
+    for _ in range(TRIES):
+        image, labels, truth = render_scene(rng, "unseen", size, HANDS_ONLY, tile_set)
+        hand, groups = truth["hand"], truth_hand_groups(truth)
+        if hand and hand["flowers"] and hand["melds"] and all(None not in g["label_rows"] for g in groups):
+            image = apply_photo(effects, image, int(rng.integers(2**31)))
+            jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 96))])[1]
+            return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), labels, truth
+    raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
+
+
+def flower_group(reading: Reading) -> Counter:
+    return Counter(reading.codes[i] for g in reading.groups if g.kind == "flowers" for i in g.members)
+
+
+@dataclass
+class Tally:
+    """Taps, groups-and-kinds exact and flower groups right over some of the evening's hands."""
+
+    taps: list[int] = field(default_factory=list)
+    exact: list[bool] = field(default_factory=list)
+    flowers: list[bool] = field(default_factory=list)
+    codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
+
+    def result(self) -> dict:
+        rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
+        return {"hands": len(self.taps), "taps": round(statistics.fmean(self.taps), 3) if self.taps else None,
+                "groups_exact": rate(self.exact), "whole_hands": len(self.exact),
+                "flower_groups_right": rate(self.flowers), "flower_hands": len(self.flowers),
+                "hand_tiles_read_right": rate(self.codes)}
+
+
+def judged(tally: Tally, reading: Reading, boxes: np.ndarray, codes: list[str], truth: dict) -> dict[int, int]:
+    """Add one generated hand's reading to `tally`; the label → detection pairs."""
+    pairs = match(boxes, reading.detections.boxes)
+    verdict = judge_hand(reading, pairs, codes, truth)
+    tally.taps.append(verdict.taps)
+    tally.codes += [reading.raw_codes[pairs[r]] == codes[r] for r in hand_rows(truth) if r in pairs]
+    if verdict.groups_exact is not None:
+        tally.exact.append(verdict.groups_exact)
+    shown = [g for g in truth_hand_groups(truth) if g["kind"] == "flowers"]
+    if shown and None not in shown[0]["label_rows"]:
+        tally.flowers.append(flower_group(reading) == Counter(shown[0]["tiles"]))
+    return pairs
+
+
+def hand_rows(truth: dict) -> list[int]:
+    """The label rows of the hand's tiles (what the player confirms)."""
+    return [r for g in truth_hand_groups(truth) for r in g["label_rows"] if r is not None]
+
+
+def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, reading: Reading,
+                pairs: dict[int, int], codes: list[str], rows: list[int]) -> None:
+    """Teach the tiles the reading found among `rows` (labels), each with its labelled code."""
+    found = [(pairs[r], codes[r]) for r in rows if r in pairs]
+    if found:
+        memory.teach(detector.classifier, image, reading.detections.boxes[[p for p, _ in found]],
+                     [c for _, c in found])
+
+
+def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
+            effects) -> dict[str, Tally]:
+    """One evening of one design: its hands read with and without the memory, by hand number."""
+    rng = np.random.default_rng(seed)
+    tile_set = tile_set_of(style, anchor, rng)
+    memory = TableMemory.for_classifier(detector.classifier)
+    out = {f"{phase} {mode}": Tally() for phase in ("hands 1-2", "hands 3 on") for mode in ("memory", "alone")}
+    for n in range(hands):
+        image, labels, truth = hand_photo(rng, tile_set, size, effects)
+        boxes = np.array([box for _, *box in labels], np.float32).reshape(-1, 4)
+        codes = [CLASSES[c] for c, *_ in labels]
+        phase = "hands 1-2" if n < FIRST_HANDS else "hands 3 on"
+        alone = read_detections(detector.read(image))
+        judged(out[f"{phase} alone"], alone, boxes, codes, truth)
+        reading = read_detections(detector.read(image, memory=memory))
+        pairs = judged(out[f"{phase} memory"], reading, boxes, codes, truth)
+        teach_found(memory, detector, image, reading, pairs, codes, hand_rows(truth))
+    return out
+
+
+def source_photo(path: Path) -> str:
+    """A real photo's source (Roboflow names its exports `<source>_jpg.rf.<hash>.jpg`)."""
+    return path.name.split(".rf.")[0]
+
+
+def real_evening(detector: TileDetector, root: Path, limit: int | None) -> dict:
+    """A real set's test split read as one table's evening, in the order of its source photos."""
+    samples = sorted(load_samples(root, "test", None), key=lambda s: source_photo(s["image"]))[:limit]
+    memory = TableMemory.for_classifier(detector.classifier)
+    taps = {"memory": [], "alone": []}
+    for s in samples:
+        image = load_photo(s["image"])
+        alone = read_detections(detector.read(image))
+        taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.detections.boxes), s["codes"], {}).taps)
+        reading = read_detections(detector.read(image, memory=memory))
+        pairs = match(s["boxes"], reading.detections.boxes)
+        taps["memory"].append(judge_hand(reading, pairs, s["codes"], {}).taps)
+        teach_found(memory, detector, image, reading, pairs, s["codes"], list(range(len(s["codes"]))))
+    return {"photos": len(samples), **{f"taps {k}": round(statistics.fmean(v), 3) if v else None
+                                       for k, v in taps.items()}, "examples kept": len(memory)}
+
+
+def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
+    out: dict[str, Tally] = {}
+    for t in tallies:
+        for key, tally in t.items():
+            into = out.setdefault(key, Tally())
+            into.taps += tally.taps
+            into.exact += tally.exact
+            into.flowers += tally.flowers
+            into.codes += tally.codes
+    return out
+
+
+def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
+        designs=DESIGNS, detector: TileDetector | None = None) -> dict:
+    detector = detector or TileDetector()
+    effects = photo_effects()
+    by_design = {}
+    for d, (style, anchor) in enumerate(designs):
+        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects) for e in range(evenings)]
+        by_design[design_name(style, anchor)] = merge(nights)
+    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size,
+              "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
+              "by_design": {name: {k: t.result() for k, t in tallies.items()} for name, tallies in by_design.items()}}
+    if real:
+        result["real"] = {root.name: real_evening(detector, root, limit) for root in real}
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m models.evening", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--evenings", type=int, default=3, help="evenings per design")
+    parser.add_argument("--hands", type=int, default=8, help="hands per evening")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=int, default=512, help="the photos' long side")
+    parser.add_argument("--real", type=Path, nargs="*", default=[], help="real sets to read as evenings (test split)")
+    parser.add_argument("--limit", type=int, help="the first N photos of each real set")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.evenings < 1 or args.hands < 1:
+        parser.error("--evenings and --hands must be at least 1")
+    for root in args.real:
+        if not (root / "images" / "test").is_dir() or not is_real(root):
+            parser.error(f"{root} is not a real set with a test split (images/test)")
+    text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit), indent=1)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""The evening benchmark (models/evening.py) at a small size: one evening of one unseen design, its hands
+read one by one with the table's memory, each taught after it is read."""
+
+import numpy as np
+import pytest
+
+from datasets.photo import photo_effects
+from models.evaluate import truth_hand_groups
+from models.evening import FIRST_HANDS, evening, hand_photo, run, tile_set_of
+from vision.detector import TileDetector
+
+from .shared import needs_shared
+
+DESIGN = ("real-crops-held-out", 170.0)  # the cream set of the held-out real crops
+pytestmark = needs_shared("data", "real-crops", needed_for="the evening benchmark's unseen designs")
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return TileDetector()
+
+
+def test_an_evening_is_one_set_of_whole_hands_with_flowers_and_melds():
+    rng = np.random.default_rng(3)
+    tile_set, effects = tile_set_of(*DESIGN, rng), photo_effects()
+    for _ in range(2):
+        image, labels, truth = hand_photo(rng, tile_set, 320, effects)
+        assert truth["style"] == ["real-crops-held-out"] and image.shape[2] == 3
+        hand = truth["hand"]
+        assert hand["flowers"] and hand["melds"]
+        assert all(None not in g["label_rows"] for g in truth_hand_groups(truth))  # every hand tile in view
+
+
+def test_the_evening_benchmark_at_a_small_size(detector):
+    """Three hands: two read before the memory knows much, one after; with and without the memory, the
+    same photos. The first is read with an empty memory: exactly as without one."""
+    result = run(evenings=1, hands=3, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector)
+    figures = result["all"]
+    assert set(figures) == {"hands 1-2 memory", "hands 1-2 alone", "hands 3 on memory", "hands 3 on alone"}
+    for key, f in figures.items():
+        assert f["hands"] == (FIRST_HANDS if key.startswith("hands 1-2") else 1)
+        assert f["flower_hands"] == f["whole_hands"] == f["hands"]  # whole hands, all with flowers
+        assert f["taps"] >= 0 and 0 <= f["groups_exact"] <= 1 and 0 <= f["flower_groups_right"] <= 1
+        assert 0.5 <= f["hand_tiles_read_right"] <= 1
+    first = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects())
+    assert first["hands 1-2 memory"] == first["hands 1-2 alone"]

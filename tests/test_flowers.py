@@ -1,0 +1,156 @@
+"""Flowers found and kept (issue 24): a run of flower-faced tiles apart from the hand is its flower group
+however unsure each flower's identity, and a hand holds each flower once, so one read twice is resolved."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.hand import Hand, Meld, Situation
+from scoring.tiles import FLOWERS
+from vision.classes import CLASS_INDEX, CLASSES
+from vision.correction import distinct_readings
+from vision.detections import Detections
+from vision.hand_finding import flowers_of
+from vision.read import read_detections
+
+from .fake_detections import around_the_hand, laid_out
+from .test_layout_and_correction import same_hand
+
+FLOWER_HAND = Hand(("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "2m"), "2m",
+                   (Meld("pon", ("3z", "3z", "3z")),), ("1f", "3f", "6f"), Situation(seat="E", round="S"))
+
+
+def with_scores(dets: Detections, rows: dict[int, dict[str, float]], rest: float = 0.01) -> Detections:
+    """`dets` with the tiles in `rows` scored as given (every other class at `rest`)."""
+    scores = dets.scores.copy()
+    for i, row in rows.items():
+        scores[i] = rest
+        for code, value in row.items():
+            scores[i, CLASS_INDEX[code]] = value
+    return Detections(dets.boxes, scores)
+
+
+def flower_rows(codes: list[str]) -> list[int]:
+    return [i for i, c in enumerate(codes) if c in FLOWERS]
+
+
+def at(reading, photo: Detections, i: int) -> int:
+    """The reading's index of the photo's detection `i` (a reading puts its tiles in reading order)."""
+    return int(np.flatnonzero((reading.detections.boxes == photo.boxes[i]).all(axis=1))[0])
+
+
+def flower_group(reading) -> list[str]:
+    return sorted(reading.codes[i] for g in reading.groups if g.kind == "flowers" for i in g.members)
+
+
+def test_a_row_of_unsure_flowers_apart_from_the_hand_is_its_flower_group():
+    """As on the real photo of the issue: three flowers laid apart, each at 0.2-0.33, one read surest as
+    an honour and two as the same wrong flower. They were set apart as strays; now they are the flowers."""
+    dets, codes = laid_out(FLOWER_HAND)
+    one, three, six = flower_rows(codes)
+    photo = with_scores(around_the_hand(dets, wall=True, discards=6, seed=1), {
+        one: {"2f": 0.3, "1f": 0.25, "6z": 0.1},
+        three: {"6z": 0.3, "3f": 0.22, "7f": 0.15, "8f": 0.1},  # no flower is its top class
+        six: {"2f": 0.33, "6f": 0.27, "5f": 0.1},
+    })
+    reading = read_detections(photo, FLOWER_HAND.situation)
+    assert reading.hand is not None, reading.warnings
+    assert len(reading.hand.flowers) == 3 and len(set(reading.hand.flowers)) == 3
+    assert flower_group(reading) == sorted(reading.hand.flowers)
+    loose = {i for g in reading.groups if g.kind == "loose" for i in g.members}
+    flowers = [at(reading, photo, i) for i in (one, three, six)]
+    assert len(loose) == len(photo) - len(dets) and not loose & set(flowers)
+    assert reading.codes[flowers[1]] in FLOWERS and reading.detections.whys[flowers[1]] == "legal hand"
+
+
+def test_a_run_of_flowers_keeps_a_flower_read_as_no_flower():
+    """Four flowers laid apart, one read surely as a bamboo bird: the run is the flowers, that one too."""
+    hand = FLOWER_HAND.replace(flowers=("2f", "3f", "6f", "8f"))
+    dets, codes = laid_out(hand)
+    two, three, six, eight = flower_rows(codes)
+    photo = with_scores(dets, {two: {"1s": 0.9, "2f": 0.05}, three: {"3f": 0.5, "7f": 0.2},
+                               six: {"6f": 0.4, "8f": 0.3}, eight: {"8f": 0.6, "6f": 0.2}})
+    reading = read_detections(photo, hand.situation)
+    assert reading.hand is not None and same_hand(reading.hand, hand), reading.warnings
+    assert reading.codes[at(reading, photo, two)] == "2f"
+
+
+def test_with_no_legal_hand_the_flowers_shown_still_hold_each_flower_once():
+    dets, codes = laid_out(FLOWER_HAND)
+    one, three, six = flower_rows(codes)
+    photo = with_scores(dets, {one: {"1f": 0.6}, three: {"1f": 0.5, "3f": 0.4}, six: {"6f": 0.7}})
+    photo = photo[[i for i in range(len(photo)) if i not in (2, 5)]]  # two tiles missed: no legal hand
+    reading = read_detections(photo, FLOWER_HAND.situation)
+    assert reading.hand is None
+    assert flower_group(reading) == ["1f", "3f", "6f"]
+    assert "each flower once" in reading.detections.whys
+
+
+def test_a_flower_read_twice_takes_its_next_likeliest_flower():
+    dets, codes = laid_out(FLOWER_HAND)
+    one, three, six = flower_rows(codes)
+    photo = with_scores(dets, {one: {"1f": 0.6, "4f": 0.1}, three: {"3f": 0.7, "1f": 0.1},
+                               six: {"1f": 0.5, "6f": 0.35, "2f": 0.05}})  # 6f read as 1f, a second 1f
+    reading = read_detections(photo, FLOWER_HAND.situation)
+    assert reading.hand is not None and same_hand(reading.hand, FLOWER_HAND), reading.warnings
+    six = at(reading, photo, six)
+    assert reading.raw_codes[six] == "1f" and reading.codes[six] == "6f"
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(
+    st.lists(st.floats(0.0, 10.0), min_size=len(FLOWERS), max_size=len(FLOWERS)), min_size=n, max_size=n)))
+def test_the_distinct_readings_are_the_cheapest_readings_that_repeat_no_flower(costs):
+    """Against every reading of the tiles, tried one by one: the same costs, cheapest first, none
+    holding a flower twice."""
+    options = [sorted(zip(row, FLOWERS, strict=True)) for row in costs]
+    everything = sorted(sum(row[FLOWERS.index(c)] for row, c in zip(costs, pick, strict=True))
+                        for pick in itertools.product(FLOWERS, repeat=len(costs)) if len(set(pick)) == len(pick))
+    readings = distinct_readings(options, 3)
+    assert all(len(set(r)) == len(r) == len(costs) for _, r in readings)
+    assert [c for c, _ in readings] == pytest.approx(everything[:3])
+    for cost, reading in readings:
+        assert cost == pytest.approx(sum(row[FLOWERS.index(c)] for row, c in zip(costs, reading, strict=True)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_flowers_read_any_way_keep_every_flower_once(data):
+    """Whatever flower scores the tiles laid apart carry (however unsure, however repeated), the hand
+    read holds every one of them as a flower, each flower once."""
+    count = data.draw(st.integers(1, 8), label="flowers")
+    hand = FLOWER_HAND.replace(flowers=tuple(FLOWERS[:count]))
+    dets, codes = laid_out(hand)
+    draw_row = st.lists(st.floats(0.0, 1.0), min_size=len(FLOWERS), max_size=len(FLOWERS))
+    rows = {i: dict(zip(FLOWERS, data.draw(draw_row, label=f"tile {i}"), strict=True)) for i in flower_rows(codes)}
+    for row in rows.values():  # flower-faced: the flowers together outweigh every other class
+        row[max(row, key=row.get)] += 0.2
+    reading = read_detections(with_scores(dets, rows, rest=0.001), hand.situation)
+    assert reading.hand is not None, reading.warnings
+    assert len(reading.hand.flowers) == count == len(set(reading.hand.flowers))
+    assert [reading.codes[at(reading, dets, i)] in FLOWERS for i in rows] == [True] * count
+
+
+def test_a_tile_is_laid_out_as_a_flower_when_the_flowers_together_outweigh_its_top_class():
+    boxes = np.array([[0, 0, 30, 40], [40, 0, 70, 40]], np.float32)
+    scores = np.full((2, len(CLASSES)), 0.001, np.float32)
+    scores[0, [CLASS_INDEX[c] for c in ("2f", "5f", "7f")]] = 0.15  # 0.45 of flowers beside a 6z at 0.3
+    scores[0, CLASS_INDEX["6z"]] = 0.3
+    scores[1, CLASS_INDEX["6z"]], scores[1, CLASS_INDEX["2f"]] = 0.5, 0.3  # a 6z that looks a little like 2f
+    dets = Detections(boxes, scores)
+    assert dets.raw_codes == ["6z", "6z"]
+    assert dets.layout_codes == ["2f", "6z"]
+
+
+def test_in_a_part_mostly_of_flowers_a_tile_or_two_between_them_are_flowers_but_a_meld_is_not():
+    def of(codes):
+        return flowers_of(tuple(range(len(codes))), codes)
+
+    assert of(["1f", "1s", "2f", "3f"]) == (0, 1, 2, 3)
+    assert of(["7z", "1f", "2f", "3f", "6z"]) == (0, 1, 2, 3, 4)
+    assert of(["3z", "3z", "3z", "1f", "2f", "5f", "6f"]) == (3, 4, 5, 6)
+    assert of(["1f", "2f", "4s", "5s", "6s", "7f", "8f", "3f"]) == (0, 1, 5, 6, 7)
+    assert of(["1f", "1s", "2s"]) == () == of(["1f", "2f", "1s", "2s"])  # half or fewer: no run of flowers

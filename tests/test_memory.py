@@ -1,0 +1,203 @@
+"""A table's memory of its own set (vision/memory.py): taught from a labelled photo, kept bounded, stored
+as bytes and refused when corrupt or foreign; a photo read with it; and `python -m vision remember` /
+`read --memory` as a player's script would run them."""
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datasets.yolo import read_labels
+from vision.boxes import match
+from vision.classes import CLASSES
+from vision.detector import TileDetector
+from vision.memory import PER_CLASS, TableMemory, TableMemoryError, load_memory
+from vision.photo import load_photo
+from vision.read import read_photo
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "tests" / "data" / "samples"
+# An unseen-style sample whose five flowers the model alone reads as four, wrong (8f 2f 7f 4f).
+FLOWERED = SAMPLES / "unseen-style-000005"
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return TileDetector()
+
+
+def labelled(stem: Path):
+    image = load_photo(stem.with_suffix(".jpg"))
+    boxes, codes = read_labels(stem.with_suffix(".txt"), image.shape[1], image.shape[0])
+    return image, boxes, codes
+
+
+@pytest.fixture(scope="module")
+def taught(detector):
+    memory = TableMemory.for_classifier(detector.classifier)
+    memory.teach(detector.classifier, *labelled(FLOWERED))
+    return memory
+
+
+def test_a_memory_round_trips_through_bytes(detector, taught):
+    again = TableMemory.from_bytes(taught.to_bytes())
+    assert again.classifier == taught.classifier == detector.classifier.sha256
+    assert again.counts() == taught.counts() and len(again) == len(taught) == 22
+    for code, vectors in taught.examples.items():
+        np.testing.assert_allclose(again.examples[code], vectors, atol=2e-3)  # stored as float16
+    probs = np.random.default_rng(0).dirichlet(np.ones(len(CLASSES)), 5).astype(np.float32)
+    embeddings = np.concatenate(list(taught.examples.values()))[:5]
+    np.testing.assert_allclose(again.blend(probs, embeddings), taught.blend(probs, embeddings), atol=0.02)
+
+
+def corrupted(data: bytes) -> dict[str, bytes]:
+    card = json.loads(data)
+    code = next(iter(card["examples"]))
+    return {
+        "truncated": data[: len(data) // 2],
+        "not JSON": b"\x89PNG\r\n\x1a\n" + data[:40],
+        "another format": json.dumps({**card, "format": "something-else"}).encode(),
+        "a list": b"[1, 2, 3]",
+        "another version": json.dumps({**card, "version": 99}).encode(),
+        "bad base64": json.dumps({**card, "examples": {code: "%%%not base64%%%"}}).encode(),
+        "wrong length": json.dumps({**card, "examples": {code: base64.b64encode(b"abc").decode()}}).encode(),
+        "not a class": json.dumps({**card, "examples": {"9z": card["examples"][code]}}).encode(),
+        "no classifier": json.dumps({k: v for k, v in card.items() if k != "classifier"}).encode(),
+        "not finite": json.dumps({**card, "examples": {code: base64.b64encode(
+            np.full(card["dim"], np.inf, np.float16).tobytes()).decode()}}).encode(),
+    }
+
+
+# Each way a memory's bytes can go wrong, and the notice that refuses it.
+REFUSED_AS = {"truncated": "memory-not-memory", "not JSON": "memory-not-memory", "a list": "memory-not-memory",
+              "another format": "memory-not-memory", "another version": "memory-version",
+              "bad base64": "memory-corrupt", "wrong length": "memory-corrupt", "not a class": "memory-corrupt",
+              "no classifier": "memory-corrupt", "not finite": "memory-corrupt"}
+
+
+@pytest.mark.parametrize("damage", sorted(REFUSED_AS))
+def test_a_corrupt_or_foreign_memory_is_refused_with_what_is_wrong(taught, damage):
+    with pytest.raises(TableMemoryError) as refused:
+        TableMemory.from_bytes(corrupted(taught.to_bytes())[damage], "table.json")
+    assert refused.value.notice.code == REFUSED_AS[damage]
+    assert "table.json" in str(refused.value)
+
+
+def test_a_memory_of_another_classifier_is_refused(detector, taught, tmp_path):
+    foreign = TableMemory.from_bytes(taught.to_bytes())
+    foreign.classifier = "f" * 64
+    path = tmp_path / "table.json"
+    path.write_bytes(foreign.to_bytes())
+    with pytest.raises(TableMemoryError, match="another|made with") as refused:
+        load_memory(path, detector.classifier)
+    assert refused.value.notice.code == "memory-other-classifier"
+    with pytest.raises(TableMemoryError):
+        read_photo(load_photo(FLOWERED.with_suffix(".jpg")), detector, memory=foreign)
+
+
+def test_the_memory_keeps_the_newest_examples_of_each_class_and_can_be_reset():
+    memory = TableMemory("0" * 64, per_class=3)
+    vectors = np.eye(8, dtype=np.float32)
+    memory.add(vectors[:5], ["1f"] * 5)
+    memory.add(vectors[5:], ["2f", "1f", "2f"])
+    assert memory.counts() == {"1f": 3, "2f": 2}
+    np.testing.assert_array_equal(memory.examples["1f"], vectors[[3, 4, 6]])
+    memory.reset()
+    assert len(memory) == 0 and memory.counts() == {}
+    with pytest.raises(ValueError, match="not tile classes"):
+        memory.add(vectors[:1], ["9z"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.sampled_from(CLASSES), min_size=1, max_size=6, unique=True))
+def test_a_class_without_examples_is_left_to_the_model(seed, known):
+    """Among the classes the memory has no example of, the model's odds stand; an empty memory changes nothing."""
+    rng = np.random.default_rng(seed)
+    probs = rng.dirichlet(np.ones(len(CLASSES)), 4).astype(np.float32)
+    embeddings = rng.random((4, 16)).astype(np.float32)
+    memory = TableMemory("0" * 64)
+    np.testing.assert_array_equal(memory.blend(probs, embeddings), probs)
+    memory.add(rng.random((len(known), 16)).astype(np.float32), known)
+    blended = memory.blend(probs, embeddings)
+    np.testing.assert_allclose(blended.sum(axis=1), 1.0, atol=1e-5)
+    unknown = [CLASSES.index(c) for c in CLASSES if c not in known]
+    ratio = blended[:, unknown] / probs[:, unknown]
+    np.testing.assert_allclose(ratio, ratio[:, :1].repeat(len(unknown), axis=1), rtol=1e-3)
+
+
+def flower_codes(reading) -> list[str]:
+    return sorted(reading.codes[i] for g in reading.groups if g.kind == "flowers" for i in g.members)
+
+
+def test_a_photo_read_with_its_tables_memory_reads_the_sets_flowers(detector, taught):
+    """The model alone misreads this unseen design's flowers; taught the set, the tiles read their labels."""
+    image, boxes, codes = labelled(FLOWERED)
+    alone, remembered = read_photo(image, detector), read_photo(image, detector, memory=taught)
+    truth = sorted(c for c in codes if c.endswith("f"))
+    assert flower_codes(alone) != truth and flower_codes(remembered) == truth
+
+    def right(reading):
+        pairs = match(boxes, reading.detections.boxes)
+        return sum(reading.raw_codes[p] == codes[t] for t, p in pairs.items())
+
+    assert right(remembered) >= right(alone) + 4
+
+
+def vision(*args, cwd: Path):
+    return subprocess.run([sys.executable, "-m", "vision", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=180, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+
+def test_remember_then_read_with_the_memory_from_the_command_line(tmp_path):
+    memory = tmp_path / "table.json"
+    read_alone = vision("read", FLOWERED.with_suffix(".jpg"), "--json", "--memory", memory, cwd=tmp_path)
+    assert read_alone.returncode == 0, read_alone.stderr
+    assert not memory.exists()  # read only: a missing memory is an empty one
+    taught = vision("remember", FLOWERED.with_suffix(".jpg"), "--labels", FLOWERED.with_suffix(".txt"),
+                    "--memory", memory, cwd=tmp_path)
+    assert taught.returncode == 0, taught.stderr
+    assert "22 tiles" in taught.stdout and len(TableMemory.from_bytes(memory.read_bytes())) == 22
+    again = vision("remember", FLOWERED.with_suffix(".jpg"), "--labels", FLOWERED.with_suffix(".txt"),
+                   "--memory", memory, cwd=tmp_path)
+    assert again.returncode == 0 and len(TableMemory.from_bytes(memory.read_bytes())) <= PER_CLASS * len(CLASSES)
+    before = memory.read_bytes()
+    read = vision("read", FLOWERED.with_suffix(".jpg"), "--json", "--memory", memory, cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    flowers = [g["tiles"] for g in json.loads(read.stdout)["groups"] if g["kind"] == "flowers"]
+    alone = [g["tiles"] for g in json.loads(read_alone.stdout)["groups"] if g["kind"] == "flowers"]
+    assert sorted(flowers[0]) == ["2f", "3f", "4f", "5f", "7f"] != sorted(alone[0])
+    assert memory.read_bytes() == before
+
+
+def test_the_command_line_refuses_what_it_cannot_use_with_its_exit_status(tmp_path):
+    photo, labels = FLOWERED.with_suffix(".jpg"), FLOWERED.with_suffix(".txt")
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_bytes(b'{"format": "taishu-table-memory", "version": 1, "exam')
+    for command in (["read", photo, "--memory", corrupt], ["remember", photo, "--labels", labels, "--memory", corrupt]):
+        out = vision(*command, cwd=tmp_path)
+        assert out.returncode == 3 and "not a table memory" in out.stderr and "Traceback" not in out.stderr
+    assert corrupt.read_bytes().endswith(b'"exam')  # left as it was
+    memory = tmp_path / "table.json"
+    outside = tmp_path / "other.txt"
+    outside.write_text("0 0.5 0.5 0.1 0.1\n12 1.4 0.5 0.1 0.1\n")  # a second box beyond the photo's right edge
+    malformed = tmp_path / "bad.txt"
+    malformed.write_text("0 0.5 0.5 0.1\n")
+    unknown_class = tmp_path / "class.txt"
+    unknown_class.write_text("43 0.5 0.5 0.1 0.1\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    not_a_photo = tmp_path / "photo.jpg"
+    not_a_photo.write_text("not a photo")
+    cases = {(photo, outside): "box 2 lies outside", (photo, malformed): "4 fields",
+             (photo, unknown_class): "class 43", (photo, empty): "no tiles", (photo, tmp_path / "none.txt"): "none.txt",
+             (not_a_photo, labels): "photo.jpg"}
+    for (image, label), said in cases.items():
+        out = vision("remember", image, "--labels", label, "--memory", memory, cwd=tmp_path)
+        assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr, (label, out.stderr)
+    assert not memory.exists()

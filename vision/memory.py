@@ -1,0 +1,179 @@
+"""A table's memory of its own tile set: examples of how this set's tiles look, to read its next photos by.
+
+A table plays one set all evening, and every hand the players confirm is a labelled photo of that set.
+The memory keeps, for each class, the embeddings of the newest PER_CLASS of its tiles (the crop
+classifier's pooled features before its linear layer: `TileClassifier.read_crops`), taught from a photo's
+boxes and the codes the players confirmed (`teach`). A photo read with it (`read_photo(..., memory=)`,
+`TileDetector.read(..., memory=)`) has each tile's class probabilities blended with how like the table's own
+examples its crop is (`blend`); where a class has no example yet, the model alone decides it.
+
+The memory is stored with the table (the ledger's SQLite, a file for `python -m vision`) as bytes
+(`to_bytes` / `from_bytes`): JSON with a format name and version and the SHA-256 of the classifier whose
+embeddings it holds, since another classifier's embeddings mean nothing to this one. A corrupt, foreign or
+other-classifier memory is refused with a `TableMemoryError` that says which.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASSES
+from vision.crop_classifier import TileClassifier, cut_crops
+from vision.notices import Notice, NoticeError
+
+FORMAT, VERSION = "taishu-table-memory", 1
+PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code look alike, and lighting changes
+# A crop's cosine similarity to a class's nearest example is weighed against SIMILAR: likelier that class
+# above it, less likely below, by STRENGTH per unit (the log-odds), at most MAX_SHIFT up and MAX_DOWN down.
+# Chosen on the evening benchmark and the real test splits read as evenings (models/evening.py,
+# models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
+# on real photos another set of the collection), so the memory lowers a class little.
+SIMILAR, STRENGTH, MAX_SHIFT, MAX_DOWN = 0.75, 15.0, 4.0, 1.0
+
+
+class TableMemoryError(NoticeError, ValueError):
+    """A memory that cannot be used: corrupt, not a memory, of another version or another classifier."""
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, np.float32)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+
+@dataclass
+class TableMemory:
+    classifier: str  # SHA-256 of the crop classifier whose embeddings these are
+    per_class: int = PER_CLASS
+    examples: dict[str, np.ndarray] = field(default_factory=dict)  # code → (k, D) unit embeddings, oldest first
+
+    @classmethod
+    def for_classifier(cls, classifier: TileClassifier, per_class: int = PER_CLASS) -> TableMemory:
+        """An empty memory for this classifier's embeddings (refused when it gives none)."""
+        if not classifier.embeds:
+            raise TableMemoryError(Notice.of("memory-no-embedding"))
+        return cls(classifier.sha256, per_class)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.examples.values())
+
+    def counts(self) -> dict[str, int]:
+        """Examples kept per class, in the classes' order."""
+        return {c: len(self.examples[c]) for c in CLASSES if c in self.examples}
+
+    def reset(self) -> None:
+        self.examples.clear()
+
+    def check(self, classifier: TileClassifier) -> None:
+        """Refuse to read with a memory of another classifier's embeddings (the models were replaced)."""
+        if classifier.sha256 != self.classifier or not classifier.embeds:
+            raise TableMemoryError(Notice.of("memory-other-classifier", made=self.classifier[:12],
+                                             now=classifier.sha256[:12]))
+
+    def add(self, embeddings: np.ndarray, codes: list[str]) -> None:
+        """Keep these tiles' embeddings as examples of their codes, the oldest of a class dropped beyond
+        `per_class`."""
+        unknown = sorted(set(codes) - set(CLASSES))
+        if unknown:
+            raise ValueError(f"not tile classes: {unknown}")
+        vectors = _unit(embeddings)
+        for code in dict.fromkeys(codes):
+            new = vectors[[i for i, c in enumerate(codes) if c == code]]
+            kept = self.examples.get(code, np.zeros((0, vectors.shape[1]), np.float32))
+            self.examples[code] = np.concatenate([kept, new])[-self.per_class:]
+
+    def teach(self, classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray, codes: list[str]) -> None:
+        """Learn this table's set from a photo: each box (xyxy, in `image`'s pixels) holds a tile of its code,
+        as the players confirmed it."""
+        self.check(classifier)
+        if len(boxes) != len(codes):
+            raise ValueError(f"{len(boxes)} boxes but {len(codes)} codes")
+        if len(boxes):
+            self.add(classifier.read_crops(cut_crops(image, np.asarray(boxes, np.float32)))[1], list(codes))
+
+    def blend(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+        """Each tile's class probabilities (N, 43) with the table's examples' word: a class with examples
+        gains (or loses) log-odds by how much more (or less) like its nearest example the tile's crop is than
+        SIMILAR; a class without one keeps what the model says. An empty memory changes nothing."""
+        if not self.examples or not len(probs):
+            return probs
+        rows, bank, kept = self._bank()
+        # each tile's similarity to the nearest example of each class (a padding slot is no example)
+        nearest = np.where(kept[:, :, None], bank @ _unit(embeddings).T, -1.0).max(axis=1).T
+        shift = np.zeros_like(probs, dtype=np.float64)
+        shift[:, rows] = np.clip(STRENGTH * (nearest - SIMILAR), -MAX_DOWN, MAX_SHIFT)
+        log_p = np.log(np.clip(probs, 1e-9, None)) + shift
+        out = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+        return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def _bank(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The classes with examples (their indices), their examples as (classes, per_class, D) padded with
+        zeros, and which slots hold one."""
+        codes = [c for c in CLASSES if c in self.examples]
+        bank = np.zeros((len(codes), self.per_class, self.examples[codes[0]].shape[1]), np.float32)
+        kept = np.zeros(bank.shape[:2], bool)
+        for k, code in enumerate(codes):
+            bank[k, :len(self.examples[code])] = self.examples[code]
+            kept[k, :len(self.examples[code])] = True
+        return np.array([CLASSES.index(c) for c in codes]), bank, kept
+
+    def to_bytes(self) -> bytes:
+        """The memory as UTF-8 JSON: format, version, classifier, per class its examples (float16, base64)."""
+        examples = {c: base64.b64encode(self.examples[c].astype(np.float16).tobytes()).decode("ascii")
+                    for c in CLASSES if c in self.examples}
+        dim = next(iter(self.examples.values())).shape[1] if self.examples else 0
+        return json.dumps({"format": FORMAT, "version": VERSION, "classifier": self.classifier,
+                           "per_class": self.per_class, "dim": dim, "examples": examples}).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, what: str = "the memory") -> TableMemory:
+        """A memory from `to_bytes`; a TableMemoryError naming `what` (a file's name) if it is not one."""
+        try:
+            card = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise TableMemoryError(Notice.of("memory-not-memory", name=what)) from None
+        if not isinstance(card, dict) or card.get("format") != FORMAT:
+            raise TableMemoryError(Notice.of("memory-not-memory", name=what))
+        if card.get("version") != VERSION:
+            raise TableMemoryError(Notice.of("memory-version", name=what, version=str(card.get("version")),
+                                             expected=VERSION))
+        try:
+            dim, per_class, examples = int(card["dim"]), int(card["per_class"]), dict(card["examples"])
+            memory = cls(str(card["classifier"]), per_class)
+            for code, text in examples.items():
+                if code not in CLASSES:
+                    raise ValueError(code)
+                vectors = np.frombuffer(base64.b64decode(text, validate=True), np.float16)
+                memory.examples[code] = vectors.reshape(-1, dim).astype(np.float32)[-per_class:]
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            raise TableMemoryError(Notice.of("memory-corrupt", name=what)) from None
+        if per_class < 1 or not all(np.isfinite(v).all() for v in memory.examples.values()):
+            raise TableMemoryError(Notice.of("memory-corrupt", name=what))
+        return memory
+
+
+def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:
+    """The memory in file `path` for reading with `classifier`: an empty one when there is no such file;
+    a TableMemoryError when it is not a memory this classifier can use."""
+    if not path.exists():
+        return TableMemory.for_classifier(classifier)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TableMemoryError(Notice.of("memory-not-memory", name=f"{path} ({exc.strerror})")) from None
+    memory = TableMemory.from_bytes(data, str(path))
+    memory.check(classifier)
+    return memory
+
+
+def save_memory(memory: TableMemory, path: Path) -> None:
+    """Write the memory to `path` whole or not at all (a half-written memory would be refused as corrupt)."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(memory.to_bytes())
+    os.replace(partial, path)
