@@ -34,8 +34,9 @@ import numpy as np
 from datasets.photo import apply_photo, photo_effects
 from datasets.recipe import Recipe
 from datasets.scene import render_scene
+from datasets.scene_truth import SceneTruth
 from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
-from models.evaluate import is_real, judge_hand, load_samples, truth_hand_groups
+from models.evaluate import is_real, judge_hand, load_samples
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
@@ -62,14 +63,14 @@ def tile_set_of(style: str, anchor: float | None, rng: np.random.Generator) -> S
     return tile_set
 
 
-def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects) -> tuple[np.ndarray, list, dict]:
+def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects) -> tuple[np.ndarray, list, SceneTruth]:
     """A photo of a whole winning hand (every tile in view, as a player shows it) with flowers and melds in
     `tile_set`: (BGR image, labels, truth), passed through a phone's photo effects and JPEG as the generated
     data sets are."""
     for _ in range(TRIES):
         image, labels, truth = render_scene(rng, "unseen", size, HANDS_ONLY, tile_set)
-        hand, groups = truth["hand"], truth_hand_groups(truth)
-        if hand and hand["flowers"] and hand["melds"] and all(None not in g["label_rows"] for g in groups):
+        hand, groups = truth.hand, truth.hand_groups()
+        if hand and hand.flowers and hand.melds and all(None not in g.label_rows for g in groups):
             image = apply_photo(effects, image, int(rng.integers(2**31)))
             jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 96))])[1]
             return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), labels, truth
@@ -97,7 +98,7 @@ class Tally:
                 "hand_tiles_read_right": rate(self.codes)}
 
 
-def judged(tally: Tally, reading: Reading, boxes: np.ndarray, codes: list[str], truth: dict) -> dict[int, int]:
+def judged(tally: Tally, reading: Reading, boxes: np.ndarray, codes: list[str], truth: SceneTruth) -> dict[int, int]:
     """Add one generated hand's reading to `tally`; the label → detection pairs."""
     pairs = match(boxes, reading.detections.boxes)
     verdict = judge_hand(reading, pairs, codes, truth)
@@ -105,15 +106,15 @@ def judged(tally: Tally, reading: Reading, boxes: np.ndarray, codes: list[str], 
     tally.codes += [reading.raw_codes[pairs[r]] == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
         tally.exact.append(verdict.groups_exact)
-    shown = [g for g in truth_hand_groups(truth) if g["kind"] == "flowers"]
-    if shown and None not in shown[0]["label_rows"]:
-        tally.flowers.append(flower_group(reading) == Counter(shown[0]["tiles"]))
+    shown = [g for g in truth.hand_groups() if g.kind == "flowers"]
+    if shown and None not in shown[0].label_rows:
+        tally.flowers.append(flower_group(reading) == Counter(shown[0].tiles))
     return pairs
 
 
-def hand_rows(truth: dict) -> list[int]:
+def hand_rows(truth: SceneTruth) -> list[int]:
     """The label rows of the hand's tiles (what the player confirms)."""
-    return [r for g in truth_hand_groups(truth) for r in g["label_rows"] if r is not None]
+    return [r for g in truth.hand_groups() for r in g.label_rows if r is not None]
 
 
 def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, reading: Reading,

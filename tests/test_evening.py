@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from datasets.photo import photo_effects
-from models.evaluate import truth_hand_groups
 from models.evening import FIRST_HANDS, evening, hand_photo, run, tile_set_of
 from vision.detector import TileDetector
 
@@ -25,10 +24,9 @@ def test_an_evening_is_one_set_of_whole_hands_with_flowers_and_melds():
     tile_set, effects = tile_set_of(*DESIGN, rng), photo_effects()
     for _ in range(2):
         image, labels, truth = hand_photo(rng, tile_set, 320, effects)
-        assert truth["style"] == ["real-crops-held-out"] and image.shape[2] == 3
-        hand = truth["hand"]
-        assert hand["flowers"] and hand["melds"]
-        assert all(None not in g["label_rows"] for g in truth_hand_groups(truth))  # every hand tile in view
+        assert truth.style == ("real-crops-held-out",) and image.shape[2] == 3
+        assert truth.hand.flowers and truth.hand.melds
+        assert all(None not in g.label_rows for g in truth.hand_groups())  # every hand tile in view
 
 
 def test_the_evening_benchmark_at_a_small_size(detector):

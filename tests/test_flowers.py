@@ -20,7 +20,7 @@ from .fake_detections import around_the_hand, laid_out
 from .test_layout_and_correction import same_hand
 
 FLOWER_HAND = Hand(("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "2m"), "2m",
-                   (Meld("pon", ("3z", "3z", "3z")),), ("1f", "3f", "6f"), Situation(seat="E", round="S"))
+                   (Meld("pon", ("3z", "3z", "3z")),), ("1f", "3f", "6f"), Situation(seat_wind="E", round="S"))
 
 
 def with_scores(dets: Detections, rows: dict[int, dict[str, float]], rest: float = 0.01) -> Detections:
