@@ -271,7 +271,7 @@ class ScriptedDetector(TileDetector):
         self.classifier = None
         self.first, self.second, self.regions = first, second, []
 
-    def detect(self, image, long_side=None, conf=None, iou=0.5):
+    def detect(self, image, long_side=None, conf=None, iou=0.5, faint_flowers=False):
         if image.shape[:2] == self.photo_shape:
             return self.first
         self.regions.append(image.shape[:2])
@@ -310,7 +310,7 @@ class RecordingDetector(TileDetector):
         self.classifier = None
         self.answers, self.passes = answers, []
 
-    def detect(self, image, long_side=None, conf=None, iou=0.5):
+    def detect(self, image, long_side=None, conf=None, iou=0.5, faint_flowers=False):
         self.passes.append((image.shape[:2], long_side))
         return self.answers.get(image.shape[:2], Detections.empty())
 
