@@ -269,7 +269,7 @@ class ScriptedDetector(TileDetector):
         self.classifier = None
         self.first, self.second, self.regions = first, second, []
 
-    def detect(self, image, long_side=None, conf=None, iou=0.5):
+    def detect(self, image, long_side=None, conf=None, iou=0.5, faint_flowers=False):
         if image.shape[:2] == self.photo_shape:
             return self.first
         self.regions.append(image.shape[:2])
