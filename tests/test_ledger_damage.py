@@ -104,6 +104,22 @@ def assert_consistent(evening: Evening) -> None:
     assert isinstance(evening.next_deal, Deal)
 
 
+def flipped(built: Built, folder: Path, column: str, seq: int, at: int, mask: int) -> tuple[Path, Evening]:
+    """A copy of `built` with one byte of hand `seq`'s `column` flipped, and its evening read back:
+    consistent, and every other hand as it was."""
+    path = built.copy(folder)
+    with sqlite3.connect(path) as db:
+        (stored,) = db.execute(f"SELECT CAST({column} AS BLOB) FROM hands WHERE seq = ?", (seq,)).fetchone()
+        assume(stored is not None)  # a 流局 has no hand
+        damaged = bytearray(stored)
+        damaged[at % len(damaged)] ^= mask
+        db.execute(f"UPDATE hands SET {column} = CAST(? AS TEXT) WHERE seq = ?", (bytes(damaged), seq))
+    evening = Ledger(path).state("friday")
+    assert_consistent(evening)
+    assert [h for h in evening.hands if h.seq != seq] == [h for h in built.evening.hands if h.seq != seq]
+    return path, evening
+
+
 def assert_unlocked(path: Path) -> None:
     """Nothing holds the file: another connection takes the write lock at once."""
     probe = sqlite3.connect(path, timeout=0, isolation_level=None)
@@ -297,16 +313,7 @@ def test_a_damaged_row_read_by_one_phone_leaves_the_file_free_for_the_other(buil
 @given(seq=st.integers(1, len(RESULTS)), column=st.sampled_from(["items", "net", "hand"]),
        at=st.integers(0, 10_000), mask=st.integers(1, 255))
 def test_a_flipped_byte_in_a_hands_json_stays_in_that_hand(built, tmp_path_factory, seq, column, at, mask):
-    path = built.copy(tmp_path_factory.mktemp("flip"))
-    with sqlite3.connect(path) as db:
-        (stored,) = db.execute(f"SELECT CAST({column} AS BLOB) FROM hands WHERE seq = ?", (seq,)).fetchone()
-        assume(stored is not None)  # a 流局 has no hand
-        flipped = bytearray(stored)
-        flipped[at % len(flipped)] ^= mask
-        db.execute(f"UPDATE hands SET {column} = CAST(? AS TEXT) WHERE seq = ?", (bytes(flipped), seq))
-    evening = Ledger(path).state("friday")
-    assert_consistent(evening)
-    assert [h for h in evening.hands if h.seq != seq] == [h for h in built.evening.hands if h.seq != seq]
+    path, evening = flipped(built, tmp_path_factory.mktemp("flip"), column, seq, at, mask)
     original = built.hand(seq)
     if evening.damaged:
         [damaged] = evening.damaged
@@ -379,16 +386,7 @@ def test_a_damaged_line_of_any_kind_is_reported_as_that_hand(lines, tmp_path, se
 @given(seq=st.integers(1, 4), column=st.sampled_from(["others", "false_win", "reason", "net"]),
        at=st.integers(0, 10_000), mask=st.integers(1, 255))
 def test_a_flipped_byte_in_a_lines_own_columns_stays_in_that_line(lines, tmp_path_factory, seq, column, at, mask):
-    path = lines.copy(tmp_path_factory.mktemp("flip"))
-    with sqlite3.connect(path) as db:
-        (stored,) = db.execute(f"SELECT CAST({column} AS BLOB) FROM hands WHERE seq = ?", (seq,)).fetchone()
-        assume(stored is not None)
-        flipped = bytearray(stored)
-        flipped[at % len(flipped)] ^= mask
-        db.execute(f"UPDATE hands SET {column} = CAST(? AS TEXT) WHERE seq = ?", (bytes(flipped), seq))
-    evening = Ledger(path).state("friday")
-    assert_consistent(evening)
-    assert [h for h in evening.hands if h.seq != seq] == [h for h in lines.evening.hands if h.seq != seq]
+    path, evening = flipped(lines, tmp_path_factory.mktemp("flip"), column, seq, at, mask)
     if evening.damaged:
         [damaged] = evening.damaged
         assert damaged.seq == seq and damaged.after in (None, deal_after(lines.evening.table, [lines.hand(seq)]))
