@@ -294,8 +294,8 @@ with summary:
         how = t("自摸") if r.self_draw else t("胡 ") + who(r.discarder)
         st.markdown(f"**{verdict.score.total} 台** · {who(r.winner)} {how}  \n"
                     + net_line(verdict.payout, script, who))
-    else:
-        st.markdown(t(why_not[1]))
+    else:  # a prompt as it is; an error is said in full at ④
+        st.markdown(t(why_not[1] if why_not[0] == "prompt" else "這手牌還不能算（④ 說為什麼）"))
 
 reading_choices = None
 if ss.photo is not None:

@@ -226,8 +226,13 @@ def type_hand(page, text: str) -> None:
 
 
 def upload(page, name: str, data: bytes, mime: str = "image/jpeg") -> None:
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-        files=[{"name": name, "mimeType": mime, "buffer": data}])
+    """Into the page's uploader: the one there is once a run is over (a recorded hand draws a new,
+    empty one in place of the old)."""
+    from playwright.sync_api import expect
+
+    uploader = page.get_by_test_id("stFileUploaderDropzoneInput")
+    expect(uploader).to_have_count(1)
+    uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
 
 
 def table_photo() -> bytes:
