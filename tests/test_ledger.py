@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -318,12 +320,20 @@ def test_the_scored_hand_comes_back_when_asked(book):
         unreadable.scored_hand()
 
 
+@contextmanager
+def old_schema(path: Path, version: int) -> Iterator[sqlite3.Connection]:
+    """A new file at `path` as taishu's schema `version` left it (its first `version` migrations)."""
+    with sqlite3.connect(path) as db:
+        for steps in ledger.store.MIGRATIONS[:version]:
+            for statement in steps:
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {version}")
+        yield db
+
+
 def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
     path = tmp_path / "old.db"
-    with sqlite3.connect(path) as db:  # the file as the first version of the ledger left it
-        for statement in ledger.store.MIGRATIONS[0]:
-            db.execute(statement)
-        db.execute("PRAGMA user_version = 1")
+    with old_schema(path, 1) as db:  # the file as the first version of the ledger left it
         db.execute("INSERT INTO tables VALUES ('old', '2026-11-01T20:00:00+08:00', '[\"阿明\", \"\", \"\", \"\"]',"
                    " 'E', 100, 20, 'tw16-2026.09-p0', 1)")
         db.execute("INSERT INTO hands VALUES ('old', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, NULL, NULL, 0,"
@@ -340,11 +350,7 @@ def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
 
 def test_a_version_2_file_gets_versions_and_a_stale_page_is_refused(tmp_path):
     path = tmp_path / "v2.db"
-    with sqlite3.connect(path) as db:
-        for steps in ledger.store.MIGRATIONS[:2]:
-            for statement in steps:
-                db.execute(statement)
-        db.execute("PRAGMA user_version = 2")
+    with old_schema(path, 2) as db:
         db.execute("INSERT INTO tables VALUES ('t', '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
                    " 'E', 100, 20, 'tw16-2026.09-p0', 7)")
         for seq in (1, 2):
@@ -638,11 +644,7 @@ def test_a_line_that_would_not_read_back_is_not_recorded(book):
 
 def test_a_version_3_file_is_migrated_and_then_takes_the_new_lines(tmp_path):
     path = tmp_path / "v3.db"
-    with sqlite3.connect(path) as db:
-        for steps in ledger.store.MIGRATIONS[:3]:
-            for statement in steps:
-                db.execute(statement)
-        db.execute("PRAGMA user_version = 3")
+    with old_schema(path, 3) as db:
         db.execute("INSERT INTO tables VALUES ('t', '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
                    " 'E', 100, 20, 'tw16-improved', 2)")
         db.execute("INSERT INTO hands VALUES ('t', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, NULL, NULL, 0,"
