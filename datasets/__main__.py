@@ -177,7 +177,8 @@ def _audit(args) -> None:
 
     from datasets.audit import audit
     from datasets.audit_report import text, write_html
-    from vision.detector import MODELS_DIR, ModelError, TileDetector
+    from vision.detector import TileDetector
+    from vision.model_files import MODELS_DIR, ModelError
 
     if not args.dir.is_dir():
         raise SystemExit(f"error: {args.dir} is not a folder")

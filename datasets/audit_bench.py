@@ -31,7 +31,8 @@ from datasets.shared import MissingSharedData, require_shared
 from datasets.yolo import image_labels, read_labels, yolo_lines
 from vision.boxes import iou_matrix
 from vision.classes import CLASSES
-from vision.detector import MODELS_DIR, TileDetector
+from vision.detector import TileDetector
+from vision.model_files import MODELS_DIR
 from vision.photo import load_photo
 
 PLANTED = ("swap", "drop", "shift", "spurious")  # every kind `plant` knows

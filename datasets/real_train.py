@@ -159,7 +159,8 @@ def main(argv: list[str] | None = None) -> None:
                          f"(optional data the repository does not carry: set {SETTING} to the shared folder)")
     detector = None
     if not args.no_backs:
-        from vision.detector import MODELS_DIR, TileDetector
+        from vision.detector import TileDetector
+        from vision.model_files import MODELS_DIR
 
         detector = TileDetector(args.models or MODELS_DIR, threads=1, classifier=False)
     curation = json.loads(args.curation.read_text()) if args.curation.is_file() else None

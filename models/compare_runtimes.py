@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from vision.detector import MODELS_DIR, TileDetector, letterbox
+from vision.detector import TileDetector, letterbox
+from vision.model_files import MODELS_DIR
 from vision.photo import load_photo
 
 REPO = Path(__file__).resolve().parents[1]

@@ -68,7 +68,8 @@ from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, TileDetector, sha256_of
+from vision.detector import TileDetector
+from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
 from vision.read import Reading, read_detections
 

@@ -27,8 +27,7 @@ from datasets.yolo import IMAGE_SUFFIXES
 from models.ultralytics_env import REPO, load_ultralytics
 from vision.classes import CLASSES
 from vision.crop_classifier import EMBEDDING
-from vision.detector import MODELS_DIR, sha256_of
-from vision.hand_finding import WEIGHTS
+from vision.model_files import HAND_FINDER, MODELS_DIR, sha256_of
 
 MAX_SIDE = 1280  # second pass cap: keeps a many-row photo under ~0.5 s on 2 cores
 
@@ -154,8 +153,8 @@ def main(argv: list[str] | None = None) -> None:
         "onnx": "tiles.onnx",
         "pt": "tiles.pt",
         # the hand finder's hash carried over: the reader refuses a hand finder the card does not vouch for
-        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt", WEIGHTS.name)
-                   if name != WEIGHTS.name or (out / name).exists()},
+        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt", HAND_FINDER.name)
+                   if name != HAND_FINDER.name or (out / name).exists()},
         "imgsz": args.imgsz,
         "tile_width": training_tile_width(args.data, args.imgsz),
         "max_side": MAX_SIDE,

@@ -29,7 +29,7 @@ from torch import nn
 
 from vision.classes import CLASSES
 from vision.crop_classifier import CROP_H, CROP_W, EMBEDDING, EXPAND, TileClassifier
-from vision.detector import MODELS_DIR, sha256_of
+from vision.model_files import MODELS_DIR, sha256_of
 
 REPO = Path(__file__).resolve().parents[1]
 CROPS = REPO / "data" / "crops"

@@ -22,9 +22,9 @@ import numpy as np
 
 from models.evaluate import samples_of
 from models.evaluate_layout import perfect_detections
-from vision.detector import sha256_of
-from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, joined, part_features
+from vision.hand_finding import FEATURES, hand_probability, joined, part_features
 from vision.layout import group_rows, in_reading_order
+from vision.model_files import HAND_FINDER, sha256_of
 
 NOISE = (0.0, 0.045)
 DROP = 0.03  # share of tiles a draw leaves out
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--judge", type=Path, required=True, help="a generated set of unseen styles")
     parser.add_argument("--draws", type=int, default=2, help="noisy copies of each training scene")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=WEIGHTS)
+    parser.add_argument("--out", type=Path, default=HAND_FINDER)
     args = parser.parse_args(argv)
     train = [s for root in args.train for split in ("train", "val") for s in samples_of(root, split, None)]
     x, y, photo = part_rows(train, args.draws, args.seed)

@@ -20,7 +20,8 @@ from scoring.hand import Hand
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox, scale_clusters
+from vision.detector import TileDetector, letterbox, scale_clusters
+from vision.model_files import MODELS_DIR, ModelError
 from vision.notices import CATALOGUE
 from vision.photo import READ_SIDE, load_photo
 from vision.read import UPSIDE_DOWN, read_photo

@@ -28,7 +28,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, checked_file, read_card
+from vision.model_files import MODELS_DIR, ModelError, classifier_card, onnx_session
 from vision.notices import Notice
 
 CROP_H, CROP_W = 64, 48
@@ -112,13 +112,7 @@ class TileClassifier:
         """`weight`: read-time scores are a weighted geometric mean of this classifier's softmax (weight)
         and the detector's scores normalised to sum 1 (1 - weight); the model card sets it per detector
         (`classifier_weight` in model.json, chosen as models/README.md says)."""
-        import onnxruntime as ort
-
-        checked_file(onnx, sha256, "classifier")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(onnx, sha256, "classifier", threads)
         spec = self.session.get_inputs()[0]
         if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
             raise ModelError(Notice.of("model-input", name=onnx.name, shape=str(spec.shape[1:]),
@@ -132,8 +126,7 @@ class TileClassifier:
     @classmethod
     def from_card(cls, models_dir: Path = MODELS_DIR, threads: int | None = None) -> TileClassifier:
         """The classifier named by `models_dir/classifier.json` (what training wrote)."""
-        card = read_card(models_dir / "classifier.json", "classifier")
-        return cls(models_dir / card["onnx"], card["sha256"], threads)
+        return cls(*classifier_card(models_dir), threads)
 
     @property
     def embeds(self) -> bool:

@@ -10,23 +10,19 @@ models/README.md).
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from scoring.hand import brief
 from scoring.tiles import FLOWERS
 from vision.classes import CLASSES
+from vision.crop_classifier import TileClassifier
 from vision.detections import Detections
-from vision.notices import Notice, NoticeError
+from vision.hand_finding import weights
+from vision.model_files import MODELS_DIR, STRIDE, ModelCard, onnx_session
 from vision.photo import READ_SIDE
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-STRIDE = 32
 # Below this width (px at the network input) the first pass misses tiles: look again larger.
 MIN_FOUND_TILE = 12.0
 # Tiles found between these multiples of the trained tile width are read as found, in one pass
@@ -52,8 +48,6 @@ FIRST_PASS_MAX = 2
 MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
 MAX_RESTORE = 6.0
 MIN_FOR_ASPECT = 3
-# The largest max_side a model card may ask for: a read's 1 GB bound is measured at it (tests/test_detector.py).
-MAX_SIDE_LIMIT = 1280
 # A box whose likeliest class is a flower is kept from FAINT_FLOWER up (others from the card's conf): a flower
 # of a set the detector never saw scores low (on generated hands of the unseen designs, 14 of the 15 hand tiles
 # it missed were flowers, each found read at 0.03), and a hand without it loses its 台. Such a faint box is kept only
@@ -62,111 +56,6 @@ MAX_SIDE_LIMIT = 1280
 # bounds keep 10 of them and none of the others (0.03 and flower-faced alone kept all 15 and all 13 others).
 FAINT_FLOWER, FAINT_FLOWER_SURE = 0.05, 0.7
 FLOWER_IDS = np.flatnonzero(np.isin(CLASSES, FLOWERS))
-
-
-class ModelError(NoticeError, RuntimeError):
-    """The committed model is missing or does not match its recorded hash (its notice says which)."""
-
-
-@dataclass(frozen=True)
-class ModelCard:
-    """`models/model.json`: which file to load, its SHA-256, and how it was trained to see tiles."""
-
-    onnx: Path
-    sha256: str
-    imgsz: int  # first-pass input size (long side)
-    tile_width: float  # median tile width (px, at network input) the model was trained around
-    max_side: int  # cap on the second pass's input long side
-    conf: float = 0.25  # a box is a tile when its best class scores this much (chosen per model)
-    classifier: Path | None = None  # the crop classifier (second stage), when the card names one
-    classifier_sha256: str | None = None
-    # its share in each tile's class scores against the detector's (vision/crop_classifier.py): it
-    # depends on how well this detector reads classes, so it is chosen per model, as conf is
-    classifier_weight: float = 1.0
-
-    @classmethod
-    def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
-        """The card in `models_dir`; ModelError naming the field when one is missing or out of range (an
-        input size of 0 made the first pass double it forever)."""
-        path = models_dir / "model.json"
-        meta = read_card(path, "model")
-        try:
-            onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
-            imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
-            return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
-                       tile_width=card_number(meta, "tile_width", 1, imgsz),
-                       max_side=card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True),
-                       conf=card_number(meta, "conf", 0.001, 0.999, default=0.25),
-                       classifier=models_dir / name if name else None,
-                       classifier_sha256=card_hash(meta, name) if name else None,
-                       classifier_weight=card_number(meta, "classifier_weight", 0, 1, default=1.0))
-        except CardProblem as exc:
-            raise ModelError(Notice.of("model-card-broken", what="model", path=str(path), why=str(exc))) from exc
-
-
-class CardProblem(ValueError):
-    """A field of a model card that is missing or unusable; the message names it."""
-
-
-def card_file(meta: dict, key: str) -> str:
-    """A file the card names: a plain name inside the card's folder."""
-    name = meta.get(key)
-    if not isinstance(name, str) or not name or Path(name).name != name:
-        raise CardProblem(f"{key!r} is {brief(name)}, expected a file name in the card's folder")
-    return name
-
-
-def card_hash(meta: dict, name: str) -> str:
-    digest = meta.get("sha256", {}).get(name) if isinstance(meta.get("sha256"), dict) else None
-    if not isinstance(digest, str) or len(digest) != 64:
-        raise CardProblem(f"no SHA-256 for {name} under 'sha256'")
-    return digest
-
-
-def card_number(meta: dict, key: str, low: float, high: float, *, integer: bool = False,
-                default: float | None = None) -> float:
-    """A number of the card, refused outside low..high (nan, a string or a boolean too)."""
-    value = meta.get(key, default)
-    kinds = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        raise CardProblem(f"{key!r} is {brief(value)}, expected {'an integer' if integer else 'a number'} "
-                          f"from {low} to {high}")
-    return value if integer else float(value)
-
-
-def read_card(path: Path, what: str) -> dict:
-    """A model's JSON card, refused unless it exists, is a JSON object and lists our classes in our order."""
-    if not path.exists():
-        raise ModelError(Notice.of("model-card-missing", what=what, path=str(path)))
-    try:
-        card = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
-        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
-                                   why=f"not JSON we read ({str(exc)[:100]})")) from exc
-    if not isinstance(card, dict):
-        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
-                                   why=f"a JSON {type(card).__name__}, not an object"))
-    if card.get("classes") != list(CLASSES):
-        raise ModelError(Notice.of("model-classes-differ", what=what))
-    return card
-
-
-def checked_file(path: Path, sha256: str, what: str) -> Path:
-    """`path`, once it exists and matches its recorded SHA-256 (ModelError otherwise)."""
-    if not path.is_file():
-        raise ModelError(Notice.of("model-file-missing", what=what, path=str(path)))
-    actual = sha256_of(path)
-    if actual != sha256:
-        raise ModelError(Notice.of("model-corrupt", name=path.name, actual=actual[:12], expected=sha256[:12]))
-    return path
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
@@ -257,22 +146,12 @@ class TileDetector:
     out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""
 
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
-        import onnxruntime as ort
-
-        from vision.hand_finding import weights  # here: hand_finding takes the card's helpers from this module
-
         self.card = ModelCard.load(models_dir)
-        checked_file(self.card.onnx, self.card.sha256, "model")
+        self.session = onnx_session(self.card.onnx, self.card.sha256, "model", threads)
         weights()  # what every read needs besides the detector: refused here rather than at the first photo
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(self.card.onnx), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         self.classifier = None
         if classifier and self.card.classifier:
-            from vision.crop_classifier import TileClassifier
-
             self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads,
                                              self.card.classifier_weight)
 

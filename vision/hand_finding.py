@@ -13,7 +13,6 @@ whether they make a legal hand.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -23,11 +22,10 @@ import numpy as np
 from scoring.tiles import is_flower
 from vision.classes import BACK
 from vision.detections import Detections
-from vision.detector import CardProblem, ModelError, card_hash, checked_file, read_card
 from vision.layout import Layout, _rotate
+from vision.model_files import HAND_FINDER, ModelError, hand_finder_card
 from vision.notices import Notice
 
-WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
 # Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
 # share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
 TOUCH, LEVEL = 0.3, 0.5
@@ -120,15 +118,10 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
 
 
 @cache
-def weights(path: Path = WEIGHTS) -> dict[str, np.ndarray]:
-    """The fitted network, once its file matches the SHA-256 the model card beside it records (as the
-    detector's files do) and was fitted over FEATURES; ModelError saying which is not so."""
-    try:
-        sha256 = card_hash(read_card(path.parent / "model.json", "model"), path.name)
-    except CardProblem as exc:
-        raise ModelError(Notice.of("model-card-broken", what="model", path=str(path.parent / "model.json"),
-                                   why=str(exc))) from exc
-    card = json.loads(checked_file(path, sha256, "hand finder").read_bytes())  # its bytes are the ones hashed
+def weights(path: Path = HAND_FINDER) -> dict[str, np.ndarray]:
+    """The fitted network, once its file matches its recorded SHA-256 (`hand_finder_card`) and was
+    fitted over FEATURES; ModelError saying which is not so."""
+    card = hand_finder_card(path)
     if not isinstance(card, dict) or tuple(card.get("features", ())) != FEATURES:
         raise ModelError(Notice.of("hand-finder-features", path=str(path)))
     return {k: np.array(v, np.float64) for k, v in card["weights"].items()}

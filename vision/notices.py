@@ -188,7 +188,7 @@ CATALOGUE: dict[str, Words] = {
         "{name} is {width}x{height} pixels, too large to read (at most {limit} million)",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百萬像素）",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百万像素）"),
-    # vision/detector.py, vision/crop_classifier.py: ModelError
+    # vision/model_files.py: ModelError
     "model-card-missing": Words(
         "no {what} card at {path}",
         "找不到模型說明檔 {path}",
