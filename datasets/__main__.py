@@ -127,7 +127,7 @@ def _generate(args) -> None:
 
 def _preview(args) -> None:
     from datasets.preview import contact_sheet
-    from datasets.yolo import LabelError
+    from vision.labels import LabelError
     from vision.photo import PhotoError
 
     if not args.dir.is_dir():

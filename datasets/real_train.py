@@ -29,9 +29,10 @@ import cv2
 import numpy as np
 
 from datasets.real import manifest
-from datasets.yolo import label_path_of, read_labels
+from datasets.yolo import label_path_of
 from vision.boxes import intersection_over_area
 from vision.classes import CLASSES
+from vision.labels import read_labels
 from vision.photo import load_photo
 
 # Undistorted real photos (hk-bonus-label, letterboxed) have median box aspects of 0.73-1.3 for 90%

@@ -1,6 +1,6 @@
 """What a generated scene shows: the value `datasets/scene.py` draws it from and writes beside
 each image (`scenes/<split>/<stem>.json`), and what the evaluators read back
-(`models/evaluate.py`, `models/evaluate_layout.py`, `models/train_hand_finder.py`).
+(`training/evaluate.py`, `training/evaluate_layout.py`, `training/train_hand_finder.py`).
 
     truth = SceneTruth.read(Path("set/scenes/val/000000.json"))
     truth.hand                    # the scorer's Hand shown, or None (loose tiles, clutter)

@@ -13,9 +13,8 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.yolo import read_labels
-from models.crops import make_crops
-from models.export import with_classifier
+from training.crops import make_crops
+from training.export import with_classifier
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.crop_classifier import (
     CROP_H,
@@ -30,6 +29,7 @@ from vision.crop_classifier import (
 )
 from vision.detections import Detections
 from vision.detector import TileDetector
+from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelCard, ModelError
 from vision.photo import load_photo
 

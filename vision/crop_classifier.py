@@ -4,7 +4,7 @@ The detector finds tiles well but confuses look-alike faces (萬 numerals 七/�
 few pixels of its input. The classifier sees each tile on its own, cut from the photo's full
 resolution and resized to CROP_H x CROP_W, and replaces (or is blended with) the detector's
 per-class scores. `crop_region`/`cut_crop` are the one definition of the crop: training
-(`models/crops.py`) and read time both use them.
+(`training/crops.py`) and read time both use them.
 
 A rescored tile's scores are the classifier's class probabilities times the detector's confidence
 that a tile is there (its top score). They keep the meaning of the detector's own scores (a YOLO

@@ -6,7 +6,7 @@ runs of touching tiles ("parts"); each part gets the probability that it belongs
 what a person looks at: its tiles' size beside the nearest (largest) row's, how far it lies from
 that row across and along it, whether its tiles are face down, turned (discards lie every way),
 alone, or flowers (never discarded: a flower face up is some player's). The weights are a small
-network fitted on generated table scenes (`python -m models.train_hand_finder`,
+network fitted on generated table scenes (`python -m training.train_hand_finder`,
 `models/hand_finder.json`); the hand search (`vision.search`) then decides the doubtful parts by
 whether they make a legal hand.
 """
@@ -128,7 +128,7 @@ def weights(path: Path = HAND_FINDER) -> dict[str, np.ndarray]:
 
 
 def hand_probability(features: np.ndarray, w: dict | None = None) -> np.ndarray:
-    """The fitted network (models/train_hand_finder.py): one tanh layer, a logistic output."""
+    """The fitted network (training/train_hand_finder.py): one tanh layer, a logistic output."""
     w = weights() if w is None else w
     z = np.tanh(features @ w["w1"]) @ w["w2"] + w["b2"]
     return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))

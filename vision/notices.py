@@ -198,7 +198,7 @@ CATALOGUE: dict[str, Words] = {
         "模型說明檔 {path} 壞了：請從 git 還原",
         "模型说明档 {path} 坏了：请从 git 还原"),
     "hand-finder-features": Words(
-        "{path} was fitted on other features than the reader's: refit it (python -m models.train_hand_finder)",
+        "{path} was fitted on other features than the reader's: refit it (python -m training.train_hand_finder)",
         "找手牌的模型檔 {path} 和程式對不上：請重新訓練它",
         "找手牌的模型档 {path} 和程序对不上：请重新训练它"),
     "model-classes-differ": Words(
@@ -237,7 +237,7 @@ CATALOGUE: dict[str, Words] = {
         "牌桌记忆是旧的模型做的：请清除后重新教这副牌"),
     "memory-no-embedding": Words(
         "the crop classifier gives no embeddings, so no table memory can be taught "
-        "(python -m models.export --classifier-only adds them)",
+        "(python -m training.export --classifier-only adds them)",
         "這個模型不能記住牌桌的牌",
         "这个模型不能记住牌桌的牌"),
     # vision/__main__.py remember: the tiles to teach
