@@ -16,7 +16,7 @@ from typing import Any
 
 from scoring.hand import HandError
 from scoring.script import in_script
-from vision.classes import class_name
+from scoring.tiles import tile_name
 
 SCRIPTS = ("en", "traditional", "simplified")
 TILE_PARAMS = frozenset({"before", "after", "left", "right", "tile"})
@@ -313,9 +313,9 @@ def _shown(name: str, value: Any, script: str) -> Any:
     if isinstance(value, Notice):
         return value.text(script)
     if name in TILE_PARAMS and script != "en":
-        return class_name(value, script)
+        return tile_name(value, script)
     if name in TILES_PARAMS:
-        return " ".join(value) if script == "en" else "、".join(class_name(t, script) for t in value)
+        return " ".join(value) if script == "en" else "、".join(tile_name(t, script) for t in value)
     if name in TRADITIONAL_PARAMS:
         return in_script(value, script)
     return value
