@@ -12,11 +12,9 @@ class score is P(tile and class)), so the layout's choice between boxes competin
 confidence shown to the player and the audit's precision ranking still weigh box quality, while
 legal-hand correction, which normalises each tile's scores, gets the classifier's probabilities.
 
-Crop size 64 x 48 (h x w): tiles are portrait (box height/width ~1.3 at the median, 3:4 here), so
-the crop keeps their shape; 64 px of height is at or above the tile's own size in most training
-scenes (median box 31 x 41 px), so a 萬 numeral keeps its strokes, while the network stays cheap
-enough to train on one CPU thread. A box wider than tall (a tile lying sideways, or a photo rolled
-by ~90°) is turned a quarter turn so every crop is portrait.
+Crop size 64 x 48 (h x w): portrait, as tiles are, and tall enough that a 萬 numeral keeps its strokes
+while the network stays cheap to train (models/CLASSIFIER.md, "Recipe"). A box wider than tall (a
+tile lying sideways, or a photo rolled by ~90°) is turned a quarter turn so every crop is portrait.
 """
 
 from __future__ import annotations
@@ -75,9 +73,9 @@ def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.
 
 def cut_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(N, CROP_H, CROP_W, 3) uint8 crops of every box. While even the smallest tile is HALVE_FROM times
-    the crop's height, they are cut from the photo halved (2x2 averages): shrinking a 500 px tile to 64
-    px by area costs 1.1 ms a crop, halving the whole photo 3.5 ms, and the crops differ from the direct
-    ones by 0.6-1.8 grey levels on average (the bench's photos read the same codes either way)."""
+    the crop's height, they are cut from the photo halved (2x2 averages): shrinking each large tile by
+    area cost more than halving the whole photo once, for the same codes (models/README.md, "The reader's
+    constants")."""
     if not len(boxes):
         return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     scale = 1.0

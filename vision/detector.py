@@ -4,8 +4,8 @@
 photo gets: a first pass finds the tiles and their sizes; tiles of one size that lie together form a
 cluster (a photo of a table holds near tiles several times the size of far ones), and each cluster
 far from the size the model was trained on is read again, its region resized so its tiles come out at
-that size. That makes a 12 MP photo whose tiles are 80 px wide read the same as a close-up (see
-models/README.md).
+that size, so a photo of a table reads as a close-up does. The figures behind the constants below:
+models/README.md, "Read path (v3)" and "The reader's constants".
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from vision.photo import READ_SIDE
 
 # Below this width (px at the network input) the first pass misses tiles: look again larger.
 MIN_FOUND_TILE = 12.0
-# Tiles found between these multiples of the trained tile width are read as found, in one pass
-# (measured: a second pass at the trained size did not read such scenes better; models/README.md).
+# Tiles found between these multiples of the trained tile width are read as found, in one pass (a second
+# pass at the trained size reads them no better).
 SAME_SCALE = (0.7, 1.5)
 # Tiles of one cluster differ in size by less than this factor (near tiles can be 5x far ones in a photo
 # of a table), and lie within this many tile sizes of a neighbour of the cluster.
@@ -35,25 +35,21 @@ CLUSTER_REACH = 3.0
 # Second passes for at most this many clusters, the largest first (the rest keep the first pass):
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
-# The first pass's largest input (long side) is this many times the card's max_side (2560 px). Its
-# memory and time grow with its area: a process making one pass at 2560 over a 12 MP photo peaks at
-# ~720 MB, the pass taking 2-4 s on 2 cores; the 4096 px pass the doubling used to reach took 8-15 s
-# and the read 3.4 GB (README, "Reading photos").
+# The first pass's largest input (long side) is this many times the card's max_side (2560 px): its memory
+# and time grow with its area, and a read stays under 1 GB at this cap.
 FIRST_PASS_MAX = 2
 # An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
 # narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
-# keep its aspect (a data set's "stretch" export, a 16:9 frame shown square; KIM test: 6 of 12 photos at
-# 0.13-0.29). It is read again with its width restored, by at most MAX_RESTORE, judged on at least
+# keep its aspect (a data set's "stretch" export, a 16:9 frame shown square). It is read again with its
+# width restored, by at most MAX_RESTORE, judged on at least
 # MIN_FOR_ASPECT boxes. Wide boxes are no such sign: tiles lying flat seen at a grazing angle reach 3-4.
 MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
 MAX_RESTORE = 6.0
 MIN_FOR_ASPECT = 3
 # A box whose likeliest class is a flower is kept from FAINT_FLOWER up (others from the card's conf): a flower
-# of a set the detector never saw scores low (on generated hands of the unseen designs, 14 of the 15 hand tiles
-# it missed were flowers, each found read at 0.03), and a hand without it loses its 台. Such a faint box is kept only
+# of a set the detector never saw scores low, and a hand without it loses its 台. Such a faint box is kept only
 # where no surer box covers it and the crop classifier gives the flowers FAINT_FLOWER_SURE of its probability:
-# on 32 photos of unseen designs and 90 real test photos, of 28 faint boxes 15 were flowers, and these two
-# bounds keep 10 of them and none of the others (0.03 and flower-faced alone kept all 15 and all 13 others).
+# the two bounds that kept faint flowers and no faint other tile (models/README.md, "Faint flowers").
 FAINT_FLOWER, FAINT_FLOWER_SURE = 0.05, 0.7
 FLOWER_IDS = np.flatnonzero(np.isin(CLASSES, FLOWERS))
 
@@ -238,10 +234,9 @@ class TileDetector:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
         at 512), until the photo's own size, never past FIRST_PASS_MAX times the card's `max_side`
-        (the cap). A size whose double would pass the cap is skipped for the cap itself: on a 12 MP
-        photo 512, 1024, then 2560 (passes at 2048 and 2560 cost 1.6x the one at 2560 alone, and find
-        no smaller tiles). Returns the detections (faint flowers among them, which `sure` leaves out)
-        and the input size that found them."""
+        (the cap). A size whose double would pass the cap is skipped for the cap itself (on a 12 MP
+        photo 512, 1024, then 2560): a pass just under the cap finds no smaller tiles. Returns the
+        detections (faint flowers among them, which `sure` leaves out) and the input size that found them."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
         cap = FIRST_PASS_MAX * self.card.max_side
         while True:
