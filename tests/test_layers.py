@@ -43,13 +43,13 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
-            if node.level:  # relative: from the package the module is in
-                base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1], *base.split(".")])
-                base = base.strip(".")
+            if node.level:  # relative: `.` is the module's own package, each further dot one above
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
         else:
             continue
-        out |= {t for t in targets if t.split(".")[0] in ALLOWED and t != name}
+        out |= {t for t in targets if package_of(t) in ALLOWED and t != name}
     return out
 
 
@@ -59,10 +59,13 @@ def graph() -> dict[str, set[str]]:
     return {name: imports_of(name, path, known) for name, path in modules.items()}
 
 
+def package_of(module: str) -> str:
+    return module.split(".")[0]
+
+
 def upward(edges: dict[str, set[str]]) -> list[str]:
-    top = lambda module: module.split(".")[0]  # noqa: E731
     return sorted(f"{a} imports {b}" for a, targets in edges.items() for b in targets
-                  if top(b) != top(a) and top(b) not in ALLOWED[top(a)])
+                  if package_of(b) != package_of(a) and package_of(b) not in ALLOWED[package_of(a)])
 
 
 def cycle(edges: dict[str, set[str]]) -> list[str] | None:
