@@ -37,7 +37,7 @@ class Placed:
 
 
 @dataclass
-class Group:
+class SceneGroup:
     kind: str  # concealed | chi | pon | kong | ankong | flowers | win | loose, or one of SURROUND_KINDS
     tiles: list[str]
 
@@ -46,7 +46,7 @@ class Group:
 class Layout:
     kind: str  # a key of Recipe.kinds
     hand: Hand | None  # the hand shown, if any
-    groups: list[Group]
+    groups: list[SceneGroup]
     placed: list[Placed]
     console: tuple | None = None  # (x, y, side, angle) of an automatic table's centre console
     focus: tuple | None = None  # (x0, y0, x1, y1) the photo is centred on; None: every tile
@@ -75,7 +75,7 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
     concealed = sorted(hand.concealed, key=_sort_key)
     if rng.random() < recipe.unsorted_hand:  # not everyone sorts their hand
         concealed = list(rng.permutation(concealed))
-    groups: list[Group] = []
+    groups: list[SceneGroup] = []
     placed: list[Placed] = []
     win_apart = rng.random() < recipe.win_apart
     row_codes = concealed if win_apart else _insert_sorted(concealed, hand.win, rng)
@@ -86,8 +86,8 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
         tiles = list(m.tiles)
         if m.kind == "ankong":  # shown face down: back,face,face,back or four backs
             tiles = [BACK, tiles[1], tiles[2], BACK] if rng.random() < 0.6 else [BACK] * 4
-        melds.append(Group(m.kind, tiles))
-    flowers = Group("flowers", list(hand.flowers)) if hand.flowers else None
+        melds.append(SceneGroup(m.kind, tiles))
+    flowers = SceneGroup("flowers", list(hand.flowers)) if hand.flowers else None
 
     # Main row: [melds beside] concealed [win apart].
     melds_beside = bool(melds) and rng.random() < recipe.melds_beside
@@ -98,11 +98,11 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
             tiles, x = _row(g.tiles, x, 0.0, rng, len(groups) - 1)
             placed += tiles
             x += rng.uniform(0.15, 0.8)
-    groups.append(Group("concealed", row_codes))
+    groups.append(SceneGroup("concealed", row_codes))
     tiles, x = _row(row_codes, x, 0.0, rng, len(groups) - 1, upright=upright)
     placed += tiles
     if win_apart:
-        groups.append(Group("win", [hand.win]))
+        groups.append(SceneGroup("win", [hand.win]))
         tiles, x = _row([hand.win], x + rng.uniform(0.25, 1.0), 0.0, rng, len(groups) - 1,
                         upright=upright)
         placed += tiles
@@ -144,7 +144,7 @@ def rows_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
     for _ in range(int(rng.integers(2, 6))):
         n = int(rng.integers(4, 18))
         codes = [_random_code(rng) for _ in range(n)]
-        groups.append(Group("loose", codes))
+        groups.append(SceneGroup("loose", codes))
         tiles, _ = _row(codes, rng.uniform(-1, 1), y, rng, len(groups) - 1)
         placed += tiles
         y += TILE_D + rng.uniform(0.05, 0.6)
@@ -162,7 +162,7 @@ def loose_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
         x, y = rng.uniform(0, spread, 2)
         if all((p.x - x) ** 2 + (p.y - y) ** 2 > 1.8**2 for p in placed):
             code = _random_code(rng)
-            groups.append(Group("loose", [code]))
+            groups.append(SceneGroup("loose", [code]))
             angle = rng.uniform(-180, 180) if rng.random() < 0.5 else rng.normal(0, 10)
             placed.append(Placed(code, len(groups) - 1, x, y, angle))
     return Layout("loose", None, groups, placed)
@@ -237,7 +237,7 @@ def table_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
         console = (cx, cy, rng.uniform(4.5, 7.0), rng.normal(0, 2))
 
     def add(kind, tiles):
-        groups.append(Group(kind, [p.code for p in tiles]))
+        groups.append(SceneGroup(kind, [p.code for p in tiles]))
         for p in tiles:
             p.group = len(groups) - 1
         placed.extend(tiles)

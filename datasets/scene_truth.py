@@ -34,7 +34,7 @@ class SceneTruthError(ValueError):
 
 @dataclass(frozen=True)
 class TruthGroup:
-    """A group of tiles the scene laid out (datasets.scene_layout.Group) and where each one is in
+    """A group of tiles the scene laid out (datasets.scene_layout.SceneGroup) and where each one is in
     the image's label file."""
 
     kind: str  # concealed | chi | pon | kong | ankong | flowers | win | loose, or wall | discard | other
