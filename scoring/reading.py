@@ -141,7 +141,7 @@ _SUITS_OF = {tuple(s in kept for s in SUITS): frozenset(kept)
 
 
 @dataclass(frozen=True, slots=True)
-class Reading:
+class Decomposition:
     """Five sets and a pair, and which of them the winning tile completed (None: the pair).
 
     A special shape (see SHAPES) keeps its one set (and any meld) in `sets`; `pair` is the
@@ -170,7 +170,7 @@ class Reading:
         return self.view.hand
 
 
-def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
+def readings(hand: Hand, view: View | None = None) -> Iterator[Decomposition]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
     view = view or View.of(hand)
@@ -192,7 +192,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
                 if discard:  # a set completed by another player's discard is exposed (明刻)
                     groups = (*formed[:k], _BY_DISCARD[place], *formed[k + 1:])
                 win_group = groups[k]
-            yield Reading(groups + melded, PLAYING[pair], win_group, view)
+            yield Decomposition(groups + melded, PLAYING[pair], win_group, view)
 
 
 # Groups are values: one instance per value (a few hundred), made once.
@@ -286,12 +286,12 @@ def special_shape_possible(full: list[int], melded: bool, shapes) -> bool:
     )
 
 
-def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
+def special_readings(hand: Hand, view: View, shapes) -> Iterator[Decomposition]:
     """Readings of the special shapes in `shapes` (the ruleset's): a flower win, or seven pairs
     / the thirteen orphans with one set, that set either the one meld or taken from the hand."""
     if hand.flower_win:
         if "flowers" in shapes:
-            yield Reading((), None, None, view, "flowers")
+            yield Decomposition((), None, None, view, "flowers")
         return
     wanted = [s for s in ("pairs", "orphans") if s in shapes]
     if not wanted or len(hand.melds) > 1:
@@ -325,4 +325,4 @@ def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
                     g = _group(kind, PLAYING[i], None, not (discard and here))
                     win_group = g if here else None
                     groups = (g,)
-                yield Reading(groups, pair, win_group, view, shape, pairs)
+                yield Decomposition(groups, pair, win_group, view, shape, pairs)
