@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from .decompose import is_complete
-from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Decomposition, Group
+from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Decomposition, Set
 from .tiles import (
     DRAGON_TILES,
     FLOWER_GROUPS,
@@ -341,7 +341,7 @@ def declared_ready(r: Decomposition, when: str) -> bool:
 
 # -- sets and chows (改良式 patterns) -----------------------------------------------------
 
-def _chows(r: Decomposition) -> list[Group]:
+def _chows(r: Decomposition) -> list[Set]:
     return [g for g in r.sets if g.kind == "chow"]
 
 
@@ -422,7 +422,7 @@ def kongs(r: Decomposition, count: int) -> bool:
     return sum(g.kind == "kong" for g in r.sets) >= count
 
 
-def _group_tiles(g: Group) -> tuple[str, ...]:
+def _group_tiles(g: Set) -> tuple[str, ...]:
     if g.kind == "chow":
         i = PLAYING.index(g.tile)
         return PLAYING[i:i + 3]

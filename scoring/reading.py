@@ -27,7 +27,7 @@ SHAPES = (*HAND_SHAPES, "flowers")
 
 
 @dataclass(frozen=True, slots=True)
-class Group:
+class Set:
     """A set of the reading: kind chow/pung/kong, its (lowest) tile, where it came from."""
 
     kind: str  # "chow" | "pung" | "kong"
@@ -147,9 +147,9 @@ class Decomposition:
     A special shape (see SHAPES) keeps its one set (and any meld) in `sets`; `pair` is the
     doubled tile of 十三么 (None for seven pairs and flower wins) and `pairs` the seven pairs."""
 
-    sets: tuple[Group, ...]
+    sets: tuple[Set, ...]
     pair: str | None
-    win_group: Group | None
+    win_group: Set | None
     view: View
     shape: str = STANDARD
     pairs: tuple[str, ...] = ()
@@ -196,7 +196,7 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Decomposition]:
 
 
 # Groups are values: one instance per value (a few hundred), made once.
-_group = cache(Group)
+_group = cache(Set)
 # The sets formed in the hand, by shape (decompose.SetShape): concealed, or completed by a
 # discard; None where no chow begins.
 _CHOWS = [i for i in range(27) if i % 9 <= 6]
@@ -208,11 +208,11 @@ _BY_DISCARD = tuple([_group("pung", t, None, False) for t in PLAYING]
 _HOLDING = [frozenset([i] + [CHOW + c for c in _CHOWS if c <= i <= c + 2]) for i in range(34)]
 
 
-def _melded(hand: Hand) -> tuple[Group, ...]:
+def _melded(hand: Hand) -> tuple[Set, ...]:
     return tuple([_MELD_GROUPS[m.kind, m.tiles] for m in hand.melds])
 
 
-def _meld_group(meld: tuple[MeldKind, tuple[str, ...]]) -> Group:
+def _meld_group(meld: tuple[MeldKind, tuple[str, ...]]) -> Set:
     kind, tiles = meld
     # a legal meld's lowest tile is its least code: one suit, ranks of one digit
     return _group(kind.set_kind, min(tiles), kind, not kind.is_open)
