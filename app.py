@@ -48,7 +48,8 @@ from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label
 from ui.widgets import choice
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
-from vision.detector import ModelError, TileDetector
+from vision.detector import TileDetector
+from vision.model_files import ModelError
 from vision.notices import Notice
 from vision.photo import PhotoError, load_photo
 from vision.read import read_photo

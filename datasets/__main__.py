@@ -127,7 +127,7 @@ def _generate(args) -> None:
 
 def _preview(args) -> None:
     from datasets.preview import contact_sheet
-    from datasets.yolo import LabelError
+    from vision.labels import LabelError
     from vision.photo import PhotoError
 
     if not args.dir.is_dir():
@@ -177,7 +177,8 @@ def _audit(args) -> None:
 
     from datasets.audit import audit
     from datasets.audit_report import text, write_html
-    from vision.detector import MODELS_DIR, ModelError, TileDetector
+    from vision.detector import TileDetector
+    from vision.model_files import MODELS_DIR, ModelError
 
     if not args.dir.is_dir():
         raise SystemExit(f"error: {args.dir} is not a folder")

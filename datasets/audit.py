@@ -65,11 +65,12 @@ import numpy as np
 
 from datasets.calibration import Calibration
 from datasets.metrics import IOU_THRESHOLDS, ap_per_class, confusion, true_positives
-from datasets.yolo import DATASET_FORMATS, LabelError, image_labels, read_labels
+from datasets.yolo import DATASET_FORMATS, image_labels
 from vision.boxes import iou_matrix, match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.detector import TileDetector, side_for
+from vision.labels import LabelError, read_labels
 from vision.photo import PhotoError, load_photo
 
 MIN_SCORE = 0.01  # lowest detection score in the tail (AP curves, evidence for a missed label)

@@ -28,10 +28,12 @@ import numpy as np
 from datasets.audit import Audit, Flag, audit
 from datasets.real import REAL_LABELLED, REAL_SETS
 from datasets.shared import MissingSharedData, require_shared
-from datasets.yolo import image_labels, read_labels, yolo_lines
+from datasets.yolo import image_labels
 from vision.boxes import iou_matrix
 from vision.classes import CLASSES
-from vision.detector import MODELS_DIR, TileDetector
+from vision.detector import TileDetector
+from vision.labels import read_labels, yolo_lines
+from vision.model_files import MODELS_DIR
 from vision.photo import load_photo
 
 PLANTED = ("swap", "drop", "shift", "spurious")  # every kind `plant` knows

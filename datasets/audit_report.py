@@ -14,7 +14,8 @@ import numpy as np
 
 from datasets.audit import MIN_SCORE, Audit, Flag, ImageAudit
 from datasets.yolo import DATASET_FORMATS
-from vision.classes import CLASSES, class_name
+from scoring.tiles import tile_name
+from vision.classes import CLASSES
 from vision.draw import draw_boxes
 from vision.files import write_image
 from vision.photo import load_photo
@@ -27,7 +28,7 @@ def code_name(code: str | None) -> str:
     """`2p 二筒`: the code and the name players write."""
     if code is None:
         return "—"
-    return f"{code} {class_name(code, 'traditional')}"
+    return f"{code} {tile_name(code, 'traditional')}"
 
 
 def label_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:

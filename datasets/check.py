@@ -20,10 +20,11 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from datasets.yolo import DATASET_FORMATS, IMAGE_SUFFIXES, find_files, label_path_of, parse_line, split_of, to_xyxy
+from datasets.yolo import DATASET_FORMATS, IMAGE_SUFFIXES, find_files, label_path_of, split_of
 from scoring.hand import brief
 from vision.boxes import pairwise_iou
 from vision.classes import CLASSES
+from vision.labels import parse_line, to_xyxy
 from vision.photo import PhotoError, load_photo
 
 IOU_DUPLICATE = 0.7  # tiles in a row touch but hardly overlap; above this it is one tile twice

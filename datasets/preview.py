@@ -7,9 +7,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.yolo import label_path_of, read_labels
+from datasets.yolo import label_path_of
 from vision.draw import draw_boxes
 from vision.files import write_image
+from vision.labels import read_labels
 from vision.photo import load_photo
 
 CELL = 480

@@ -31,9 +31,9 @@ import numpy as np
 
 from datasets.check import IOU_DUPLICATE
 from datasets.real import REAL_LABELLED, REAL_SETS, manifest
-from datasets.yolo import parse_line, to_xyxy
 from vision.boxes import pairwise_iou
 from vision.classes import CLASSES
+from vision.labels import parse_line, to_xyxy
 
 CURATION = Path(__file__).with_name("real_curation.json")
 UNLABELLED_AT_LEAST = 10

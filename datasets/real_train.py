@@ -29,9 +29,10 @@ import cv2
 import numpy as np
 
 from datasets.real import manifest
-from datasets.yolo import label_path_of, read_labels
+from datasets.yolo import label_path_of
 from vision.boxes import intersection_over_area
 from vision.classes import CLASSES
+from vision.labels import read_labels
 from vision.photo import load_photo
 
 # Undistorted real photos (hk-bonus-label, letterboxed) have median box aspects of 0.73-1.3 for 90%
@@ -159,7 +160,8 @@ def main(argv: list[str] | None = None) -> None:
                          f"(optional data the repository does not carry: set {SETTING} to the shared folder)")
     detector = None
     if not args.no_backs:
-        from vision.detector import MODELS_DIR, TileDetector
+        from vision.detector import TileDetector
+        from vision.model_files import MODELS_DIR
 
         detector = TileDetector(args.models or MODELS_DIR, threads=1, classifier=False)
     curation = json.loads(args.curation.read_text()) if args.curation.is_file() else None

@@ -249,7 +249,7 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
                  recipe: Recipe | None = None, tile_set: SceneSet | None = None):
     """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], its SceneTruth), drawn
     with `recipe` (default: DEFAULT_RECIPE), its tiles of `tile_set` when given (one physical set
-    photographed all evening: models/evening.py), else of a set drawn from the `which` styles."""
+    photographed all evening: training/evening.py), else of a set drawn from the `which` styles."""
     recipe = recipe or DEFAULT_RECIPE
     width, height = sample_size(rng, long_side, recipe.aspects)
     lay = layout(rng, recipe)

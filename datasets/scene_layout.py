@@ -37,16 +37,16 @@ class Placed:
 
 
 @dataclass
-class Group:
+class SceneGroup:
     kind: str  # concealed | chi | pon | kong | ankong | flowers | win | loose, or one of SURROUND_KINDS
     tiles: list[str]
 
 
 @dataclass
-class Layout:
+class SceneLayout:
     kind: str  # a key of Recipe.kinds
     hand: Hand | None  # the hand shown, if any
-    groups: list[Group]
+    groups: list[SceneGroup]
     placed: list[Placed]
     console: tuple | None = None  # (x, y, side, angle) of an automatic table's centre console
     focus: tuple | None = None  # (x0, y0, x1, y1) the photo is centred on; None: every tile
@@ -68,14 +68,14 @@ def _sort_key(code):
     return TILE_CODES.index(code) if code in TILE_CODES else len(TILE_CODES)
 
 
-def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None = None) -> Layout:
+def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None = None) -> SceneLayout:
     """A random legal winning hand laid out to be shown; `standing`: the chance its concealed row
     stands (default: the recipe's)."""
     hand = random_winning_hand(random.Random(int(rng.integers(2**62))))
     concealed = sorted(hand.concealed, key=_sort_key)
     if rng.random() < recipe.unsorted_hand:  # not everyone sorts their hand
         concealed = list(rng.permutation(concealed))
-    groups: list[Group] = []
+    groups: list[SceneGroup] = []
     placed: list[Placed] = []
     win_apart = rng.random() < recipe.win_apart
     row_codes = concealed if win_apart else _insert_sorted(concealed, hand.win, rng)
@@ -86,8 +86,8 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
         tiles = list(m.tiles)
         if m.kind == "ankong":  # shown face down: back,face,face,back or four backs
             tiles = [BACK, tiles[1], tiles[2], BACK] if rng.random() < 0.6 else [BACK] * 4
-        melds.append(Group(m.kind, tiles))
-    flowers = Group("flowers", list(hand.flowers)) if hand.flowers else None
+        melds.append(SceneGroup(m.kind, tiles))
+    flowers = SceneGroup("flowers", list(hand.flowers)) if hand.flowers else None
 
     # Main row: [melds beside] concealed [win apart].
     melds_beside = bool(melds) and rng.random() < recipe.melds_beside
@@ -98,11 +98,11 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
             tiles, x = _row(g.tiles, x, 0.0, rng, len(groups) - 1)
             placed += tiles
             x += rng.uniform(0.15, 0.8)
-    groups.append(Group("concealed", row_codes))
+    groups.append(SceneGroup("concealed", row_codes))
     tiles, x = _row(row_codes, x, 0.0, rng, len(groups) - 1, upright=upright)
     placed += tiles
     if win_apart:
-        groups.append(Group("win", [hand.win]))
+        groups.append(SceneGroup("win", [hand.win]))
         tiles, x = _row([hand.win], x + rng.uniform(0.25, 1.0), 0.0, rng, len(groups) - 1,
                         upright=upright)
         placed += tiles
@@ -126,7 +126,7 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
         tiles, x = _row(g.tiles, x, y, rng, len(groups) - 1)
         placed += tiles
         x += rng.uniform(0.2, 1.0)
-    return Layout("hand", hand, groups, placed)
+    return SceneLayout("hand", hand, groups, placed)
 
 
 def _insert_sorted(tiles, win, rng):
@@ -137,21 +137,21 @@ def _insert_sorted(tiles, win, rng):
     return out
 
 
-def rows_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
+def rows_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     """2-5 packed rows of random tiles (a set laid out for a photo)."""
     groups, placed = [], []
     y = 0.0
     for _ in range(int(rng.integers(2, 6))):
         n = int(rng.integers(4, 18))
         codes = [_random_code(rng) for _ in range(n)]
-        groups.append(Group("loose", codes))
+        groups.append(SceneGroup("loose", codes))
         tiles, _ = _row(codes, rng.uniform(-1, 1), y, rng, len(groups) - 1)
         placed += tiles
         y += TILE_D + rng.uniform(0.05, 0.6)
-    return Layout("rows", None, groups, placed)
+    return SceneLayout("rows", None, groups, placed)
 
 
-def loose_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
+def loose_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     """Single tiles scattered at any angle (each its own group), not overlapping."""
     n = int(rng.integers(2, 16))
     spread = np.sqrt(n) * 2.2
@@ -162,10 +162,10 @@ def loose_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
         x, y = rng.uniform(0, spread, 2)
         if all((p.x - x) ** 2 + (p.y - y) ** 2 > 1.8**2 for p in placed):
             code = _random_code(rng)
-            groups.append(Group("loose", [code]))
+            groups.append(SceneGroup("loose", [code]))
             angle = rng.uniform(-180, 180) if rng.random() < 0.5 else rng.normal(0, 10)
             placed.append(Placed(code, len(groups) - 1, x, y, angle))
-    return Layout("loose", None, groups, placed)
+    return SceneLayout("loose", None, groups, placed)
 
 
 def _random_code(rng):
@@ -213,7 +213,7 @@ def _discard_code(rng):
     return DISCARDABLE[int(rng.integers(len(DISCARDABLE)))]
 
 
-def table_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
+def table_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     """The player's hand at a table, seen from their chair, with what surrounds it: their wall of
     backs beyond the hand, the side and far walls, discards around the centre (an automatic
     table's console there), the opposite player's standing row (backs) and the others' melds.
@@ -221,7 +221,7 @@ def table_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
     if rng.random() < recipe.table_hand:
         lay = hand_scene(rng, recipe, standing=recipe.table_standing)
     else:
-        lay = Layout("table", None, [], [])
+        lay = SceneLayout("table", None, [], [])
     groups, placed = lay.groups, lay.placed
     if placed:
         xs, ys = np.array([p.x for p in placed]), np.array([p.y for p in placed])
@@ -237,7 +237,7 @@ def table_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
         console = (cx, cy, rng.uniform(4.5, 7.0), rng.normal(0, 2))
 
     def add(kind, tiles):
-        groups.append(Group(kind, [p.code for p in tiles]))
+        groups.append(SceneGroup(kind, [p.code for p in tiles]))
         for p in tiles:
             p.group = len(groups) - 1
         placed.extend(tiles)
@@ -277,7 +277,7 @@ def table_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
     # Centre the photo on the hand and some of the table beyond it, as a player takes it.
     beyond = rng.uniform(1.0, 0.7 * side)
     focus = (hand_box[0], hand_box[1] - beyond, hand_box[2], hand_box[3])
-    return Layout("table", lay.hand, groups, placed, console, focus)
+    return SceneLayout("table", lay.hand, groups, placed, console, focus)
 
 
 def _scattered_discards(rng, n, cx, cy, reach, inner):
@@ -294,20 +294,20 @@ def _scattered_discards(rng, n, cx, cy, reach, inner):
     return out
 
 
-def clutter_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
+def clutter_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     """No tiles at all: only what else lies on a table (the renderer draws the clutter)."""
-    return Layout("clutter", None, [], [])
+    return SceneLayout("clutter", None, [], [])
 
 
-def negative_scene(rng: np.random.Generator, recipe: Recipe) -> Layout:
-    return Layout("negative", None, [], [])
+def negative_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
+    return SceneLayout("negative", None, [], [])
 
 
 SCENE_KINDS = {"hand": hand_scene, "rows": rows_scene, "loose": loose_scene, "negative": negative_scene,
                "table": table_scene, "clutter": clutter_scene}
 
 
-def layout(rng: np.random.Generator, recipe: Recipe) -> Layout:
+def layout(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     """One scene's tiles on the table, its kind drawn with the recipe's weights."""
     names = [n for n in SCENE_KINDS if recipe.kinds.get(n, 0) > 0]
     p = np.array([recipe.kinds[n] for n in names])

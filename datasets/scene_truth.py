@@ -1,6 +1,6 @@
 """What a generated scene shows: the value `datasets/scene.py` draws it from and writes beside
 each image (`scenes/<split>/<stem>.json`), and what the evaluators read back
-(`models/evaluate.py`, `models/evaluate_layout.py`, `models/train_hand_finder.py`).
+(`training/evaluate.py`, `training/evaluate_layout.py`, `training/train_hand_finder.py`).
 
     truth = SceneTruth.read(Path("set/scenes/val/000000.json"))
     truth.hand                    # the scorer's Hand shown, or None (loose tiles, clutter)
@@ -34,7 +34,7 @@ class SceneTruthError(ValueError):
 
 @dataclass(frozen=True)
 class TruthGroup:
-    """A group of tiles the scene laid out (datasets.scene_layout.Group) and where each one is in
+    """A group of tiles the scene laid out (datasets.scene_layout.SceneGroup) and where each one is in
     the image's label file."""
 
     kind: str  # concealed | chi | pon | kong | ankong | flowers | win | loose, or wall | discard | other

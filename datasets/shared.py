@@ -6,7 +6,7 @@ by default `shared/` beside the repository (`../shared`). Its layout:
 
     data/tile-art/xmahjongg-real/  held-out style for `python -m datasets generate --styles unseen`
     data/real-crops/               all 628 real crops (the held-out designs are not vendored)
-    data/real-scenes/              25 real photos (`python -m vision.bench`)
+    data/real-scenes/              25 real photos (`python -m training.bench`)
     data/real-labelled/            labelled real photos
     rules/                         originals of files vendored into tests/data/
 

@@ -18,12 +18,12 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
 
 from .csvfile import CsvError, read_csv, write_csv
 from .deal import after_hand, deal_after_entry, next_deal
-from .entry import MAX_REASON, Entry, FalseClaim, OtherWinner, draw, false_call, penalty, shared_win, win
+from .entry import MAX_REASON, FalseClaim, LedgerLine, OtherWinner, draw, false_call, penalty, shared_win, win
 from .rows import Damaged, LedgerError, Recorded, TableInfo
 from .store import Conflict, Evening, Ledger, deal_after, running_totals, table_code, totals
 
 __all__ = [
-    "MAX_REASON", "Conflict", "CsvError", "Damaged", "Entry", "Evening", "FalseClaim", "Ledger", "LedgerError",
+    "MAX_REASON", "Conflict", "CsvError", "Damaged", "LedgerLine", "Evening", "FalseClaim", "Ledger", "LedgerError",
     "OtherWinner", "Recorded", "TableInfo", "after_hand", "deal_after", "deal_after_entry", "draw", "false_call",
     "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code", "totals", "win", "write_csv",
 ]

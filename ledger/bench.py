@@ -22,13 +22,13 @@ from scoring.random_hands import random_winning_hand
 from scoring.seats import SEATS, Seat
 
 from .deal import next_deal
-from .entry import Entry, win
+from .entry import LedgerLine, win
 from .store import Ledger, Recorded, _insert, _now
 
 CODE = "bench"
 
 
-def _scored(rng: random.Random, winner: Seat) -> Entry:
+def _scored(rng: random.Random, winner: Seat) -> LedgerLine:
     """A real scored win by seat `winner` off the next seat, 東家 dealing."""
     result = Result(Deal(), winner, winner.step())
     return win(judge(seat_hand(random_winning_hand(rng, situation=False), result, 100, 20), result))

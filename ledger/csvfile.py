@@ -19,7 +19,7 @@ import io
 from scoring.payout import Deal
 from scoring.seats import SEATS, Seat, Wind
 
-from .entry import Entry
+from .entry import LedgerLine
 from .rows import (
     BadValue,
     LedgerError,
@@ -100,7 +100,7 @@ def read_csv(text: str) -> list[Recorded]:
             raise CsvError(f"line {n}: expected {len(COLUMNS)} values")
         try:
             winner, discarder = _seat(row["winner"]), _seat(row["discarder"])
-            entry = Entry(
+            entry = LedgerLine(
                 deal=Deal(_wind(row["round"]), _seat(row["dealer"]), int(row["streak"])),
                 winner=winner, discarder=discarder, total=int(row["total"]),
                 items=tuple(_item(i) for i in row["items"].split(ITEM_SEPARATOR)) if row["items"] else (),

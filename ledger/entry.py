@@ -15,13 +15,13 @@ MAX_REASON = 40  # a penalty's reason, as typed on the page: a few words
 
 @dataclass(frozen=True)
 class OtherWinner:
-    """Another winner off the same discard (一炮多響): its seat, 台, items and hand, as an `Entry`
+    """Another winner off the same discard (一炮多響): its seat, 台, items and hand, as a `LedgerLine`
     holds them for its first winner."""
 
     winner: Seat
     total: int
     items: tuple[tuple[str, int], ...]
-    hand: str  # the JSON text of Hand.to_json(), as `Entry.hand`
+    hand: str  # the JSON text of Hand.to_json(), as `LedgerLine.hand`
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class FalseClaim:
 
 
 @dataclass(frozen=True)
-class Entry:
+class LedgerLine:
     deal: Deal
     winner: Seat | None = None  # the (first) winner; None for a 流局, a 詐胡 and a penalty
     discarder: Seat | None = None  # who dealt the winning tile; None for a self-draw and a non-win
@@ -68,7 +68,7 @@ class Entry:
         """Who won (first) and how; None for a non-win."""
         return None if self.winner is None else Result(self.deal, self.winner, self.discarder)
 
-    def same_hand(self, other: Entry) -> bool:
+    def same_hand(self, other: LedgerLine) -> bool:
         """The same result of the same deal, whichever phone (and photo) recorded it."""
         return replace(self, photo_id=None) == replace(other, photo_id=None)
 
@@ -81,17 +81,17 @@ def _items(verdict: Verdict) -> tuple[tuple[str, int], ...]:
     return tuple((item.trad, item.tai) for item in verdict.score.items)
 
 
-def win(verdict: Verdict, photo_id: str | None = None) -> Entry:
+def win(verdict: Verdict, photo_id: str | None = None) -> LedgerLine:
     """A scored win (`scoring.payout.judge`) as a ledger line."""
     result = verdict.result
-    return Entry(
+    return LedgerLine(
         deal=result.deal, winner=result.winner, discarder=result.discarder, total=verdict.score.total,
         items=_items(verdict), net=verdict.payout.nets, hand=_text(verdict), ruleset=verdict.score.ruleset,
         photo_id=photo_id,
     )
 
 
-def shared_win(shared: SharedVerdict, photo_id: str | None = None) -> Entry:
+def shared_win(shared: SharedVerdict, photo_id: str | None = None) -> LedgerLine:
     """One discard won by several seats (`scoring.payout.judge_several`) as one ledger line: the
     first winner in turn after the discarder as for a single win, the others beside it, one net."""
     first, *others = shared.verdicts
@@ -99,19 +99,19 @@ def shared_win(shared: SharedVerdict, photo_id: str | None = None) -> Entry:
         OtherWinner(v.result.winner, v.score.total, _items(v), _text(v)) for v in others))
 
 
-def false_call(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None) -> Entry:
+def false_call(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None) -> LedgerLine:
     """A 詐胡 (`scoring.payout.false_win`) as a ledger line of its own: nobody won."""
     waiting = tuple((s, payout.waiting[s]) for s in SEATS if s != payout.caller)
-    return Entry(deal, net=payout.nets, ruleset=ruleset,
+    return LedgerLine(deal, net=payout.nets, ruleset=ruleset,
                  false_claim=FalseClaim(payout.caller, payout.claimed, waiting, payout.payments))
 
 
-def penalty(deal: Deal, net: tuple[int, int, int, int], reason: str) -> Entry:
+def penalty(deal: Deal, net: tuple[int, int, int, int], reason: str) -> LedgerLine:
     """A penalty the table agreed on: each seat's money (+ paid, − paying; it need not add up to
     zero: a fine may go to the house) and why. Checked as it is recorded."""
-    return Entry(deal, net=tuple(net), reason=reason)
+    return LedgerLine(deal, net=tuple(net), reason=reason)
 
 
-def draw(deal: Deal) -> Entry:
+def draw(deal: Deal) -> LedgerLine:
     """A 流局: nobody wins, nobody pays, the dealer keeps the deal."""
-    return Entry(deal)
+    return LedgerLine(deal)

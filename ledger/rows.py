@@ -1,4 +1,4 @@
-"""A table's and a hand's stored row, and what they say: a hand written from an `Entry` and read
+"""A table's and a hand's stored row, and what they say: a hand written from a `LedgerLine` and read
 back with every value checked, so that one damaged row (a flipped byte in its JSON, a value of
 the wrong type, text that is not UTF-8) is reported as that row, `Damaged`, and the rest of the
 evening still reads and adds up.
@@ -28,7 +28,7 @@ from scoring.payout import Deal, SeatPenalty, turn_after
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import after_hand
-from .entry import MAX_REASON, Entry, FalseClaim, OtherWinner
+from .entry import MAX_REASON, FalseClaim, LedgerLine, OtherWinner
 
 TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
@@ -79,7 +79,7 @@ class TableInfo:
 @dataclass(frozen=True)
 class Recorded:
     seq: int
-    entry: Entry
+    entry: LedgerLine
     recorded_at: str
     edited_at: str | None = None
     # The table's revision when this hand was last written: undo and edit name it, so they act on
@@ -209,7 +209,7 @@ def _net(value: object, winners: tuple[Seat, ...], claim: FalseClaim | None, pen
 
 
 def _hand_text(value: object, column: str) -> str:
-    """A hand kept inside another column's JSON (an object), as the text `Entry.hand` would hold."""
+    """A hand kept inside another column's JSON (an object), as the text `LedgerLine.hand` would hold."""
     if type(value) is not dict:
         raise BadValue(column)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -315,7 +315,7 @@ def _read(values: tuple, hand_is_object: bool) -> Recorded:
     if reason is not None and (winner is not None or claim is not None):
         raise BadValue("reason")
     winners = () if winner is None else (winner, *(o.winner for o in others))
-    entry = Entry(_deal(round_, dealer, streak), winner, discarder, total, items,
+    entry = LedgerLine(_deal(round_, dealer, streak), winner, discarder, total, items,
                   _net(_json(net, "net"), winners, claim, reason is not None), hand, _optional_text(ruleset, "ruleset"),
                   _optional_text(photo_id, "photo_id"), others, claim, reason)
     return Recorded(seq, entry, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),

@@ -49,7 +49,7 @@ from scoring.ruleset import DEFAULT_RULESET
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import deal_after_entry, next_deal
-from .entry import Entry
+from .entry import LedgerLine
 from .rows import (
     HAND_COLUMNS,
     SELECTED,
@@ -319,7 +319,7 @@ class Ledger:
         return self.state(code).hands
 
     # -- hands -----------------------------------------------------------------------------------
-    def record(self, code: str, entry: Entry, expected_seq: int) -> Recorded:
+    def record(self, code: str, entry: LedgerLine, expected_seq: int) -> Recorded:
         """Record `entry` as hand `expected_seq` (the number this phone expects it to get: the one
         after the last hand, sound or damaged). When that hand is already recorded as the same hand,
         return it (confirmed twice: kept once); when the evening has moved on otherwise, raise
@@ -341,7 +341,7 @@ class Ledger:
             message = f"別的手機剛記了第 {expected_seq} 局，現在記到第 {last} 局"
         raise Conflict(message, current, latest)
 
-    def edit(self, code: str, seq: int, entry: Entry, revision: int | None) -> Recorded:
+    def edit(self, code: str, seq: int, entry: LedgerLine, revision: int | None) -> Recorded:
         """Put `entry` in place of hand `seq`, still at `revision` (the one the page showed; a
         damaged hand's, None where unreadable, too). The totals follow: they are sums of the
         hands; the hands after it keep the deals they were played under. `Conflict` where that
@@ -446,8 +446,8 @@ def _stale(seq: int, seen: int | None, was: list[tuple], last: int) -> str:
 
 
 def _storable(r: Recorded) -> Recorded:
-    if not isinstance(r.entry, Entry) or not isinstance(r.entry.deal, Deal):
-        raise LedgerError("沒有記下：要記的不是一局（ledger.Entry）")
+    if not isinstance(r.entry, LedgerLine) or not isinstance(r.entry.deal, Deal):
+        raise LedgerError("沒有記下：要記的不是一局（ledger.LedgerLine）")
     try:
         return storable(r)
     except BadValue as bad:

@@ -1,7 +1,7 @@
 """The predicates that detect the entries of a 台 table, one small pure function each.
 
 A ruleset (scoring/rulesets/*.json) names a predicate per entry, with arguments, and says its
-台 and what it excludes; nothing here knows 台. A predicate takes a `Reading` and returns
+台 and what it excludes; nothing here knows 台. A predicate takes a `Decomposition` and returns
   - a bool or a count: the entry counts that many times (0/False: absent; 正花 returns a count),
   - or a list of qualifiers: one line per qualifier (三元牌 中, 三元牌 发; 门风 东), each a tile
     code or a tuple of codes that the display renders by name,
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from .decompose import is_complete
-from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Group, Reading
+from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Decomposition, Set
 from .tiles import (
     DRAGON_TILES,
     FLOWER_GROUPS,
@@ -67,7 +67,7 @@ def predicate(fn: Callable[..., Result] | None = None, *, shapes=(STANDARD,), cl
     return register(fn) if fn is not None else register
 
 
-def _won_by(r: Reading, won_by: str | None) -> bool:
+def _won_by(r: Decomposition, won_by: str | None) -> bool:
     """won_by: None (either way), "self_draw" (自摸), or "discard" (放铳, 抢杠 included)."""
     if won_by is None:
         return True
@@ -75,53 +75,53 @@ def _won_by(r: Reading, won_by: str | None) -> bool:
 
 
 @predicate(shapes=HAND_SHAPES, claim=True, needs=("heavenly",))
-def heavenly(r: Reading) -> bool:
+def heavenly(r: Decomposition) -> bool:
     """天和 / 天胡: the dealer's dealt 17 tiles already win."""
     return r.situation.heavenly
 
 
 @predicate(shapes=HAND_SHAPES, needs=("concealed",))
-def concealed_hand(r: Reading, won_by: str | None = None) -> bool:
+def concealed_hand(r: Decomposition, won_by: str | None = None) -> bool:
     """门清 / 門清: no chi, pon or open kong (暗杠 allowed); optionally won a given way."""
     return r.view.open_melds == 0 and _won_by(r, won_by)
 
 
 @predicate(shapes=HAND_SHAPES, needs=("self_draw",))
-def self_drawn(r: Reading) -> bool:
+def self_drawn(r: Decomposition) -> bool:
     """自摸: the winning tile was drawn by the winner."""
     return r.situation.self_draw
 
 
 @predicate(shapes=HAND_SHAPES, needs=("one_wait",))
-def single_wait(r: Reading) -> bool:
+def single_wait(r: Decomposition) -> bool:
     """独听 / 獨聽: the 16 tiles waited on exactly one tile, whatever the shape; a dealt hand
     (天胡) waited on none."""
     return len(r.view.waits) == 1 and not r.situation.heavenly
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
-def seat_wind_pung(r: Reading) -> list:
+def seat_wind_pung(r: Decomposition) -> list:
     """门风 / 門風: a pung or kong of one's seat wind (东家的东…)."""
     t = WIND_TILE[r.situation.seat_wind]
     return [t] if t in r.pung_tiles else []
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
-def round_wind_pung(r: Reading) -> list:
+def round_wind_pung(r: Decomposition) -> list:
     """圈风 / 圈風: a pung or kong of the round wind."""
     t = WIND_TILE[r.situation.round]
     return [t] if t in r.pung_tiles else []
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
-def dragon_pungs(r: Reading) -> list:
+def dragon_pungs(r: Decomposition) -> list:
     """三元牌: each pung or kong of 中, 发, 白, one line per dragon."""
     pungs = r.pung_tiles
     return [t for t in DRAGON_TILES if t in pungs] if pungs else []
 
 
 @predicate
-def all_chows(r: Reading, no_honours: bool = True, no_flowers: bool = True,
+def all_chows(r: Decomposition, no_honours: bool = True, no_flowers: bool = True,
               won_by: str | None = "discard", min_waits: int = 2, two_sided: bool = False,
               no_seat_flowers: bool = False, concealed: bool = False) -> bool:
     """平和 / 平胡: five chows (chi allowed unless `concealed`: 门清) and a pair, with the
@@ -140,7 +140,7 @@ def all_chows(r: Reading, no_honours: bool = True, no_flowers: bool = True,
     )
 
 
-def _wait_shape(r: Reading) -> str:
+def _wait_shape(r: Decomposition) -> str:
     """Where the winning tile sits in this reading: "single" (单吊: it pairs), "edge" (边张:
     the 3 of 12 or the 7 of 89), "middle" (中洞/崁张), "two_sided", or "pung" (双碰)."""
     g = r.win_group
@@ -157,7 +157,7 @@ def _wait_shape(r: Reading) -> str:
 
 
 @predicate
-def wait_shape(r: Reading, shape: str, single_wait: bool = True) -> bool:
+def wait_shape(r: Decomposition, shape: str, single_wait: bool = True) -> bool:
     """边张 / 偏张 (shape "edge": 12 waiting on 3, 89 on 7), 中洞 / 崁张 ("middle": 24 on 3),
     单吊 / 单骑 ("single": a lone tile waiting on its pair): the winning tile sits so in this
     reading; with single_wait, the hand must also have waited on that one tile only. A dealt
@@ -168,7 +168,7 @@ def wait_shape(r: Reading, shape: str, single_wait: bool = True) -> bool:
 
 
 @predicate
-def all_melded(r: Reading, won_by: str | None = "discard") -> bool:
+def all_melded(r: Decomposition, won_by: str | None = "discard") -> bool:
     """全求人 / 全求: all five sets are chi, pon or open kong; the last tile pairs the single one."""
     return r.view.open_melds == len(r.sets) and _won_by(r, won_by)  # every set an open meld
 
@@ -176,64 +176,64 @@ def all_melded(r: Reading, won_by: str | None = "discard") -> bool:
 _DRAGONS, _WINDS = frozenset(DRAGON_TILES), frozenset(WIND_TILES)
 
 
-def _honour_pungs(r: Reading, honours: frozenset[str]) -> int:
+def _honour_pungs(r: Decomposition, honours: frozenset[str]) -> int:
     return len(honours.intersection(r.pung_tiles))  # a tile is one pung at most
 
 
 @predicate(needs=("honour_pung",))
-def little_three_dragons(r: Reading) -> bool:
+def little_three_dragons(r: Decomposition) -> bool:
     """小三元: two dragon pungs and a dragon pair."""
     return r.pair in _DRAGONS and _honour_pungs(r, _DRAGONS) == 2  # the pair first: cheap, rare
 
 
 @predicate(needs=("honour_pung",))
-def big_three_dragons(r: Reading) -> bool:
+def big_three_dragons(r: Decomposition) -> bool:
     """大三元: pungs of all three dragons."""
     return len(r.pung_tiles) >= 3 and _honour_pungs(r, _DRAGONS) == 3
 
 
 @predicate(needs=("honour_pung",))
-def little_four_winds(r: Reading) -> bool:
+def little_four_winds(r: Decomposition) -> bool:
     """小四喜: three wind pungs and a wind pair."""
     return r.pair in _WINDS and _honour_pungs(r, _WINDS) == 3
 
 
 @predicate(needs=("honour_pung",))
-def big_four_winds(r: Reading) -> bool:
+def big_four_winds(r: Decomposition) -> bool:
     """大四喜: pungs of all four winds."""
     return len(r.pung_tiles) >= 4 and _honour_pungs(r, _WINDS) == 4
 
 
-def _all_pungs(r: Reading) -> bool:
+def _all_pungs(r: Decomposition) -> bool:
     return len(r.pung_tiles) == len(r.sets)
 
 
 @predicate
-def all_pungs(r: Reading) -> bool:
+def all_pungs(r: Decomposition) -> bool:
     """碰碰和 / 碰碰胡: all five sets are pungs or kongs."""
     return _all_pungs(r)
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honours", "flush"))
-def half_flush(r: Reading) -> bool:
+def half_flush(r: Decomposition) -> bool:
     """混一色: at most one suit, and honour tiles."""
     return len(r.view.suits) <= 1 and r.view.has_honours
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honours", "flush"))
-def all_honours(r: Reading) -> bool:
+def all_honours(r: Decomposition) -> bool:
     """字一色: honour tiles only."""
     return not r.view.suits
 
 
 @predicate(shapes=HAND_SHAPES, needs=("flush",))
-def full_flush(r: Reading) -> bool:
+def full_flush(r: Decomposition) -> bool:
     """清一色: one suit, no honours."""
     return len(r.view.suits) == 1 and not r.view.has_honours
 
 
 @predicate(shapes=HAND_SHAPES)
-def concealed_pungs(r: Reading, count: int, no_open_pungs: bool = False) -> bool:
+def concealed_pungs(r: Decomposition, count: int, no_open_pungs: bool = False) -> bool:
     """三暗刻 / 四暗刻 / 五暗刻: at least `count` concealed pungs (暗杠 counts; a pung the
     winning discard completed is exposed); with no_open_pungs, and no pon or open kong among
     the melds (常见规则 四暗刻 「不可碰或明槓」)."""
@@ -243,7 +243,7 @@ def concealed_pungs(r: Reading, count: int, no_open_pungs: bool = False) -> bool
 
 
 @predicate(shapes=SHAPES, needs=("flowers",))
-def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
+def seat_flowers(r: Decomposition, outside_sets: bool = False) -> int:
     """正花 / 本花: how many of one's own seat's flowers (东 梅春, 南 兰夏, 西 菊秋, 北 竹冬);
     with outside_sets, only those not in a complete 花杠 group (花杠 不计正花)."""
     held = r.view.flowers
@@ -257,7 +257,7 @@ def seat_flowers(r: Reading, outside_sets: bool = False) -> int:
 
 
 @predicate(shapes=SHAPES, needs=("four_flowers",))
-def flower_sets(r: Reading) -> list:
+def flower_sets(r: Decomposition) -> list:
     """花杠 / 花槓: each complete group, 梅兰菊竹 or 春夏秋冬."""
     if len(r.view.flowers) < len(FLOWER_GROUPS[0]):  # too few for a group
         return []
@@ -266,7 +266,7 @@ def flower_sets(r: Reading) -> list:
 
 
 @predicate(shapes=SHAPES, needs=("four_flowers",))
-def all_flowers(r: Reading) -> bool:
+def all_flowers(r: Decomposition) -> bool:
     """八仙过海 / 八仙過海: all eight flowers (a flower win by robbing the eighth is 七抢一)."""
     if r.shape == "flowers" and not r.situation.self_draw:
         return False
@@ -274,14 +274,14 @@ def all_flowers(r: Reading) -> bool:
 
 
 @predicate(shapes=("flowers",))
-def flower_win(r: Reading, robbed: bool = False) -> bool:
+def flower_win(r: Decomposition, robbed: bool = False) -> bool:
     """花胡, a flower win: 八仙过海 (the eighth flower drawn) or, robbed, 七抢一 / 七搶一 (seven
     held and the eighth robbed from another player, who pays as a discarder)."""
     return r.situation.self_draw != robbed
 
 
 @predicate(shapes=HAND_SHAPES, needs=("last_tile",))
-def last_tile(r: Reading, won_by: str | None = None) -> bool:
+def last_tile(r: Decomposition, won_by: str | None = None) -> bool:
     """海底捞月 (self-drawn) / 河底捞鱼 (discard): won on the last tile of the wall."""
     return r.situation.last_tile and _won_by(r, won_by)
 
@@ -295,7 +295,7 @@ def kong_source(m) -> str | None:
 
 
 @predicate(shapes=HAND_SHAPES, needs=("self_draw",), origin_arg="after")
-def kong_replacement(r: Reading, flowers: bool = False, after: list[str] | None = None) -> bool:
+def kong_replacement(r: Decomposition, flowers: bool = False, after: list[str] | None = None) -> bool:
     """杠上开花 / 槓上開花: self-drawn on the replacement tile after a kong; with flowers, also
     after a flower (补花); with `after`, only after a kong of those sources (kong_source:
     常见规则 「暗槓、加槓」, not 「明槓」) — the hand holding one (it does not say which kong came last)."""
@@ -311,7 +311,7 @@ def kong_replacement(r: Reading, flowers: bool = False, after: list[str] | None 
 
 
 @predicate(shapes=HAND_SHAPES, needs=("rob_kong",))
-def robbing_kong(r: Reading) -> bool:
+def robbing_kong(r: Decomposition) -> bool:
     """抢杠 / 搶槓: won on the tile another player added to a pung (加杠)."""
     return r.situation.rob_kong and not r.situation.self_draw
 
@@ -319,13 +319,13 @@ def robbing_kong(r: Reading) -> bool:
 # -- first-turn wins and declared readiness (地胡, 人胡, 天听, 地听) -------------------------
 
 @predicate(shapes=HAND_SHAPES, claim=True, needs=("earthly",))
-def earthly(r: Reading) -> bool:
+def earthly(r: Decomposition) -> bool:
     """地胡: a non-dealer self-draws the win on the first draw, nobody having called a tile."""
     return r.situation.earthly and r.situation.self_draw
 
 
 @predicate(shapes=HAND_SHAPES, claim=True, needs=("human",))
-def human(r: Reading, declared_ready: bool = False) -> bool:
+def human(r: Decomposition, declared_ready: bool = False) -> bool:
     """人胡: won off a discard in the first go-round, nobody having called a tile; with
     declared_ready, only after declaring 天听 (改良式: 人胡 必为天听)."""
     s = r.situation
@@ -333,7 +333,7 @@ def human(r: Reading, declared_ready: bool = False) -> bool:
 
 
 @predicate(shapes=HAND_SHAPES, claim=True)
-def declared_ready(r: Reading, when: str) -> bool:
+def declared_ready(r: Decomposition, when: str) -> bool:
     """天听 (when "dealt": ready on the dealt hand) / 地听 (when "first": ready with the first
     discard): declared and kept to the win."""
     return r.situation.heavenly_ready if when == "dealt" else r.situation.earthly_ready
@@ -341,12 +341,12 @@ def declared_ready(r: Reading, when: str) -> bool:
 
 # -- sets and chows (改良式 patterns) -----------------------------------------------------
 
-def _chows(r: Reading) -> list[Group]:
+def _chows(r: Decomposition) -> list[Set]:
     return [g for g in r.sets if g.kind == "chow"]
 
 
 @predicate
-def pure_double_chow(r: Reading) -> bool:
+def pure_double_chow(r: Decomposition) -> bool:
     """一杯口 / 一盃口: two identical chows, at least one formed in the hand (not a chi, not
     completed by the winning discard)."""
     seen = Counter(g.tile for g in _chows(r))
@@ -357,13 +357,13 @@ def pure_double_chow(r: Reading) -> bool:
 
 
 @predicate
-def identical_chows(r: Reading, count: int) -> bool:
+def identical_chows(r: Decomposition, count: int) -> bool:
     """一色四同顺 (四海一家): `count` identical chows (chi allowed)."""
     return any(n >= count for n in Counter(g.tile for g in _chows(r)).values())
 
 
 @predicate
-def mixed_triple_chow(r: Reading) -> Result:
+def mixed_triple_chow(r: Decomposition) -> Result:
     """三色同顺 / 三色同順: the same chow in 万, 筒 and 条 (789万 789筒 789条); OPEN when it
     cannot be made without a chi."""
     best: Result = False
@@ -381,7 +381,7 @@ def mixed_triple_chow(r: Reading) -> Result:
 
 
 @predicate(shapes=HAND_SHAPES)
-def pure_straight(r: Reading) -> Result:
+def pure_straight(r: Decomposition) -> Result:
     """一条龙 / 一條龍: 1 to 9 of one suit all in the hand (不必成三顺); OPEN when a chi is
     needed for it (the chi'd tiles left out, a rank is missing)."""
     result: Result = False
@@ -400,14 +400,14 @@ def pure_straight(r: Reading) -> Result:
 
 
 @predicate
-def triple_pung(r: Reading) -> bool:
+def triple_pung(r: Decomposition) -> bool:
     """三同刻: pungs of the same number in 万, 筒 and 条."""
     numbered = [t for t in r.pung_tiles if not is_honour(t)]
     return any(len({suit(t) for t in numbered if rank(t) == n}) == 3 for n in range(1, 10))
 
 
 @predicate
-def consecutive_pungs(r: Reading, count: int) -> bool:
+def consecutive_pungs(r: Decomposition, count: int) -> bool:
     """三连刻 / 四连刻 / 五连刻: `count` pungs of consecutive numbers in one suit."""
     held = {t for t in r.pung_tiles if not is_honour(t)}
     for t in held:
@@ -417,12 +417,12 @@ def consecutive_pungs(r: Reading, count: int) -> bool:
 
 
 @predicate(shapes=HAND_SHAPES)
-def kongs(r: Reading, count: int) -> bool:
+def kongs(r: Decomposition, count: int) -> bool:
     """两杠子 / 三杠子 / 四杠胡: at least `count` kongs, open or concealed."""
     return sum(g.kind == "kong" for g in r.sets) >= count
 
 
-def _group_tiles(g: Group) -> tuple[str, ...]:
+def _group_tiles(g: Set) -> tuple[str, ...]:
     if g.kind == "chow":
         i = PLAYING.index(g.tile)
         return PLAYING[i:i + 3]
@@ -430,7 +430,7 @@ def _group_tiles(g: Group) -> tuple[str, ...]:
 
 
 @predicate
-def outside_hand(r: Reading, honours: bool, chows_only: bool = False) -> Result:
+def outside_hand(r: Decomposition, honours: bool, chows_only: bool = False) -> Result:
     """混带么 (honours: some 字牌) / 全带么 (no 字牌, the pair a 1 or 9): every set and the pair
     holds a 1, a 9 or an honour, with at least one chow (all pungs is 混老头 / 清老头 / 字一色),
     or with chows_only every set a chow (改良式 全带么 「全为一九顺子」); OPEN when the hand
@@ -448,20 +448,20 @@ def outside_hand(r: Reading, honours: bool, chows_only: bool = False) -> Result:
 
 
 @predicate(shapes=HAND_SHAPES)
-def all_simples(r: Reading) -> bool:
+def all_simples(r: Decomposition) -> bool:
     """断么九 / 斷么九: no 1, no 9 and no honour anywhere in the hand."""
     return not any(is_terminal(t) or is_honour(t) for t in r.view.tiles)
 
 
 @predicate
-def wind_sets(r: Reading, pungs: int, wind_pair: bool) -> bool:
+def wind_sets(r: Decomposition, pungs: int, wind_pair: bool) -> bool:
     """小三风 (2 wind pungs and a wind pair) / 大三风 (3 wind pungs, the pair not a wind): exactly
     `pungs` wind pungs, and the pair a wind or not."""
     return _honour_pungs(r, _WINDS) == pungs and (r.pair in WIND_TILES) == wind_pair
 
 
 @predicate
-def terminal_pungs(r: Reading, honours: bool) -> bool:
+def terminal_pungs(r: Decomposition, honours: bool) -> bool:
     """混老头 (1/9 pungs and honour pungs, both) / 清老头 (1/9 pungs only): every set a pung of
     么九 tiles and the pair one too."""
     tiles = r.view.tiles
@@ -471,7 +471,7 @@ def terminal_pungs(r: Reading, honours: bool) -> bool:
 
 
 @predicate
-def pungs_of(r: Reading, tiles: list) -> bool:
+def pungs_of(r: Decomposition, tiles: list) -> bool:
     """孔雀东南飞 (1条 东 南) / 风花雪月 (a wind, 5筒, 白, 1筒): a pung of each listed tile; an
     inner list is "any one of these"."""
     held = set(r.pung_tiles)
@@ -486,14 +486,14 @@ def pungs_of(r: Reading, tiles: list) -> bool:
 
 
 @predicate
-def pungs_and_pair(r: Reading, tiles: list[str]) -> bool:
+def pungs_and_pair(r: Decomposition, tiles: list[str]) -> bool:
     """桃园三结义 (中 发 白 and 3万 3筒 3条): all five sets are pungs, and the five pungs and the
     pair are exactly the listed tiles."""
     return _all_pungs(r) and sorted([*r.pung_tiles, r.pair]) == sorted(tiles)
 
 
 @predicate
-def straight_and_honours(r: Reading, honours: list[str]) -> bool:
+def straight_and_honours(r: Decomposition, honours: list[str]) -> bool:
     """台湾纵贯线: 123 456 789 of one suit, and the listed honours (北 中 南) as the other two
     sets and the pair (chi and pon allowed)."""
     starts = {g.tile for g in _chows(r)}
@@ -503,7 +503,7 @@ def straight_and_honours(r: Reading, honours: list[str]) -> bool:
 
 
 @predicate
-def limited_tiles(r: Reading, tiles: list[str], free_group: bool = False, min_sum: int = 0) -> bool:
+def limited_tiles(r: Decomposition, tiles: list[str], free_group: bool = False, min_sum: int = 0) -> bool:
     """绿一色 (2 3 4 6 8条 and 发), 全将碰 (2 5 8 only), 百万石 (5-9万 summing to 100): every
     set and the pair use only the listed tiles, save one group (a set or the pair) when
     free_group (一搭可随意吃碰); with min_sum, the numbers on the listed tiles of the pungs,
@@ -516,7 +516,7 @@ def limited_tiles(r: Reading, tiles: list[str], free_group: bool = False, min_su
     return not min_sum or _pung_and_pair_sum(r, allowed) >= min_sum
 
 
-def _pung_and_pair_sum(r: Reading, allowed: set[str]) -> int:
+def _pung_and_pair_sum(r: Decomposition, allowed: set[str]) -> int:
     """The numbers on the tiles of the pungs, kongs (four tiles) and pair that are `allowed`."""
     sets = sum(rank(g.tile) * (4 if g.kind == "kong" else 3)
                for g in r.sets if g.is_pung and g.tile in allowed)
@@ -536,7 +536,7 @@ def _waits_all_nine(counts13: tuple[int, ...]) -> bool:
 
 
 @predicate
-def nine_gates(r: Reading, pure: bool) -> bool:
+def nine_gates(r: Decomposition, pure: bool) -> bool:
     """九连宝灯: thirteen concealed tiles of one suit that waited on all nine of it (九洞), the
     winning tile one of them, and one set besides (一搭可随意吃碰). pure (纯正): the fourteen are
     1112345678999 and one more; else (变形) any thirteen that wait on all nine."""
@@ -570,7 +570,7 @@ def nine_gates(r: Reading, pure: bool) -> bool:
 
 
 @predicate
-def pure_cups(r: Reading) -> bool:
+def pure_cups(r: Decomposition) -> bool:
     """清杯口: one suit only, three pungs of consecutive numbers, two identical chows (一杯口)
     and the pair, 门清."""
     chows = [g.tile for g in _chows(r)]
@@ -585,13 +585,13 @@ def pure_cups(r: Reading) -> bool:
 # -- special shapes ----------------------------------------------------------------------
 
 @predicate(shapes=("orphans",))
-def thirteen_orphans(r: Reading) -> bool:
+def thirteen_orphans(r: Decomposition) -> bool:
     """十三么 (国士无双): the thirteen 么九 tiles, one of them twice, and one set."""
     return True
 
 
 @predicate(shapes=("pairs",))
-def seven_pairs(r: Reading, pairs_of: list[str] | None = None, pung: bool = False,
+def seven_pairs(r: Decomposition, pairs_of: list[str] | None = None, pung: bool = False,
                 concealed: bool = False) -> bool:
     """瀝咕瀝咕 (八对半: 门清, seven pairs and a pung: pung, concealed) / 大车轮 (the seven pairs
     are 2筒 to 8筒: pairs_of): seven pairs and one set."""
@@ -605,25 +605,25 @@ def seven_pairs(r: Reading, pairs_of: list[str] | None = None, pung: bool = Fals
 # -- house rules of the common table (地方性规则) --------------------------------------------
 
 @predicate(shapes=SHAPES)
-def any_flowers(r: Reading) -> int:
+def any_flowers(r: Decomposition) -> int:
     """见花见台 / 見花見台: every flower, whosever seat it is."""
     return len(r.view.flowers)
 
 
 @predicate(shapes=HAND_SHAPES, needs=("honour_pung",))
-def wind_pungs(r: Reading) -> list:
+def wind_pungs(r: Decomposition) -> list:
     """见风见台 / 見風見台: each pung or kong of a wind, whatever the seat and round."""
     pungs = r.pung_tiles
     return [t for t in WIND_TILES if t in pungs]
 
 
 @predicate(shapes=HAND_SHAPES)
-def kong_count(r: Reading, kind: str) -> int:
+def kong_count(r: Decomposition, kind: str) -> int:
     """明杠或补杠 (kind "kong": open kongs, 加杠 included) / 暗杠 (kind "ankong"): how many."""
     return sum(g.meld == kind for g in r.sets)
 
 
 @predicate(shapes=HAND_SHAPES)
-def no_honours_no_flowers(r: Reading) -> bool:
+def no_honours_no_flowers(r: Decomposition) -> bool:
     """无字无花 / 無字無花: no honour tile and no flower."""
     return not r.view.has_honours and not r.view.flowers

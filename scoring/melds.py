@@ -40,7 +40,7 @@ class MeldKind(_Named):
     # Plain attributes of each kind, set once (the scorer asks them of every meld of every hand,
     # and a member named through the class, MeldKind.ANKONG, costs a descriptor call each time).
     size: int  # its tiles (a kong's four; each kong takes a replacement tile, so counts as 3)
-    set_kind: str  # the set it is in a reading (scoring.reading.Group.kind): chow, pung or kong
+    set_kind: str  # the set it is in a reading (scoring.reading.Set.kind): chow, pung or kong
     is_open: bool  # called from another player: 吃, 碰 and 明槓 open the hand (break 门清); 暗槓 not
     is_kong: bool
 

@@ -27,7 +27,7 @@ SHAPES = (*HAND_SHAPES, "flowers")
 
 
 @dataclass(frozen=True, slots=True)
-class Group:
+class Set:
     """A set of the reading: kind chow/pung/kong, its (lowest) tile, where it came from."""
 
     kind: str  # "chow" | "pung" | "kong"
@@ -141,15 +141,15 @@ _SUITS_OF = {tuple(s in kept for s in SUITS): frozenset(kept)
 
 
 @dataclass(frozen=True, slots=True)
-class Reading:
+class Decomposition:
     """Five sets and a pair, and which of them the winning tile completed (None: the pair).
 
     A special shape (see SHAPES) keeps its one set (and any meld) in `sets`; `pair` is the
     doubled tile of 十三么 (None for seven pairs and flower wins) and `pairs` the seven pairs."""
 
-    sets: tuple[Group, ...]
+    sets: tuple[Set, ...]
     pair: str | None
-    win_group: Group | None
+    win_group: Set | None
     view: View
     shape: str = STANDARD
     pairs: tuple[str, ...] = ()
@@ -170,7 +170,7 @@ class Reading:
         return self.view.hand
 
 
-def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
+def readings(hand: Hand, view: View | None = None) -> Iterator[Decomposition]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
     view = view or View.of(hand)
@@ -192,11 +192,11 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Reading]:
                 if discard:  # a set completed by another player's discard is exposed (明刻)
                     groups = (*formed[:k], _BY_DISCARD[place], *formed[k + 1:])
                 win_group = groups[k]
-            yield Reading(groups + melded, PLAYING[pair], win_group, view)
+            yield Decomposition(groups + melded, PLAYING[pair], win_group, view)
 
 
 # Groups are values: one instance per value (a few hundred), made once.
-_group = cache(Group)
+_group = cache(Set)
 # The sets formed in the hand, by shape (decompose.SetShape): concealed, or completed by a
 # discard; None where no chow begins.
 _CHOWS = [i for i in range(27) if i % 9 <= 6]
@@ -208,11 +208,11 @@ _BY_DISCARD = tuple([_group("pung", t, None, False) for t in PLAYING]
 _HOLDING = [frozenset([i] + [CHOW + c for c in _CHOWS if c <= i <= c + 2]) for i in range(34)]
 
 
-def _melded(hand: Hand) -> tuple[Group, ...]:
+def _melded(hand: Hand) -> tuple[Set, ...]:
     return tuple([_MELD_GROUPS[m.kind, m.tiles] for m in hand.melds])
 
 
-def _meld_group(meld: tuple[MeldKind, tuple[str, ...]]) -> Group:
+def _meld_group(meld: tuple[MeldKind, tuple[str, ...]]) -> Set:
     kind, tiles = meld
     # a legal meld's lowest tile is its least code: one suit, ranks of one digit
     return _group(kind.set_kind, min(tiles), kind, not kind.is_open)
@@ -286,12 +286,12 @@ def special_shape_possible(full: list[int], melded: bool, shapes) -> bool:
     )
 
 
-def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
+def special_readings(hand: Hand, view: View, shapes) -> Iterator[Decomposition]:
     """Readings of the special shapes in `shapes` (the ruleset's): a flower win, or seven pairs
     / the thirteen orphans with one set, that set either the one meld or taken from the hand."""
     if hand.flower_win:
         if "flowers" in shapes:
-            yield Reading((), None, None, view, "flowers")
+            yield Decomposition((), None, None, view, "flowers")
         return
     wanted = [s for s in ("pairs", "orphans") if s in shapes]
     if not wanted or len(hand.melds) > 1:
@@ -325,4 +325,4 @@ def special_readings(hand: Hand, view: View, shapes) -> Iterator[Reading]:
                     g = _group(kind, PLAYING[i], None, not (discard and here))
                     win_group = g if here else None
                     groups = (g,)
-                yield Reading(groups, pair, win_group, view, shape, pairs)
+                yield Decomposition(groups, pair, win_group, view, shape, pairs)

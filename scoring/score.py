@@ -14,7 +14,7 @@ from itertools import chain, compress, repeat
 from operator import attrgetter, call
 
 from .hand import Hand, HandError
-from .reading import Reading, View, readings
+from .reading import Decomposition, View, readings
 from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .tiles import tile_name
 from .validate import check_kong_origins, checked_counts, shape_wins, special_waits
@@ -25,7 +25,7 @@ class Score:
     items: tuple[Item, ...]  # in the table's display order
     total: int
     waits: tuple[str, ...]  # 听 of the hand before the win
-    reading: Reading  # the reading that gave this score
+    reading: Decomposition  # the reading that gave this score
     ruleset: str  # ruleset id
 
     def as_dict(self, script: str = "simplified") -> dict[str, int]:
@@ -61,7 +61,7 @@ def _lines(entry: Entry, found) -> list[Item]:
     return []
 
 
-def score_reading(reading: Reading, ruleset: Ruleset) -> tuple[Item, ...]:
+def score_reading(reading: Decomposition, ruleset: Ruleset) -> tuple[Item, ...]:
     """The items of one reading: every entry that holds, less those another one excludes
     (an entry's name cancels all its lines, a qualified name such as 三元牌 白 that line),
     save those an entry that holds keeps (五暗刻 「必计对对胡」 against 字一色)."""

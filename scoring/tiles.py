@@ -13,6 +13,8 @@ TILE_CODES = NUMBERED + HONOURS + FLOWERS
 # The 34 faces that form sets (4 copies each); flowers sit apart (1 copy each).
 PLAYING = NUMBERED + HONOURS
 INDEX = {code: i for i, code in enumerate(TILE_CODES)}
+# A tile lying face down: the detector sees one (a concealed kong, a wall), the scorer never scores it.
+BACK = "back"
 
 WINDS = ("E", "S", "W", "N")
 WIND_TILES = ("1z", "2z", "3z", "4z")
@@ -87,7 +89,10 @@ SCRIPTS = ("simplified", "traditional")
 
 
 def tile_name(code: str, script: str = "simplified", short: bool = False) -> str:
-    """一万 / 一萬, 东风 / 東風 (short: 东 / 東), 红中 (short: 中), 梅 / 蘭 …"""
+    """一万 / 一萬, 东风 / 東風 (short: 东 / 東), 红中 (short: 中), 梅 / 蘭 …; 牌背 (both scripts) for BACK.
+    The one place a tile gets its Chinese name: the scorer's messages, the reader's notices and the page."""
+    if code == BACK:
+        return "牌背"
     kind = code[1]
     n = int(code[0])
     if kind == "f":

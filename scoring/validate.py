@@ -14,7 +14,7 @@ from .hand import TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
 from .melds import KongOrigin, MeldKind
 from .notation import format_chinese
-from .reading import Counted, Reading, View, special_readings, special_shape_possible
+from .reading import Counted, Decomposition, View, special_readings, special_shape_possible
 from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
 from .tiles import COPIES, FLOWERS, INDEX, PLAYING, TERMINALS_AND_HONOURS, tile_name
 
@@ -146,7 +146,7 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     s = hand.situation
     stated = {}
     if rules.seated:
-        stated_only = Reading((), None, None, View.of(hand, with_waits=False))
+        stated_only = Decomposition((), None, None, View.of(hand, with_waits=False))
         stated = {e.seat: e for e in rules.seated if e.detect(stated_only)}
     if len(stated) == len(SEATS):
         d, n = stated["dealer"], stated["non_dealer"]
@@ -197,7 +197,7 @@ def kong_origins_needed(hand: Hand, ruleset: Ruleset | str | None = None) -> tup
         melds = list(hand.melds)
         for i, origin in zip(unknown, chosen, strict=True):
             melds[i] = Meld(MeldKind.KONG, melds[i].tiles, origin)
-        stated = Reading((), None, None, View.of(hand.replace(melds=tuple(melds)), with_waits=False))
+        stated = Decomposition((), None, None, View.of(hand.replace(melds=tuple(melds)), with_waits=False))
         outcome[chosen] = tuple(e.test(stated) for e in rules.origin_readers)
     # a kong matters when saying its origin otherwise, the others' kept, changes an outcome
     return tuple(i for k, i in enumerate(unknown)
@@ -229,7 +229,7 @@ def check_discarder(winner: str, table: Table) -> None:
                         "放槍的人不能是胡牌的人")
 
 
-def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Reading]:
+def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Decomposition]:
     """The readings of a special shape that one of the ruleset's shape entries makes a win."""
     shapes = rules.shapes
     if not shapes:

@@ -27,8 +27,8 @@ from ui.draft import Slot, from_text, to_hand
 from ui.photo import flagged
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
-from vision.detector import ModelError
 from vision.groups import Group
+from vision.model_files import ModelError
 from vision.notices import Notice
 from vision.read import read_detections
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
 import vision.detector
+import vision.model_files
 import vision.read
 from scoring.hand import Hand
 from scoring.ruleset import available_rulesets
@@ -167,7 +168,7 @@ def press(at, label: str):
 
 class NoModel:
     def __init__(self):
-        raise vision.detector.ModelError(
+        raise vision.model_files.ModelError(
             Notice.of("model-card-missing", what="model", path="models/model.json"))
 
 

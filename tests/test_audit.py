@@ -19,7 +19,8 @@ from datasets.generate import generate
 from tests.shared import needs_shared
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, TileDetector
+from vision.detector import TileDetector
+from vision.model_files import MODELS_DIR
 from vision.photo import load_photo
 
 ROOT = Path(__file__).resolve().parents[1]

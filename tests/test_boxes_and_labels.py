@@ -1,10 +1,12 @@
-"""Box geometry (vision.boxes) and YOLO label files (datasets.yolo), shared by checker, evaluation and audit."""
+"""Box geometry (vision.boxes), YOLO label files (vision.labels) and data sets (datasets.yolo), shared by
+checker, evaluation and audit."""
 
 import numpy as np
 import pytest
 
-from datasets.yolo import LabelError, image_labels, read_labels, yolo_lines
+from datasets.yolo import image_labels
 from vision.boxes import iou_matrix, match, pairwise_iou
+from vision.labels import LabelError, read_labels, yolo_lines
 
 
 def test_iou_between_two_sets_and_pairwise():

@@ -13,9 +13,8 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.yolo import read_labels
-from models.crops import make_crops
-from models.export import with_classifier
+from training.crops import make_crops
+from training.export import with_classifier
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.crop_classifier import (
     CROP_H,
@@ -29,7 +28,9 @@ from vision.crop_classifier import (
     cut_crops,
 )
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelCard, ModelError, TileDetector
+from vision.detector import TileDetector
+from vision.labels import read_labels
+from vision.model_files import MODELS_DIR, ModelCard, ModelError
 from vision.photo import load_photo
 
 REPO = Path(__file__).resolve().parents[1]
@@ -151,6 +152,23 @@ def test_a_changed_classifier_file_is_refused(tmp_path):
     with pytest.raises(ModelError, match="missing"):
         TileClassifier.from_card(folder)
 
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"onnx": None}, "'onnx' is None, expected a file name in the card's folder"),
+    ({"onnx": "../tiles.onnx"}, "'onnx' is '../tiles.onnx', expected a file name"),
+    ({"sha256": None}, "'sha256' is None, expected the SHA-256 of tile_classifier.onnx"),
+    ({"sha256": "c82a"}, "'sha256' is 'c82a', expected the SHA-256"),
+])
+def test_a_classifier_card_without_its_file_or_hash_is_refused_naming_the_field(tmp_path, change, said):
+    """It raised KeyError (a traceback, not the exit-2 message) when a field was missing."""
+    folder = copy_classifier(tmp_path)
+    card = json.loads((folder / "classifier.json").read_text())
+    card.update(change)
+    (folder / "classifier.json").write_text(json.dumps({k: v for k, v in card.items() if v is not None}))
+    with pytest.raises(ModelError, match="^the classifier card .*classifier.json is broken: ") as err:
+        TileClassifier.from_card(folder)
+    assert said in str(err.value) and err.value.notice.code == "model-card-broken"
 
 def sample_images():
     return sorted((DATA / "samples").glob("*.jpg"))

@@ -16,7 +16,7 @@ from datasets.camera import apply
 from datasets.generate import generate, make_sample, split_of
 from datasets.printout import printout
 from datasets.scene import _affine, _blend, visibility
-from datasets.scene_layout import Group, Layout, Placed
+from datasets.scene_layout import Placed, SceneGroup, SceneLayout
 from datasets.styles import UNSEEN_WEIGHTS
 from tests.limits import files_limited_to
 from tests.shared import needs_shared
@@ -118,8 +118,8 @@ def test_scene_boxes_cover_the_drawn_tiles(monkeypatch):
 
 
 def _scene_with(monkeypatch, placed):
-    groups = [Group("loose", [p.code]) for p in placed]
-    monkeypatch.setattr(scene, "layout", lambda rng, recipe: Layout("rows", None, groups, placed))
+    groups = [SceneGroup("loose", [p.code]) for p in placed]
+    monkeypatch.setattr(scene, "layout", lambda rng, recipe: SceneLayout("rows", None, groups, placed))
 
 
 @pytest.mark.parametrize("seed", range(4))  # seed 0 has the photo rolled upside down

@@ -12,7 +12,7 @@ from datasets import scene
 from datasets.__main__ import main
 from datasets.generate import generate, make_sample
 from datasets.recipe import RECIPES, TABLE, Recipe, load_recipe
-from datasets.scene_layout import SURROUND_KINDS, Group, Layout, Placed
+from datasets.scene_layout import SURROUND_KINDS, Placed, SceneGroup, SceneLayout
 from datasets.scene_truth import SceneTruth
 from vision.classes import BACK, CLASSES
 
@@ -50,8 +50,8 @@ def test_table_scenes_label_walls_as_backs_and_discards_apart_from_the_hand():
 
 
 def _layout_of(monkeypatch, placed, kind="wall"):
-    groups = [Group(kind, [p.code for p in placed])]
-    monkeypatch.setattr(scene, "layout", lambda rng, recipe: Layout("table", None, groups, placed))
+    groups = [SceneGroup(kind, [p.code for p in placed])]
+    monkeypatch.setattr(scene, "layout", lambda rng, recipe: SceneLayout("table", None, groups, placed))
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -15,12 +15,13 @@ import cv2
 import numpy as np
 import pytest
 
-from models.evaluate import read_labels
 from scoring.hand import Hand
+from training.evaluate import read_labels
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, TileDetector, letterbox, scale_clusters
+from vision.detector import TileDetector, letterbox, scale_clusters
+from vision.model_files import MODELS_DIR, ModelError
 from vision.notices import CATALOGUE
 from vision.photo import READ_SIDE, load_photo
 from vision.read import UPSIDE_DOWN, read_photo
@@ -89,7 +90,7 @@ def test_reads_the_committed_sample_photos(detector, photo):
 
 @pytest.mark.slow
 def test_onnx_and_ultralytics_paths_agree(detector):
-    from models.ultralytics_env import load_ultralytics
+    from training.ultralytics_env import load_ultralytics
 
     load_ultralytics()
     from ultralytics import YOLO
@@ -113,7 +114,7 @@ def test_evaluation_reproduces_the_model_card_small_figures(tmp_path):
     """models/README.md quotes models/metrics-small.json; recomputing it gives the same figures."""
     expected = json.loads((MODELS_DIR / "metrics-small.json").read_text())
     out = tmp_path / "small.json"
-    subprocess.run([sys.executable, "-m", "models.evaluate", str(DATA / "unseen-small"), "--json", str(out)],
+    subprocess.run([sys.executable, "-m", "training.evaluate", str(DATA / "unseen-small"), "--json", str(out)],
                    cwd=REPO, check=True, capture_output=True, timeout=600)
     got = json.loads(out.read_text())
     for key in ("tiles", "row_exact", "hand_exact", "riichi34"):
@@ -124,13 +125,13 @@ def test_evaluation_reproduces_the_model_card_small_figures(tmp_path):
 
 @pytest.mark.slow
 def test_ultralytics_trains_and_exports_offline(tmp_path):
-    """One tiny epoch with the recipe's settings (plots and AMP check off, as models/train.py) and an
+    """One tiny epoch with the recipe's settings (plots and AMP check off, as training/train.py) and an
     ONNX export, with every socket refused: nothing reaches for a font, weights or the hub. (With
     plots on, ultralytics looks for its font online: this test caught that.)"""
     script = f"""
 import sys
 sys.path.insert(0, {str(REPO)!r})
-from models.ultralytics_env import load_ultralytics
+from training.ultralytics_env import load_ultralytics
 load_ultralytics()
 from ultralytics import YOLO
 import yaml

@@ -1,4 +1,4 @@
-"""models.evaluate: taps to fix, face-up figures, scene types, several sets at once; the hand the player
+"""training.evaluate: taps to fix, face-up figures, scene types, several sets at once; the hand the player
 is shown (taps, groups and kinds, tiles wrongly kept or set apart); the detection cache."""
 
 import json
@@ -11,11 +11,21 @@ import pytest
 
 from datasets.real import OTHER, REAL_LABELLED, REAL_SETS, scene_type
 from datasets.scene_truth import SceneTruth, TruthGroup
-from models.evaluate import DetectionCache, Judged, Tally, is_real, judge, judge_hand, load_samples, main, read_samples
-from models.evaluate_layout import evaluate_layout
-from models.real_table import table
 from tests.fake_detections import one_hot
 from tests.shared import needs_shared
+from training.evaluate import (
+    DetectionCache,
+    Judged,
+    Tally,
+    is_real,
+    judge,
+    judge_hand,
+    load_samples,
+    main,
+    read_samples,
+)
+from training.evaluate_layout import evaluate_layout
+from training.real_table import table
 from vision.boxes import match
 from vision.detections import Detections
 from vision.groups import Group
@@ -202,7 +212,7 @@ def test_cached_detections_are_reused_only_for_the_same_photo_and_settings_and_t
 
 
 def test_the_committed_table_scenes_read_from_their_labels_are_judged_hand_by_hand():
-    """models.evaluate_layout on tests/data/unseen-table-small (20 scenes: 10 at a table, 8 hands
+    """training.evaluate_layout on tests/data/unseen-table-small (20 scenes: 10 at a table, 8 hands
     alone, a heap of loose tiles, rows of tiles): every labelled tile, walls and discards too,
     becomes a detection, and the hand figures count each scene's labelled tiles once."""
     samples = load_samples(DATA / "unseen-table-small", "val", None)

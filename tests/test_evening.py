@@ -1,11 +1,11 @@
-"""The evening benchmark (models/evening.py) at a small size: one evening of one unseen design, its hands
+"""The evening benchmark (training/evening.py) at a small size: one evening of one unseen design, its hands
 read one by one with the table's memory, each taught after it is read."""
 
 import numpy as np
 import pytest
 
 from datasets.photo import photo_effects
-from models.evening import FIRST_HANDS, evening, hand_photo, run, tile_set_of
+from training.evening import FIRST_HANDS, evening, hand_photo, run, tile_set_of
 from vision.detector import TileDetector
 
 from .shared import needs_shared

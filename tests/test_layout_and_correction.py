@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.evaluate import load_samples
-from models.evaluate_layout import evaluate_layout
 from scoring.hand import Hand, Meld, Situation
 from scoring.random_hands import random_winning_hand
+from training.evaluate import load_samples
+from training.evaluate_layout import evaluate_layout
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import meld_kind, split_melds
@@ -194,7 +194,7 @@ def test_a_tile_count_no_hand_has_is_reported_without_searching():
 
 
 def test_perfect_detections_of_the_committed_unseen_scenes_read_as_measured():
-    """models.evaluate_layout on tests/data/unseen-small: 13 of its 15 whole hands read exactly from
+    """training.evaluate_layout on tests/data/unseen-small: 13 of its 15 whole hands read exactly from
     their label boxes; one has its winning tile inside the row (no photo says which tile won), one a
     concealed kong shown as four backs (read with a supposed face, for the player to name). None
     warns that a tile may be missing (4 and 6 of 15 did when the gaps of a group were summed)."""

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from datasets.yolo import read_labels
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
+from vision.labels import read_labels
 from vision.memory import PER_CLASS, TableMemory, TableMemoryError, load_memory
 from vision.photo import load_photo
 from vision.read import read_photo

@@ -1,6 +1,8 @@
 """The package as a newcomer installs it: the wheel builds without setuptools' warnings and carries
-what the code reads at run time (the rulesets, the model files, the generator's assets)."""
+what the code reads at run time (the rulesets, the model files, the generator's assets), and the reader
+installed from it finds its model files beside it."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -8,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("scoring", "vision", "datasets", "models", "ui", "ledger")
+PACKAGES = ("scoring", "vision", "datasets", "models", "training", "ui", "ledger")
 
 
 def test_the_wheel_builds_quietly_and_carries_the_rulesets_models_and_assets(tmp_path):
@@ -32,9 +34,26 @@ def test_the_wheel_builds_quietly_and_carries_the_rulesets_models_and_assets(tmp
         *(f"scoring/rulesets/{p.name}" for p in (ROOT / "scoring" / "rulesets").glob("*.json")),
         *(f"models/{p.name}" for p in (ROOT / "models").iterdir() if p.suffix in (".onnx", ".pt", ".json", ".md")),
         *(str(p.relative_to(ROOT)) for p in (ROOT / "datasets" / "assets").rglob("*") if p.is_file()),
-        "vision/files.py", "ledger/store.py", "ui/dataset.py",
+        "vision/files.py", "vision/model_files.py", "ledger/store.py", "ui/dataset.py", "training/evaluate.py",
     }
     assert must <= names, sorted(must - names)[:10]
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: GPL-2.0-or-later" in metadata.splitlines()
     assert not {n for n in names if n.startswith("tests/") or "__pycache__" in n}
+    assert not {n for n in names if n.startswith("models/") and n.endswith(".py")}  # the weights' folder only
+    installed = tmp_path / "installed"
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(installed),
+                        str(wheel)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    found = subprocess.run([sys.executable, "-c", FINDS_ITS_MODELS], cwd=tmp_path, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(installed)}, timeout=300)
+    assert found.returncode == 0, found.stderr[-3000:]
+    assert found.stdout.split() == [str(installed / "models" / "tiles.onnx"), "True"]
+
+
+# Run from outside the checkout: the detector's path says which copy's models/ it loaded (every file's hash checked).
+FINDS_ITS_MODELS = """
+import vision.detector
+detector = vision.detector.TileDetector()
+print(detector.card.onnx, detector.classifier is not None)
+"""

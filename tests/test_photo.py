@@ -65,7 +65,7 @@ def test_missing_file(tmp_path):
 
 
 def test_broken_uploads_still_get_a_clear_error_once_ultralytics_patched_pillow():
-    from models.ultralytics_env import load_ultralytics
+    from training.ultralytics_env import load_ultralytics
 
     load_ultralytics()
     import ultralytics.utils.patches  # noqa: F401  (replaces PIL.Image.open with a HEIF-trying wrapper)

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.yolo import read_labels
 from vision.boxes import match
 from vision.detector import TileDetector, aspect_restore
+from vision.labels import read_labels
 from vision.photo import load_photo
 from vision.read import read_photo
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from datasets.real_train import ASPECT_RANGE, Recipe, build, unstretch_factor
-from datasets.yolo import read_labels
 from vision.classes import CLASSES
 from vision.detections import Detections
+from vision.labels import read_labels
 
 
 def write_set(root, photos):

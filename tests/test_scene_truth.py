@@ -84,7 +84,7 @@ def test_the_evaluator_names_a_damaged_scene_file_and_exits(tmp_path):
     (tmp_path / "scenes" / "val").mkdir(parents=True)
     cv2.imwrite(str(tmp_path / "images" / "val" / "000000.jpg"), np.zeros((8, 8, 3), np.uint8))
     (tmp_path / "scenes" / "val" / "000000.json").write_text('{"kind": "hand", "groups": [', encoding="utf-8")
-    for module in ("models.evaluate", "models.evaluate_layout"):
+    for module in ("training.evaluate", "training.evaluate_layout"):
         run = subprocess.run([sys.executable, "-m", module, str(tmp_path)], capture_output=True, text=True,
                              cwd=Path(__file__).resolve().parents[1])
         assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr

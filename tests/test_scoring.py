@@ -23,7 +23,7 @@ from scoring import (
 from scoring.decompose import counts_of, splits
 from scoring.reading import readings
 from scoring.settle import settle
-from scoring.tiles import TILE_CODES
+from scoring.tiles import BACK, TILE_CODES, tile_name
 
 
 def H(concealed, win, *melds, flowers="", table=None, **situation):
@@ -294,6 +294,13 @@ def test_every_tile_name_round_trips(script):
     tiles = TILE_CODES
     assert parse_tiles(format_chinese(tiles, script)) == tiles
     assert parse_tiles(" ".join(format_chinese([t], script) for t in tiles)) == tiles
+
+
+@pytest.mark.parametrize("script", ["simplified", "traditional"])
+def test_a_face_down_tile_has_its_name_in_both_scripts(script):
+    """The reader's notices and the page name it by tile_name as every face (vision had its own table)."""
+    assert tile_name(BACK, script) == "牌背"
+    assert tile_name("2m", script) == {"simplified": "二万", "traditional": "二萬"}[script]
 
 
 def test_compact_round_trips():

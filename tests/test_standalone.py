@@ -69,7 +69,7 @@ def test_the_standalone_pass_hides_the_default_shared_folder(tmp_path):
 
 
 def test_the_photo_benchmark_without_real_photos_times_the_samples_and_says_so(tmp_path, monkeypatch, capsys):
-    from vision.bench import SAMPLES, default_photos
+    from training.bench import SAMPLES, default_photos
 
     monkeypatch.setenv(SETTING, str(tmp_path / "empty"))
     photos = default_photos(tmp_path)
@@ -78,8 +78,8 @@ def test_the_photo_benchmark_without_real_photos_times_the_samples_and_says_so(t
 
 
 def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
-    """`vision.bench --stages` on one committed sample: our time, the peer's and each stage's."""
-    from vision.bench import SAMPLES, main
+    """`training.bench --stages` on one committed sample: our time, the peer's and each stage's."""
+    from training.bench import SAMPLES, main
 
     main([str(sorted(SAMPLES.glob("*.jpg"))[0]), "--stages"])
     out = capsys.readouterr().out

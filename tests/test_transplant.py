@@ -1,6 +1,6 @@
 """The peer's real-photo weights move into our 43-class YOLO11n unchanged: every peer tensor finds its
 place, and the transplanted model computes the peer's boxes and class scores, before and after its batch
-norms are calibrated on photos (models/transplant.py)."""
+norms are calibrated on photos (training/transplant.py)."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ pytest.importorskip("ultralytics")
 pytest.importorskip("onnx")
 
 from models import transplant  # noqa: E402
-from models.ultralytics_env import load_ultralytics  # noqa: E402
+from training.ultralytics_env import load_ultralytics  # noqa: E402
 from vision.classes import CLASSES  # noqa: E402
 
 SAMPLES = sorted((transplant.REPO / "tests" / "data" / "samples").glob("*.jpg"))

@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 import vision.detector
+import vision.model_files
 from datasets.audit import KINDS, Audit, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
 from datasets.yolo import DATASET_FORMATS
@@ -35,7 +36,7 @@ def _run(folder: str, models: str, conf: float, script: str) -> Audit | None:
         return None
     try:
         detector = _detector(models)
-    except vision.detector.ModelError as exc:
+    except vision.model_files.ModelError as exc:
         st.error(in_script("沒有可用的模型：", script) + exc.notice.text(script))
         return None
     checking = in_script("檢查中…", script)
@@ -125,7 +126,7 @@ def render(script: str = "traditional") -> None:
     # By default the folder the main page saves corrected photos to.
     st.text_input(t("資料集資料夾"), value=str(dataset_root()), key="audit_dir")
     with st.expander(t("設定")):
-        st.text_input(t("模型資料夾"), value=str(vision.detector.MODELS_DIR), key="audit_models")
+        st.text_input(t("模型資料夾"), value=str(vision.model_files.MODELS_DIR), key="audit_models")
         st.number_input(t("信心門檻"), min_value=0.01, max_value=0.95, value=0.05, step=0.01, key="audit_conf")
     if st.button(t("開始檢查"), key="audit_run", type="primary"):
         st.session_state.audit_result = _run(st.session_state.audit_dir, st.session_state.audit_models,

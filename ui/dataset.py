@@ -23,9 +23,9 @@ import cv2
 import numpy as np
 import yaml
 
-from datasets.yolo import yolo_lines
 from vision.classes import CLASSES
 from vision.files import temporary_beside, write_atomically
+from vision.labels import yolo_lines
 
 ROOT_SETTING = "TAISHU_DATASET_ROOT"
 DEFAULT_ROOT = "./my-dataset"

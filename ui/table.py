@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import segno
 
-from ledger import MAX_REASON, Entry, Recorded, TableInfo, running_totals
+from ledger import MAX_REASON, LedgerLine, Recorded, TableInfo, running_totals
 from scoring.payout import Deal
 from scoring.seats import SEATS, Seat
 from ui.text import in_script, seat_label, wind_label
@@ -46,7 +46,7 @@ def deal_text(deal: Deal, table: TableInfo, script: str) -> str:
     return in_script(f"{deal.round.zh}風圈 · 莊家 ", script) + player(deal.dealer, table, script) + streak
 
 
-def result_text(entry: Entry, table: TableInfo, script: str) -> str:
+def result_text(entry: LedgerLine, table: TableInfo, script: str) -> str:
     """南家 自摸 5 台 · 西家 胡 北家 3 台 · 北家、東家 胡 西家 3＋1 台 · 流局 · 北家 詐胡 8 台 · 罰款：遲到"""
     claim = entry.false_claim
     if claim is not None:

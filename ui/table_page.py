@@ -30,10 +30,10 @@ import streamlit as st
 from ledger import (
     MAX_REASON,
     Conflict,
-    Entry,
     Evening,
     Ledger,
     LedgerError,
+    LedgerLine,
     Recorded,
     TableInfo,
     draw,
@@ -229,7 +229,7 @@ def _changes(before: Deal, after: Deal) -> str:
     return "、".join(out)
 
 
-def _write(desk: Desk, entry: Entry, expect: int, clear: Callable[[Draft], None]) -> None:
+def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], None]) -> None:
     """Record `entry` as hand `expect` (what the page showed when the button was pressed) or, while
     editing, in place of the hand being edited. A callback: the next run shows what happened."""
     editing = ss.get("table_editing")
@@ -439,7 +439,7 @@ def _shared(verdict: Verdict | None):
                             ss.ruleset)
 
 
-def _win_entry(verdict: Verdict | None, photo: str | None) -> Entry | None:
+def _win_entry(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
     """What "胡了" records: this win, or with wins set aside the one discard they make (None where
     there is nothing whole to record: no win, or a hand still being entered beside the wins set aside)."""
     if not setting_aside():
@@ -478,7 +478,7 @@ def _add_winner(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     load(Draft())
 
 
-def _load_lines(entry: Entry, others: tuple, seq: int) -> None:
+def _load_lines(entry: LedgerLine, others: tuple, seq: int) -> None:
     """A hand being edited: its other winners set aside, or its 詐胡 or penalty form filled in."""
     _forget_lines()
     dealer = entry.deal.dealer

@@ -16,7 +16,7 @@ SCRIPT_LABELS = {"traditional": "繁體", "simplified": "简体"}
 
 
 def tile_label(code: str | None, script: str) -> str:
-    """一萬 / 一万, 紅中, 梅 …; a tile not known yet is ？."""
+    """一萬 / 一万, 紅中, 梅, 牌背 … (`scoring.tiles.tile_name`); a tile not known yet is ？."""
     return "？" if code is None else tile_name(code, script)
 
 

@@ -24,17 +24,18 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.yolo import LabelError, read_labels
 from scoring.hand import Situation
 from scoring.notation import format_compact
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.tiles import WINDS
 from vision.console import as_a_command
 from vision.detections import UNSURE_BELOW
-from vision.detector import ModelError, TileDetector
+from vision.detector import TileDetector
 from vision.draw import draw_boxes
 from vision.files import ImageWriteError, write_image
+from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
+from vision.model_files import ModelError
 from vision.notices import Notice, NoticeError
 from vision.photo import PhotoError, load_photo
 from vision.read import Reading, read_photo

@@ -19,10 +19,10 @@ from scoring.decompose import counts_of
 from scoring.hand import Hand, HandError, Meld, Situation
 from scoring.legal import can_win
 from scoring.ruleset import Ruleset
-from scoring.tiles import FLOWERS, TILE_CODES
+from scoring.tiles import FLOWERS, TILE_CODES, tile_name
 from scoring.tiles import INDEX as PLAYING_INDEX
 from scoring.validate import check_hand
-from vision.classes import BACK, CLASS_INDEX, class_name
+from vision.classes import BACK, CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import Group, meld_kind
 from vision.notices import Notice
@@ -62,7 +62,7 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation,
         kind = meld_kind(shown)
         if kind == "unknown":
             raise HandError(f"{' '.join(shown)} is not a set",
-                            f"{''.join(class_name(c, 'traditional') for c in shown)} 不成一組")
+                            f"{''.join(tile_name(c, 'traditional') for c in shown)} 不成一組")
         if kind == "ankong":
             shown = [next(c for c in shown if c != BACK)] * 4  # four backs are no ankong (kongs_of_backs)
         melds.append(Meld(kind, tuple(shown)))

@@ -4,7 +4,7 @@ The detector finds tiles well but confuses look-alike faces (萬 numerals 七/�
 few pixels of its input. The classifier sees each tile on its own, cut from the photo's full
 resolution and resized to CROP_H x CROP_W, and replaces (or is blended with) the detector's
 per-class scores. `crop_region`/`cut_crop` are the one definition of the crop: training
-(`models/crops.py`) and read time both use them.
+(`training/crops.py`) and read time both use them.
 
 A rescored tile's scores are the classifier's class probabilities times the detector's confidence
 that a tile is there (its top score). They keep the meaning of the detector's own scores (a YOLO
@@ -12,11 +12,9 @@ class score is P(tile and class)), so the layout's choice between boxes competin
 confidence shown to the player and the audit's precision ranking still weigh box quality, while
 legal-hand correction, which normalises each tile's scores, gets the classifier's probabilities.
 
-Crop size 64 x 48 (h x w): tiles are portrait (box height/width ~1.3 at the median, 3:4 here), so
-the crop keeps their shape; 64 px of height is at or above the tile's own size in most training
-scenes (median box 31 x 41 px), so a 萬 numeral keeps its strokes, while the network stays cheap
-enough to train on one CPU thread. A box wider than tall (a tile lying sideways, or a photo rolled
-by ~90°) is turned a quarter turn so every crop is portrait.
+Crop size 64 x 48 (h x w): portrait, as tiles are, and tall enough that a 萬 numeral keeps its strokes
+while the network stays cheap to train (models/CLASSIFIER.md, "Recipe"). A box wider than tall (a
+tile lying sideways, or a photo rolled by ~90°) is turned a quarter turn so every crop is portrait.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, checked_file, read_card
+from vision.model_files import MODELS_DIR, ModelError, classifier_card, onnx_session
 from vision.notices import Notice
 
 CROP_H, CROP_W = 64, 48
@@ -75,9 +73,9 @@ def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.
 
 def cut_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(N, CROP_H, CROP_W, 3) uint8 crops of every box. While even the smallest tile is HALVE_FROM times
-    the crop's height, they are cut from the photo halved (2x2 averages): shrinking a 500 px tile to 64
-    px by area costs 1.1 ms a crop, halving the whole photo 3.5 ms, and the crops differ from the direct
-    ones by 0.6-1.8 grey levels on average (the bench's photos read the same codes either way)."""
+    the crop's height, they are cut from the photo halved (2x2 averages): shrinking each large tile by
+    area cost more than halving the whole photo once, for the same codes (models/README.md, "The reader's
+    constants")."""
     if not len(boxes):
         return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     scale = 1.0
@@ -112,13 +110,7 @@ class TileClassifier:
         """`weight`: read-time scores are a weighted geometric mean of this classifier's softmax (weight)
         and the detector's scores normalised to sum 1 (1 - weight); the model card sets it per detector
         (`classifier_weight` in model.json, chosen as models/README.md says)."""
-        import onnxruntime as ort
-
-        checked_file(onnx, sha256, "classifier")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(onnx, sha256, "classifier", threads)
         spec = self.session.get_inputs()[0]
         if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
             raise ModelError(Notice.of("model-input", name=onnx.name, shape=str(spec.shape[1:]),
@@ -132,8 +124,7 @@ class TileClassifier:
     @classmethod
     def from_card(cls, models_dir: Path = MODELS_DIR, threads: int | None = None) -> TileClassifier:
         """The classifier named by `models_dir/classifier.json` (what training wrote)."""
-        card = read_card(models_dir / "classifier.json", "classifier")
-        return cls(models_dir / card["onnx"], card["sha256"], threads)
+        return cls(*classifier_card(models_dir), threads)
 
     @property
     def embeds(self) -> bool:

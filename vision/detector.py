@@ -4,33 +4,29 @@
 photo gets: a first pass finds the tiles and their sizes; tiles of one size that lie together form a
 cluster (a photo of a table holds near tiles several times the size of far ones), and each cluster
 far from the size the model was trained on is read again, its region resized so its tiles come out at
-that size. That makes a 12 MP photo whose tiles are 80 px wide read the same as a close-up (see
-models/README.md).
+that size, so a photo of a table reads as a close-up does. The figures behind the constants below:
+models/README.md, "Read path (v3)" and "The reader's constants".
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from scoring.hand import brief
 from scoring.tiles import FLOWERS
 from vision.classes import CLASSES
+from vision.crop_classifier import TileClassifier
 from vision.detections import Detections
-from vision.notices import Notice, NoticeError
+from vision.hand_finding import weights
+from vision.model_files import MODELS_DIR, STRIDE, ModelCard, onnx_session
 from vision.photo import READ_SIDE
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-STRIDE = 32
 # Below this width (px at the network input) the first pass misses tiles: look again larger.
 MIN_FOUND_TILE = 12.0
-# Tiles found between these multiples of the trained tile width are read as found, in one pass
-# (measured: a second pass at the trained size did not read such scenes better; models/README.md).
+# Tiles found between these multiples of the trained tile width are read as found, in one pass (a second
+# pass at the trained size reads them no better).
 SAME_SCALE = (0.7, 1.5)
 # Tiles of one cluster differ in size by less than this factor (near tiles can be 5x far ones in a photo
 # of a table), and lie within this many tile sizes of a neighbour of the cluster.
@@ -39,134 +35,23 @@ CLUSTER_REACH = 3.0
 # Second passes for at most this many clusters, the largest first (the rest keep the first pass):
 # bounds the time a cluttered photo takes.
 MAX_SECOND_PASSES = 3
-# The first pass's largest input (long side) is this many times the card's max_side (2560 px). Its
-# memory and time grow with its area: a process making one pass at 2560 over a 12 MP photo peaks at
-# ~720 MB, the pass taking 2-4 s on 2 cores; the 4096 px pass the doubling used to reach took 8-15 s
-# and the read 3.4 GB (README, "Reading photos").
+# The first pass's largest input (long side) is this many times the card's max_side (2560 px): its memory
+# and time grow with its area, and a read stays under 1 GB at this cap.
 FIRST_PASS_MAX = 2
 # An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
 # narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
-# keep its aspect (a data set's "stretch" export, a 16:9 frame shown square; KIM test: 6 of 12 photos at
-# 0.13-0.29). It is read again with its width restored, by at most MAX_RESTORE, judged on at least
+# keep its aspect (a data set's "stretch" export, a 16:9 frame shown square). It is read again with its
+# width restored, by at most MAX_RESTORE, judged on at least
 # MIN_FOR_ASPECT boxes. Wide boxes are no such sign: tiles lying flat seen at a grazing angle reach 3-4.
 MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
 MAX_RESTORE = 6.0
 MIN_FOR_ASPECT = 3
-# The largest max_side a model card may ask for: a read's 1 GB bound is measured at it (tests/test_detector.py).
-MAX_SIDE_LIMIT = 1280
 # A box whose likeliest class is a flower is kept from FAINT_FLOWER up (others from the card's conf): a flower
-# of a set the detector never saw scores low (on generated hands of the unseen designs, 14 of the 15 hand tiles
-# it missed were flowers, each found read at 0.03), and a hand without it loses its 台. Such a faint box is kept only
+# of a set the detector never saw scores low, and a hand without it loses its 台. Such a faint box is kept only
 # where no surer box covers it and the crop classifier gives the flowers FAINT_FLOWER_SURE of its probability:
-# on 32 photos of unseen designs and 90 real test photos, of 28 faint boxes 15 were flowers, and these two
-# bounds keep 10 of them and none of the others (0.03 and flower-faced alone kept all 15 and all 13 others).
+# the two bounds that kept faint flowers and no faint other tile (models/README.md, "Faint flowers").
 FAINT_FLOWER, FAINT_FLOWER_SURE = 0.05, 0.7
 FLOWER_IDS = np.flatnonzero(np.isin(CLASSES, FLOWERS))
-
-
-class ModelError(NoticeError, RuntimeError):
-    """The committed model is missing or does not match its recorded hash (its notice says which)."""
-
-
-@dataclass(frozen=True)
-class ModelCard:
-    """`models/model.json`: which file to load, its SHA-256, and how it was trained to see tiles."""
-
-    onnx: Path
-    sha256: str
-    imgsz: int  # first-pass input size (long side)
-    tile_width: float  # median tile width (px, at network input) the model was trained around
-    max_side: int  # cap on the second pass's input long side
-    conf: float = 0.25  # a box is a tile when its best class scores this much (chosen per model)
-    classifier: Path | None = None  # the crop classifier (second stage), when the card names one
-    classifier_sha256: str | None = None
-    # its share in each tile's class scores against the detector's (vision/crop_classifier.py): it
-    # depends on how well this detector reads classes, so it is chosen per model, as conf is
-    classifier_weight: float = 1.0
-
-    @classmethod
-    def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
-        """The card in `models_dir`; ModelError naming the field when one is missing or out of range (an
-        input size of 0 made the first pass double it forever)."""
-        path = models_dir / "model.json"
-        meta = read_card(path, "model")
-        try:
-            onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
-            imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
-            return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
-                       tile_width=card_number(meta, "tile_width", 1, imgsz),
-                       max_side=card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True),
-                       conf=card_number(meta, "conf", 0.001, 0.999, default=0.25),
-                       classifier=models_dir / name if name else None,
-                       classifier_sha256=card_hash(meta, name) if name else None,
-                       classifier_weight=card_number(meta, "classifier_weight", 0, 1, default=1.0))
-        except CardProblem as exc:
-            raise ModelError(Notice.of("model-card-broken", what="model", path=str(path), why=str(exc))) from exc
-
-
-class CardProblem(ValueError):
-    """A field of a model card that is missing or unusable; the message names it."""
-
-
-def card_file(meta: dict, key: str) -> str:
-    """A file the card names: a plain name inside the card's folder."""
-    name = meta.get(key)
-    if not isinstance(name, str) or not name or Path(name).name != name:
-        raise CardProblem(f"{key!r} is {brief(name)}, expected a file name in the card's folder")
-    return name
-
-
-def card_hash(meta: dict, name: str) -> str:
-    digest = meta.get("sha256", {}).get(name) if isinstance(meta.get("sha256"), dict) else None
-    if not isinstance(digest, str) or len(digest) != 64:
-        raise CardProblem(f"no SHA-256 for {name} under 'sha256'")
-    return digest
-
-
-def card_number(meta: dict, key: str, low: float, high: float, *, integer: bool = False,
-                default: float | None = None) -> float:
-    """A number of the card, refused outside low..high (nan, a string or a boolean too)."""
-    value = meta.get(key, default)
-    kinds = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        raise CardProblem(f"{key!r} is {brief(value)}, expected {'an integer' if integer else 'a number'} "
-                          f"from {low} to {high}")
-    return value if integer else float(value)
-
-
-def read_card(path: Path, what: str) -> dict:
-    """A model's JSON card, refused unless it exists, is a JSON object and lists our classes in our order."""
-    if not path.exists():
-        raise ModelError(Notice.of("model-card-missing", what=what, path=str(path)))
-    try:
-        card = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
-        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
-                                   why=f"not JSON we read ({str(exc)[:100]})")) from exc
-    if not isinstance(card, dict):
-        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
-                                   why=f"a JSON {type(card).__name__}, not an object"))
-    if card.get("classes") != list(CLASSES):
-        raise ModelError(Notice.of("model-classes-differ", what=what))
-    return card
-
-
-def checked_file(path: Path, sha256: str, what: str) -> Path:
-    """`path`, once it exists and matches its recorded SHA-256 (ModelError otherwise)."""
-    if not path.is_file():
-        raise ModelError(Notice.of("model-file-missing", what=what, path=str(path)))
-    actual = sha256_of(path)
-    if actual != sha256:
-        raise ModelError(Notice.of("model-corrupt", name=path.name, actual=actual[:12], expected=sha256[:12]))
-    return path
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
@@ -257,22 +142,12 @@ class TileDetector:
     out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""
 
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
-        import onnxruntime as ort
-
-        from vision.hand_finding import weights  # here: hand_finding takes the card's helpers from this module
-
         self.card = ModelCard.load(models_dir)
-        checked_file(self.card.onnx, self.card.sha256, "model")
+        self.session = onnx_session(self.card.onnx, self.card.sha256, "model", threads)
         weights()  # what every read needs besides the detector: refused here rather than at the first photo
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(self.card.onnx), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         self.classifier = None
         if classifier and self.card.classifier:
-            from vision.crop_classifier import TileClassifier
-
             self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads,
                                              self.card.classifier_weight)
 
@@ -359,10 +234,9 @@ class TileDetector:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
         at 512), until the photo's own size, never past FIRST_PASS_MAX times the card's `max_side`
-        (the cap). A size whose double would pass the cap is skipped for the cap itself: on a 12 MP
-        photo 512, 1024, then 2560 (passes at 2048 and 2560 cost 1.6x the one at 2560 alone, and find
-        no smaller tiles). Returns the detections (faint flowers among them, which `sure` leaves out)
-        and the input size that found them."""
+        (the cap). A size whose double would pass the cap is skipped for the cap itself (on a 12 MP
+        photo 512, 1024, then 2560): a pass just under the cap finds no smaller tiles. Returns the
+        detections (faint flowers among them, which `sure` leaves out) and the input size that found them."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
         cap = FIRST_PASS_MAX * self.card.max_side
         while True:

@@ -6,14 +6,13 @@ runs of touching tiles ("parts"); each part gets the probability that it belongs
 what a person looks at: its tiles' size beside the nearest (largest) row's, how far it lies from
 that row across and along it, whether its tiles are face down, turned (discards lie every way),
 alone, or flowers (never discarded: a flower face up is some player's). The weights are a small
-network fitted on generated table scenes (`python -m models.train_hand_finder`,
+network fitted on generated table scenes (`python -m training.train_hand_finder`,
 `models/hand_finder.json`); the hand search (`vision.search`) then decides the doubtful parts by
 whether they make a legal hand.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -23,11 +22,10 @@ import numpy as np
 from scoring.tiles import is_flower
 from vision.classes import BACK
 from vision.detections import Detections
-from vision.detector import CardProblem, ModelError, card_hash, checked_file, read_card
 from vision.layout import Layout, _rotate
+from vision.model_files import HAND_FINDER, ModelError, hand_finder_card
 from vision.notices import Notice
 
-WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "hand_finder.json"
 # Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
 # share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
 TOUCH, LEVEL = 0.3, 0.5
@@ -120,22 +118,17 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
 
 
 @cache
-def weights(path: Path = WEIGHTS) -> dict[str, np.ndarray]:
-    """The fitted network, once its file matches the SHA-256 the model card beside it records (as the
-    detector's files do) and was fitted over FEATURES; ModelError saying which is not so."""
-    try:
-        sha256 = card_hash(read_card(path.parent / "model.json", "model"), path.name)
-    except CardProblem as exc:
-        raise ModelError(Notice.of("model-card-broken", what="model", path=str(path.parent / "model.json"),
-                                   why=str(exc))) from exc
-    card = json.loads(checked_file(path, sha256, "hand finder").read_bytes())  # its bytes are the ones hashed
+def weights(path: Path = HAND_FINDER) -> dict[str, np.ndarray]:
+    """The fitted network, once its file matches its recorded SHA-256 (`hand_finder_card`) and was
+    fitted over FEATURES; ModelError saying which is not so."""
+    card = hand_finder_card(path)
     if not isinstance(card, dict) or tuple(card.get("features", ())) != FEATURES:
         raise ModelError(Notice.of("hand-finder-features", path=str(path)))
     return {k: np.array(v, np.float64) for k, v in card["weights"].items()}
 
 
 def hand_probability(features: np.ndarray, w: dict | None = None) -> np.ndarray:
-    """The fitted network (models/train_hand_finder.py): one tanh layer, a logistic output."""
+    """The fitted network (training/train_hand_finder.py): one tanh layer, a logistic output."""
     w = weights() if w is None else w
     z = np.tanh(features @ w["w1"]) @ w["w2"] + w["b2"]
     return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))

@@ -24,8 +24,8 @@ ROW_TOLERANCE = 0.5
 # Within a run of touching tiles, a step between centres this much longer than the steps around it
 # is a gap between two groups: a meld pushed up beside the concealed row, closer than GROUP_GAP (the
 # row itself is packed). Centres, not box edges: a box of a tilted tile's whole body overlaps its
-# neighbours' by a varying amount. 0.25: with box centres as noisy as the detector's (2.5% of a tile),
-# 0.12-0.2 split packed rows (layout on the truth boxes of data/unseen-v2, models/README.md).
+# neighbours' by a varying amount. Smaller values split packed rows at the detector's noise in its box
+# centres (models/README.md, "The reader's constants").
 SPACING_JUMP = 0.25
 # Boxes overlapping more than this are tiles stacked (a wall two high) or read twice, not side by side.
 STACKED_IOU = 0.2

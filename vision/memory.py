@@ -32,7 +32,7 @@ FORMAT, VERSION = "taishu-table-memory", 1
 PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code look alike, and lighting changes
 # A crop's cosine similarity to a class's nearest example is weighed against SIMILAR: likelier that class
 # above it, less likely below, by STRENGTH per unit (the log-odds), at most MAX_SHIFT up and MAX_DOWN down.
-# Chosen on the evening benchmark and the real test splits read as evenings (models/evening.py,
+# Chosen on the evening benchmark and the real test splits read as evenings (training/evening.py,
 # models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
 # on real photos another set of the collection), so the memory lowers a class little.
 SIMILAR, STRENGTH, MAX_SHIFT, MAX_DOWN = 0.75, 15.0, 4.0, 1.0

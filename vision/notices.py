@@ -16,7 +16,7 @@ from typing import Any
 
 from scoring.hand import HandError
 from scoring.script import in_script
-from vision.classes import class_name
+from scoring.tiles import tile_name
 
 SCRIPTS = ("en", "traditional", "simplified")
 TILE_PARAMS = frozenset({"before", "after", "left", "right", "tile"})
@@ -188,7 +188,7 @@ CATALOGUE: dict[str, Words] = {
         "{name} is {width}x{height} pixels, too large to read (at most {limit} million)",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百萬像素）",
         "照片有 {width}×{height} 像素，太大了（最多 {limit} 百万像素）"),
-    # vision/detector.py, vision/crop_classifier.py: ModelError
+    # vision/model_files.py: ModelError
     "model-card-missing": Words(
         "no {what} card at {path}",
         "找不到模型說明檔 {path}",
@@ -198,7 +198,7 @@ CATALOGUE: dict[str, Words] = {
         "模型說明檔 {path} 壞了：請從 git 還原",
         "模型说明档 {path} 坏了：请从 git 还原"),
     "hand-finder-features": Words(
-        "{path} was fitted on other features than the reader's: refit it (python -m models.train_hand_finder)",
+        "{path} was fitted on other features than the reader's: refit it (python -m training.train_hand_finder)",
         "找手牌的模型檔 {path} 和程式對不上：請重新訓練它",
         "找手牌的模型档 {path} 和程序对不上：请重新训练它"),
     "model-classes-differ": Words(
@@ -237,7 +237,7 @@ CATALOGUE: dict[str, Words] = {
         "牌桌记忆是旧的模型做的：请清除后重新教这副牌"),
     "memory-no-embedding": Words(
         "the crop classifier gives no embeddings, so no table memory can be taught "
-        "(python -m models.export --classifier-only adds them)",
+        "(python -m training.export --classifier-only adds them)",
         "這個模型不能記住牌桌的牌",
         "这个模型不能记住牌桌的牌"),
     # vision/__main__.py remember: the tiles to teach
@@ -313,9 +313,9 @@ def _shown(name: str, value: Any, script: str) -> Any:
     if isinstance(value, Notice):
         return value.text(script)
     if name in TILE_PARAMS and script != "en":
-        return class_name(value, script)
+        return tile_name(value, script)
     if name in TILES_PARAMS:
-        return " ".join(value) if script == "en" else "、".join(class_name(t, script) for t in value)
+        return " ".join(value) if script == "en" else "、".join(tile_name(t, script) for t in value)
     if name in TRADITIONAL_PARAMS:
         return in_script(value, script)
     return value

@@ -1,7 +1,7 @@
 """Start a detector from weights that have seen real tiles: the peer `mahjong-detector` (MIT, a YOLO11n
 for 34 riichi classes trained on real photos) moved into ultralytics' `yolo11n.yaml` with our 43 classes.
 
-    python -m models.transplant OUT.pt [--images DIR] [--count 100] [--imgsz 512]
+    python -m training.transplant OUT.pt [--images DIR] [--count 100] [--imgsz 512]
 
 The peer ships only its ONNX export, where each conv and its batch norm are fused into one conv with a
 bias. Its initialisers load into `yolo11n.yaml` by name and shape; the head's 34 class rows go to our
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.ultralytics_env import REPO, load_ultralytics
+from training.ultralytics_env import REPO, load_ultralytics
 from vision.classes import CLASSES
 
 PEER_CODES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
@@ -135,7 +135,7 @@ def photo_batches(paths: list[Path], imgsz: int, batch: int = 8):
 
 
 def save(model, out: Path) -> None:
-    """An ultralytics checkpoint that `YOLO(out)` loads and `models.train --from` continues from."""
+    """An ultralytics checkpoint that `YOLO(out)` loads and `training.train --from` continues from."""
     import copy
     from datetime import datetime
 
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     from datasets.real import REAL_LABELLED
     from datasets.shared import SETTING
 
-    parser = argparse.ArgumentParser(prog="python -m models.transplant", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m training.transplant", description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("--images", type=Path, nargs="+",
                         default=sorted(REAL_LABELLED.glob("*/images/train")),

@@ -1,6 +1,6 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
-    python -m models.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
+    python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
@@ -9,13 +9,13 @@ the table's memory (vision/memory.py) and, beside it, without one. After each re
 the hand as the player's fixes give it: each hand tile the reading found (a detection matched to a
 labelled hand tile at IoU 0.5) with its true code; a tile the player adds by hand has no box and
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
-without the memory: the hand taps to fix (`models.evaluate.judge_hand`), groups-and-kinds exact over
+without the memory: the hand taps to fix (`training.evaluate.judge_hand`), groups-and-kinds exact over
 whole hands, and *flower groups right*: the reading's flower group holds exactly the hand's flowers
 (over the hands whose flowers are all in view).
 
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
-each read and then taught its labelled tiles found; every tile is judged as `models.evaluate` judges a
+each read and then taught its labelled tiles found; every tile is judged as `training.evaluate` judges a
 real set (taps over every label, set apart or not), with and without the memory.
 """
 
@@ -36,7 +36,7 @@ from datasets.recipe import Recipe
 from datasets.scene import render_scene
 from datasets.scene_truth import SceneTruth
 from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
-from models.evaluate import is_real, judge_hand, load_samples
+from training.evaluate import is_real, judge_hand, load_samples
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
@@ -197,7 +197,7 @@ def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.evening", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.evening", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evenings", type=int, default=3, help="evenings per design")
     parser.add_argument("--hands", type=int, default=8, help="hands per evening")

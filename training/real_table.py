@@ -1,6 +1,6 @@
-"""The real-photo table of a model card from `python -m models.evaluate` figures (Markdown).
+"""The real-photo table of a model card from `python -m training.evaluate` figures (Markdown).
 
-    python -m models.real_table FIGURES.json [--no-scenes]
+    python -m training.real_table FIGURES.json [--no-scenes]
 
 One row per set and per scene type within it, and the pooled row: tile precision / recall, image
 exact, taps to fix (mean, then the share of photos with 0 and with at most 1 tap), the same with
@@ -51,9 +51,9 @@ def table(figures: dict, scenes: bool = True) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.real_table", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.real_table", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("figures", type=Path, help="the --json output of python -m models.evaluate")
+    parser.add_argument("figures", type=Path, help="the --json output of python -m training.evaluate")
     parser.add_argument("--no-scenes", action="store_true", help="one row per set only")
     args = parser.parse_args(argv)
     figures = json.loads(args.figures.read_text())

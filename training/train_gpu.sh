@@ -3,13 +3,13 @@
 # no package registry). Run from the repository root there, with these prepared here first:
 #   .whl/                      wheels of what the machine lacks (ultralytics, albumentations …; models/README.md)
 #   data/real-train/           python -m datasets real-train data/real-train
-#   runs/transplant/peer43.pt  python -m models.transplant runs/transplant/peer43.pt
+#   runs/transplant/peer43.pt  python -m training.transplant runs/transplant/peer43.pt
 # It generates the scenes on the machine's cores (they are too many to carry), then trains two detectors
 # side by side for the same time on the same mix, one continuing from the committed weights (v2), one from
 # the peer's real-photo weights, and beside them the crop classifier on crops of the same scenes and of
 # the real photos (those twice). It leaves both detectors' last checkpoints, the classifier and one
 # archive of the logs, results and recipes in $OUT (the device tool brings back at most 8 files).
-#   OUT=dir models/train_gpu.sh SECONDS SCENES [generate options]
+#   OUT=dir training/train_gpu.sh SECONDS SCENES [generate options]
 # SECONDS is the whole run's budget: training gets what the scenes leave, less the time to save and pack.
 set -uo pipefail
 budget=${1:-540}
@@ -23,7 +23,7 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi -L
 # Fail in seconds, not after the scenes, when something is missing on the machine.
 python3 -c "import torch, ultralytics, albumentations; from datasets.generate import generate; \
-from models.train import mixed_data; assert torch.cuda.is_available(); print('torch', torch.__version__)" || exit 1
+from training.train import mixed_data; assert torch.cuda.is_available(); print('torch', torch.__version__)" || exit 1
 cores=$(nproc)
 start=$(date +%s)
 since_start() { echo $(( $(date +%s) - start )); }
@@ -35,14 +35,14 @@ hours=$(python3 -c "print(round($minutes / 60, 4))")
 echo "training for $minutes min"
 for run in from-v2:models/tiles.pt from-peer:runs/transplant/peer43.pt; do
     name=${run%%:*}
-    python3 -m models.train data/gen-v3/data.yaml data/real-train/data.yaml:2 --from "${run#*:}" --name "v3-$name" \
+    python3 -m training.train data/gen-v3/data.yaml data/real-train/data.yaml:2 --from "${run#*:}" --name "v3-$name" \
         --device 0 --hours "$hours" --batch 32 --workers $(( cores / 2 - 1 )) > "$out/train-$name.log" 2>&1 &
 done
 (
-    python3 -m models.crops data/gen-v3 --split train --max-crops 60000 --out data/crops/gen-v3-train.npz &&
-    python3 -m models.crops data/gen-v3 --split val --out data/crops/gen-v3-val.npz &&
-    python3 -m models.crops data/real-train --split train --jitters 2 --out data/crops/real-train.npz &&
-    python3 -m models.train_classifier --train data/crops/gen-v3-train.npz data/crops/real-train.npz \
+    python3 -m training.crops data/gen-v3 --split train --max-crops 60000 --out data/crops/gen-v3-train.npz &&
+    python3 -m training.crops data/gen-v3 --split val --out data/crops/gen-v3-val.npz &&
+    python3 -m training.crops data/real-train --split train --jitters 2 --out data/crops/real-train.npz &&
+    python3 -m training.train_classifier --train data/crops/gen-v3-train.npz data/crops/real-train.npz \
         data/crops/real-train.npz --val data/crops/gen-v3-val.npz --device cuda --batch 256 \
         --minutes "$(python3 -c "print(max(1.0, $minutes - 2.5))")" --out runs/classifier-v3
 ) > "$out/classifier.log" 2>&1 &

@@ -1,8 +1,8 @@
-"""Tile crops from a YOLO data set, for the crop classifier (`models/train_classifier.py`).
+"""Tile crops from a YOLO data set, for the crop classifier (`training/train_classifier.py`).
 
-    python -m models.crops data/gen-v1 --split train --jitters 2 --max-crops 130000 --out data/crops/gen-v1-train.npz
-    python -m models.crops data/gen-v1 --split val --out data/crops/gen-v1-val.npz
-    python -m models.crops data/unseen-v1 --split val --out data/crops/unseen-v1-val.npz
+    python -m training.crops data/gen-v1 --split train --jitters 2 --max-crops 130000 --out data/crops/gen-v1-train.npz
+    python -m training.crops data/gen-v1 --split val --out data/crops/gen-v1-val.npz
+    python -m training.crops data/unseen-v1 --split val --out data/crops/unseen-v1-val.npz
 
 Every labelled box is cut with `vision.crop_classifier.cut_crop`, the crop the classifier gets at
 read time, its edges moved by a random ±JITTER of the box's size per crop to mimic the detector's
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.yolo import IMAGE_SUFFIXES, label_path_of, read_labels
+from datasets.yolo import IMAGE_SUFFIXES, label_path_of
 from vision.classes import CLASS_INDEX
 from vision.crop_classifier import CROP_H, CROP_W, cut_crop
+from vision.labels import read_labels
 from vision.photo import load_photo
 
 JITTER = 0.08  # each box edge moves by up to this fraction of the box's size
@@ -61,7 +62,7 @@ def make_crops(root: Path, split: str, jitters: int = 1, max_crops: int | None =
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.crops", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.crops", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("root", type=Path, help="a YOLO data set (images/<split>, labels/<split>)")
     parser.add_argument("--split", default="train")

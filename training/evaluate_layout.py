@@ -1,15 +1,15 @@
 """What layout, hand finding, group kinds and correction make of perfect detections: the read path's
 ceiling, whatever the detector.
 
-    python -m models.evaluate_layout DIR [--split val] [--noise 0.045] [--seed 0] [--json OUT.json]
+    python -m training.evaluate_layout DIR [--split val] [--noise 0.045] [--seed 0] [--json OUT.json]
 
 Every labelled box of each scene (the hand, and at a table the walls, discards and loose tiles
 too) becomes a detection of its labelled code; `--noise` moves each box edge by that many tile
 widths (standard deviation; the detector's own edges are off by about 4.5%, its centres by 2.5%:
-`box_error` of `python -m models.evaluate` on the unseen set). Reports the share of whole hands
-(every hand tile in frame and labelled, as `models.evaluate` counts them) read exactly (the same
-test as `models.evaluate`'s hand exact) and the misread ones by what went wrong; then, over every
-scene, `models.evaluate`'s figures of the hand the player is shown (`hand`: taps to fix it,
+`box_error` of `python -m training.evaluate` on the unseen set). Reports the share of whole hands
+(every hand tile in frame and labelled, as `training.evaluate` counts them) read exactly (the same
+test as `training.evaluate`'s hand exact) and the misread ones by what went wrong; then, over every
+scene, `training.evaluate`'s figures of the hand the player is shown (`hand`: taps to fix it,
 groups-and-kinds exact, tiles wrongly kept in it or set apart), pooled and per scene kind.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import HandTally, judge_hand, same_hand, samples_of
+from training.evaluate import HandTally, judge_hand, same_hand, samples_of
 from vision.boxes import match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
@@ -69,7 +69,7 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.evaluate_layout", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate_layout", description=__doc__)
     parser.add_argument("dir", type=Path)
     parser.add_argument("--split", default="val")
     parser.add_argument("--noise", type=float, default=0.0, help="box edge error, in tile widths (std)")

@@ -1,6 +1,6 @@
 """Which runtime reads photos: the ONNX export on onnxruntime, or the .pt on ultralytics/torch?
 
-    python -m models.compare_runtimes
+    python -m training.compare_runtimes
 
 Measures, on the committed sample photos at the first-pass input size: start-up (a fresh
 process importing the runtime and loading the model), median forward-pass latency, and the
@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from vision.detector import MODELS_DIR, TileDetector, letterbox
+from vision.detector import TileDetector, letterbox
+from vision.model_files import MODELS_DIR
 from vision.photo import load_photo
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,7 +26,7 @@ SAMPLES = sorted((REPO / "tests" / "data" / "samples").glob("*.jpg"))
 
 STARTUP = {
     "onnxruntime": "from vision.detector import TileDetector; TileDetector()",
-    "ultralytics": ("from models.ultralytics_env import load_ultralytics; load_ultralytics(); "
+    "ultralytics": ("from training.ultralytics_env import load_ultralytics; load_ultralytics(); "
                     f"from ultralytics import YOLO; YOLO({str(MODELS_DIR / 'tiles.pt')!r})"),
 }
 PACKAGES = {
@@ -58,7 +59,7 @@ def startup_s(code: str, runs: int = 3) -> float:
 
 
 def main() -> None:
-    from models.ultralytics_env import load_ultralytics
+    from training.ultralytics_env import load_ultralytics
 
     load_ultralytics()
     from ultralytics import YOLO

@@ -1,11 +1,11 @@
 """Train the tile detector from scratch (or continue from weights) on generated scenes and real photos.
 
-    python -m models.train DATA/data.yaml [MORE/data.yaml:2 ...] --hours 1.65 [--from models/tiles.pt] [--imgsz 512]
+    python -m training.train DATA/data.yaml [MORE/data.yaml:2 ...] --hours 1.65 [--from models/tiles.pt] [--imgsz 512]
 
 Several data sets train together; `:N` after one repeats its images N times an epoch (the real
 photos are few beside the generated scenes). `--device 0` trains on a GPU.
 
-Then `python -m models.export RUN/weights/last.pt` to commit it. The recipe and why is in
+Then `python -m training.export RUN/weights/last.pt` to commit it. The recipe and why is in
 models/README.md; change it there and here together.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from models.ultralytics_env import REPO, load_ultralytics
+from training.ultralytics_env import REPO, load_ultralytics
 
 # Mirrored tiles do not exist (a flipped 七 or 發 is no tile); small turns and perspective do.
 AUGMENT = dict(fliplr=0.0, flipud=0.0, degrees=8.0, shear=2.0, perspective=0.0003, translate=0.1,
@@ -41,7 +41,7 @@ def mixed_data(specs: list[str], out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__)
     parser.add_argument("data", nargs="+", help="data.yaml of a generated or real YOLO data set, `:N` to repeat it")
     parser.add_argument("--hours", type=float, default=1.2, help="wall-clock budget; the LR schedule fits it")
     parser.add_argument("--from", dest="start", default="yolo11n.yaml",

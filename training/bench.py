@@ -1,6 +1,6 @@
 """Photo → hand time with the model loaded, beside the peer detector's time on the same photos.
 
-    python -m vision.bench [PHOTO_OR_DIR ...] [--repeat 1] [--stages] [--memory FILE]
+    python -m training.bench [PHOTO_OR_DIR ...] [--repeat 1] [--stages] [--memory FILE]
 
 Default photos: the real photos of tile sets in the shared folder's data/real-scenes (optional,
 datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes upscaled to a 12 MP
@@ -73,9 +73,9 @@ def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> None:
     import tempfile
 
-    from models.evaluate import peer_detect
+    from training.evaluate import peer_detect
 
-    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m training.bench", description=__doc__)
     parser.add_argument("photos", nargs="*", type=Path)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--stages", action="store_true", help="also time each stage of our read")

@@ -1,16 +1,16 @@
 """Train the tile-crop classifier (second stage after the detector), export it to ONNX and judge it.
 
-    python -m models.crops data/gen-v1 --split train --max-crops 150000 --out data/crops/gen-v1-train.npz
-    python -m models.crops data/gen-v1 --split val --out data/crops/gen-v1-val.npz
-    python -m models.crops data/unseen-v1 --split val --out data/crops/unseen-v1-val.npz
-    python -m models.train_classifier --minutes 14 --threads 1
+    python -m training.crops data/gen-v1 --split train --max-crops 150000 --out data/crops/gen-v1-train.npz
+    python -m training.crops data/gen-v1 --split val --out data/crops/gen-v1-val.npz
+    python -m training.crops data/unseen-v1 --split val --out data/crops/unseen-v1-val.npz
+    python -m training.train_classifier --minutes 14 --threads 1
 
 Plain torch on the CPU: a small CNN (stride-2 conv-BN-ReLU stages, global average pooling, a
 linear layer to the 43 classes) on 64 x 48 crops, augmented on the fly in torch (photometric
 jitter, blur, down-and-up sampling, small rotations/scale/shifts, random grayscale), label
 smoothing, AdamW with warm-up and a cosine decay fitted to the wall-clock budget. Writes
 models/tile_classifier.onnx (uint8 NHWC BGR crops in, logits and embeddings out, any batch size) and
-models/classifier.json (its hash and figures; `models/export.py` copies the name and hash into
+models/classifier.json (its hash and figures; `training/export.py` copies the name and hash into
 model.json). The unseen-styles crops are only ever judged, never trained on.
 """
 
@@ -29,7 +29,7 @@ from torch import nn
 
 from vision.classes import CLASSES
 from vision.crop_classifier import CROP_H, CROP_W, EMBEDDING, EXPAND, TileClassifier
-from vision.detector import MODELS_DIR, sha256_of
+from vision.model_files import MODELS_DIR, sha256_of
 
 REPO = Path(__file__).resolve().parents[1]
 CROPS = REPO / "data" / "crops"
@@ -208,7 +208,7 @@ def shown(path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.train_classifier", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.train_classifier", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train", type=Path, nargs="+", default=[CROPS / "gen-v1-train.npz"],
                         help="crops to train on (several .npz train together; list one twice to weigh it double)")

@@ -1,8 +1,9 @@
 """Fit the hand finder's weights (`vision.hand_finding`) on generated scenes, judge them on others.
 
-    python -m models.train_hand_finder TRAIN_DIR [TRAIN_DIR ...] --judge DIR [--draws 3] [--out models/hand_finder.json]
+    python -m training.train_hand_finder TRAIN_DIR [TRAIN_DIR ...] --judge DIR [--draws 3]
+        [--out models/hand_finder.json]
 
-Each scene's labelled boxes become detections of their codes (as `models.evaluate_layout` makes
+Each scene's labelled boxes become detections of their codes (as `training.evaluate_layout` makes
 them), moved by box noise like the detector's (0 or 4.5% of a tile) with a few tiles dropped (a
 missed detection); the whole-photo layout cuts them into parts and each part is labelled hand or
 not from the scene's truth (`groups` are the hand unless "loose"; `surround` is walls, discards and
@@ -20,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import samples_of
-from models.evaluate_layout import perfect_detections
-from vision.detector import sha256_of
-from vision.hand_finding import FEATURES, WEIGHTS, hand_probability, joined, part_features
+from training.evaluate import samples_of
+from training.evaluate_layout import perfect_detections
+from vision.hand_finding import FEATURES, hand_probability, joined, part_features
 from vision.layout import group_rows, in_reading_order
+from vision.model_files import HAND_FINDER, sha256_of
 
 NOISE = (0.0, 0.045)
 DROP = 0.03  # share of tiles a draw leaves out
@@ -100,13 +101,13 @@ def judge(w: np.ndarray, x: np.ndarray, y: np.ndarray, photo: np.ndarray) -> dic
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.train_hand_finder", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.train_hand_finder", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("train", type=Path, nargs="+", help="generated scene sets (training styles)")
     parser.add_argument("--judge", type=Path, required=True, help="a generated set of unseen styles")
     parser.add_argument("--draws", type=int, default=2, help="noisy copies of each training scene")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=WEIGHTS)
+    parser.add_argument("--out", type=Path, default=HAND_FINDER)
     args = parser.parse_args(argv)
     train = [s for root in args.train for split in ("train", "val") for s in samples_of(root, split, None)]
     x, y, photo = part_rows(train, args.draws, args.seed)

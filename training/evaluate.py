@@ -1,6 +1,6 @@
 """Judge the committed detector on generated or real data sets, beside the peer detector.
 
-    python -m models.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
+    python -m training.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
                               [--no-peer] [--models DIR [--models DIR2]] [--no-classifier] [--cache DIR]
 
 A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
@@ -62,13 +62,15 @@ import yaml
 
 from datasets.real import scene_type
 from datasets.scene_truth import SceneTruth, SceneTruthError
-from datasets.yolo import label_path_of, read_labels
+from datasets.yolo import label_path_of
 from scoring.hand import Hand
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, TileDetector, sha256_of
+from vision.detector import TileDetector
+from vision.labels import read_labels
+from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
 from vision.read import Reading, read_detections
 
@@ -143,7 +145,7 @@ class Tally:
                "code_right_of_found": round(self.tp / max(self.found, 1), 4),
                "image_exact": round(sum(self.exact) / max(len(self.exact), 1), 4),
                "taps": summarise_taps(self.taps)}
-        if self.offsets:  # how far off the boxes are (layout's noise: models/evaluate_layout.py)
+        if self.offsets:  # how far off the boxes are (layout's noise: training/evaluate_layout.py)
             off = np.array(self.offsets)
             out["box_error"] = {"edge_std": round(float(off.std(axis=0).mean()), 4),
                                 "centre_x_std": round(float(((off[:, 0] + off[:, 2]) / 2).std()), 4)}
@@ -449,7 +451,7 @@ def judge(reads: list[dict]) -> dict:
 
 
 def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_DIR) -> dict:
-    from models.ultralytics_env import load_ultralytics
+    from training.ultralytics_env import load_ultralytics
 
     load_ultralytics()
     from ultralytics import YOLO
@@ -497,7 +499,7 @@ def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Pa
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, nargs="+", help="one or more data sets, generated or real")
     parser.add_argument("--split", help="default: test for a real set, val for a generated one")

@@ -1,15 +1,15 @@
 """Make trained weights the committed model: ONNX export, hashes and the model card's metadata.
 
-    python -m models.export runs/train/tiles/weights/last.pt --data DATA/data.yaml
-    python -m models.export --classifier-only [--out MODEL_DIR]
+    python -m training.export runs/train/tiles/weights/last.pt --data DATA/data.yaml
+    python -m training.export --classifier-only [--out MODEL_DIR]
 
 Writes models/tiles.pt (to continue training from), models/tiles.onnx (what `vision` runs) and
 models/model.json (hashes checked at load, input size, the tile size the model was trained at).
-The crop classifier that `models/train_classifier.py` recorded in models/classifier.json goes into
+The crop classifier that `training/train_classifier.py` recorded in models/classifier.json goes into
 model.json too (its file name and hash), so the read path keeps its second stage; with
 `--classifier-only` only that entry of the existing model.json is (re)written, after giving a classifier
 exported without one its `embedding` output (what a table's memory compares, vision/memory.py). The
-hand finder's hash (models/hand_finder.json, written by `models.train_hand_finder`) is recorded as found.
+hand finder's hash (models/hand_finder.json, written by `training.train_hand_finder`) is recorded as found.
 """
 
 from __future__ import annotations
@@ -24,18 +24,17 @@ import yaml
 from PIL import Image
 
 from datasets.yolo import IMAGE_SUFFIXES
-from models.ultralytics_env import REPO, load_ultralytics
+from training.ultralytics_env import REPO, load_ultralytics
 from vision.classes import CLASSES
 from vision.crop_classifier import EMBEDDING
-from vision.detector import MODELS_DIR, sha256_of
-from vision.hand_finding import WEIGHTS
+from vision.model_files import HAND_FINDER, MODELS_DIR, sha256_of
 
 MAX_SIDE = 1280  # second pass cap: keeps a many-row photo under ~0.5 s on 2 cores
 
 
 def training_tile_width(data_yaml: Path, imgsz: int, sample: int = 600) -> float:
     """Median tile width (short side of the label boxes) in network-input pixels, over up to `sample`
-    images of each training folder (a mix lists several, `models/train.py`)."""
+    images of each training folder (a mix lists several, `training/train.py`)."""
     cfg = yaml.safe_load(data_yaml.read_text())
     root = Path(cfg.get("path") or data_yaml.parent)
     folders = dict.fromkeys(cfg["train"] if isinstance(cfg["train"], list) else [cfg["train"]])
@@ -108,7 +107,7 @@ def with_classifier(meta: dict, models_dir: Path = MODELS_DIR) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m training.export", description=__doc__)
     parser.add_argument("weights", type=Path, nargs="?")
     parser.add_argument("--data", type=Path, help="the data.yaml it was trained on")
     parser.add_argument("--imgsz", type=int, default=512)
@@ -154,8 +153,8 @@ def main(argv: list[str] | None = None) -> None:
         "onnx": "tiles.onnx",
         "pt": "tiles.pt",
         # the hand finder's hash carried over: the reader refuses a hand finder the card does not vouch for
-        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt", WEIGHTS.name)
-                   if name != WEIGHTS.name or (out / name).exists()},
+        "sha256": {name: sha256_of(out / name) for name in ("tiles.onnx", "tiles.pt", HAND_FINDER.name)
+                   if name != HAND_FINDER.name or (out / name).exists()},
         "imgsz": args.imgsz,
         "tile_width": training_tile_width(args.data, args.imgsz),
         "max_side": MAX_SIDE,

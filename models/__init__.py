@@ -1,1 +1,0 @@
-"""Committed detector weights and their model card (README.md)."""

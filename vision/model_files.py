@@ -1,0 +1,178 @@
+"""The models folder and everything read from it: the model cards, checked field by field and against
+the SHA-256 they record, and the onnxruntime sessions on the files they name.
+
+`models/model.json` is the detector's card; it also records the hashes of the crop classifier and of
+`hand_finder.json` (the hand finder's fitted weights). `models/classifier.json` is what training wrote
+beside the classifier. The detector (vision/detector.py), the crop classifier (vision/crop_classifier.py)
+and the hand finder (vision/hand_finding.py) load their files here, so none of them imports another for
+its loading. Every problem is a ModelError whose notice names the file and, for a card, the field: the
+command lines exit 2 on it and the page shows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.hand import brief
+from vision.classes import CLASSES
+from vision.notices import Notice, NoticeError
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+HAND_FINDER = MODELS_DIR / "hand_finder.json"
+# The detector's input sides are multiples of its network's stride.
+STRIDE = 32
+# The largest max_side a model card may ask for: a read's 1 GB bound is measured at it (tests/test_detector.py).
+MAX_SIDE_LIMIT = 1280
+
+
+class ModelError(NoticeError, RuntimeError):
+    """A model file or card is missing, broken or does not match its recorded hash (its notice says which)."""
+
+
+class CardProblem(ValueError):
+    """A field of a model card that is missing or unusable; the message names it."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """`models/model.json`: which file to load, its SHA-256, and how it was trained to see tiles."""
+
+    onnx: Path
+    sha256: str
+    imgsz: int  # first-pass input size (long side)
+    tile_width: float  # median tile width (px, at network input) the model was trained around
+    max_side: int  # cap on the second pass's input long side
+    conf: float = 0.25  # a box is a tile when its best class scores this much (chosen per model)
+    classifier: Path | None = None  # the crop classifier (second stage), when the card names one
+    classifier_sha256: str | None = None
+    # its share in each tile's class scores against the detector's (vision/crop_classifier.py): it
+    # depends on how well this detector reads classes, so it is chosen per model, as conf is
+    classifier_weight: float = 1.0
+
+    @classmethod
+    def load(cls, models_dir: Path = MODELS_DIR) -> ModelCard:
+        """The card in `models_dir`; ModelError naming the field when one is missing or out of range (an
+        input size of 0 made the first pass double it forever)."""
+        path = models_dir / "model.json"
+        meta = read_card(path, "model")
+        try:
+            onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
+            imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
+            return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
+                       tile_width=card_number(meta, "tile_width", 1, imgsz),
+                       max_side=card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True),
+                       conf=card_number(meta, "conf", 0.001, 0.999, default=0.25),
+                       classifier=models_dir / name if name else None,
+                       classifier_sha256=card_hash(meta, name) if name else None,
+                       classifier_weight=card_number(meta, "classifier_weight", 0, 1, default=1.0))
+        except CardProblem as exc:
+            raise broken_card("model", path, exc) from exc
+
+
+def classifier_card(models_dir: Path = MODELS_DIR) -> tuple[Path, str]:
+    """The crop classifier `models_dir/classifier.json` names (what its training wrote) and its SHA-256."""
+    path = models_dir / "classifier.json"
+    card = read_card(path, "classifier")
+    try:
+        name = card_file(card, "onnx")
+        digest = card.get("sha256")
+        if not is_sha256(digest):
+            raise CardProblem(f"'sha256' is {brief(digest)}, expected the SHA-256 of {name}")
+    except CardProblem as exc:
+        raise broken_card("classifier", path, exc) from exc
+    return models_dir / name, digest
+
+
+def hand_finder_card(path: Path = HAND_FINDER):
+    """The hand finder's JSON, once its bytes match the SHA-256 that `model.json` beside it records (as
+    the detector's files do): what a photo's read needs besides the two networks."""
+    card_path = path.parent / "model.json"
+    try:
+        sha256 = card_hash(read_card(card_path, "model"), path.name)
+    except CardProblem as exc:
+        raise broken_card("model", card_path, exc) from exc
+    return json.loads(checked_file(path, sha256, "hand finder").read_bytes())  # its bytes are the ones hashed
+
+
+def onnx_session(path: Path, sha256: str, what: str, threads: int | None = None):
+    """An onnxruntime session on the CPU for the model file `path`, once it matches its SHA-256;
+    `threads` bounds its intra-op threads (onnxruntime's choice when None)."""
+    import onnxruntime as ort  # here: the scorer's command line and the data tools import vision without it
+
+    checked_file(path, sha256, what)
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def broken_card(what: str, path: Path, problem: CardProblem) -> ModelError:
+    return ModelError(Notice.of("model-card-broken", what=what, path=str(path), why=str(problem)))
+
+
+def card_file(meta: dict, key: str) -> str:
+    """A file the card names: a plain name inside the card's folder."""
+    name = meta.get(key)
+    if not isinstance(name, str) or not name or Path(name).name != name:
+        raise CardProblem(f"{key!r} is {brief(name)}, expected a file name in the card's folder")
+    return name
+
+
+def is_sha256(digest) -> bool:
+    return isinstance(digest, str) and len(digest) == 64
+
+
+def card_hash(meta: dict, name: str) -> str:
+    digest = meta.get("sha256", {}).get(name) if isinstance(meta.get("sha256"), dict) else None
+    if not is_sha256(digest):
+        raise CardProblem(f"no SHA-256 for {name} under 'sha256'")
+    return digest
+
+
+def card_number(meta: dict, key: str, low: float, high: float, *, integer: bool = False,
+                default: float | None = None) -> float:
+    """A number of the card, refused outside low..high (nan, a string or a boolean too)."""
+    value = meta.get(key, default)
+    kinds = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        raise CardProblem(f"{key!r} is {brief(value)}, expected {'an integer' if integer else 'a number'} "
+                          f"from {low} to {high}")
+    return value if integer else float(value)
+
+
+def read_card(path: Path, what: str) -> dict:
+    """A model's JSON card, refused unless it exists, is a JSON object and lists our classes in our order."""
+    if not path.exists():
+        raise ModelError(Notice.of("model-card-missing", what=what, path=str(path)))
+    try:
+        card = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
+                                   why=f"not JSON we read ({str(exc)[:100]})")) from exc
+    if not isinstance(card, dict):
+        raise ModelError(Notice.of("model-card-broken", what=what, path=str(path),
+                                   why=f"a JSON {type(card).__name__}, not an object"))
+    if card.get("classes") != list(CLASSES):
+        raise ModelError(Notice.of("model-classes-differ", what=what))
+    return card
+
+
+def checked_file(path: Path, sha256: str, what: str) -> Path:
+    """`path`, once it exists and matches its recorded SHA-256 (ModelError otherwise)."""
+    if not path.is_file():
+        raise ModelError(Notice.of("model-file-missing", what=what, path=str(path)))
+    actual = sha256_of(path)
+    if actual != sha256:
+        raise ModelError(Notice.of("model-corrupt", name=path.name, actual=actual[:12], expected=sha256[:12]))
+    return path
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
