@@ -1,0 +1,161 @@
+"""The table's memory of its own set in the app (issue 24): the "teach this set" page, a hand recorded from a
+photo teaching it, the next photo read with it on another phone, a damaged memory reported and replaced.
+AppTest sessions (phones) at `?table=`, a real ledger file, the committed models on a committed sample photo
+of a design they never trained on: alone they misread its flowers (tests/test_memory.py)."""
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from datasets.yolo import read_labels
+from ledger import Ledger
+from tests.app_driver import choose, ok, press
+from tests.test_app_script import assert_simplified
+from ui.table import DB_ENV
+from ui.teach_page import PAGE
+from vision.boxes import match
+from vision.classes import class_name
+from vision.memory import TableMemory
+from vision.photo import load_photo
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005"
+PHOTO = FLOWERED.with_suffix(".jpg").read_bytes()
+RECORD = "胡了，記下這一局"
+pytestmark = pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model")
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    path = tmp_path / "taishu.db"
+    monkeypatch.setenv(DB_ENV, str(path))
+    Ledger(path).open_table("friday")
+    st.cache_resource.clear()  # the real models, whatever an earlier test put in their place
+    yield path
+    st.cache_resource.clear()
+
+
+def phone(script: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["table"] = "friday"
+    if script:
+        at.query_params["script"] = script
+    return ok(at.run())
+
+
+def truth_of(boxes) -> list[str | None]:
+    """The sample's true code of each of these boxes (None: no labelled tile there)."""
+    image = load_photo(PHOTO)
+    true_boxes, codes = read_labels(FLOWERED.with_suffix(".txt"), image.shape[1], image.shape[0])
+    found = {p: codes[t] for t, p in match(true_boxes, boxes).items()}
+    return [found.get(i) for i in range(len(boxes))]
+
+
+def stored(db: Path) -> TableMemory | None:
+    data = Ledger(db).memory("friday").data
+    return None if data is None else TableMemory.from_bytes(data)
+
+
+def upload_hand(at: AppTest, key: str = "upload-0") -> AppTest:
+    return ok(at.file_uploader(key=key).set_value(("hand.jpg", PHOTO, "image/jpeg")).run())
+
+
+def flowers_read(at: AppTest) -> tuple[list[str], list[str | None]]:
+    """The draft's flowers as the page read them, and the sample's truth for each."""
+    reading = at.session_state["readings"][at.session_state["photo"]["key"]]
+    slots = at.session_state["draft"].flowers
+    truth = truth_of(reading.detections.boxes)
+    return [s.code for s in slots], [truth[s.det] for s in slots]
+
+
+def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
+    at = phone()
+    read, truth = flowers_read(upload_hand(at))
+    assert read != truth  # the models alone misread this design's flowers
+
+    press(at, "教認這一桌的牌（花牌常讀錯時）")  # under the table's settings (or the sidebar)
+    assert at.title[0].value == "教認這一桌的牌" and any("還沒有記住任何牌" in c.value for c in at.caption)
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    shown = at.session_state["teach_photo"]
+    truth = truth_of(shown["boxes"])
+    pick = at.pills(key="teach-pick-0")
+    assert len(pick.options) == len(truth) == 21 and pick.options[0].startswith("1 ")
+    flowers = [i for i, code in enumerate(truth) if code and code.endswith("f")]
+    for i in flowers:  # a tap on the tile, a tap on its face
+        version = at.session_state["teach_photo"]["version"]
+        ok(at.pills(key=f"teach-pick-{version}").set_value(i).run())
+        ok(at.pills(key=f"teach-face-{version}").set_value(truth[i]).run())
+    unmatched = next(i for i, code in enumerate(truth) if code and not code.endswith("f"))
+    ok(at.pills(key=f"teach-pick-{at.session_state['teach_photo']['version']}").set_value(unmatched).run())
+    press(at, "不記這一張（不是牌、拍壞了）")
+    named = at.session_state["teach_photo"]["codes"]
+    assert [named[i] for i in flowers] == [truth[i] for i in flowers] and named[unmatched] is None
+    press(at, "記住這 20 張牌")
+    note = at.success[0].value
+    assert note.startswith("記住了 20 張牌：") and all(class_name(truth[i], "traditional") in note for i in flowers)
+    memory = stored(db)
+    assert len(memory) == sum(min(n, 4) for n in _counts([c for c in named if c]).values())
+    assert {truth[i] for i in flowers} <= set(memory.counts())
+    assert not at.session_state["teach_photo"] and at.file_uploader(key="teach-upload-1")  # ready for the next
+    assert any("花牌：" in c.value for c in at.caption)
+
+    press(at, "回到台數")
+    read, truth = flowers_read(upload_hand(at))  # the same photo, read again now that the table learned
+    assert read == truth and len(at.session_state["readings"]) == 2
+
+
+def _counts(codes: list[str]) -> dict[str, int]:
+    return {c: codes.count(c) for c in set(codes)}
+
+
+def test_the_memory_is_reset_from_its_page_only_once_asked(db):
+    Ledger(db).change_memory("friday", lambda data: TableMemory("0" * 64).to_bytes())  # another classifier's
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+    assert any("牌桌記憶是舊的模型做的" in w.value for w in at.warning)  # reported, in the player's words
+    press(at, "清除這一桌記住的牌")
+    press(at, "不要清除")
+    assert Ledger(db).memory("friday").data is not None
+    press(at, "清除這一桌記住的牌")
+    press(at, "確定清除")
+    assert Ledger(db).memory("friday").data is None and at.success[0].value == "這一桌記住的牌清除了。"
+    assert any("還沒有記住任何牌" in c.value for c in at.caption) and not at.warning
+
+
+def test_a_hand_recorded_from_a_photo_teaches_the_table_and_the_next_phone_reads_with_it(db):
+    Ledger(db).change_memory("friday", lambda data: b'{"format": "taishu-table-memory", "vers')  # torn, damaged
+    at = upload_hand(phone())
+    assert any("這一桌記住的牌組用不了" in w.value for w in at.warning)  # and read by the models alone
+    read, truth = flowers_read(at)
+    assert read != truth
+    for k, code in enumerate(truth):  # the player fixes the flowers: a tap on the tile, one on its face
+        version = at.session_state["version"]
+        ok(at.pills(key=f"tiles-flowers-{version}").set_value(k).run())
+        ok(at.pills(key=f"face-{version}").set_value(code).run())
+    assert flowers_read(at)[0] == truth
+    ok(at.run())  # ... and stay fixed when the table's memory moves meanwhile (another phone recording)
+    Ledger(db).change_memory("friday", lambda data: b"another phone's")
+    assert flowers_read(ok(at.run()))[0] == truth and len(at.session_state["readings"]) == 1
+    boxed = sum(s.det is not None for s in at.session_state["draft"].all_slots())
+    choose(at, "winner", "南家")
+    choose(at, "how", "自摸")
+    press(at, RECORD)
+    assert "這一桌的牌組學了照片上的" in at.success[0].value
+    memory = stored(db)  # the damaged memory replaced by what this hand taught
+    assert set(truth) <= set(memory.counts()) and len(memory) <= boxed
+
+    other = upload_hand(phone())  # a second phone, after the first recorded: read with the table's memory
+    assert not any("用不了" in w.value for w in other.warning)
+    read, truth = flowers_read(other)
+    assert read == truth
+
+
+def test_the_teach_page_is_all_simplified(db):
+    Ledger(db).change_memory("friday", lambda data: b"not a memory")  # its warning too
+    at = ok(phone("simplified").sidebar.radio[0].set_value(PAGE).run())
+    assert_simplified(at, "the teach page")
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    ok(at.pills(key="teach-pick-0").set_value(0).run())
+    assert at.pills(key="teach-face-0").options[-1] == "牌背"
+    assert_simplified(at, "the teach page naming a tile")
