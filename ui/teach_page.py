@@ -174,7 +174,7 @@ def _name_tiles(shown: dict, place: Place, classifier, script: str) -> None:
     st.image(draw_boxes(shown["image"], shown["boxes"], [str(i + 1) for i in range(n)], named), channels="BGR",
              caption=t(f"找到 {n} 張牌（紅框：你改過的）。點一張，再點它真正的牌；不是牌的就不要記它。"))
     version = shown["version"]
-    picked = st.pills(t("照片上的牌（從左到右）"), range(n), key=f"teach-pick-{version}",
+    picked = st.pills(t("照片上的牌（號碼同框上的號碼）"), range(n), key=f"teach-pick-{version}",
                       format_func=lambda i: f"{i + 1} " + (t("不記") if codes[i] is None
                                                            else class_name(codes[i], script)))
     if picked is not None:
