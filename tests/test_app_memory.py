@@ -9,6 +9,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+import vision.detector
 from datasets.yolo import read_labels
 from ledger import Ledger
 from tests.app_driver import choose, ok, press
@@ -159,3 +160,18 @@ def test_the_teach_page_is_all_simplified(db):
     ok(at.pills(key="teach-pick-0").set_value(0).run())
     assert at.pills(key="teach-face-0").options[-1] == "牌背"
     assert_simplified(at, "the teach page naming a tile")
+
+
+def test_a_reader_failure_on_the_teach_page_is_said_and_the_page_goes_on(db, monkeypatch):
+    class Failing(vision.detector.TileDetector):  # the committed models, failing to read
+        def read(self, image, conf=None, memory=None):
+            raise RuntimeError("the model went away")
+
+    monkeypatch.setattr(vision.detector, "TileDetector", Failing)
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    assert at.error[0].value == "讀牌時出錯：RuntimeError: the model went away" and not at.session_state["teach_photo"]
+    ok(at.file_uploader(key="teach-upload-0").set_value(("not.jpg", b"not a photo", "image/jpeg")).run())
+    assert at.error[0].value.startswith("這個檔案不能當照片讀：")
+    press(at, "回到台數")
+    assert at.sidebar.radio[0].value == "台數"

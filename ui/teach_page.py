@@ -8,6 +8,7 @@ what the table remembers and resets it (asked first). Its words are in the playe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.photo import PhotoError, load_photo
 
+log = logging.getLogger("taishu")
 PAGE = "教認牌組"  # its name in the sidebar (app.py)
 HOME = "台數"
 ss = st.session_state
@@ -151,8 +153,13 @@ def _read(data: bytes, detector, place: Place, found: table_memory.Remembered, s
     except PhotoError as exc:
         st.error(in_script("這個檔案不能當照片讀：", script) + exc.notice.text(script))
         return None
-    with st.spinner(in_script("讀牌中…", script)):
-        dets = detector.read(image, memory=table_memory.for_reading(place, found.revision, detector).memory)
+    try:
+        with st.spinner(in_script("讀牌中…", script)):
+            dets = detector.read(image, memory=table_memory.for_reading(place, found.revision, detector).memory)
+    except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page usable, as on the main page
+        log.exception("reading a photo to teach failed")
+        st.error(Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}").text(script))
+        return None
     dets, _ = in_reading_order(dets, group_rows(dets))
     codes = tuple(dets.raw_codes) if len(dets) else ()  # as read: what the names start from
     ss.teach_photo = shown = {"id": pid, "image": image, "boxes": dets.boxes, "read": codes, "codes": codes,
