@@ -12,14 +12,19 @@ from streamlit.testing.v1 import AppTest
 import vision.detector
 from datasets.yolo import read_labels
 from ledger import Ledger
+from scoring.hand import Meld
 from tests.app_driver import choose, ok, press
-from tests.test_app_script import assert_simplified
+from tests.fake_detections import laid_out, reading_at_a_table
+from tests.test_app_script import HAND, assert_simplified
+from ui.draft import add_tile, from_reading, replace_tile
 from ui.table import DB_ENV
+from ui.table_memory import confirmed_tiles
 from ui.teach_page import PAGE
 from vision.boxes import match
 from vision.classes import class_name
 from vision.memory import TableMemory
 from vision.photo import load_photo
+from vision.read import read_detections
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005"
@@ -175,3 +180,24 @@ def test_a_reader_failure_on_the_teach_page_is_said_and_the_page_goes_on(db, mon
     assert at.error[0].value.startswith("這個檔案不能當照片讀：")
     press(at, "回到台數")
     assert at.sidebar.radio[0].value == "台數"
+
+
+def test_a_recorded_hand_teaches_its_boxed_tiles_as_confirmed_backs_as_backs_nothing_typed_or_set_apart():
+    """What `learn_hand` teaches of a hand: pure, on readings a perfect reader gives (no model)."""
+    kong = HAND.replace(melds=(Meld("ankong", ("9s",) * 4),))
+    reading = read_detections(laid_out(kong, face_down=True)[0])
+    draft = from_reading(reading)
+    m = next(k for k, meld in enumerate(draft.melds) if meld.kind == "ankong")
+    draft = replace_tile(draft, f"meld:{m}", 0, "9s")  # the player names the kong shown as four backs
+    draft = replace_tile(draft, "concealed", 0, "9m")  # fixes a tile
+    draft = add_tile(draft, "flowers", "2f")  # and types in a flower the photo does not show
+    boxes, codes = confirmed_tiles(reading, draft)
+    assert len(boxes) == len(codes) == len(reading.detections)  # every box of the hand, the typed flower none
+    assert codes == ["9m", *reading.codes[1:]] and codes.count("back") == 4 and "2f" not in codes
+    assert (boxes == reading.detections.boxes).all()
+
+    at_a_table = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {})  # three tiles apart, one supposed
+    boxes, codes = confirmed_tiles(at_a_table, from_reading(at_a_table))
+    apart = next(g.members for g in at_a_table.groups if g.kind == "loose")
+    assert len(codes) == len(at_a_table.detections) - len(apart) == len(HAND.all_tiles()) + len(HAND.flowers) - 1
+    assert (boxes == at_a_table.detections.boxes[:len(codes)]).all()
