@@ -81,7 +81,7 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     read, truth = flowers_read(upload_hand(at))
     assert read != truth  # the models alone misread this design's flowers
 
-    press(at, "教認這一桌的牌（花牌常讀錯時）")  # under the table's settings (or the sidebar)
+    press(at, "教認這一桌的牌（照片常讀錯時）")  # under the table's settings (or the sidebar)
     assert at.title[0].value == "教認這一桌的牌" and any("還沒有記住任何牌" in c.value for c in at.caption)
     ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
     shown = at.session_state["teach_photo"]
@@ -201,3 +201,14 @@ def test_a_recorded_hand_teaches_its_boxed_tiles_as_confirmed_backs_as_backs_not
     apart = next(g.members for g in at_a_table.groups if g.kind == "loose")
     assert len(codes) == len(at_a_table.detections) - len(apart) == len(HAND.all_tiles()) + len(HAND.flowers) - 1
     assert (boxes == at_a_table.detections.boxes[:len(codes)]).all()
+
+
+def test_the_teach_page_asks_for_a_table_first(db):
+    at = ok(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run())  # no ?table=
+    ok(at.sidebar.radio[0].set_value(PAGE).run())
+    assert at.info[0].value.startswith("先在「台數」頁開桌") and not at.file_uploader
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["table"] = "nobody"  # a link to the page itself (the main page would open the table)
+    at.session_state["page"] = PAGE
+    ok(at.run())
+    assert at.error[0].value == "這一桌的牌記不了：沒有代號「nobody」的牌桌" and not at.file_uploader

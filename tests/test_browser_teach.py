@@ -43,7 +43,7 @@ def test_a_set_is_taught_with_taps_that_fit_a_finger(page, models_url):
     url, db = models_url
     page.goto(f"{url}?table=0701&script=simplified")
     page.locator("[data-testid=stExpander] summary").filter(has_text="邀请同桌的手机").click()
-    page.get_by_role("button", name="教认这一桌的牌（花牌常读错时）").click()
+    page.get_by_role("button", name="教认这一桌的牌（照片常读错时）").click()
     expect(page.get_by_role("heading", name="教认这一桌的牌")).to_be_visible(timeout=SLOW)
     expect(page.get_by_text("这一桌还没有记住任何牌。")).to_be_visible()
     settled(page)

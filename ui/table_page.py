@@ -177,7 +177,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
-        st.button(t("教認這一桌的牌（花牌常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
+        st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk
 

@@ -96,8 +96,8 @@ def _place(script: str) -> Place | None:
         code = table_code(raw)
         place = Place(Ledger(db_path()), code)
         place.ledger.revision(code)  # the table is there (opened on the main page)
-    except LedgerError as exc:
-        st.error(in_script("牌桌的帳本打不開：" + str(exc), script))
+    except LedgerError as exc:  # no such table (a link to this page itself), or its file fails
+        st.error(in_script("這一桌的牌記不了：" + str(exc), script))
         return None
     st.info(in_script(f"牌桌 {code}", script))
     return place
