@@ -3,11 +3,11 @@
 Thin on purpose: widgets wired to `scoring` (rules) and `vision` (photos) through the small
 helpers in `ui/`. All state lives in `st.session_state` by value (`ui/widgets.py`): the draft hand,
 the photo and its readings (by photo, ruleset and the table's memory revision, so editing never
-re-runs the model), who won and how, the deal. The hand is scored once per run, before anything is drawn, so the summary at the top
-and every note below speak of the hand as it is now. A table's evening lives in the ledger file
-(`?table=CODE`, `ui/table_page.py`), and so does its memory of its own tile set, which reads its
-photos and learns from each hand recorded from one (`ui/table_memory.py`; taught at once on the page
-教認牌組, `ui/teach_page.py`).
+re-runs the model), who won and how, the deal. The hand is scored once per run, before anything is
+drawn, so the summary at the top and every note below speak of the hand as it is now. A table's
+evening lives in the ledger file (`?table=CODE`, `ui/table_page.py`), and so does its memory of its
+own tile set, which reads its photos and learns from each hand recorded from one
+(`ui/table_memory.py`; taught at once on the page 教認牌組, `ui/teach_page.py`).
 """
 
 from __future__ import annotations
@@ -219,11 +219,13 @@ def read_upload(photo_file) -> None:
             ss.photo = None
             st.error(t("這個檔案不能當照片讀：") + exc.notice.text(script))
             return
-        ss.photo = {"id": pid, "image": image, "problem": None, "ruleset": None, "key": None, "memory_problem": None}
+        ss.photo = {"id": pid, "image": image, "problem": None, "ruleset": None, "key": None, "memory_problem": None,
+                    "behind": False}
     key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
     if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
+        ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read
         return
-    ss.photo["ruleset"], ss.photo["problem"], ss.photo["key"] = ss.ruleset, None, key
+    ss.photo.update(ruleset=ss.ruleset, problem=None, key=key, behind=False)
     if key not in ss.readings:
         try:
             with st.spinner(t("讀牌中…")):
@@ -236,6 +238,11 @@ def read_upload(photo_file) -> None:
     if key in ss.readings:
         ss.taken, ss.text = None, ""  # the hand is the photo's now, not the one typed before
         edit(from_reading(ss.readings[key]))
+
+
+def read_again() -> None:
+    """The photo read again with what the table learned since the player fixed its hand (the fixes go)."""
+    ss.photo["ruleset"] = None
 
 
 def fixed_by_player() -> bool:
@@ -347,6 +354,8 @@ if ss.photo is not None:
         st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem'].text(script)}")
     if ss.photo["memory_problem"]:
         st.warning(t("這一桌記住的牌組用不了，這張照片只用模型讀：" + ss.photo["memory_problem"]))
+    if ss.photo["behind"]:
+        st.button(t("這一桌剛學了牌：用它重讀這張照片（你改過的要重改）"), on_click=read_again)
     if reading is None:
         st.image(ss.photo["image"], channels="BGR")
     else:

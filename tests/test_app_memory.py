@@ -80,6 +80,11 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     at = phone()
     read, truth = flowers_read(upload_hand(at))
     assert read != truth  # the models alone misread this design's flowers
+    wrong = next(k for k, (a, b) in enumerate(zip(read, truth, strict=True)) if a != b)
+    version = at.session_state["version"]
+    ok(at.pills(key=f"tiles-flowers-{version}").set_value(wrong).run())  # the player starts fixing them
+    ok(at.pills(key=f"face-{version}").set_value(truth[wrong]).run())
+    fixed = at.session_state["draft"]
 
     press(at, "教認這一桌的牌（照片常讀錯時）")  # under the table's settings (or the sidebar)
     assert at.title[0].value == "教認這一桌的牌" and any("還沒有記住任何牌" in c.value for c in at.caption)
@@ -108,8 +113,12 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     assert any("花牌：" in c.value for c in at.caption)
 
     press(at, "回到台數")
-    read, truth = flowers_read(upload_hand(at))  # the same photo, read again now that the table learned
+    upload_hand(at)  # the same photo: the player's fixes stay, and a reading with what the table learned is offered
+    assert at.session_state["draft"] == fixed and len(at.session_state["readings"]) == 1
+    press(at, "這一桌剛學了牌：用它重讀這張照片（你改過的要重改）")
+    read, truth = flowers_read(at)
     assert read == truth and len(at.session_state["readings"]) == 2
+    assert not any(b.label.startswith("這一桌剛學了牌") for b in at.button)
 
 
 def _counts(codes: list[str]) -> dict[str, int]:
@@ -135,6 +144,8 @@ def test_a_hand_recorded_from_a_photo_teaches_the_table_and_the_next_phone_reads
     assert any("這一桌記住的牌組用不了" in w.value for w in at.warning)  # and read by the models alone
     read, truth = flowers_read(at)
     assert read != truth
+    Ledger(db).change_memory("friday", lambda data: data + b"!")  # moved, the hand still as read: read again
+    assert len(ok(at.run()).session_state["readings"]) == 2 and flowers_read(at)[0] == read
     for k, code in enumerate(truth):  # the player fixes the flowers: a tap on the tile, one on its face
         version = at.session_state["version"]
         ok(at.pills(key=f"tiles-flowers-{version}").set_value(k).run())
@@ -142,7 +153,7 @@ def test_a_hand_recorded_from_a_photo_teaches_the_table_and_the_next_phone_reads
     assert flowers_read(at)[0] == truth
     ok(at.run())  # ... and stay fixed when the table's memory moves meanwhile (another phone recording)
     Ledger(db).change_memory("friday", lambda data: b"another phone's")
-    assert flowers_read(ok(at.run()))[0] == truth and len(at.session_state["readings"]) == 1
+    assert flowers_read(ok(at.run()))[0] == truth and len(at.session_state["readings"]) == 2
     boxed = sum(s.det is not None for s in at.session_state["draft"].all_slots())
     choose(at, "winner", "南家")
     choose(at, "how", "自摸")

@@ -4,8 +4,8 @@ every hand recorded from a photo and by the "teach this set" page (`ui/teach_pag
 The memory is the ledger's (`Ledger.memory`, schema v5), so every phone at the table and a restarted app
 share it. A page reads it only when its revision moved (`remembered`, kept in the session like the
 evening), and a photo's reading is kept by the memory's revision too: the same photo brought again after
-the table learned is read again. A photo already on the page is not read again when another phone
-teaches (the player's fixes would go). Teaching embeds the crops first and then changes the stored
+the table learned is read again, and so is the photo on the page while its hand is as read (app.py;
+once the player changed it, only when asked, so another phone teaching cannot undo the fixes). Teaching embeds the crops first and then changes the stored
 memory under the ledger's write lock (`Ledger.change_memory`): two phones teaching at once both land.
 A stored memory that cannot be used (damaged, another format, made with models since replaced) is
 reported in the player's words and read as an empty one; teaching starts it afresh.
