@@ -2,15 +2,18 @@
 
 Thin on purpose: widgets wired to `scoring` (rules) and `vision` (photos) through the small
 helpers in `ui/`. All state lives in `st.session_state` by value (`ui/widgets.py`): the draft hand,
-the photo and its readings (by photo and ruleset, so editing never re-runs the model), who won and
-how, the deal. The hand is scored once per run, before anything is drawn, so the summary at the top
-and every note below speak of the hand as it is now. A table's evening lives in the ledger file
-(`?table=CODE`, `ui/table_page.py`).
+the photo and its readings (by photo, ruleset and the table's memory revision, so editing never
+re-runs the model), who won and how, the deal. The hand is scored once per run, before anything is
+drawn, so the summary at the top and every note below speak of the hand as it is now. A table's
+evening lives in the ledger file (`?table=CODE`, `ui/table_page.py`), and so does its memory of its
+own tile set, which reads its photos and learns from each hand recorded from one
+(`ui/table_memory.py`; taught at once on the page 教認牌組, `ui/teach_page.py`).
 """
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import streamlit as st
 
@@ -21,7 +24,7 @@ from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, l
 from scoring.seats import SEATS, Wind, seat_wind
 from scoring.tiles import TILE_CODES
 from scoring.validate import kong_origins_needed
-from ui import audit_page, table_page
+from ui import audit_page, table_memory, table_page, teach_page
 from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.draft import (
@@ -41,7 +44,18 @@ from ui.draft import (
     to_hand,
     to_text,
 )
-from ui.photo import annotate, box_codes, choices, flagged, loose, photo_id, spare_for, supposed_left, taken
+from ui.photo import (
+    PHOTO_TYPES,
+    annotate,
+    box_codes,
+    choices,
+    flagged,
+    loose,
+    photo_id,
+    spare_for,
+    supposed_left,
+    taken,
+)
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
@@ -58,9 +72,20 @@ log = logging.getLogger("taishu")
 st.set_page_config(page_title="台數 taishu", page_icon="🀄", layout="centered",
                    initial_sidebar_state="collapsed")
 script = page_script()  # ?script= in the address (ui/chrome.py); Streamlit's own words in it too
-if st.sidebar.radio(in_script("頁面", script), ("台數", "資料集檢查"), key="page",
-                    format_func=lambda page: in_script(page, script)) == "資料集檢查":  # ui/audit_page.py
+
+
+@st.cache_resource(show_spinner=False)
+def tile_detector():
+    return TileDetector()
+
+
+page = st.sidebar.radio(in_script("頁面", script), ("台數", teach_page.PAGE, "資料集檢查"), key="page",
+                        format_func=lambda page: in_script(page, script))
+if page == "資料集檢查":  # ui/audit_page.py
     audit_page.render(script)
+    st.stop()
+if page == teach_page.PAGE:  # the table's own set, taught from a photo (ui/teach_page.py)
+    teach_page.render(script, tile_detector)
     st.stop()
 
 ss = st.session_state
@@ -113,11 +138,6 @@ def next_hand(draft: Draft) -> None:
     ss.photo, ss.taken, ss.winner, ss.how, ss.text = None, None, None, None, ""
     for flag in (*FLAGS, *FIRST_TURN):
         ss[flag] = False
-
-
-@st.cache_resource(show_spinner=False)
-def tile_detector():
-    return TileDetector()
 
 
 def table_rules(name: str):
@@ -188,8 +208,9 @@ def on_remove_meld(m: int) -> None:
 
 # -- the photo ----------------------------------------------------------------------------------------
 def read_upload(photo_file) -> None:
-    """Read a new photo once per ruleset (a 十三么 is a hand only where the table has it); the draft
-    follows the photo when it is new or read again under another table."""
+    """Read a new photo once per ruleset (a 十三么 is a hand only where the table has it) and table memory
+    (`ui/table_memory.py`); the draft follows the photo when it is new, read again under another table, or
+    read again with what the table has learned since (only while the player has not changed the hand)."""
     data = photo_file.getvalue()
     pid = photo_id(data)
     if ss.photo is None or ss.photo["id"] != pid:
@@ -199,15 +220,17 @@ def read_upload(photo_file) -> None:
             ss.photo = None
             st.error(t("這個檔案不能當照片讀：") + exc.notice.text(script))
             return
-        ss.photo = {"id": pid, "image": image, "problem": None, "ruleset": None}
-    if ss.photo["ruleset"] == ss.ruleset:
+        ss.photo = {"id": pid, "image": image, "problem": None, "ruleset": None, "key": None, "memory_problem": None,
+                    "behind": False}
+    key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
+    if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
+        ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read
         return
-    ss.photo["ruleset"], ss.photo["problem"] = ss.ruleset, None
-    key = (pid, ss.ruleset)
+    ss.photo.update(ruleset=ss.ruleset, problem=None, key=key, behind=False)
     if key not in ss.readings:
         try:
             with st.spinner(t("讀牌中…")):
-                ss.readings[key] = read_photo(ss.photo["image"], tile_detector(), Situation(), table_rules(ss.ruleset))
+                ss.readings[key] = read_at_table(ss.photo["image"], key[2])
         except ModelError as exc:
             ss.photo["problem"] = exc.notice
         except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
@@ -216,6 +239,34 @@ def read_upload(photo_file) -> None:
     if key in ss.readings:
         ss.taken, ss.text = None, ""  # the hand is the photo's now, not the one typed before
         edit(from_reading(ss.readings[key]))
+
+
+def read_again() -> None:
+    """The photo read again with what the table learned since the player fixed its hand (the fixes go)."""
+    ss.photo["ruleset"] = None
+
+
+def fixed_by_player() -> bool:
+    """The player changed the hand the photo's reading gave: reading it again would throw the changes away."""
+    shown = ss.readings.get(ss.photo["key"])
+    return shown is not None and ss.draft != from_reading(taken(shown, ss.taken))
+
+
+def read_at_table(image, memory_revision: int | None):
+    """The photo read with the table's memory of its own set, where the page is at a table that has one."""
+    detector = tile_detector()
+    remembered = table_memory.for_reading(desk, memory_revision, detector)
+    ss.photo["memory_problem"] = remembered.problem
+    return read_photo(image, detector, Situation(), table_rules(ss.ruleset), memory=remembered.memory)
+
+
+def photo_lesson():
+    """What a hand recorded from the photo teaches the table's memory (`ui.table_memory.learn_hand`, run
+    once it is recorded): the reading as the player took it and the draft as shown. None: no photo read."""
+    if reading is None:
+        return None
+    return partial(table_memory.learn_hand, desk.ledger, desk.code, tile_detector, ss.photo["id"], ss.photo["image"],
+                   reading, draft)
 
 
 # -- what the players say happened ---------------------------------------------------------------------
@@ -268,7 +319,7 @@ def who(seat, script_=None) -> str:
 # ① photo
 st.subheader(t("① 照片"))
 upload = st.file_uploader(
-    t("上傳胡牌照片（手機會提供拍照）"), type=["jpg", "jpeg", "png", "webp", "heic", "heif"],
+    t("上傳胡牌照片（手機會提供拍照）"), type=PHOTO_TYPES,
     key=f"upload-{ss.uploads}", on_change=lambda: ss.update(source="upload"),
     help=t("JPG、PNG、WebP 或 iPhone 的 HEIC。"),
 )
@@ -282,7 +333,7 @@ if photo_file is None:
 else:
     read_upload(photo_file)
 
-photo_reading = ss.readings.get((ss.photo["id"], ss.photo["ruleset"])) if ss.photo else None
+photo_reading = ss.readings.get(ss.photo["key"]) if ss.photo else None
 reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # as the player took it
 draft = ss.draft
 if ss.target not in draft.groups():
@@ -302,6 +353,10 @@ reading_choices = None
 if ss.photo is not None:
     if ss.photo["problem"]:
         st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem'].text(script)}")
+    if ss.photo["memory_problem"]:
+        st.warning(t("這一桌記住的牌組用不了，這張照片只用模型讀：" + ss.photo["memory_problem"]))
+    if ss.photo["behind"]:
+        st.button(t("這一桌剛學了牌：用它重讀這張照片（你改過的要重改）"), on_click=read_again)
     if reading is None:
         st.image(ss.photo["image"], channels="BGR")
     else:
@@ -462,7 +517,7 @@ if reading_choices is not None and photo_reading.alternatives:
                       disabled=option.alternative == ss.taken, width="stretch")
 if desk is not None:
     table_page.several_winners(desk, verdict, script, next_hand, edit)  # 一炮多響, where the table allows it
-    table_page.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand)
+    table_page.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand, photo_lesson())
 
 # ⑤ saving the corrected photo
 if reading is not None:

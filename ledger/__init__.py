@@ -14,16 +14,28 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
     ledger.revision("friday")           # one small query: read the evening again only when it moved
     ledger.undo("friday", last.seq, last.revision)  # refused (Conflict) if hand 1 changed meanwhile
     totals(ledger.hands("friday"))      # {Seat.E: 0, Seat.S: 0, Seat.W: 0, Seat.N: 0}
+    ledger.change_memory("friday", teach)  # the table's memory of its tiles: teach(bytes | None) -> bytes
 """
 
 from .csvfile import CsvError, read_csv, write_csv
 from .deal import after_hand, deal_after_entry, next_deal
 from .entry import MAX_REASON, FalseClaim, LedgerLine, OtherWinner, draw, false_call, penalty, shared_win, win
 from .rows import Damaged, LedgerError, Recorded, TableInfo
-from .store import Conflict, Evening, Ledger, deal_after, running_totals, table_code, totals
+from .store import (
+    MAX_MEMORY_BYTES,
+    Conflict,
+    Evening,
+    Ledger,
+    StoredMemory,
+    deal_after,
+    running_totals,
+    table_code,
+    totals,
+)
 
 __all__ = [
-    "MAX_REASON", "Conflict", "CsvError", "Damaged", "LedgerLine", "Evening", "FalseClaim", "Ledger", "LedgerError",
-    "OtherWinner", "Recorded", "TableInfo", "after_hand", "deal_after", "deal_after_entry", "draw", "false_call",
-    "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code", "totals", "win", "write_csv",
+    "MAX_MEMORY_BYTES", "MAX_REASON", "Conflict", "CsvError", "Damaged", "Evening", "FalseClaim", "Ledger",
+    "LedgerError", "LedgerLine", "OtherWinner", "Recorded", "StoredMemory", "TableInfo", "after_hand", "deal_after",
+    "deal_after_entry", "draw", "false_call", "next_deal", "penalty", "read_csv", "running_totals", "shared_win",
+    "table_code", "totals", "win", "write_csv",
 ]

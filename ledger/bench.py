@@ -3,7 +3,10 @@
 A fresh file in a temporary folder gets one table with `--hands` scored hands (a few real hands
 scored by the scorer, dealt in turn), then each operation the page uses is timed `--repeat` times
 and its median printed in milliseconds: the page's check for a change (`revision`), reading the
-evening (`state`), recording the next hand, editing a hand in the middle, undoing the last one.
+evening (`state`), recording the next hand, editing a hand in the middle, undoing the last one; and
+the table's memory of its tiles, as full as it grows (MEMORY_BYTES): the page's check for a change
+(`memory revision`), reading it (`memory`) and changing it (`teach`: the stored bytes read and written
+back under the write lock; the app's embedding of the crops is timed by `python -m vision.bench`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .entry import LedgerLine, win
 from .store import Ledger, Recorded, _insert, _now
 
 CODE = "bench"
+MEMORY_BYTES = 90_000  # a full memory: 43 classes x 4 examples x 192 floats, as vision/memory.py stores it
 
 
 def _scored(rng: random.Random, winner: Seat) -> LedgerLine:
@@ -72,12 +76,16 @@ def measure(led: Ledger, repeat: int) -> dict[str, float]:
         middle = led.edit(CODE, middle.seq, middle.entry, middle.revision)
 
     pairs = [record_and_undo() for _ in range(repeat)]
+    led.change_memory(CODE, lambda data: bytes(MEMORY_BYTES))
     return {
         "revision": _median_ms(lambda: led.revision(CODE), repeat),
         "state": _median_ms(lambda: led.state(CODE), repeat),
         "record": 1000 * statistics.median(p[0] for p in pairs),
         "undo": 1000 * statistics.median(p[1] for p in pairs),
         "edit": _median_ms(edit, repeat),
+        "memory revision": _median_ms(lambda: led.memory_revision(CODE), repeat),
+        "memory": _median_ms(lambda: led.memory(CODE), repeat),
+        "teach": _median_ms(lambda: led.change_memory(CODE, lambda data: data[1:] + data[:1]), repeat),
     }
 
 

@@ -26,6 +26,13 @@ can be undone (when last) or edited like any other, and the next hand is recorde
 damaged table row (settings, revision) or damaged hand numbers make the table unreadable, a
 `LedgerError` that says so.
 
+The table's memory of its own tile set (issue 24: `vision/memory.py`'s bytes; the ledger does not read
+them) is kept beside the table with a revision of its own (`Ledger.memory`, `memory_revision`), so
+teaching it does not move the evening's revision (no phone re-reads the evening for it). A change
+(`change_memory`) runs its function on the stored bytes under the write lock: two phones teaching at
+once are put one after the other, each on the other's result, and the bytes are written whole (one
+row, one transaction). At most MAX_MEMORY_BYTES are kept: a bigger memory is refused.
+
 The schema is versioned (`PRAGMA user_version`): `MIGRATIONS[i]` takes a file from version i to
 i + 1; opening a file migrates it in one transaction. Every failure of the file (not SQLite, locked,
 read-only, from a newer taishu, damaged) is a `LedgerError` with words for the player; no other
@@ -37,7 +44,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -70,6 +77,8 @@ BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before
 CODE = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
 MAX_NAME = 24  # the page's names are at most this long
 MAX_NUMBER = 1_000_000_000  # a hand's number and a revision at most: far beyond any evening, within SQLite's
+# A table's memory at most: 43 classes x 4 examples x 192 floats is 89 KB as vision/memory.py stores it.
+MAX_MEMORY_BYTES = 512 * 1024
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -113,6 +122,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE hands ADD COLUMN false_win TEXT",  # JSON: a 詐胡 (caller, 台 claimed, waits, payments)
         "ALTER TABLE hands ADD COLUMN reason TEXT",  # a penalty's reason (its payments need not balance)
     ),
+    (  # 5: the table's memory of its own tile set (issue 24); none at the tables already there
+        """CREATE TABLE memories (
+            table_code TEXT PRIMARY KEY REFERENCES tables(code),
+            data BLOB,                        -- vision/memory.py TableMemory.to_bytes(); NULL once reset
+            revision INTEGER NOT NULL,        -- 1, 2, ... with each change, a reset too; no row: revision 0
+            changed_at TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 SELECT_HANDS = f"SELECT {', '.join(SELECTED)} FROM hands WHERE table_code = ?"
@@ -127,6 +144,16 @@ class Conflict(LedgerError):
         super().__init__(message)
         self.current = current
         self.latest = latest
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    """A table's memory as stored: its bytes (None: nothing taught yet, or reset) and its revision (0 before
+    the first change; -1 where the stored revision is unreadable). The bytes are checked by whoever reads
+    them (vision/memory.py): a value that is not a blob comes back as its text's bytes, to be refused there."""
+
+    data: bytes | None
+    revision: int
 
 
 @dataclass(frozen=True)
@@ -318,6 +345,37 @@ class Ledger:
         """The table's sound hands in seq order."""
         return self.state(code).hands
 
+    # -- the table's memory of its tiles ------------------------------------------------------------------
+    def memory_revision(self, code: str) -> int:
+        """The memory's revision: one small query, so a page keeps the memory it read until it changes."""
+        with self._session(write=False) as db:
+            return _stored_memory(db, code, with_data=False).revision
+
+    def memory(self, code: str) -> StoredMemory:
+        with self._session(write=False) as db:
+            return _stored_memory(db, code, with_data=True)
+
+    def change_memory(self, code: str, change: Callable[[bytes | None], bytes | None]) -> StoredMemory:
+        """The table's memory replaced by `change(stored bytes)` (None: no memory), read and written under the
+        write lock, as the next revision. Whatever `change` raises leaves the memory as it was."""
+        with self._session(write=True) as db:
+            _table_for_write(db, code)
+            now = _stored_memory(db, code, with_data=True)
+            data = change(now.data)
+            if data is not None and (not isinstance(data, bytes) or len(data) > MAX_MEMORY_BYTES):
+                size = len(data) if isinstance(data, bytes) else 0
+                raise LedgerError(f"這一桌記住的牌太多了（{size // 1024} KB，最多 {MAX_MEMORY_BYTES // 1024} KB），"
+                                  "沒有存：請清除後重新教")
+            # never back to a revision a page may have seen: a reset is a revision too (the row stays)
+            revision = max(now.revision, 0) + 1  # an unreadable one (-1) is written over
+            db.execute("INSERT OR REPLACE INTO memories (table_code, data, revision, changed_at) VALUES (?, ?, ?, ?)",
+                       (code, data, revision, _now()))
+        return StoredMemory(data, revision)
+
+    def reset_memory(self, code: str) -> StoredMemory:
+        """The table forgets its tiles (a new set on the table, or a memory gone bad)."""
+        return self.change_memory(code, lambda _: None)
+
     # -- hands -----------------------------------------------------------------------------------
     def record(self, code: str, entry: LedgerLine, expected_seq: int) -> Recorded:
         """Record `entry` as hand `expected_seq` (the number this phone expects it to get: the one
@@ -391,6 +449,17 @@ def _no_table(code: str) -> LedgerError:
 def _damaged_table(code: str, bad: BadValue) -> LedgerError:
     return LedgerError(f"帳本檔裡牌桌「{code}」的{bad.words}壞了，這一桌的帳讀不出來：請開一個新的牌桌代號，"
                        "壞的檔案留著給懂的人救")
+
+
+def _stored_memory(db: sqlite3.Connection, code: str, with_data: bool) -> StoredMemory:
+    columns = "revision, data" if with_data else "revision, NULL"
+    found = db.execute(f"SELECT {columns} FROM memories WHERE table_code = ?", (code,)).fetchall()
+    if not found:
+        return StoredMemory(None, 0)
+    revision, data = found[0]
+    if data is not None and not isinstance(data, bytes):  # written as text or a number: damaged
+        data = str(data).encode("utf-8", "replace")
+    return StoredMemory(data, revision if type(revision) is int and 1 <= revision <= MAX_NUMBER else -1)
 
 
 def _fetch_table(db: sqlite3.Connection, code: str) -> list[tuple]:

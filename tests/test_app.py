@@ -231,7 +231,7 @@ AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
 def photo_read_as(app, monkeypatch):
     """The page after uploading a photo that the reader reads as `reading`."""
     def upload(reading):
-        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None, rules=None: reading)
+        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, *_, **__: reading)
         at = ok(app(FakeDetector))
         return ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
 
@@ -414,7 +414,7 @@ def test_a_photo_is_read_again_under_another_ruleset_and_once_per_ruleset(app, m
     seen = []
     real = vision.read.read_photo  # app.py imports it on each run: the one patched below
 
-    def counting(image, detector, situation=None, rules=None):
+    def counting(image, detector, situation=None, rules=None, memory=None):
         seen.append(rules.id)
         return real(image, detector, situation, rules)
 

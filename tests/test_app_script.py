@@ -62,6 +62,9 @@ def traditional_in(text: str) -> set[str]:
     ("⑤ 存成訓練資料", "⑤ 存成训练数据"),
     ("儲存牌桌設定", "保存牌桌设置"),
     ("請到 設定 › 相機 › 格式 選「最相容」再拍", "请到 设置 › 相机 › 格式 选“兼容性最佳”再拍"),
+    ("一炮多響；詐胡的人賠三家；例如：相公、遲到", "一炮多响；诈胡的人赔三家；例如：相公、迟到"),
+    ("付錢填負數，例如罰給場地", "付钱填负数，例如罚给场地"),
+    ("照牌桌的約定；磁碟滿了；牌桌記憶是舊的模型做的", "照牌桌的约定；磁碟满了；牌桌记忆是旧的模型做的"),
 ])
 def test_simplified_is_written_as_the_mainland_writes_it(taiwan, mainland):
     assert simplified(taiwan) == mainland
@@ -225,7 +228,7 @@ def test_a_photo_read_at_a_table_is_all_simplified(monkeypatch):
 
     # 九萬, 東風 and a back set apart, 五萬 added, two runner-ups
     reading = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
-    monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, situation=None, rules=None: reading)
+    monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, *_, **__: reading)
     at = simplified_page()
     ok(at.file_uploader(key="upload-0").set_value(("牌桌.jpg", jpeg() + b"\0", "image/jpeg")).run())
     assert any("不算在手牌里的牌" in (p.label or "") for p in at.pills)

@@ -170,7 +170,7 @@ AT_A_TABLE = """
 import vision.read
 from tests.fake_detections import reading_at_a_table
 
-vision.read.read_photo = lambda image, detector, situation=None, rules=None: reading_at_a_table(
+vision.read.read_photo = lambda image, detector, situation=None, rules=None, memory=None: reading_at_a_table(
     Hand.from_json({hand!r}), 4, ["9m", "1z", "back"], {{9: "5s"}})
 """
 

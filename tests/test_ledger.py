@@ -340,7 +340,7 @@ def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
                    " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL)")
     led = Ledger(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 4
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 5
     evening = led.state("old")
     [hand] = evening.hands
     assert evening.table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
@@ -544,8 +544,8 @@ def test_the_bench_times_each_operation_on_a_real_file():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     figures = dict(part.rsplit(" ", 2)[:2] for part in out.stdout.split(": ", 1)[1].strip().split(", "))
-    assert out.stdout.startswith("40 hands, median of 2: ") and list(figures) == ["revision", "state", "record",
-                                                                                     "undo", "edit"]
+    assert out.stdout.startswith("40 hands, median of 2: ") and list(figures) == [
+        "revision", "state", "record", "undo", "edit", "memory revision", "memory", "teach"]
     assert all(float(ms) > 0 for ms in figures.values())
     bad = subprocess.run([sys.executable, "-m", "ledger.bench", "--hands", "0"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)

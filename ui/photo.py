@@ -20,6 +20,7 @@ from vision.notices import Notice
 from vision.read import with_groups
 
 REMOVED = "x"  # drawn on a box whose tile the player removed from the hand
+PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]  # what the uploaders take (vision/photo.py reads them)
 
 
 def photo_id(data: bytes) -> str:

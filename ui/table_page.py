@@ -49,6 +49,7 @@ from scoring.payout import Deal, Verdict, false_win, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
+from ui import teach_page
 from ui.chart import evening_chart
 from ui.draft import Draft, from_hand
 from ui.result import SetAside, evaluate_several, signed
@@ -176,6 +177,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
+        st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk
 
@@ -229,9 +231,11 @@ def _changes(before: Deal, after: Deal) -> str:
     return "、".join(out)
 
 
-def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], None]) -> None:
+def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], None],
+           learn: Callable[[Recorded], str | None] | None = None) -> None:
     """Record `entry` as hand `expect` (what the page showed when the button was pressed) or, while
-    editing, in place of the hand being edited. A callback: the next run shows what happened."""
+    editing, in place of the hand being edited; then `learn(the hand recorded)`, where given, and what
+    it says goes with the note. A callback: the next run shows what happened."""
     editing = ss.get("table_editing")
     ss.table_confirm = None
     try:
@@ -254,6 +258,9 @@ def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], 
     ss.table_editing = ss.table_seen = ss.table_conflict = None
     _forget_lines()
     ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.entry, desk.table, 'traditional')}"
+    learned = learn(done) if learn is not None else None
+    if learned:
+        ss.table_note += f"。{learned}"
     clear(Draft())  # the next hand starts empty, its deal filled in from the ledger
 
 
@@ -277,9 +284,10 @@ def _conflict_text(conflict: dict, verdict: Verdict | None, desk: Desk) -> str:
 
 
 def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: str,
-            clear: Callable[[Draft], None]) -> None:
+            clear: Callable[[Draft], None], learn: Callable[[Recorded], str | None] | None = None) -> None:
     """The buttons that record this hand (or a 流局) at the table, exactly as shown on this run;
-    `clear(draft)` empties the page's hand once it is recorded."""
+    `clear(draft)` empties the page's hand once it is recorded; `learn(hand)` runs once a win is
+    (the table's memory taught the photo's tiles: `ui.table_memory.learn_hand`)."""
     def t(text: str) -> str:
         return in_script(text, script)
 
@@ -306,7 +314,7 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
         entry = _win_entry(verdict, photo)
         if entry is not None:
             st.button(t("更新這一局" if editing else "胡了，記下這一局"), type="primary", on_click=_write,
-                      args=(desk, entry, expect, clear))
+                      args=(desk, entry, expect, clear, learn))
         st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=_ask, args=(("draw", expect),))
         _line_buttons(expect, script)
         if editing:

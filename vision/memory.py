@@ -95,7 +95,7 @@ class TableMemory:
         if len(boxes) != len(codes):
             raise ValueError(f"{len(boxes)} boxes but {len(codes)} codes")
         if len(boxes):
-            self.add(classifier.read_crops(cut_crops(image, np.asarray(boxes, np.float32)))[1], list(codes))
+            self.add(embed(classifier, image, boxes), list(codes))
 
     def blend(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """Each tile's class probabilities (N, 43) with the table's examples' word: a class with examples
@@ -156,6 +156,12 @@ class TableMemory:
         if per_class < 1 or not all(np.isfinite(v).all() for v in memory.examples.values()):
             raise TableMemoryError(Notice.of("memory-corrupt", name=what))
         return memory
+
+
+def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The embeddings a memory keeps of the tiles in these boxes (xyxy, `image`'s pixels): the costly part of
+    teaching, which the app does before it takes the ledger's write lock to `add` them."""
+    return classifier.read_crops(cut_crops(image, np.asarray(boxes, np.float32)))[1]
 
 
 def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:

@@ -1,0 +1,225 @@
+"""The table's memory of its own set in the app (issue 24): the "teach this set" page, a hand recorded from a
+photo teaching it, the next photo read with it on another phone, a damaged memory reported and replaced.
+AppTest sessions (phones) at `?table=`, a real ledger file, the committed models on a committed sample photo
+of a design they never trained on: alone they misread its flowers (tests/test_memory.py)."""
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import vision.detector
+from datasets.yolo import read_labels
+from ledger import Ledger
+from scoring.hand import Meld
+from tests.app_driver import choose, ok, press
+from tests.fake_detections import laid_out, reading_at_a_table
+from tests.test_app_script import HAND, assert_simplified
+from ui.draft import add_tile, from_reading, replace_tile
+from ui.table import DB_ENV
+from ui.table_memory import confirmed_tiles
+from ui.teach_page import PAGE
+from vision.boxes import match
+from vision.classes import class_name
+from vision.memory import TableMemory
+from vision.photo import load_photo
+from vision.read import read_detections
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005"
+PHOTO = FLOWERED.with_suffix(".jpg").read_bytes()
+RECORD = "胡了，記下這一局"
+pytestmark = pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model")
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    path = tmp_path / "taishu.db"
+    monkeypatch.setenv(DB_ENV, str(path))
+    Ledger(path).open_table("friday")
+    st.cache_resource.clear()  # the real models, whatever an earlier test put in their place
+    yield path
+    st.cache_resource.clear()
+
+
+def phone(script: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["table"] = "friday"
+    if script:
+        at.query_params["script"] = script
+    return ok(at.run())
+
+
+def truth_of(boxes) -> list[str | None]:
+    """The sample's true code of each of these boxes (None: no labelled tile there)."""
+    image = load_photo(PHOTO)
+    true_boxes, codes = read_labels(FLOWERED.with_suffix(".txt"), image.shape[1], image.shape[0])
+    found = {p: codes[t] for t, p in match(true_boxes, boxes).items()}
+    return [found.get(i) for i in range(len(boxes))]
+
+
+def stored(db: Path) -> TableMemory | None:
+    data = Ledger(db).memory("friday").data
+    return None if data is None else TableMemory.from_bytes(data)
+
+
+def upload_hand(at: AppTest, key: str = "upload-0") -> AppTest:
+    return ok(at.file_uploader(key=key).set_value(("hand.jpg", PHOTO, "image/jpeg")).run())
+
+
+def flowers_read(at: AppTest) -> tuple[list[str], list[str | None]]:
+    """The draft's flowers as the page read them, and the sample's truth for each."""
+    reading = at.session_state["readings"][at.session_state["photo"]["key"]]
+    slots = at.session_state["draft"].flowers
+    truth = truth_of(reading.detections.boxes)
+    return [s.code for s in slots], [truth[s.det] for s in slots]
+
+
+def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
+    at = phone()
+    read, truth = flowers_read(upload_hand(at))
+    assert read != truth  # the models alone misread this design's flowers
+    wrong = next(k for k, (a, b) in enumerate(zip(read, truth, strict=True)) if a != b)
+    version = at.session_state["version"]
+    ok(at.pills(key=f"tiles-flowers-{version}").set_value(wrong).run())  # the player starts fixing them
+    ok(at.pills(key=f"face-{version}").set_value(truth[wrong]).run())
+    fixed = at.session_state["draft"]
+
+    press(at, "教認這一桌的牌（照片常讀錯時）")  # under the table's settings (or the sidebar)
+    assert at.title[0].value == "教認這一桌的牌" and any("還沒有記住任何牌" in c.value for c in at.caption)
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    shown = at.session_state["teach_photo"]
+    truth = truth_of(shown["boxes"])
+    pick = at.pills(key="teach-pick-0")
+    assert len(pick.options) == len(truth) == 21 and pick.options[0].startswith("1 ")
+    flowers = [i for i, code in enumerate(truth) if code and code.endswith("f")]
+    for i in flowers:  # a tap on the tile, a tap on its face
+        version = at.session_state["teach_photo"]["version"]
+        ok(at.pills(key=f"teach-pick-{version}").set_value(i).run())
+        ok(at.pills(key=f"teach-face-{version}").set_value(truth[i]).run())
+    unmatched = next(i for i, code in enumerate(truth) if code and not code.endswith("f"))
+    ok(at.pills(key=f"teach-pick-{at.session_state['teach_photo']['version']}").set_value(unmatched).run())
+    press(at, "不記這一張（不是牌、拍壞了）")
+    named = at.session_state["teach_photo"]["codes"]
+    assert [named[i] for i in flowers] == [truth[i] for i in flowers] and named[unmatched] is None
+    press(at, "記住這 20 張牌")
+    note = at.success[0].value
+    assert note.startswith("記住了 20 張牌：") and all(class_name(truth[i], "traditional") in note for i in flowers)
+    memory = stored(db)
+    assert len(memory) == sum(min(n, 4) for n in _counts([c for c in named if c]).values())
+    assert {truth[i] for i in flowers} <= set(memory.counts())
+    assert not at.session_state["teach_photo"] and at.file_uploader(key="teach-upload-1")  # ready for the next
+    assert any("花牌：" in c.value for c in at.caption)
+
+    press(at, "回到台數")
+    upload_hand(at)  # the same photo: the player's fixes stay, and a reading with what the table learned is offered
+    assert at.session_state["draft"] == fixed and len(at.session_state["readings"]) == 1
+    press(at, "這一桌剛學了牌：用它重讀這張照片（你改過的要重改）")
+    read, truth = flowers_read(at)
+    assert read == truth and len(at.session_state["readings"]) == 2
+    assert not any(b.label.startswith("這一桌剛學了牌") for b in at.button)
+
+
+def _counts(codes: list[str]) -> dict[str, int]:
+    return {c: codes.count(c) for c in set(codes)}
+
+
+def test_the_memory_is_reset_from_its_page_only_once_asked(db):
+    Ledger(db).change_memory("friday", lambda data: TableMemory("0" * 64).to_bytes())  # another classifier's
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+    assert any("牌桌記憶是舊的模型做的" in w.value for w in at.warning)  # reported, in the player's words
+    press(at, "清除這一桌記住的牌")
+    press(at, "不要清除")
+    assert Ledger(db).memory("friday").data is not None
+    press(at, "清除這一桌記住的牌")
+    press(at, "確定清除")
+    assert Ledger(db).memory("friday").data is None and at.success[0].value == "這一桌記住的牌清除了。"
+    assert any("還沒有記住任何牌" in c.value for c in at.caption) and not at.warning
+
+
+def test_a_hand_recorded_from_a_photo_teaches_the_table_and_the_next_phone_reads_with_it(db):
+    Ledger(db).change_memory("friday", lambda data: b'{"format": "taishu-table-memory", "vers')  # torn, damaged
+    at = upload_hand(phone())
+    assert any("這一桌記住的牌組用不了" in w.value for w in at.warning)  # and read by the models alone
+    read, truth = flowers_read(at)
+    assert read != truth
+    Ledger(db).change_memory("friday", lambda data: data + b"!")  # moved, the hand still as read: read again
+    assert len(ok(at.run()).session_state["readings"]) == 2 and flowers_read(at)[0] == read
+    for k, code in enumerate(truth):  # the player fixes the flowers: a tap on the tile, one on its face
+        version = at.session_state["version"]
+        ok(at.pills(key=f"tiles-flowers-{version}").set_value(k).run())
+        ok(at.pills(key=f"face-{version}").set_value(code).run())
+    assert flowers_read(at)[0] == truth
+    ok(at.run())  # ... and stay fixed when the table's memory moves meanwhile (another phone recording)
+    Ledger(db).change_memory("friday", lambda data: b"another phone's")
+    assert flowers_read(ok(at.run()))[0] == truth and len(at.session_state["readings"]) == 2
+    boxed = sum(s.det is not None for s in at.session_state["draft"].all_slots())
+    choose(at, "winner", "南家")
+    choose(at, "how", "自摸")
+    press(at, RECORD)
+    assert "這一桌的牌組學了照片上的" in at.success[0].value
+    memory = stored(db)  # the damaged memory replaced by what this hand taught
+    assert set(truth) <= set(memory.counts()) and len(memory) <= boxed
+
+    other = upload_hand(phone())  # a second phone, after the first recorded: read with the table's memory
+    assert not any("用不了" in w.value for w in other.warning)
+    read, truth = flowers_read(other)
+    assert read == truth
+
+
+def test_the_teach_page_is_all_simplified(db):
+    Ledger(db).change_memory("friday", lambda data: b"not a memory")  # its warning too
+    at = ok(phone("simplified").sidebar.radio[0].set_value(PAGE).run())
+    assert_simplified(at, "the teach page")
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    ok(at.pills(key="teach-pick-0").set_value(0).run())
+    assert at.pills(key="teach-face-0").options[-1] == "牌背"
+    assert_simplified(at, "the teach page naming a tile")
+
+
+def test_a_reader_failure_on_the_teach_page_is_said_and_the_page_goes_on(db, monkeypatch):
+    class Failing(vision.detector.TileDetector):  # the committed models, failing to read
+        def read(self, image, conf=None, memory=None):
+            raise RuntimeError("the model went away")
+
+    monkeypatch.setattr(vision.detector, "TileDetector", Failing)
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    assert at.error[0].value == "讀牌時出錯：RuntimeError: the model went away" and not at.session_state["teach_photo"]
+    ok(at.file_uploader(key="teach-upload-0").set_value(("not.jpg", b"not a photo", "image/jpeg")).run())
+    assert at.error[0].value.startswith("這個檔案不能當照片讀：")
+    press(at, "回到台數")
+    assert at.sidebar.radio[0].value == "台數"
+
+
+def test_a_recorded_hand_teaches_its_boxed_tiles_as_confirmed_backs_as_backs_nothing_typed_or_set_apart():
+    """What `learn_hand` teaches of a hand: pure, on readings a perfect reader gives (no model)."""
+    kong = HAND.replace(melds=(Meld("ankong", ("9s",) * 4),))
+    reading = read_detections(laid_out(kong, face_down=True)[0])
+    draft = from_reading(reading)
+    m = next(k for k, meld in enumerate(draft.melds) if meld.kind == "ankong")
+    draft = replace_tile(draft, f"meld:{m}", 0, "9s")  # the player names the kong shown as four backs
+    draft = replace_tile(draft, "concealed", 0, "9m")  # fixes a tile
+    draft = add_tile(draft, "flowers", "2f")  # and types in a flower the photo does not show
+    boxes, codes = confirmed_tiles(reading, draft)
+    assert len(boxes) == len(codes) == len(reading.detections)  # every box of the hand, the typed flower none
+    assert codes == ["9m", *reading.codes[1:]] and codes.count("back") == 4 and "2f" not in codes
+    assert (boxes == reading.detections.boxes).all()
+
+    at_a_table = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {})  # three tiles apart, one supposed
+    boxes, codes = confirmed_tiles(at_a_table, from_reading(at_a_table))
+    apart = next(g.members for g in at_a_table.groups if g.kind == "loose")
+    assert len(codes) == len(at_a_table.detections) - len(apart) == len(HAND.all_tiles()) + len(HAND.flowers) - 1
+    assert (boxes == at_a_table.detections.boxes[:len(codes)]).all()
+
+
+def test_the_teach_page_asks_for_a_table_first(db):
+    at = ok(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run())  # no ?table=
+    ok(at.sidebar.radio[0].set_value(PAGE).run())
+    assert at.info[0].value.startswith("先在「台數」頁開桌") and not at.file_uploader
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["table"] = "nobody"  # a link to the page itself (the main page would open the table)
+    at.session_state["page"] = PAGE
+    ok(at.run())
+    assert at.error[0].value == "這一桌的牌記不了：沒有代號「nobody」的牌桌" and not at.file_uploader

@@ -1,0 +1,71 @@
+"""教認牌組 in the real browser (tests/test_browser.py: Debian's Chromium at 390x844, a real Streamlit
+server with the committed models and a ledger file of its own), in 简体: reached from the table's
+settings, a photo of a committed sample uploaded, a tile named with two taps, the tiles kept; every
+pill and button at least 44 px tall and no word of the page in English or traditional characters
+(tests/test_browser_script.py's checks). Screenshot: test-artifacts/browser-teach-390.png.
+"""
+
+import os
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+import tests.test_browser as in_browser
+from ledger import Ledger
+from tests.test_browser import ROOT, SLOW, screenshot, serve, upload
+from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words, traditional_in
+from vision.memory import TableMemory
+
+browser, page = in_browser.browser, in_browser.page  # its fixtures: Chromium, and a phone's page in it
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model")]
+FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005.jpg"
+
+
+@pytest.fixture(scope="module")
+def models_url(tmp_path_factory):
+    """The app with the committed models and a ledger file of its own: (URL, ledger path)."""
+    folder = tmp_path_factory.mktemp("teach")
+    db = folder / "taishu.db"
+    for url in serve(ROOT / "app.py", folder / "app.log", env={**os.environ, "TAISHU_DB": str(db)}):
+        yield url, db
+
+
+def settled(page) -> None:
+    """Until the run a tap started is over (the tap reaches the server a moment after the click)."""
+    page.wait_for_timeout(500)
+    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
+
+
+def test_a_set_is_taught_with_taps_that_fit_a_finger(page, models_url):
+    url, db = models_url
+    page.goto(f"{url}?table=0701&script=simplified")
+    page.locator("[data-testid=stExpander] summary").filter(has_text="邀请同桌的手机").click()
+    page.get_by_role("button", name="教认这一桌的牌（照片常读错时）").click()
+    expect(page.get_by_role("heading", name="教认这一桌的牌")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("这一桌还没有记住任何牌。")).to_be_visible()
+    settled(page)
+    upload(page, "花牌.jpg", FLOWERED.read_bytes())  # a table and a photo of the player's naming
+    expect(page.get_by_text("找到 21 张牌", exact=False)).to_be_visible(timeout=SLOW)
+    page.get_by_role("radio", name=re.compile(r"^1 ")).click()  # a pill
+    expect(page.get_by_text("第 1 张是：")).to_be_visible(timeout=SLOW)
+    settled(page)
+
+    shown = page.evaluate(PAGE_WORDS)
+    english = {text: sorted(latin_words(text)) for text in shown if latin_words(text)}
+    assert not english, english
+    left = {text: sorted(traditional_in(text)) for text in shown if traditional_in(text) and text != "繁體"}
+    assert not left, left
+    small = [target for target in page.evaluate(TARGETS) if target[2] < SMALLEST]
+    assert not small, small
+    screenshot(page, "browser-teach-390.png")
+
+    page.get_by_role("radio", name="梅", exact=True).click()
+    expect(page.get_by_role("radio", name="1 梅", exact=True)).to_be_visible(timeout=SLOW)
+    settled(page)
+    page.get_by_role("button", name="记住这 21 张牌").click()
+    expect(page.get_by_text("记住了 21 张牌：梅、", exact=False)).to_be_visible(timeout=SLOW)
+    assert "1f" in TableMemory.from_bytes(Ledger(db).memory("0701").data).counts()
+    assert page.get_by_test_id("stException").count() == 0
