@@ -25,7 +25,7 @@ Reports, on each DIR's images:
   it (a wrong code, a missing hand tile, one set apart as loose included, and an extra tile, a wall,
   discard or loose tile kept in the hand included, are one tap each; a tile the reading supposes
   fills a missing one of its code); groups-and-kinds exact over whole hands (the reading's groups
-  but the loose ones, as (kind, codes), equal the scene's, its winning tile among the concealed
+  but those set apart, as (kind, codes), equal the scene's, its winning tile among the concealed
   ones, which a photo cannot single out); tiles not of the hand kept in it (`loose_kept`) and hand
   tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set has no
   hand truth: its taps are then those of every tile shown after correction, set apart or not;
@@ -228,8 +228,8 @@ TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or sup
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
                truth: SceneTruth | None) -> HandJudgement:
-    """The reading's hand (its detections outside loose groups, and its supposed tiles) against the
-    scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
+    """The reading's hand (its detections outside the groups set apart, and its supposed tiles) against
+    the scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
     each: a tile shown with a wrong code, a hand tile missing (set apart as loose or not found), an
     extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
     `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real

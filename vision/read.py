@@ -230,9 +230,9 @@ class _Rows:
 
 def shown_rows(dets: Detections, codes: list[str], why: list[str]) -> tuple[Row, ...]:
     """A row per detection (in `dets`' order, each with its `id` fact)."""
-    raw, conf, sure = dets.raw_codes, dets.confidences, dets.certainty
-    return tuple(Row(int(dets.data["id"][i]), codes[i], raw[i], float(conf[i]), float(sure[i]),
-                     tuple(float(v) for v in dets.boxes[i]), why[i]) for i in range(len(dets)))
+    facts = zip(dets.data["id"].tolist(), codes, dets.raw_codes, dets.confidences.tolist(), dets.certainty.tolist(),
+                map(tuple, dets.boxes.tolist()), why, strict=True)
+    return tuple(Row(*fact) for fact in facts)
 
 
 def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts) -> PhotoReading:

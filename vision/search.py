@@ -59,11 +59,13 @@ class Candidate:
     codes: dict[int, str]  # position → code, for the hand's tiles (the supposed one's too)
     draft: Draft  # the hand's tiles as this candidate reads them (no ids: what makes it one hand)
     added: tuple[str, ...]  # a tile the hand supposes that no detection shows
-    kongs: tuple[str, ...] = ()  # the faces supposed for concealed kongs shown as four backs
-    members: tuple[int, ...] = ()  # the membership it was read from (its layout: `Layouts`)
+    kongs: tuple[str, ...]  # the faces supposed for concealed kongs shown as four backs
+    members: tuple[int, ...]  # the membership it was read from (its layout: `Layouts`)
 
+    @cached_property
     def key(self) -> tuple:
-        """The hand, a supposed kong's face left out: hands differing only there are one reading."""
+        """The hand, a supposed kong's face left out: hands differing only there are one reading (asked
+        of every candidate found so far as each membership is weighed: kept once made)."""
         d = self.draft
         melds = sorted(("ankong", ("?",)) if m.kind == "ankong" and m.tiles[0].code in self.kongs
                        else (m.kind, tuple(s.code for s in m.tiles)) for m in d.melds)
@@ -293,7 +295,7 @@ def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts
     for ms in itertools.islice(memberships(parts, flower), MAX_MEMBERSHIPS):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
-        kept = sorted({c.key(): c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
+        kept = sorted({c.key: c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
         if (found and ms.cost - kept[0] > MAX_COST) or (len(kept) > runners and ms.cost >= kept[-1]) \
                 or searched >= MAX_SEARCHED or laid_out >= MAX_LAID_OUT:
             break
@@ -306,5 +308,5 @@ def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts
         found += readings or []
     distinct: dict[tuple, Candidate] = {}
     for c in sorted(found, key=lambda c: c.cost):  # a hand reached two ways keeps its cheaper way
-        distinct.setdefault(c.key(), c)
+        distinct.setdefault(c.key, c)
     return list(distinct.values())[:runners + 1]
