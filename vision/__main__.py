@@ -1,7 +1,8 @@
 """`python -m vision read PHOTO...`: read photos of winning hands into the scorer's notation.
 `python -m vision remember PHOTO --labels LABELS.txt --memory FILE`: teach a table's memory its set.
 
-For people `read` prints the groups, the hand and the warnings in English; with --json it prints one
+For people `read` prints the groups (a tile the hand supposes marked `?`, the tiles set apart as
+`apart`), the hand and the warnings in English; with --json it prints one
 object per photo per line (the reader's proposals, `PhotoReading.to_json`, with each one's hand and 台
 under the situation given, made by `scoring.draft`; a photo that cannot be read: `{"error", "code"}`,
 the code of vision/notices.py). With `--memory FILE` it reads with that table's
