@@ -17,22 +17,11 @@ from functools import partial
 
 import streamlit as st
 
-from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
-from scoring.melds import MeldKind
-from scoring.payout import Deal, Result
-from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
-from scoring.seats import SEATS, Wind, seat_wind
-from scoring.tiles import TILE_CODES
-from scoring.validate import kong_origins_needed
-from ui import audit_page, table_memory, table_page, teach_page
-from ui.chrome import on_script_change, page_script
-from ui.dataset import DatasetError, dataset_root, save_example
-from ui.draft import (
+from scoring.draft import (
     MELD_SIZE,
     Draft,
     add_meld,
     add_tile,
-    from_reading,
     from_text,
     meld_index,
     remove_meld,
@@ -44,6 +33,16 @@ from ui.draft import (
     to_hand,
     to_text,
 )
+from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
+from scoring.melds import MeldKind
+from scoring.payout import Deal, Result
+from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
+from scoring.seats import SEATS, Wind, seat_wind
+from scoring.tiles import TILE_CODES
+from scoring.validate import kong_origins_needed
+from ui import audit_page, table_memory, table_page, teach_page
+from ui.chrome import on_script_change, page_script
+from ui.dataset import DatasetError, dataset_root, save_example
 from ui.photo import (
     PHOTO_TYPES,
     annotate,
@@ -178,17 +177,17 @@ def on_face() -> None:
         edit(add_tile(ss.draft, ss.target, code))
 
 
-def on_pull(reading) -> None:
+def on_pull(proposal) -> None:
     """A tile the reader set apart, tapped: into the group tiles are added to, with its box."""
     det = ss[f"loose-{ss.version}"]
     if det is not None:
-        edit(add_tile(ss.draft, ss.target, reading.codes[det], det))
+        edit(add_tile(ss.draft, ss.target, proposal.row(det).code, det))
 
 
 def on_take(photo_reading, alternative: int | None) -> None:
     """The draft replaced by another reading of the photo (None: the best)."""
     ss.taken = alternative
-    edit(from_reading(taken(photo_reading, alternative)))
+    edit(taken(photo_reading, alternative).draft)
 
 
 def on_kind(m: int, reading) -> None:
@@ -238,7 +237,7 @@ def read_upload(photo_file) -> None:
             ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
     if key in ss.readings:
         ss.taken, ss.text = None, ""  # the hand is the photo's now, not the one typed before
-        edit(from_reading(ss.readings[key]))
+        edit(ss.readings[key].best.draft)
 
 
 def read_again() -> None:
@@ -249,7 +248,7 @@ def read_again() -> None:
 def fixed_by_player() -> bool:
     """The player changed the hand the photo's reading gave: reading it again would throw the changes away."""
     shown = ss.readings.get(ss.photo["key"])
-    return shown is not None and ss.draft != from_reading(taken(shown, ss.taken))
+    return shown is not None and ss.draft != taken(shown, ss.taken).draft
 
 
 def read_at_table(image, memory_revision: int | None):
@@ -257,7 +256,7 @@ def read_at_table(image, memory_revision: int | None):
     detector = tile_detector()
     remembered = table_memory.for_reading(desk, memory_revision, detector)
     ss.photo["memory_problem"] = remembered.problem
-    return read_photo(image, detector, Situation(), table_rules(ss.ruleset), memory=remembered.memory)
+    return read_photo(image, detector, table_rules(ss.ruleset), memory=remembered.memory)
 
 
 def photo_lesson():
@@ -334,7 +333,7 @@ else:
     read_upload(photo_file)
 
 photo_reading = ss.readings.get(ss.photo["key"]) if ss.photo else None
-reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # as the player took it
+reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # the proposal the player took
 draft = ss.draft
 if ss.target not in draft.groups():
     ss.target = "concealed"
@@ -361,27 +360,27 @@ if ss.photo is not None:
         st.image(ss.photo["image"], channels="BGR")
     else:
         apart = loose(reading, draft)
-        unsure = int((reading.detections.certainty < UNSURE_BELOW).sum()) if len(reading.detections) else 0
+        unsure = sum(row.certainty < UNSURE_BELOW for row in reading.shown)
         st.image(annotate(ss.photo["image"], reading, draft), channels="BGR",
-                 caption=t(f"讀到 {len(reading.detections)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
+                 caption=t(f"讀到 {len(reading.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
                            + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                            + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
-        if verdict is None and why_not[0] == "error" and reading.hand is None:
+        if verdict is None and why_not[0] == "error" and not photo_reading.legal:
             st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
         still_supposed = supposed_left(reading, draft)
         if still_supposed:
             st.info(t("照片上少一張：為了湊成胡牌，手牌裡補上了 "
                       + "、".join(tile_label(code, script) for code in still_supposed) + "（不對就刪掉它）。"))
-        faces = [i for i in apart if reading.codes[i] != BACK]  # a wall of backs is not worth a tap each
+        faces = [i for i in apart if reading.row(i).code != BACK]  # a wall of backs is not worth a tap each
         if faces:
             st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"loose-{ss.version}",
-                     on_change=on_pull, args=(reading,), format_func=lambda i: tile_label(reading.codes[i], script))
+                     on_change=on_pull, args=(reading,), format_func=lambda i: tile_label(reading.row(i).code, script))
         if len(faces) < len(apart):
             st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
         reading_choices = st.container()  # filled in below, once the situation that scores them is known
-        if reading.warnings:
-            with st.expander(t(f"讀牌提示（{len(reading.warnings)}）")):
-                for warning in reading.warnings:
+        if photo_reading.warnings:
+            with st.expander(t(f"讀牌提示（{len(photo_reading.warnings)}）")):
+                for warning in photo_reading.warnings:
                     st.write(f"- {warning.text(script)}")
 
 # text entry
@@ -395,7 +394,9 @@ if ss.get("text_error"):
 
 # ② hand
 st.subheader(t("② 手牌"))
-marks = flagged(reading, draft) if reading is not None else []
+marks = {}  # each box's flag by its row's id (a slot's `det`)
+if reading is not None:
+    marks = dict(zip((row.id for row in reading.shown), flagged(reading, draft), strict=True))
 if draft.empty:
     st.info(t("先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
 for group in draft.groups():
@@ -412,8 +413,7 @@ for group in draft.groups():
         st.pills(
             group_label(group), range(len(slots)), key=f"tiles-{group}-{ss.version}", on_change=on_select,
             args=(group,), label_visibility="collapsed" if group.startswith("meld:") else "visible",
-            format_func=lambda i, s=slots: ("⚠" if s[i].det is not None and s[i].det < len(marks) and marks[s[i].det]
-                                            else "") + tile_label(s[i].code, script),
+            format_func=lambda i, s=slots: ("⚠" if marks.get(s[i].det) else "") + tile_label(s[i].code, script),
         )
     else:
         st.caption(f"{group_label(group)}：" + t("（空）"))
@@ -496,7 +496,7 @@ else:
     st.markdown(t("**誰付多少**"))
     st.table(payment_rows(verdict.payout, ss.ruleset, script, who), hide_index=True)
     st.caption(net_line(verdict.payout, script, who))
-if reading_choices is not None and photo_reading.alternatives:
+if reading_choices is not None and photo_reading.runner_ups:
     with reading_choices:
         st.markdown(t("**照片也可以這樣讀**（點一下換成它，手牌會整個換掉）"))
         result = the_result()
@@ -528,7 +528,7 @@ if reading is not None:
         codes = box_codes(reading, draft)
         try:
             saved = save_example(dataset_root(), ss.dataset_name, ss.photo["id"], ss.photo["image"],
-                                 reading.detections.boxes, codes)
+                                 reading.boxes, codes)
         except DatasetError as exc:
             st.error(t("存不進去：" + str(exc)))
         except OSError as exc:

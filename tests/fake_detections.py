@@ -7,12 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from scoring.hand import Hand
-from scoring.score import score
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
-from vision.groups import Group
+from vision.groups import APART, TileGroup
 from vision.notices import Notice
-from vision.read import Alternative, Reading, with_groups
+from vision.read import PhotoReading, Proposal, Row, shown_rows
 
 TILE_W, TILE_H = 30.0, 40.0
 
@@ -107,37 +106,39 @@ def around_the_hand(dets: Detections, wall: bool = False, discards: int = 0, loo
     return Detections.concat([Detections(dets.boxes, dets.scores), extra])
 
 
-def reading_at_a_table(hand: Hand, missed: int, apart: list[str], recoded: dict[int, str]) -> Reading:
+def reading_at_a_table(hand: Hand, missed: int, apart: list[str], recoded: dict[int, str]) -> PhotoReading:
     """`hand` laid out (`laid_out`, winning tile set apart) with its concealed tile `missed` not in the
     photo and the tiles `apart` in a row beside its melds, read as a reader that finds the hand would: the
-    hand's groups, the tiles `apart` in a group of kind "loose", the missed tile added. Two
-    runner-ups: the concealed tiles `recoded` ({index in hand.concealed: code}) read otherwise, and
-    the flowers set apart with the other loose tiles (`hand` needs flowers and no concealed kong)."""
+    hand's groups, the tiles `apart` in a group set apart, the missed tile a supposed row in the concealed
+    group. Two runner-ups: the concealed tiles `recoded` ({index in hand.concealed: code}) read otherwise,
+    and the flowers set apart with the other loose tiles (`hand` needs flowers and no concealed kong)."""
     dets, codes = laid_out(hand)
     keep = [i for i in range(len(codes)) if i != missed]
     beside = np.array([[800.0 + 31 * k, 630.0, 830.0 + 31 * k, 670.0] for k in range(len(apart))], np.float32)
     photo = Detections.concat([dets[keep], Detections(beside.reshape(-1, 4), one_hot(apart))])
+    photo = photo.with_facts(id=range(len(photo)))
     codes = [codes[i] for i in keep] + list(apart)
     n = len(hand.concealed)  # the concealed tiles and the winning tile come first, one short
-    groups = [Group("concealed", tuple(range(n)), win_apart=True)]
+    supposed = len(codes)  # its id: past every detection's
+    groups = [TileGroup("concealed", (*range(n - 1), supposed, n - 1), win=n - 1, win_apart=True)]
     at = n
     for meld in hand.melds:
-        groups.append(Group(meld.kind, tuple(range(at, at + len(meld.tiles)))))
+        groups.append(TileGroup(meld.kind, tuple(range(at, at + len(meld.tiles)))))
         at += len(meld.tiles)
     flowers = tuple(range(at, at + len(hand.flowers)))
     loose = tuple(range(len(keep), len(codes)))
-    best = (*groups, Group("flowers", flowers), Group("loose", loose))
-    added = (hand.concealed[missed],)
+    added = Row(supposed, hand.concealed[missed], hand.concealed[missed], 0.0, 0.0, None, supposed=True)
+
+    def proposal(codes, groups, probability=1.0, differs=()):
+        why = ["legal hand" if c != r else "" for c, r in zip(codes, photo.raw_codes, strict=True)]
+        return Proposal((*shown_rows(photo, codes, why), added), tuple(groups), probability, tuple(differs))
 
     shift = [i - (i > missed) for i in recoded]  # detection index of each recoded concealed tile
     new_codes = dict(zip(shift, recoded.values(), strict=True))
-    recoded_hand = hand.replace(concealed=tuple(recoded.get(i, c) for i, c in enumerate(hand.concealed)))
-    misread = Alternative(
-        tuple(new_codes.get(i, c) for i, c in enumerate(codes)), best, recoded_hand, score(recoded_hand).total,
-        tuple(Notice.of("alt-tile", number=i + 1, before=codes[i], after=c) for i, c in new_codes.items()),
-        added)
-    flowerless = hand.replace(flowers=())
-    no_flowers = Alternative(tuple(codes), (*groups, Group("loose", flowers + loose)), flowerless,
-                             score(flowerless).total, (Notice.of("alt-set-apart", tiles=hand.flowers),), added)
-    return Reading(with_groups(photo, best, codes).with_facts(why=[""] * len(codes)), best, hand, 0.8, (),
-                   (misread, no_flowers), added)
+    misread = proposal([new_codes.get(i, c) for i, c in enumerate(codes)],
+                       (*groups, TileGroup("flowers", flowers), TileGroup("unknown", loose, APART)), 0.5,
+                       (Notice.of("alt-tile", number=i + 1, before=codes[i], after=c) for i, c in new_codes.items()))
+    no_flowers = proposal(codes, (*groups, TileGroup("unknown", flowers + loose, APART)), 0.25,
+                          (Notice.of("alt-set-apart", tiles=hand.flowers),))
+    best = proposal(codes, (*groups, TileGroup("flowers", flowers), TileGroup("unknown", loose, APART)))
+    return PhotoReading(best, True, 0.8, (), (misread, no_flowers))

@@ -17,17 +17,17 @@ from streamlit.testing.v1 import AppTest
 
 import vision.detector
 import vision.read
+from scoring.draft import Slot, from_text, to_hand
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
 from tests.app_driver import choose, chosen
 from tests.example_hands import house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
-from ui.draft import Slot, from_text, to_hand
 from ui.photo import flagged
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
-from vision.groups import Group
+from vision.groups import TileGroup
 from vision.model_files import ModelError
 from vision.notices import Notice
 from vision.read import read_detections
@@ -231,7 +231,7 @@ AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
 def photo_read_as(app, monkeypatch):
     """The page after uploading a photo that the reader reads as `reading`."""
     def upload(reading):
-        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, *_, **__: reading)
+        monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, rules=None, memory=None: reading)
         at = ok(app(FakeDetector))
         return ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
 
@@ -249,7 +249,7 @@ def take_button(at, alternative):
 def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_read_as):
     at = photo_read_as(AT_A_TABLE)
     draft = at.session_state["draft"]
-    assert {s.det for s in draft.all_slots()} == {*range(17), None}  # 17-19 set apart; 五萬 added, no box
+    assert {s.det for s in draft.all_slots()} == {*range(17), 20}  # 17-19 set apart; 五萬 supposed (row 20, no box)
     assert total_shown(at) == expected_total(HAND)
     assert any("補上了 五萬" in i.value for i in at.info)
     assert loose_pills(at).options == ["九萬", "東風"]  # the back is counted, not offered
@@ -260,7 +260,7 @@ def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_rea
     draft = at.session_state["draft"]
     assert draft.concealed[-1] == Slot("9m", 17) and loose_pills(at).options == ["東風"]
     hand_pills = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
-    assert flagged(AT_A_TABLE, draft)[17] and hand_pills.options[-1] == "⚠九萬"  # the player's change
+    assert flagged(AT_A_TABLE.best, draft)[17] and hand_pills.options[-1] == "⚠九萬"  # the player's change
     assert not at.metric and "這手牌不能算" in at.error[0].value
 
     v = at.session_state["version"]  # undone like any tile: select it, delete it; it is set apart again
@@ -285,7 +285,7 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
     assert take_button(at, 1).disabled and not take_button(at, None).disabled
     ok(take_button(at, 0).click().run())
     draft = at.session_state["draft"]
-    assert draft.concealed[8] == Slot("5s", 8) and draft.concealed[-1] == Slot("5m")  # its added tile too
+    assert draft.concealed[8] == Slot("5s", 8) and draft.concealed[-1] == Slot("5m", 20)  # its supposed tile too
     assert total_shown(at) == expected_total(HAND.replace(concealed=(*HAND.concealed[:9], "5s", *HAND.concealed[10:])))
 
     ok(at.radio(key="script").set_value("simplified").run())  # the words in the player's script
@@ -296,7 +296,8 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
 
 def test_odd_readings_render(photo_read_as):
     """Every tile set apart, no hand, runner-ups with an added tile; then a reading of nothing."""
-    all_apart = replace(AT_A_TABLE, groups=(Group("loose", tuple(range(20))),), hand=None, added=())
+    everything = (TileGroup("unknown", tuple(range(20)), "apart"),)
+    all_apart = replace(AT_A_TABLE, best=replace(AT_A_TABLE.best, groups=everything), legal=False)
     at = photo_read_as(all_apart)
     assert at.session_state["draft"].empty and len(loose_pills(at).options) == 19
     assert take_button(at, None).label == "✓ 最可能的讀法：？ 台"
@@ -414,9 +415,9 @@ def test_a_photo_is_read_again_under_another_ruleset_and_once_per_ruleset(app, m
     seen = []
     real = vision.read.read_photo  # app.py imports it on each run: the one patched below
 
-    def counting(image, detector, situation=None, rules=None, memory=None):
+    def counting(image, detector, rules=None, memory=None):
         seen.append(rules.id)
-        return real(image, detector, situation, rules)
+        return real(image, detector, rules)
 
     monkeypatch.setattr(vision.read, "read_photo", counting)
     at = ok(app(FakeDetector))

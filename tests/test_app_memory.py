@@ -10,18 +10,18 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import vision.detector
-from datasets.yolo import read_labels
 from ledger import Ledger
+from scoring.draft import add_tile, replace_tile
 from scoring.hand import Meld
+from scoring.tiles import tile_name
 from tests.app_driver import choose, ok, press
 from tests.fake_detections import laid_out, reading_at_a_table
 from tests.test_app_script import HAND, assert_simplified
-from ui.draft import add_tile, from_reading, replace_tile
 from ui.table import DB_ENV
 from ui.table_memory import confirmed_tiles
 from ui.teach_page import PAGE
 from vision.boxes import match
-from vision.classes import class_name
+from vision.labels import read_labels
 from vision.memory import TableMemory
 from vision.photo import load_photo
 from vision.read import read_detections
@@ -70,9 +70,9 @@ def upload_hand(at: AppTest, key: str = "upload-0") -> AppTest:
 
 def flowers_read(at: AppTest) -> tuple[list[str], list[str | None]]:
     """The draft's flowers as the page read them, and the sample's truth for each."""
-    reading = at.session_state["readings"][at.session_state["photo"]["key"]]
+    best = at.session_state["readings"][at.session_state["photo"]["key"]].best
     slots = at.session_state["draft"].flowers
-    truth = truth_of(reading.detections.boxes)
+    truth = dict(zip((row.id for row in best.shown), truth_of(best.boxes), strict=True))
     return [s.code for s in slots], [truth[s.det] for s in slots]
 
 
@@ -105,7 +105,7 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     assert [named[i] for i in flowers] == [truth[i] for i in flowers] and named[unmatched] is None
     press(at, "記住這 20 張牌")
     note = at.success[0].value
-    assert note.startswith("記住了 20 張牌：") and all(class_name(truth[i], "traditional") in note for i in flowers)
+    assert note.startswith("記住了 20 張牌：") and all(tile_name(truth[i], "traditional") in note for i in flowers)
     memory = stored(db)
     assert len(memory) == sum(min(n, 4) for n in _counts([c for c in named if c]).values())
     assert {truth[i] for i in flowers} <= set(memory.counts())
@@ -196,22 +196,21 @@ def test_a_reader_failure_on_the_teach_page_is_said_and_the_page_goes_on(db, mon
 def test_a_recorded_hand_teaches_its_boxed_tiles_as_confirmed_backs_as_backs_nothing_typed_or_set_apart():
     """What `learn_hand` teaches of a hand: pure, on readings a perfect reader gives (no model)."""
     kong = HAND.replace(melds=(Meld("ankong", ("9s",) * 4),))
-    reading = read_detections(laid_out(kong, face_down=True)[0])
-    draft = from_reading(reading)
+    reading = read_detections(laid_out(kong, face_down=True)[0]).best
+    draft = reading.draft
     m = next(k for k, meld in enumerate(draft.melds) if meld.kind == "ankong")
     draft = replace_tile(draft, f"meld:{m}", 0, "9s")  # the player names the kong shown as four backs
     draft = replace_tile(draft, "concealed", 0, "9m")  # fixes a tile
     draft = add_tile(draft, "flowers", "2f")  # and types in a flower the photo does not show
     boxes, codes = confirmed_tiles(reading, draft)
-    assert len(boxes) == len(codes) == len(reading.detections)  # every box of the hand, the typed flower none
-    assert codes == ["9m", *reading.codes[1:]] and codes.count("back") == 4 and "2f" not in codes
-    assert (boxes == reading.detections.boxes).all()
+    assert len(boxes) == len(codes) == len(reading.shown)  # every box of the hand, the typed flower none
+    assert codes == ["9m", *(row.code for row in reading.shown[1:])] and codes.count("back") == 4
+    assert "2f" not in codes and (boxes == reading.boxes).all()
 
-    at_a_table = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {})  # three tiles apart, one supposed
-    boxes, codes = confirmed_tiles(at_a_table, from_reading(at_a_table))
-    apart = next(g.members for g in at_a_table.groups if g.kind == "loose")
-    assert len(codes) == len(at_a_table.detections) - len(apart) == len(HAND.all_tiles()) + len(HAND.flowers) - 1
-    assert (boxes == at_a_table.detections.boxes[:len(codes)]).all()
+    at_a_table = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {}).best  # three tiles apart, one supposed
+    boxes, codes = confirmed_tiles(at_a_table, at_a_table.draft)
+    assert len(codes) == len(at_a_table.shown) - len(at_a_table.apart) == len(HAND.all_tiles()) + len(HAND.flowers) - 1
+    assert (boxes == at_a_table.boxes[:len(codes)]).all()
 
 
 def test_the_teach_page_asks_for_a_table_first(db):

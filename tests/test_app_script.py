@@ -228,7 +228,7 @@ def test_a_photo_read_at_a_table_is_all_simplified(monkeypatch):
 
     # 九萬, 東風 and a back set apart, 五萬 added, two runner-ups
     reading = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
-    monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, *_, **__: reading)
+    monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, rules=None, memory=None: reading)
     at = simplified_page()
     ok(at.file_uploader(key="upload-0").set_value(("牌桌.jpg", jpeg() + b"\0", "image/jpeg")).run())
     assert any("不算在手牌里的牌" in (p.label or "") for p in at.pills)

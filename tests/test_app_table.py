@@ -13,11 +13,11 @@ from streamlit.testing.v1 import AppTest
 
 import ledger.store
 from ledger import Ledger, draw, win
+from scoring.draft import to_hand
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
 from tests.app_driver import choose, chosen, ok, press
-from ui.draft import to_hand
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -260,14 +260,14 @@ def test_a_meld_turned_into_a_kong_takes_the_tile_the_photo_set_apart(db):
     """碰 → 明槓 when the photo shows the fourth tile set apart: that tile, with its box, once."""
     from dataclasses import replace
 
+    from scoring.draft import set_meld_kind
     from tests.fake_detections import reading_at_a_table
-    from ui.draft import from_reading, set_meld_kind
     from ui.photo import loose, spare_for
 
-    reading = reading_at_a_table(HAND, 4, ["7z", "1z", "back"], {})
-    draft = from_reading(reading)
+    reading = reading_at_a_table(HAND, 4, ["7z", "1z", "back"], {}).best
+    draft = reading.draft
     spare = spare_for(reading, draft, 0, "kong")
-    assert reading.codes[spare] == "7z" and spare in loose(reading, draft)
+    assert reading.row(spare).code == "7z" and spare in loose(reading, draft)
     kong = set_meld_kind(draft, 0, "kong", spare)
     assert [s.code for s in kong.melds[0].tiles] == ["7z"] * 4 and kong.melds[0].tiles[-1].det == spare
     assert spare not in loose(reading, kong)  # no longer offered apart
@@ -276,8 +276,8 @@ def test_a_meld_turned_into_a_kong_takes_the_tile_the_photo_set_apart(db):
     again = set_meld_kind(replace(kong, melds=(replace(kong.melds[0], tiles=kong.melds[0].tiles[:3]),)), 0, "kong",
                           spare)
     assert again.melds[0].tiles[-1].det == spare
-    apart = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {})  # no 7z set apart: a tile without a box
-    plain = from_reading(apart)
+    apart = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {}).best  # no 7z set apart: a tile without a box
+    plain = apart.draft
     assert set_meld_kind(plain, 0, "kong", spare_for(apart, plain, 0, "kong")).melds[0].tiles[-1].det is None
 
 
@@ -425,8 +425,8 @@ def typed(at, text: str, winner: str, how: str | None = None):
 
 def paid_together(deal: Deal, discarder, *wins) -> tuple[int, ...]:
     """One discard won by each (typed hand, seat), worked out apart from the page."""
+    from scoring.draft import from_text
     from scoring.payout import judge_several
-    from ui.draft import from_text
 
     results = [Result(deal, seat, discarder) for _, seat in wins]
     return judge_several([(seat_hand(to_hand(from_text(text), HAND.situation), r, 100, 20), r)

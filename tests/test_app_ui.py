@@ -9,22 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from datasets.check import check
-from scoring.hand import Hand, HandError, Meld, Situation
-from scoring.payout import Deal, Result
-from scoring.seats import Seat, Wind
-from tests.fake_detections import laid_out, one_hot, reading_at_a_table
-from tests.limits import files_limited_to
-from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
-from ui.draft import (
+from scoring.draft import (
     Draft,
     MeldDraft,
     Slot,
     add_meld,
     add_tile,
     from_hand,
-    from_reading,
     from_text,
     remove_tile,
     replace_tile,
@@ -34,13 +29,20 @@ from ui.draft import (
     to_hand,
     to_text,
 )
-from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, taken
+from scoring.hand import ALL_FLAGS, Hand, HandError, Meld, Situation
+from scoring.payout import Deal, Result
+from scoring.ruleset import RulesetError, available_rulesets
+from scoring.seats import SEATS, Seat, Wind
+from tests.fake_detections import laid_out, one_hot, reading_at_a_table
+from tests.limits import files_limited_to
+from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
+from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, supposed_left, taken
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.draw import DIMMED, HIGHLIGHT, NORMAL
-from vision.groups import Group
+from vision.groups import TileGroup
 from vision.read import read_detections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +160,7 @@ def test_a_concealed_kong_face_down_takes_the_face_the_player_picks():
 def test_a_reading_becomes_a_draft_with_its_boxes():
     dets, _ = laid_out(HAND)
     reading = read_detections(dets)
-    draft = from_reading(reading)
+    draft = reading.best.draft
     assert to_hand(draft, HAND.situation) == HAND
     assert sorted(s.det for s in draft.all_slots()) == list(range(len(dets)))
 
@@ -170,7 +172,7 @@ def test_a_concealed_kong_shown_face_down():
     scores = dets.scores.copy()
     scores[[i for i, c in enumerate(shown) if c == "9s"]] = one_hot(["back"])[0]  # all four face down
     reading = read_detections(Detections(dets.boxes, scores))
-    draft = from_reading(reading)
+    draft = reading.best.draft
     [ankong] = [m for m in draft.melds if m.kind == "ankong"]
     assert codes(ankong.tiles) == [None] * 4
     with pytest.raises(HandError, match="請選出是哪張牌"):
@@ -178,7 +180,7 @@ def test_a_concealed_kong_shown_face_down():
     m = draft.melds.index(ankong)
     fixed = replace_tile(draft, f"meld:{m}", 0, "9s")
     assert to_hand(fixed, SELF_DRAW) == hand
-    assert box_codes(reading, fixed).count("back") == 4  # face-down tiles stay `back` as training labels
+    assert box_codes(reading.best, fixed).count("back") == 4  # face-down tiles stay `back` as training labels
 
 
 def test_box_codes_and_flags_follow_the_players_corrections():
@@ -186,9 +188,9 @@ def test_box_codes_and_flags_follow_the_players_corrections():
     scores = dets.scores.copy()
     scores[2] = one_hot(["9m"], top=0.6)[0]  # 3m misread as 9m; 3m the runner-up
     scores[2, CLASS_INDEX["3m"]] = 0.3
-    reading = read_detections(Detections(dets.boxes, scores))
-    assert reading.codes[2] == "3m" and 2 in reading.changed
-    draft = from_reading(reading)
+    reading = read_detections(Detections(dets.boxes, scores)).best
+    assert reading.row(2).code == "3m" and 2 in reading.changed
+    draft = reading.draft
     assert flagged(reading, draft) == [i == 2 for i in range(len(dets))]
     edited = remove_tile(replace_tile(draft, "concealed", 0, "9m"), "flowers", 0)
     now = box_codes(reading, edited)
@@ -202,7 +204,9 @@ def test_box_codes_and_flags_follow_the_players_corrections():
 # HAND with its 五萬 missed by the photo, among 九萬, 東風 and a back the reader set apart; runner-ups:
 # 二條 read as 五條 (3 台 too), and the flower set apart (2 台 under the app's default situation).
 AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
+BEST = AT_A_TABLE.best
 APART = [17, 18, 19]
+SUPPOSED = 20  # the 五萬's row: past every detection's id
 
 
 def edge(drawn, box):
@@ -212,41 +216,45 @@ def edge(drawn, box):
 
 
 def test_tiles_set_apart_stay_out_of_the_draft_and_a_missed_tile_joins_it():
-    draft = from_reading(AT_A_TABLE)
-    assert sorted(s.det for s in draft.all_slots() if s.det is not None) == list(range(17))
-    assert draft.concealed[-1] == Slot("5m")  # added: no box
+    draft = BEST.draft
+    assert sorted(s.det for s in draft.all_slots()) == [*range(17), SUPPOSED]
+    assert draft.concealed[-1] == Slot("5m", SUPPOSED) and BEST.row(SUPPOSED).box is None  # supposed: no box
+    assert draft.win == Slot("5s", 12)  # the group names it: the tile set apart, not the supposed one
     assert sorted(to_hand(draft, SELF_DRAW).concealed) == sorted(HAND.concealed)
     assert to_hand(draft, SELF_DRAW).replace(concealed=HAND.concealed) == HAND.replace(situation=SELF_DRAW)
-    assert loose(AT_A_TABLE, draft) == APART
-    assert box_codes(AT_A_TABLE, draft)[17:] == ["9m", "1z", "back"]  # still tiles of the photo, as read
-    assert not any(flagged(AT_A_TABLE, draft))
-    added_flower = from_reading(replace(AT_A_TABLE, added=("5m", "2f")))
-    assert codes(added_flower.flowers) == ["1f", "2f"] and added_flower.flowers[-1].det is None
+    assert loose(BEST, draft) == APART
+    assert box_codes(BEST, draft)[17:] == ["9m", "1z", "back"]  # still tiles of the photo, as read
+    assert len(box_codes(BEST, draft)) == len(BEST.boxes) == 20  # one per box: the supposed tile has none
+    assert not any(flagged(BEST, draft))
+    assert supposed_left(BEST, draft) == ["5m"]
+    concealed = len(draft.concealed) - 1
+    assert supposed_left(BEST, replace_tile(draft, "concealed", concealed, "6m")) == []  # replaced
+    assert supposed_left(BEST, remove_tile(draft, "concealed", concealed)) == []
 
 
 def test_a_tile_pulled_in_from_those_set_apart_is_the_players_change():
     image = np.full((800, 1100, 3), 90, np.uint8)
-    draft = from_reading(AT_A_TABLE)
-    drawn = annotate(image, AT_A_TABLE, draft)
-    boxes = AT_A_TABLE.detections.boxes
+    draft = BEST.draft
+    drawn = annotate(image, BEST, draft)
+    boxes = BEST.boxes
     assert [edge(drawn, boxes[i]) for i in (0, *APART)] == [NORMAL, DIMMED, DIMMED, DIMMED]
     pulled = add_tile(draft, "concealed", "9m", 17)
-    assert pulled.concealed[-1] == Slot("9m", 17) and loose(AT_A_TABLE, pulled) == [18, 19]
-    assert [i for i, f in enumerate(flagged(AT_A_TABLE, pulled)) if f] == [17]
-    assert edge(annotate(image, AT_A_TABLE, pulled), boxes[17]) == HIGHLIGHT
+    assert pulled.concealed[-1] == Slot("9m", 17) and loose(BEST, pulled) == [18, 19]
+    assert [i for i, f in enumerate(flagged(BEST, pulled)) if f] == [17]
+    assert edge(annotate(image, BEST, pulled), boxes[17]) == HIGHLIGHT
     into_meld = add_tile(draft, "meld:0", "1z", 18)
     assert into_meld.melds[0].tiles[-1] == Slot("1z", 18)
-    assert loose(AT_A_TABLE, remove_tile(pulled, "concealed", len(pulled.concealed) - 1)) == APART  # undone
+    assert loose(BEST, remove_tile(pulled, "concealed", len(pulled.concealed) - 1)) == APART  # undone
 
 
 def test_a_runner_up_taken_lays_its_codes_and_groups_over_the_same_boxes():
     misread, no_flowers = (taken(AT_A_TABLE, k) for k in range(2))
-    assert taken(AT_A_TABLE, None) is AT_A_TABLE
-    assert misread.codes[8] == "5s" and misread.changed == (8,) and misread.added == ("5m",)
-    assert to_hand(from_reading(misread), SELF_DRAW).concealed.count("5s") == 2
-    assert loose(no_flowers, from_reading(no_flowers)) == [16, *APART] and not from_reading(no_flowers).flowers
-    assert np.array_equal(no_flowers.detections.boxes, AT_A_TABLE.detections.boxes)
-    assert no_flowers.detections.groups[16] == no_flowers.detections.groups[17]  # in one loose group
+    assert taken(AT_A_TABLE, None) is BEST
+    assert misread.row(8).code == "5s" and misread.changed == (8,) and [r.code for r in misread.supposed] == ["5m"]
+    assert to_hand(misread.draft, SELF_DRAW).concealed.count("5s") == 2
+    assert loose(no_flowers, no_flowers.draft) == [16, *APART] and not no_flowers.draft.flowers
+    assert np.array_equal(no_flowers.boxes, BEST.boxes)
+    assert no_flowers.group_of(16) == no_flowers.group_of(17)  # in one group set apart
 
 
 def test_choices_are_scored_as_the_page_would_score_them():
@@ -254,15 +262,34 @@ def test_choices_are_scored_as_the_page_would_score_them():
     offered = choices(AT_A_TABLE, SELF_DRAW, EAST_DRAWS, *STAKES, rules)
     assert [(c.alternative, c.tai, tuple(d.text("traditional") for d in c.differs)) for c in offered] == [
         (None, 3, ()), (0, 3, ("第 9 張二條改成五條",)), (1, 2, ("梅不算",))]
-    for k, choice in zip((None, 0, 1), offered, strict=True):  # the 台 offered is the 台 after taking it
-        assert evaluate(from_reading(taken(AT_A_TABLE, k)), SELF_DRAW, EAST_DRAWS, *STAKES, rules).score.total \
-            == choice.tai
     heavenly = Situation(heavenly=True)  # 天胡 with a meld: no win on the page, so no figure either
     assert [c.tai for c in choices(AT_A_TABLE, heavenly, EAST_DRAWS, *STAKES, rules)] == [None, None, None]
     assert [c.tai for c in choices(AT_A_TABLE, SELF_DRAW, None, *STAKES, rules)] == [None, None, None]  # no winner
-    all_apart = replace(AT_A_TABLE, groups=(Group("loose", tuple(range(20))),), hand=None, added=())
-    assert from_reading(all_apart).empty and loose(all_apart, Draft()) == list(range(20))
+    all_apart = replace(AT_A_TABLE, best=replace(BEST, groups=(TileGroup("unknown", tuple(range(20)), "apart"),)),
+                        legal=False)
+    assert all_apart.best.draft.empty and loose(all_apart.best, Draft()) == list(range(20))
     assert [c.tai for c in choices(all_apart, SELF_DRAW, EAST_DRAWS, *STAKES, rules)] == [None, 3, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(winner=st.sampled_from(SEATS), dealer=st.sampled_from(SEATS), discarder=st.sampled_from((None, *SEATS)),
+       round_=st.sampled_from(tuple(Wind)), streak=st.integers(0, 3), ready=st.booleans(),
+       flags=st.fixed_dictionaries({flag: st.booleans() for flag in ALL_FLAGS}),
+       ruleset=st.sampled_from(available_rulesets()))
+def test_the_tai_offered_for_each_reading_is_the_tai_after_taking_it(winner, dealer, discarder, round_, streak,
+                                                                     ready, flags, ruleset):
+    """Whatever the page says of how the hand was won (seats, deal, flags, table), the 台 beside each
+    reading is the 台 the page shows once that reading is taken: its draft, as the page keeps it
+    (`app.py` on_take), scored as the page scores its hand."""
+    result = Result(Deal(round_, dealer, streak), winner, None if discarder == winner else discarder)
+    situation = Situation(**flags)
+    for choice in choices(AT_A_TABLE, situation, result, 100, 20, ready, ruleset):
+        try:
+            after = evaluate(taken(AT_A_TABLE, choice.alternative).draft, situation, result, 100, 20, ready,
+                             ruleset).score.total
+        except (HandError, RulesetError):
+            after = None
+        assert choice.tai == after
 
 
 def test_yolo_export(tmp_path):

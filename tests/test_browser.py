@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from ledger import Ledger
+from scoring.draft import from_hand
 from scoring.hand import Hand, Situation
 from scoring.payout import Deal, Result
 from scoring.seats import Seat
 from tests.fake_detections import laid_out
-from ui.draft import from_hand
 from ui.result import evaluate
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -170,7 +170,7 @@ AT_A_TABLE = """
 import vision.read
 from tests.fake_detections import reading_at_a_table
 
-vision.read.read_photo = lambda image, detector, situation=None, rules=None, memory=None: reading_at_a_table(
+vision.read.read_photo = lambda image, detector, rules=None, memory=None: reading_at_a_table(
     Hand.from_json({hand!r}), 4, ["9m", "1z", "back"], {{9: "5s"}})
 """
 

@@ -478,6 +478,6 @@ def test_one_discard_won_twice_a_false_win_and_a_penalty_at_a_table_that_has_the
 
 def _typed(text: str) -> dict:
     """A typed hand as the scorer's JSON (its winds are set by `seat_hand`)."""
-    from ui.draft import from_text, to_hand
+    from scoring.draft import from_text, to_hand
 
     return to_hand(from_text(text), Situation()).to_json()

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from scoring.hand import Hand
-from training.evaluate import read_labels
+from training.evaluate import read_labels, reading_hand
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
@@ -80,10 +80,10 @@ def test_reads_the_committed_sample_photos(detector, photo):
     """Most labelled tiles are found at the right place with the right code."""
     image = load_photo(photo)
     boxes, codes = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
-    reading = read_photo(image, detector)
-    pairs = match(boxes, reading.detections.boxes)
+    shown = read_photo(image, detector).best.shown
+    pairs = match(boxes, np.array([row.box for row in shown], np.float32))
     found = len(pairs) / len(codes)
-    right = sum(reading.codes[p] == codes[t] for t, p in pairs.items()) / len(codes)
+    right = sum(shown[p].code == codes[t] for t, p in pairs.items()) / len(codes)
     assert found >= FOUND_AT_LEAST, (found, right)
     assert right >= READ_RIGHT_AT_LEAST, (found, right)
 
@@ -163,18 +163,26 @@ def test_read_json_contract_with_a_broken_photo_among_good_ones(tmp_path):
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(lines) == 3
     assert "not an image we can read" in lines[1]["error"] and lines[1]["code"] == "photo-not-image"
+    kinds = {"concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown"}
     for reading in (lines[0], lines[2]):
-        assert set(reading) >= {"detections", "groups", "hand", "warnings", "alternatives", "added"}
+        assert set(reading) == {"detections", "groups", "legal", "hand", "confidence", "warnings", "alternatives"}
         for warning in reading["warnings"]:
             assert warning["code"] in CATALOGUE and {"code", "text"} <= set(warning) <= {"code", "text", "params"}
-        for det in reading["detections"]:
-            assert {"code", "raw_code", "conf", "box", "group"} <= set(det) <= {"code", "raw_code", "conf", "box",
-                                                                                "group", "why"}
-            assert det["code"] in CLASSES and det["raw_code"] in CLASSES and len(det["box"]) == 4
-        kinds = {"concealed", "chi", "pon", "kong", "ankong", "flowers", "unknown", "loose"}
-        assert all(g["kind"] in kinds for g in reading["groups"])
+        for proposal in (reading, *reading["alternatives"]):
+            rows = proposal["detections"]
+            assert len({d["id"] for d in rows}) == len(rows)  # ids are stable and unique
+            for det in rows:
+                assert {"id", "code", "raw_code", "conf", "box", "group"} <= set(det) \
+                    <= {"id", "code", "raw_code", "conf", "box", "group", "why", "supposed"}
+                assert det["code"] in CLASSES and det["raw_code"] in CLASSES
+                assert (det["box"] is None) == det.get("supposed", False) and len(det["box"] or [0] * 4) == 4
+            for g in proposal["groups"]:
+                assert g["kind"] in kinds and g["role"] in ("hand", "apart")
+                assert g["tiles"] == [next(d["code"] for d in rows if d["id"] == i) for i in g["ids"]]
+                assert g["kind"] != "concealed" or g["win"] in g["ids"]
         for alt in reading["alternatives"]:
-            assert isinstance(alt["tai"], int) and all(d["code"] in CATALOGUE for d in alt["differs"])
+            assert 0 <= alt["probability"] <= 1 and all(d["code"] in CATALOGUE for d in alt["differs"])
+            assert alt["tai"] is None or isinstance(alt["tai"], int)
 
 
 def test_read_under_a_named_table_and_a_table_that_does_not_exist():
@@ -220,11 +228,21 @@ def test_a_photo_taken_from_across_the_table_reads_as_upright(detector, name):
     photo = load_photo(DATA / "samples" / f"{name}.jpg")
     truth = Hand.from_json(json.loads((DATA / "samples" / f"{name}.json").read_text())["hand"])
     turned = read_photo(cv2.rotate(photo, cv2.ROTATE_180), detector)
-    assert turned.hand is not None and sorted(turned.hand.all_tiles()) == sorted(truth.all_tiles())
+    hand = reading_hand(turned)
+    assert hand is not None and sorted(hand.all_tiles()) == sorted(truth.all_tiles())
     upright = read_photo(photo, detector)
-    assert UPSIDE_DOWN not in upright.warnings and sorted(upright.codes) == sorted(turned.codes)
+    codes = lambda reading: [row.code for row in reading.best.rows]  # noqa: E731
+    assert UPSIDE_DOWN not in upright.warnings and sorted(codes(upright)) == sorted(codes(turned))
     if name == "train-style-000009":
-        assert turned.warnings[0] == UPSIDE_DOWN and upright.codes == turned.codes
+        assert turned.warnings[0] == UPSIDE_DOWN and codes(upright) == codes(turned)
+        # Read the other way up, each row keeps its id, the index of its detection in what the detector
+        # saw (the photo turned back), its box mapped into the pixels of the photo given.
+        seen, (h, w) = detector.read(photo), photo.shape[:2]
+        for row in turned.best.shown:
+            x1, y1, x2, y2 = seen.boxes[row.id]
+            assert row.raw_code == seen.raw_codes[row.id]
+            assert row.box == pytest.approx((w - x2, h - y2, w - x1, h - y1), abs=1e-3)
+        assert {s.det for s in turned.best.draft.all_slots()} <= {row.id for row in turned.best.rows}
 
 
 def truth_groups(scene: dict) -> list[tuple[str, int]]:
@@ -241,7 +259,7 @@ def test_layout_groups_of_the_sample_photos(detector):
     right = []
     for photo in sample_images():
         reading = read_photo(load_photo(photo), detector)
-        got = sorted((g.kind, len(g.members)) for g in reading.groups)
+        got = sorted((g.kind, len(g.members)) for g in reading.best.groups)
         right.append(got == truth_groups(json.loads(photo.with_suffix(".json").read_text())))
     assert sum(right) >= 3, right
 
@@ -346,13 +364,15 @@ READ_UNDER_A_GIGABYTE = """
 import resource, sys
 from vision.detector import TileDetector
 from vision.photo import load_photo
+from training.evaluate import reading_hand
 from vision.read import read_photo
 detector = TileDetector()
 vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize")).split()[1]) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), vm + (1 << 30)))
 for path in sys.argv[1:]:
     reading = read_photo(load_photo(path), detector)
-    print(len(reading.detections), sorted(reading.hand.all_tiles()) if reading.hand else None,
+    hand = reading_hand(reading)
+    print(len(reading.best.shown), sorted(hand.all_tiles()) if hand else None,
           *[w.code for w in reading.warnings])
 """
 

@@ -28,8 +28,8 @@ from training.evaluate_layout import evaluate_layout
 from training.real_table import table
 from vision.boxes import match
 from vision.detections import Detections
-from vision.groups import Group
-from vision.read import Reading, with_groups
+from vision.groups import APART, TileGroup
+from vision.read import PhotoReading, Proposal, Row, shown_rows
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -54,11 +54,15 @@ def test_taps_count_a_wrong_code_a_missing_tile_and_an_extra_tile_once_each():
 
 
 def reading_of(boxes: np.ndarray, codes: list[str], groups: list[tuple[str, list[int]]],
-               added: tuple[str, ...] = ()) -> Reading:
-    """A reading as a reader hands it over: these detections (read as `codes`) in these groups."""
-    kinds = tuple(Group(kind, tuple(members)) for kind, members in groups)
-    dets = with_groups(Detections(np.asarray(boxes, np.float32), one_hot(codes)), kinds, codes)
-    return Reading(dets, kinds, None, 1.0, (), added=added)
+               added: tuple[str, ...] = ()) -> PhotoReading:
+    """A reading as a reader hands it over: these detections (read as `codes`) in these groups ("loose":
+    set apart), the tiles `added` supposed rows of the concealed group."""
+    dets = Detections(np.asarray(boxes, np.float32), one_hot(codes)).with_facts(id=range(len(codes)))
+    supposed = tuple(Row(len(codes) + k, code, code, 0.0, 0.0, None, supposed=True) for k, code in enumerate(added))
+    kinds = tuple(TileGroup("unknown", tuple(members), APART) if kind == "loose" else
+                  TileGroup(kind, (*members, *(r.id for r in supposed)) if kind == "concealed" else tuple(members))
+                  for kind, members in groups)
+    return PhotoReading(Proposal((*shown_rows(dets, codes, [""] * len(codes)), *supposed), kinds), True, 1.0, ())
 
 
 def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_all_tiles_figure():
@@ -98,7 +102,7 @@ def judged(groups, codes=LABELS, keep=range(9), added=(), scene=SCENE):
     """`judge_hand` of a reading of the scene's labelled boxes `keep` (read as `codes`) in `groups`."""
     keep = list(keep)
     reading = reading_of(LABEL_BOXES[keep], [codes[i] for i in keep], groups, added)
-    return judge_hand(reading, match(LABEL_BOXES, reading.detections.boxes), LABELS, scene)
+    return judge_hand(reading, match(LABEL_BOXES, reading.best.boxes), LABELS, scene)
 
 
 def test_a_reading_that_sets_the_wall_apart_needs_no_tap_and_has_the_groups_and_kinds_right():
@@ -162,7 +166,7 @@ def test_each_tap_is_put_down_to_what_it_fixes():
     assert by(judged(groups, keep=missed, added=("4m",))) == {"missing or supposed": 1}
     nothing = reading_of(np.concatenate([LABEL_BOXES, [box(600)]]), [*LABELS, "9s"],
                          HAND_READ + [("loose", [8]), ("unknown", [9])], ())
-    j = judge_hand(nothing, match(LABEL_BOXES, nothing.detections.boxes), LABELS, SCENE)
+    j = judge_hand(nothing, match(LABEL_BOXES, nothing.best.boxes), LABELS, SCENE)
     assert by(j) == {"box on nothing": 1} and j.taps == 1
     loose = SceneTruth.from_json({"kind": "loose", "hand": None, "surround": [],
                                   "groups": [{"kind": "loose", "tiles": LABELS, "label_rows": list(range(9))}]})
@@ -201,7 +205,7 @@ def test_cached_detections_are_reused_only_for_the_same_photo_and_settings_and_t
     assert judge(first)["ms_per_photo"] is not None and "timing" not in judge(first)
     again = read_samples(samples, detector, None, cache=cache)
     assert detector.reads == 3  # every photo's detections from the cache
-    boxes = lambda reads: [r["reading"].detections.boxes.tolist() for r in reads]  # noqa: E731
+    boxes = lambda reads: [r["reading"].best.boxes.tolist() for r in reads]  # noqa: E731
     assert boxes(again) == boxes(first)
     figures = judge(again)
     assert figures["ms_per_photo"] is None

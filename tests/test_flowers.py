@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from scoring.hand import Hand, Meld, Situation
 from scoring.tiles import FLOWERS
+from training.evaluate import reading_hand
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import distinct_readings
 from vision.detections import Detections
+from vision.groups import APART
 from vision.hand_finding import flowers_of
 from vision.read import read_detections
 
@@ -37,13 +39,8 @@ def flower_rows(codes: list[str]) -> list[int]:
     return [i for i, c in enumerate(codes) if c in FLOWERS]
 
 
-def at(reading, photo: Detections, i: int) -> int:
-    """The reading's index of the photo's detection `i` (a reading puts its tiles in reading order)."""
-    return int(np.flatnonzero((reading.detections.boxes == photo.boxes[i]).all(axis=1))[0])
-
-
 def flower_group(reading) -> list[str]:
-    return sorted(reading.codes[i] for g in reading.groups if g.kind == "flowers" for i in g.members)
+    return sorted(reading.best.row(i).code for g in reading.best.groups if g.kind == "flowers" for i in g.members)
 
 
 def test_a_row_of_unsure_flowers_apart_from_the_hand_is_its_flower_group():
@@ -56,14 +53,14 @@ def test_a_row_of_unsure_flowers_apart_from_the_hand_is_its_flower_group():
         three: {"6z": 0.3, "3f": 0.22, "7f": 0.15, "8f": 0.1},  # no flower is its top class
         six: {"2f": 0.33, "6f": 0.27, "5f": 0.1},
     })
-    reading = read_detections(photo, FLOWER_HAND.situation)
-    assert reading.hand is not None, reading.warnings
-    assert len(reading.hand.flowers) == 3 and len(set(reading.hand.flowers)) == 3
-    assert flower_group(reading) == sorted(reading.hand.flowers)
-    loose = {i for g in reading.groups if g.kind == "loose" for i in g.members}
-    flowers = [at(reading, photo, i) for i in (one, three, six)]
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None, reading.warnings
+    assert len(reading_hand(reading).flowers) == 3 and len(set(reading_hand(reading).flowers)) == 3
+    assert flower_group(reading) == sorted(reading_hand(reading).flowers)
+    loose = {i for g in reading.best.groups if g.role == APART for i in g.members}
+    flowers = [one, three, six]  # a row's id is its detection's index
     assert len(loose) == len(photo) - len(dets) and not loose & set(flowers)
-    assert reading.codes[flowers[1]] in FLOWERS and reading.detections.whys[flowers[1]] == "legal hand"
+    assert reading.best.row(flowers[1]).code in FLOWERS and reading.best.row(flowers[1]).why == "legal hand"
 
 
 def test_a_run_of_flowers_keeps_a_flower_read_as_no_flower():
@@ -73,9 +70,9 @@ def test_a_run_of_flowers_keeps_a_flower_read_as_no_flower():
     two, three, six, eight = flower_rows(codes)
     photo = with_scores(dets, {two: {"1s": 0.9, "2f": 0.05}, three: {"3f": 0.5, "7f": 0.2},
                                six: {"6f": 0.4, "8f": 0.3}, eight: {"8f": 0.6, "6f": 0.2}})
-    reading = read_detections(photo, hand.situation)
-    assert reading.hand is not None and same_hand(reading.hand, hand), reading.warnings
-    assert reading.codes[at(reading, photo, two)] == "2f"
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
+    assert reading.best.row(two).code == "2f"
 
 
 def test_with_no_legal_hand_the_flowers_shown_still_hold_each_flower_once():
@@ -83,10 +80,10 @@ def test_with_no_legal_hand_the_flowers_shown_still_hold_each_flower_once():
     one, three, six = flower_rows(codes)
     photo = with_scores(dets, {one: {"1f": 0.6}, three: {"1f": 0.5, "3f": 0.4}, six: {"6f": 0.7}})
     photo = photo[[i for i in range(len(photo)) if i not in (2, 5)]]  # two tiles missed: no legal hand
-    reading = read_detections(photo, FLOWER_HAND.situation)
-    assert reading.hand is None
+    reading = read_detections(photo)
+    assert reading_hand(reading) is None
     assert flower_group(reading) == ["1f", "3f", "6f"]
-    assert "each flower once" in reading.detections.whys
+    assert "each flower once" in [row.why for row in reading.best.rows]
 
 
 def test_a_flower_read_twice_takes_its_next_likeliest_flower():
@@ -94,10 +91,9 @@ def test_a_flower_read_twice_takes_its_next_likeliest_flower():
     one, three, six = flower_rows(codes)
     photo = with_scores(dets, {one: {"1f": 0.6, "4f": 0.1}, three: {"3f": 0.7, "1f": 0.1},
                                six: {"1f": 0.5, "6f": 0.35, "2f": 0.05}})  # 6f read as 1f, a second 1f
-    reading = read_detections(photo, FLOWER_HAND.situation)
-    assert reading.hand is not None and same_hand(reading.hand, FLOWER_HAND), reading.warnings
-    six = at(reading, photo, six)
-    assert reading.raw_codes[six] == "1f" and reading.codes[six] == "6f"
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), FLOWER_HAND), reading.warnings
+    assert reading.best.row(six).raw_code == "1f" and reading.best.row(six).code == "6f"
 
 
 @settings(max_examples=50, deadline=None)
@@ -128,10 +124,10 @@ def test_flowers_read_any_way_keep_every_flower_once(data):
     rows = {i: dict(zip(FLOWERS, data.draw(draw_row, label=f"tile {i}"), strict=True)) for i in flower_rows(codes)}
     for row in rows.values():  # flower-faced: the flowers together outweigh every other class
         row[max(row, key=row.get)] += 0.2
-    reading = read_detections(with_scores(dets, rows, rest=0.001), hand.situation)
-    assert reading.hand is not None, reading.warnings
-    assert len(reading.hand.flowers) == count == len(set(reading.hand.flowers))
-    assert [reading.codes[at(reading, dets, i)] in FLOWERS for i in rows] == [True] * count
+    reading = read_detections(with_scores(dets, rows, rest=0.001))
+    assert reading_hand(reading) is not None, reading.warnings
+    assert len(reading_hand(reading).flowers) == count == len(set(reading_hand(reading).flowers))
+    assert [reading.best.row(i).code in FLOWERS for i in rows] == [True] * count
 
 
 def test_a_tile_is_laid_out_as_a_flower_when_the_flowers_together_outweigh_its_top_class():

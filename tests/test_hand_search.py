@@ -1,13 +1,19 @@
 """Reader v3 on fake detections: the hand found among a table's tiles, the search over memberships,
 codes and a missed tile under the chosen table, and its runner-up hands."""
 
+import json
+
 import numpy as np
 import pytest
 
+from scoring.draft import to_hand
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import load_ruleset
+from training.evaluate import reading_hand
+from vision.__main__ import as_json
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
+from vision.groups import APART
 from vision.notices import Notice
 from vision.read import read_detections
 
@@ -19,11 +25,7 @@ ORPHANS = Hand(("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z"
 
 
 def hand_tiles(reading) -> set[int]:
-    return {i for g in reading.groups if g.kind != "loose" for i in g.members}
-
-
-def box_set(dets, indices) -> set[tuple]:
-    return {tuple(np.round(dets.boxes[i], 1)) for i in indices}
+    return {i for g in reading.best.groups if g.role != APART for i in g.members}
 
 
 @pytest.mark.parametrize("table", [
@@ -35,25 +37,39 @@ def box_set(dets, indices) -> set[tuple]:
 def test_the_hand_is_found_among_the_tiles_around_it(table):
     hand_dets, _ = laid_out(HAND)
     photo = around_the_hand(hand_dets, seed=3, **table)
-    reading = read_detections(photo, HAND.situation)
-    assert reading.hand is not None and same_hand(reading.hand, HAND), reading.warnings
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
     kept = hand_tiles(reading)
-    assert box_set(reading.detections, kept) == box_set(photo, range(len(hand_dets)))
-    loose = [i for g in reading.groups if g.kind == "loose" for i in g.members]
+    assert kept == set(range(len(hand_dets)))  # the rows' ids are the photo's detections: the hand's come first
+    loose = [i for g in reading.best.groups if g.role == APART for i in g.members]
     assert len(loose) == len(photo) - len(hand_dets)  # set apart, not dropped
     out = reading.to_json()
-    assert {"loose"} <= {g["kind"] for g in out["groups"]} and len(out["detections"]) == len(photo)
-    assert all(d["why"] for d in out["detections"] if out["groups"][d["group"]]["kind"] == "loose")
+    assert {"apart"} <= {g["role"] for g in out["groups"]} and len(out["detections"]) == len(photo)
+    assert all(d["why"] for d in out["detections"] if out["groups"][d["group"]]["role"] == "apart")
 
 
 def test_a_tile_the_detector_missed_is_supposed_and_said():
     dets, codes = laid_out(HAND)
     missed = 4  # 5p, inside the concealed row
     keep = np.array([i != missed for i in range(len(dets))])
-    reading = read_detections(dets[np.flatnonzero(keep)], HAND.situation)
-    assert reading.hand is not None and same_hand(reading.hand, HAND), reading.warnings
-    assert reading.added == ("5p",)
+    reading = read_detections(dets[np.flatnonzero(keep)])
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
+    assert [row.code for row in reading.best.supposed] == ["5p"]
     assert any(w.code == "tile-supposed" for w in reading.warnings)
+
+
+def test_a_supposed_tile_round_trips_through_the_json():
+    """`vision read --json`: the missed tile is a row flagged supposed, without a box, in the concealed
+    group by its id, and the JSON's hand (scoring's, made from the proposal's draft) holds it."""
+    dets, _ = laid_out(HAND)
+    reading = read_detections(dets[np.flatnonzero(np.arange(len(dets)) != 4)])  # 5p missed
+    out = json.loads(json.dumps(as_json(reading, HAND.situation, load_ruleset())))
+    [row] = [d for d in out["detections"] if d.get("supposed")]
+    assert (row["code"], row["box"], row["id"]) == ("5p", None, len(dets) - 1)  # ids past the photo's 0..len-2
+    concealed = out["groups"][row["group"]]
+    assert concealed["kind"] == "concealed" and row["id"] in concealed["ids"] and concealed["win"] != row["id"]
+    assert Hand.from_json(out["hand"]) == to_hand(reading.best.draft, HAND.situation)
+    assert same_hand(Hand.from_json(out["hand"]), HAND)
 
 
 def test_thirteen_orphans_reads_under_a_table_that_has_it_and_not_under_one_that_does_not():
@@ -62,10 +78,10 @@ def test_thirteen_orphans_reads_under_a_table_that_has_it_and_not_under_one_that
     planted = codes.index("9p")  # read as 8p first, 9p second
     scores[planted, CLASS_INDEX["8p"]], scores[planted, CLASS_INDEX["9p"]] = 0.6, 0.3
     dets = type(dets)(dets.boxes, scores)
-    improved = read_detections(dets, ORPHANS.situation, load_ruleset("tw16-improved"))
-    assert improved.hand is not None and same_hand(improved.hand, ORPHANS), improved.warnings
-    assert improved.codes[planted] == "9p" and improved.detections.whys[planted] == "legal hand"
-    assert read_detections(dets, ORPHANS.situation).hand is None  # the default table has no 十三么
+    improved = read_detections(dets, load_ruleset("tw16-improved"))
+    assert reading_hand(improved) is not None and same_hand(reading_hand(improved), ORPHANS), improved.warnings
+    assert improved.best.row(planted).code == "9p" and improved.best.row(planted).why == "legal hand"
+    assert not read_detections(dets).legal  # the default table has no 十三么
 
 
 def test_an_unsure_tile_gives_a_runner_up_hand_with_its_tai_and_what_differs():
@@ -75,17 +91,21 @@ def test_an_unsure_tile_gives_a_runner_up_hand_with_its_tai_and_what_differs():
     scores = dets.scores.copy()
     unsure = codes.index("4m")  # 4m or 1m: 234m and 123m are both a chow
     scores[unsure, CLASS_INDEX["4m"]], scores[unsure, CLASS_INDEX["1m"]] = 0.5, 0.4
-    reading = read_detections(type(dets)(dets.boxes, scores), hand.situation)
-    assert reading.hand is not None and same_hand(reading.hand, hand)
-    assert reading.alternatives, reading.warnings
-    alt = reading.alternatives[0]
-    assert alt.codes[unsure] == "1m"
+    reading = read_detections(type(dets)(dets.boxes, scores))
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand)
+    assert reading.runner_ups, reading.warnings
+    alt = reading.runner_ups[0]
+    assert alt.row(unsure).code == "1m" and alt.changed == (unsure,) and alt.row(unsure).why == "legal hand"
     assert Notice.of("alt-tile", number=unsure + 1, before="4m", after="1m") in alt.differs
     assert "一萬" in alt.differs[0].text("traditional") and "一万" in alt.differs[0].text("simplified")
-    assert isinstance(alt.tai, int) and alt.tai >= 0 and len(reading.alternatives) <= 3
-    assert 0.5 < reading.confidence < 1.0
+    assert len(reading.runner_ups) <= 3 and 0.5 < reading.confidence < 1.0
+    # ranked by probability beside the best's: the confidence is the best's share of the best two
+    assert [p.probability for p in reading.runner_ups] == sorted((p.probability for p in reading.runner_ups),
+                                                                 reverse=True)
+    assert reading.confidence == pytest.approx(1 / (1 + alt.probability))
+    assert to_hand(alt.draft, hand.situation).concealed.count("1m") == 1
     out = reading.to_json()["alternatives"][0]
-    assert out["tai"] == alt.tai and out["hand"]["concealed"]
+    assert out["probability"] == round(alt.probability, 4) and out["detections"][unsure]["code"] == "1m"
 
 
 def rows_of_a_set(rows: list[list[str]]) -> Detections:
@@ -103,11 +123,11 @@ def test_rows_of_a_set_are_offered_loose_not_shown_as_a_hand():
     """No winning hand shows two rows of 9 or more face-up tiles (beside three melds' 9 tiles a hand
     keeps 8), so with no legal hand neither row is shown as one: all are offered loose."""
     reading = read_detections(rows_of_a_set(SET_ROWS))
-    assert reading.hand is None and not hand_tiles(reading)
-    assert sorted(i for g in reading.groups for i in g.members) == list(range(24))
+    assert reading_hand(reading) is None and not hand_tiles(reading)
+    assert sorted(i for g in reading.best.groups for i in g.members) == list(range(24))
     assert any(w.code == "no-legal-hand" for w in reading.warnings)
 
 
 def test_one_row_without_a_legal_hand_is_still_shown_for_the_player_to_fix():
     reading = read_detections(rows_of_a_set(SET_ROWS[:1]))
-    assert reading.hand is None and len(hand_tiles(reading)) == 12
+    assert reading_hand(reading) is None and len(hand_tiles(reading)) == 12

@@ -132,7 +132,7 @@ def test_a_class_without_examples_is_left_to_the_model(seed, known):
 
 
 def flower_codes(reading) -> list[str]:
-    return sorted(reading.codes[i] for g in reading.groups if g.kind == "flowers" for i in g.members)
+    return sorted(reading.best.row(i).code for g in reading.best.groups if g.kind == "flowers" for i in g.members)
 
 
 def test_a_photo_read_with_its_tables_memory_reads_the_sets_flowers(detector, taught):
@@ -143,8 +143,8 @@ def test_a_photo_read_with_its_tables_memory_reads_the_sets_flowers(detector, ta
     assert flower_codes(alone) != truth and flower_codes(remembered) == truth
 
     def right(reading):
-        pairs = match(boxes, reading.detections.boxes)
-        return sum(reading.raw_codes[p] == codes[t] for t, p in pairs.items())
+        pairs = match(boxes, reading.best.boxes)
+        return sum(reading.best.shown[p].raw_code == codes[t] for t, p in pairs.items())
 
     assert right(remembered) >= right(alone) + 4
 

@@ -94,7 +94,7 @@ def test_every_notice_the_code_creates_is_in_the_catalogue_and_every_entry_is_us
 
 def test_a_reading_gives_its_warnings_as_notices_and_json_as_code_and_english():
     dets, _ = laid_out(HAND, win_apart=False)
-    reading = read_detections(dets, HAND.situation)
+    reading = read_detections(dets)
     assert reading.warnings == (Notice.of("win-not-apart"),)
     assert reading.to_json()["warnings"] == [{
         "code": "win-not-apart",

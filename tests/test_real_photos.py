@@ -36,8 +36,8 @@ def test_real_photos_are_read_with_the_measured_precision_and_recall(detector):
         image = load_photo(photo)
         boxes, codes = read_labels(REAL / "labels" / f"{photo.stem}.txt", image.shape[1], image.shape[0])
         dets = detector.read(image)
-        face_up = [i for i, c in enumerate(dets.codes) if c != "back"]
-        read_codes = [dets.codes[i] for i in face_up]
+        face_up = [i for i, c in enumerate(dets.raw_codes) if c != "back"]
+        read_codes = [dets.raw_codes[i] for i in face_up]
         pairs = match(boxes, dets.boxes[face_up])
         right += sum(read_codes[p] == codes[t] for t, p in pairs.items())
         found += len(face_up)
@@ -49,16 +49,16 @@ def test_real_photos_are_read_with_the_measured_precision_and_recall(detector):
 
 def test_a_keyboard_is_not_read_as_tiles(detector):
     reading = read_photo(load_photo(REAL / "images" / "hk-bonus-label-IMG_6453-keyboard.jpg"), detector)
-    assert len(reading.detections) <= KEYBOARD_MAX, reading.codes
-    assert reading.hand is None
+    assert len(reading.best.shown) <= KEYBOARD_MAX, [row.code for row in reading.best.rows]
+    assert not reading.legal
 
 
 def test_a_wall_of_backs_is_read_as_backs_and_no_hand(detector):
     """A wall cut from a game-table test photo: face-down tiles are found as `back` (9 of them) and never
     as faces, and no hand comes of them."""
     reading = read_photo(load_photo(REAL / "images" / "chinese-mahjong-detection-387334399-wall.jpg"), detector)
-    assert len(reading.detections) >= 5 and set(reading.codes) == {"back"}
-    assert reading.hand is None
+    assert len(reading.best.shown) >= 5 and {row.code for row in reading.best.rows} == {"back"}
+    assert not reading.legal
 
 
 def test_a_photo_squashed_by_a_resize_is_read_with_its_aspect_restored(detector):
@@ -71,5 +71,5 @@ def test_a_photo_squashed_by_a_resize_is_read_with_its_aspect_restored(detector)
     assert aspect_restore(detector.find(squashed, None)[0]) > 2
     dets = detector.read(squashed)
     pairs = match(boxes * np.array([1 / 3, 1, 1 / 3, 1], np.float32), dets.boxes)
-    assert sorted(dets.codes[p] for p in pairs.values()) == sorted(codes)
+    assert sorted(dets.raw_codes[p] for p in pairs.values()) == sorted(codes)
     assert len(dets) <= len(codes) + 1

@@ -108,9 +108,9 @@ def test_people_cli_reports_illegal_hands():
 
 def test_people_cli_reads_the_apps_notation():
     """One grammar for the app's text box and the command line (scoring.notation.parse_hand)."""
+    from scoring.draft import from_text, to_hand
     from scoring.hand import Situation
     from scoring.score import score
-    from ui.draft import from_text, to_hand
 
     typed = "123456m 789p 2345s 和5s 碰777z 花1f"
     p = run("score", typed, "--self-draw", "--trad")

@@ -25,7 +25,7 @@ Reports, on each DIR's images:
   it (a wrong code, a missing hand tile, one set apart as loose included, and an extra tile, a wall,
   discard or loose tile kept in the hand included, are one tap each; a tile the reading supposes
   fills a missing one of its code); groups-and-kinds exact over whole hands (the reading's groups
-  but the loose ones, as (kind, codes), equal the scene's, its winning tile among the concealed
+  but those set apart, as (kind, codes), equal the scene's, its winning tile among the concealed
   ones, which a photo cannot single out); tiles not of the hand kept in it (`loose_kept`) and hand
   tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set has no
   hand truth: its taps are then those of every tile shown after correction, set apart or not;
@@ -63,16 +63,18 @@ import yaml
 from datasets.real import scene_type
 from datasets.scene_truth import SceneTruth, SceneTruthError
 from datasets.yolo import label_path_of
-from scoring.hand import Hand
+from scoring.draft import whole_hand
+from scoring.hand import Hand, Situation
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.detector import TileDetector
+from vision.groups import HAND
 from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
-from vision.read import Reading, read_detections
+from vision.read import PhotoReading, read_detections
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
@@ -177,17 +179,22 @@ def truth_groups(truth: SceneTruth) -> Counter:
     return group_multiset([(TRUTH_KIND.get(g.kind, g.kind), g.tiles) for g in truth.hand_groups()])
 
 
-def reading_groups(reading: Reading) -> Counter:
-    """The groups of the hand shown: every group but the loose ones, the supposed tiles among the concealed."""
-    codes = reading.codes
-    return group_multiset([(g.kind, [codes[i] for i in g.members]) for g in reading.groups if g.kind != "loose"]
-                          + [("concealed", list(reading.added))])
+def reading_groups(reading: PhotoReading) -> Counter:
+    """The groups of the hand shown: every group but those set apart (the supposed tile among the concealed)."""
+    best = reading.best
+    return group_multiset([(g.kind, [best.row(i).code for i in g.members]) for g in best.groups if g.role == HAND])
 
 
-def in_hand(reading: Reading) -> list[bool]:
-    """Per detection: shown in the hand, that is in a group and not a loose one (set apart)."""
-    kinds = [g.kind for g in reading.groups]
-    return [g >= 0 and kinds[g] != "loose" for g in reading.group_of()]
+def in_hand(reading: PhotoReading) -> list[bool]:
+    """Per detection (the best proposal's shown rows): in a group of the hand's (not set apart, not doubled)."""
+    best = reading.best
+    return [best.group_of(row.id) >= 0 and best.groups[best.group_of(row.id)].role == HAND for row in best.shown]
+
+
+def reading_hand(reading: PhotoReading) -> Hand | None:
+    """The hand the reading proposes, in the plain situation; None when it is no legal hand (or a tile
+    is left for the player to name: a concealed kong shown as four backs)."""
+    return whole_hand(reading.best.draft, Situation()) if reading.legal else None
 
 
 def added_taps(added: list[str], missing: list[str], hidden: list[str]) -> int:
@@ -221,10 +228,10 @@ class HandJudgement:
 TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed")
 
 
-def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str],
+def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
                truth: SceneTruth | None) -> HandJudgement:
-    """The reading's hand (its detections outside loose groups, and its supposed tiles) against the
-    scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
+    """The reading's hand (its detections outside the groups set apart, and its supposed tiles) against
+    the scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
     each: a tile shown with a wrong code, a hand tile missing (set apart as loose or not found), an
     extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
     `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real
@@ -236,8 +243,8 @@ def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str],
         hidden = [c for g in hand_groups for c, r in zip(g.tiles, g.label_rows, strict=True) if r is None]
         kept = in_hand(reading)
     else:
-        hand, hidden, kept = set(range(len(label_codes))), [], [True] * len(reading.detections)
-    codes, by_detection = reading.codes, {p: t for t, p in pairs.items()}
+        hand, hidden, kept = set(range(len(label_codes))), [], [True] * len(reading.best.shown)
+    codes, by_detection = [row.code for row in reading.best.shown], {p: t for t, p in pairs.items()}
     wrong = set_apart = extra = loose_kept = 0
     missing = []
     for t in sorted(hand):
@@ -251,8 +258,9 @@ def judge_hand(reading: Reading, pairs: dict[int, int], label_codes: list[str],
         if kept[p] and by_detection.get(p) not in hand:
             extra += 1
             loose_kept += p in by_detection
-    causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept,
-                                   added_taps(list(reading.added), missing, hidden)), strict=True))
+    supposed = [row.code for row in reading.best.supposed]
+    causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept, added_taps(supposed, missing, hidden)),
+                      strict=True))
     taps = sum(causes.values())
     if truth is None:
         return HandJudgement(taps, truth=False, causes=causes)
@@ -306,12 +314,13 @@ class Judged:
 
     def add(self, read: dict) -> dict[int, int]:
         s, reading = read["sample"], read["reading"]
-        boxes, raw = reading.detections.boxes, list(reading.raw_codes)
+        shown = reading.best.shown
+        boxes, raw = reading.best.boxes, [row.raw_code for row in shown]
         truth = (read["true_boxes"], s["codes"])
         self.images += 1
         pairs = self.tiles.add(boxes, raw, *truth)
         self.face_up.add(*only(boxes, raw, face_up), *only(*truth, face_up))
-        self.corrected.add(boxes, list(reading.codes), *truth)
+        self.corrected.add(boxes, [row.code for row in shown], *truth)
         self.ours34.add(*only(boxes, raw, RIICHI.__contains__), *only(*truth, RIICHI.__contains__))
         if read["peer"] is not None:
             self.peer34.add(*read["peer"], *only(*truth, RIICHI.__contains__))
@@ -402,7 +411,7 @@ def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None,
         start = time.perf_counter()
         detect = partial(detect_tiles, detector, image, passes, conf)
         dets, cached = cache.get(s["image"], detect) if cache else (detect(), False)
-        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_detections(dets, None),
+        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_detections(dets),
                 "seconds": time.perf_counter() - start, "cached": cached, "peer": None}
         if peer is not None:
             if s["image"] not in peer:
@@ -421,7 +430,7 @@ def judge(reads: list[dict]) -> dict:
     rows_exact = rows = hands_exact = hands = 0
     for read in reads:
         s, reading = read["sample"], read["reading"]
-        raw = reading.raw_codes
+        raw = [row.raw_code for row in reading.best.shown]
         pairs = everything.add(read)
         by_scene[s["scene"]].add(read)
         truth = s["truth"]
@@ -434,7 +443,8 @@ def judge(reads: list[dict]) -> dict:
                               for r, p in zip(group.label_rows, hit, strict=True))
         if truth and truth.hand is not None and truth.fully_labelled():
             hands += 1
-            hands_exact += reading.hand is not None and same_hand(reading.hand, truth.hand)
+            hand = reading_hand(reading)
+            hands_exact += hand is not None and same_hand(hand, truth.hand)
     median_ms = lambda key: round(1000 * statistics.median(r[key] for r in reads), 1)  # noqa: E731
     cached = sum(r.get("cached", False) for r in reads)
     out = everything.result() | {

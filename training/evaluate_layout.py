@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.evaluate import HandTally, judge_hand, same_hand, samples_of
+from training.evaluate import HandTally, judge_hand, reading_hand, same_hand, samples_of
 from vision.boxes import match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
@@ -42,8 +42,8 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
     everything, by_scene = HandTally(), defaultdict(HandTally)
     for index, s in enumerate(samples):
         rng = np.random.default_rng([seed, index])  # a scene's noise whatever the other scenes read
-        reading = read_detections(perfect_detections(s["boxes"], s["codes"], noise, rng), None)
-        judged = judge_hand(reading, match(s["boxes"], reading.detections.boxes), s["codes"], s["truth"])
+        reading = read_detections(perfect_detections(s["boxes"], s["codes"], noise, rng))
+        judged = judge_hand(reading, match(s["boxes"], reading.best.boxes), s["codes"], s["truth"])
         everything.add(judged)
         by_scene[s["scene"]].add(judged)
         truth = s["truth"]
@@ -51,14 +51,16 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
             continue
         hands += 1
         warned_missing += any(w.code == "tile-may-be-missing" for w in reading.warnings)
-        if reading.hand is not None and same_hand(reading.hand, truth.hand):
+        hand = reading_hand(reading)
+        if hand is not None and same_hand(hand, truth.hand):
             exact += 1
             continue
-        if reading.hand is None:
-            missed["no legal hand read"] += 1
-        elif len(reading.hand.melds) < len(truth.hand.melds):
+        if hand is None:  # legal, a tile left for the player to name: a kong of four backs
+            missed["a tile for the player to name (a kong of four backs)" if reading.legal
+                   else "no legal hand read"] += 1
+        elif len(hand.melds) < len(truth.hand.melds):
             missed["shown melds read as concealed sets"] += 1
-        elif reading.hand.win != truth.hand.win:  # a photo cannot say which tile of the row won
+        elif hand.win != truth.hand.win:  # a photo cannot say which tile of the row won
             missed["winning tile inside the row, another taken"] += 1
         else:
             missed["other"] += 1

@@ -42,7 +42,7 @@ from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
-from vision.read import Reading, read_detections
+from vision.read import PhotoReading, read_detections
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
 # The unseen designs: (style, the held-out crop number a set's crops are drawn nearest to, or None).
@@ -77,8 +77,9 @@ def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects)
     raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
 
 
-def flower_group(reading: Reading) -> Counter:
-    return Counter(reading.codes[i] for g in reading.groups if g.kind == "flowers" for i in g.members)
+def flower_group(reading: PhotoReading) -> Counter:
+    best = reading.best
+    return Counter(best.row(i).code for g in best.groups if g.kind == "flowers" for i in g.members)
 
 
 @dataclass
@@ -98,12 +99,14 @@ class Tally:
                 "hand_tiles_read_right": rate(self.codes)}
 
 
-def judged(tally: Tally, reading: Reading, boxes: np.ndarray, codes: list[str], truth: SceneTruth) -> dict[int, int]:
+def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[str],
+           truth: SceneTruth) -> dict[int, int]:
     """Add one generated hand's reading to `tally`; the label → detection pairs."""
-    pairs = match(boxes, reading.detections.boxes)
+    pairs = match(boxes, reading.best.boxes)
     verdict = judge_hand(reading, pairs, codes, truth)
     tally.taps.append(verdict.taps)
-    tally.codes += [reading.raw_codes[pairs[r]] == codes[r] for r in hand_rows(truth) if r in pairs]
+    shown = reading.best.shown
+    tally.codes += [shown[pairs[r]].raw_code == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
         tally.exact.append(verdict.groups_exact)
     shown = [g for g in truth.hand_groups() if g.kind == "flowers"]
@@ -117,12 +120,12 @@ def hand_rows(truth: SceneTruth) -> list[int]:
     return [r for g in truth.hand_groups() for r in g.label_rows if r is not None]
 
 
-def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, reading: Reading,
+def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, reading: PhotoReading,
                 pairs: dict[int, int], codes: list[str], rows: list[int]) -> None:
     """Teach the tiles the reading found among `rows` (labels), each with its labelled code."""
     found = [(pairs[r], codes[r]) for r in rows if r in pairs]
     if found:
-        memory.teach(detector.classifier, image, reading.detections.boxes[[p for p, _ in found]],
+        memory.teach(detector.classifier, image, reading.best.boxes[[p for p, _ in found]],
                      [c for _, c in found])
 
 
@@ -159,9 +162,9 @@ def real_evening(detector: TileDetector, root: Path, limit: int | None) -> dict:
     for s in samples:
         image = load_photo(s["image"])
         alone = read_detections(detector.read(image))
-        taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.detections.boxes), s["codes"], {}).taps)
+        taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.best.boxes), s["codes"], {}).taps)
         reading = read_detections(detector.read(image, memory=memory))
-        pairs = match(s["boxes"], reading.detections.boxes)
+        pairs = match(s["boxes"], reading.best.boxes)
         taps["memory"].append(judge_hand(reading, pairs, s["codes"], {}).taps)
         teach_found(memory, detector, image, reading, pairs, s["codes"], list(range(len(s["codes"]))))
     return {"photos": len(samples), **{f"taps {k}": round(statistics.fmean(v), 3) if v else None

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.draft import Draft, to_hand
 from scoring.hand import Hand, Situation
 from scoring.payout import Deal, Payout, Result, SharedVerdict, Verdict, judge, judge_several, seat_hand
 from scoring.ruleset import load_ruleset
 from scoring.score import Score
 from scoring.seats import SEATS, Seat
-from ui.draft import Draft, to_hand
 from ui.text import in_script, seat_label
 
 

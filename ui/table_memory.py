@@ -21,7 +21,7 @@ import numpy as np
 import streamlit as st
 
 from ledger import Ledger, LedgerError, Recorded
-from ui.draft import Draft
+from scoring.draft import Draft
 from ui.photo import box_codes
 from vision.crop_classifier import TileClassifier
 from vision.memory import TableMemory, TableMemoryError, embed
@@ -115,13 +115,15 @@ def teach(ledger: Ledger, code: str, classifier: TileClassifier, image: np.ndarr
     return taught[-1]
 
 
-def confirmed_tiles(reading, draft: Draft) -> tuple[np.ndarray, list[str]]:
-    """The tiles of a recorded hand that the photo shows: each of the draft's tiles that has its box, with
-    its final code (a face-down tile as `back`). Tiles typed in have no box, and the tiles set apart were
-    never confirmed: neither teaches anything."""
-    codes = box_codes(reading, draft)
-    held = sorted({s.det for s in draft.all_slots() if s.det is not None and s.det < len(codes)})
-    return reading.detections.boxes[held], [codes[i] for i in held]
+def confirmed_tiles(proposal, draft: Draft) -> tuple[np.ndarray, list[str]]:
+    """The tiles of a recorded hand that the photo shows (`proposal`: the `vision.read.Proposal` the player
+    took), in reading order: each of the draft's tiles that has its box, with its final code (a face-down
+    tile as `back`). Tiles typed in or supposed have no box, and the tiles set apart were never confirmed:
+    none of them teaches anything."""
+    codes = box_codes(proposal, draft)
+    held = {s.det for s in draft.all_slots() if s.det is not None}
+    kept = [k for k, row in enumerate(proposal.shown) if row.id in held]
+    return proposal.boxes[kept], [codes[k] for k in kept]
 
 
 def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, draft: Draft,

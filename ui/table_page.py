@@ -44,6 +44,7 @@ from ledger import (
     win,
     write_csv,
 )
+from scoring.draft import Draft, from_hand
 from scoring.hand import ALL_FLAGS, MAX_STAKE, HandError
 from scoring.payout import Deal, Verdict, false_win, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset
@@ -51,7 +52,6 @@ from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
 from ui import teach_page
 from ui.chart import evening_chart
-from ui.draft import Draft, from_hand
 from ui.result import SetAside, evaluate_several, signed
 from ui.table import (
     chart_columns,

@@ -16,14 +16,15 @@ import numpy as np
 import streamlit as st
 
 from ledger import Ledger, LedgerError, table_code
+from scoring.tiles import tile_name
 from ui import table_memory
 from ui.photo import PHOTO_TYPES, photo_id
 from ui.table import db_path
 from ui.text import in_script
-from vision.classes import CLASSES, class_name
-from vision.detector import ModelError
+from vision.classes import CLASSES
 from vision.draw import draw_boxes
 from vision.layout import group_rows, in_reading_order
+from vision.model_files import ModelError
 from vision.notices import Notice
 from vision.photo import PhotoError, load_photo
 
@@ -113,7 +114,7 @@ def _what_it_remembers(place: Place, found: table_memory.Remembered, script: str
     memory = found.memory
     if memory is not None and len(memory):
         counts = memory.counts()
-        flowers = [class_name(c, script) for c in counts if c.endswith("f")]
+        flowers = [tile_name(c, script) for c in counts if c.endswith("f")]
         st.caption(t(f"這一桌記得 {len(counts)} 種牌、{len(memory)} 個樣子")
                    + (t("；花牌：") + "、".join(flowers) if flowers else "") + t("。"))
     elif not found.problem:
@@ -183,10 +184,10 @@ def _name_tiles(shown: dict, place: Place, classifier, script: str) -> None:
     version = shown["version"]
     picked = st.pills(t("照片上的牌（號碼同框上的號碼）"), range(n), key=f"teach-pick-{version}",
                       format_func=lambda i: f"{i + 1} " + (t("不記") if codes[i] is None
-                                                           else class_name(codes[i], script)))
+                                                           else tile_name(codes[i], script)))
     if picked is not None:
         st.pills(t(f"第 {picked + 1} 張是："), CLASSES, key=f"teach-face-{version}", on_change=_name,
-                 args=(picked,), format_func=lambda c: class_name(c, script))
+                 args=(picked,), format_func=lambda c: tile_name(c, script))
         st.button(t("不記這一張（不是牌、拍壞了）"), on_click=_leave_out, args=(picked,))
     kept = [i for i in range(n) if codes[i] is not None]
     st.button(t(f"記住這 {len(kept)} 張牌"), type="primary", disabled=not kept, on_click=_save,
@@ -219,7 +220,7 @@ def _save(place: Place, classifier, shown: dict) -> None:
     except LedgerError as exc:
         ss.teach_error = str(exc)
         return
-    names = "、".join(class_name(c, "traditional") for c in codes)
+    names = "、".join(tile_name(c, "traditional") for c in codes)
     ss.teach_note = f"記住了 {len(codes)} 張牌：{names}。這一桌現在記得 {len(memory.counts())} 種牌。"
     ss.teach_photo = None
     ss.teach_uploads += 1  # a new, empty uploader for the next photo

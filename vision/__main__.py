@@ -1,9 +1,11 @@
 """`python -m vision read PHOTO...`: read photos of winning hands into the scorer's notation.
 `python -m vision remember PHOTO --labels LABELS.txt --memory FILE`: teach a table's memory its set.
 
-For people `read` prints the groups, the hand and the warnings in English; with --json it prints one
-object per photo per line (the contract in vision/read.py; a photo that cannot be read:
-`{"error", "code"}`, the code of vision/notices.py). With `--memory FILE` it reads with that table's
+For people `read` prints the groups (a tile the hand supposes marked `?`, the tiles set apart as
+`apart`), the hand and the warnings in English; with --json it prints one
+object per photo per line (the reader's proposals, `PhotoReading.to_json`, with each one's hand and 台
+under the situation given, made by `scoring.draft`; a photo that cannot be read: `{"error", "code"}`,
+the code of vision/notices.py). With `--memory FILE` it reads with that table's
 memory of its own tiles (vision/memory.py); FILE is only read, and a missing FILE is an empty memory.
 `remember` adds the tiles of a YOLO label file of PHOTO (our 43 classes, `class cx cy w h` normalised to
 the photo) to FILE, creating it if needed, and says how many it holds.
@@ -24,34 +26,59 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.hand import Situation
+from scoring.draft import whole_hand
+from scoring.hand import Hand, HandError, Situation
 from scoring.notation import format_compact
-from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
+from scoring.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_rulesets, load_ruleset
+from scoring.score import score
 from scoring.tiles import WINDS
 from vision.console import as_a_command
 from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
 from vision.draw import draw_boxes
 from vision.files import ImageWriteError, write_image
+from vision.groups import APART
 from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
 from vision.model_files import ModelError
 from vision.notices import Notice, NoticeError
 from vision.photo import PhotoError, load_photo
-from vision.read import Reading, read_photo
+from vision.read import PhotoReading, read_photo
 
 # A label box may overhang the photo's edge by this share of its side (labelling tools round), no more.
 LABEL_OVERHANG = 0.02
 
 
-def describe(path: str, reading: Reading) -> str:
-    lines = [f"{path}: {len(reading.detections)} tiles, confidence {reading.confidence:.2f}"]
-    for g in reading.groups:
-        tiles = [reading.codes[i] for i in g.members]
+def tai_of(hand: Hand | None, rules: Ruleset) -> int | None:
+    """The hand's 台 at this table, None where it is no win there (改良式 起胡, an open kong's origin unsaid)."""
+    try:
+        return None if hand is None else score(hand, rules).total
+    except HandError:
+        return None
+
+
+def as_json(reading: PhotoReading, situation: Situation, rules: Ruleset) -> dict:
+    """`PhotoReading.to_json` with the best reading's hand (scoring's JSON, null unless it is a legal
+    win) and each runner-up's hand and 台, made under the command line's situation."""
+    out = reading.to_json()
+    best = whole_hand(reading.best.draft, situation) if reading.legal else None
+    out["hand"] = None if best is None else best.to_json()
+    for alt, proposal in zip(out["alternatives"], reading.runner_ups, strict=True):
+        hand = whole_hand(proposal.draft, situation)
+        alt["hand"], alt["tai"] = None if hand is None else hand.to_json(), tai_of(hand, rules)
+    return out
+
+
+def describe(path: str, reading: PhotoReading, situation: Situation) -> str:
+    best = reading.best
+    lines = [f"{path}: {len(best.shown)} tiles, confidence {reading.confidence:.2f}"]
+    for g in best.groups:
+        tiles = [best.row(i).code + ("?" if best.row(i).supposed else "") for i in g.members]
         apart = " (winning tile set apart)" if g.win_apart else ""
-        lines.append(f"  {g.kind:<9} {' '.join(tiles)}{apart}")
-    if reading.hand:
-        h = reading.hand
+        kind = "apart" if g.role == APART else g.kind
+        lines.append(f"  {kind:<9} {' '.join(tiles)}{apart}")
+    h = whole_hand(best.draft, situation) if reading.legal else None
+    if h:
         melds = " ".join(f"{m.kind}:{format_compact(m.tiles)}" for m in h.melds)
         lines.append(f"  hand: {format_compact(h.concealed)} win {h.win}"
                      + (f" melds {melds}" if melds else "") + (f" flowers {' '.join(h.flowers)}" if h.flowers else ""))
@@ -156,17 +183,18 @@ def main(argv: list[str] | None = None) -> int:
                   else f"{path}: error: {exc}",
                   flush=True)
             continue
-        reading = read_photo(image, detector, situation, rules, memory)
+        reading = read_photo(image, detector, rules, memory)
         if args.json:
-            print(json.dumps(reading.to_json(), ensure_ascii=False), flush=True)
+            print(json.dumps(as_json(reading, situation, rules), ensure_ascii=False), flush=True)
         else:
-            print(describe(path, reading), flush=True)
+            print(describe(path, reading, situation), flush=True)
         if args.annotate and n == 0:
-            highlight = [i in reading.changed or c < UNSURE_BELOW for i, c in enumerate(reading.detections.certainty)]
-            loose = [g.kind == "loose" for g in (reading.groups[k] for k in reading.detections.groups)]
+            best = reading.best
+            changed, apart = set(best.changed), set(best.apart)
+            highlight = [row.id in changed or row.certainty < UNSURE_BELOW for row in best.shown]
             try:
-                write_image(args.annotate, draw_boxes(image, reading.detections.boxes, list(reading.codes),
-                                                      highlight, loose))
+                write_image(args.annotate, draw_boxes(image, best.boxes, [row.code for row in best.shown],
+                                                      highlight, [row.id in apart for row in best.shown]))
             except ImageWriteError as exc:
                 failed = True
                 print(f"error: {exc}", file=sys.stderr, flush=True)

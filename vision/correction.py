@@ -2,8 +2,9 @@
 
 The detector scores every class for every tile. A reading picks one class per tile; its cost is
 the sum of −log p over the tiles. Readings are visited cheapest first (k-best enumeration over
-per-tile candidate lists) and those the scorer accepts as a win under the table's rules are
-yielded; `vision.search` weighs them against which tiles belong to the hand.
+per-tile candidate lists) and those the scorer accepts as a win under the table's rules
+(`scoring.draft.check_win`: the reader builds no `Hand` itself) are yielded; `vision.search` weighs
+them against which tiles belong to the hand.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from collections.abc import Iterator
 import numpy as np
 
 from scoring.decompose import counts_of
-from scoring.hand import Hand, HandError, Meld, Situation
+from scoring.draft import Draft, MeldDraft, Slot, check_win
+from scoring.hand import HandError
 from scoring.legal import can_win
 from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES, tile_name
 from scoring.tiles import INDEX as PLAYING_INDEX
-from scoring.validate import check_hand
 from vision.classes import BACK, CLASS_INDEX
 from vision.detections import Detections
-from vision.groups import Group, meld_kind
+from vision.groups import TileGroup, meld_kind
 from vision.notices import Notice
 
 CANDIDATES = 4  # alternatives considered per tile
@@ -34,7 +35,7 @@ PER_GROUP = 3  # readings kept per group (the concealed tiles, each meld) before
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
-def _allowed(group: Group, raw: str, hidden: bool) -> tuple[str, ...]:
+def _allowed(group: TileGroup, raw: str, hidden: bool) -> tuple[str, ...]:
     if group.kind == "flowers":
         return FLOWERS
     if group.kind == "ankong" and raw == BACK and not hidden:
@@ -42,14 +43,15 @@ def _allowed(group: Group, raw: str, hidden: bool) -> tuple[str, ...]:
     return FACES
 
 
-def kongs_of_backs(groups: list[Group], raw: list[str]) -> frozenset[int]:
+def kongs_of_backs(groups: list[TileGroup], raw: list[str]) -> frozenset[int]:
     """The first tile of each concealed kong shown as four backs: the one whose face the search
     supposes (any face is as likely; the player names it), the other three stay backs."""
     return frozenset(g.members[0] for g in groups if g.kind == "ankong" and all(raw[i] == BACK for i in g.members))
 
 
-def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation, rules: Ruleset | None = None) -> Hand:
-    """The scorer's `Hand` for a reading; raises HandError when it is not one."""
+def build_draft(groups: list[TileGroup], codes: dict[int, str]) -> Draft:
+    """The draft of a reading's hand groups (the concealed one first; its last member the winning
+    tile), its codes as read; raises HandError when a meld is no set."""
     concealed = groups[0]
     if concealed.kind != "concealed" or not concealed.members:
         raise HandError("no concealed tiles", "沒有手牌")
@@ -65,14 +67,12 @@ def build_hand(groups: list[Group], codes: dict[int, str], situation: Situation,
                             f"{''.join(tile_name(c, 'traditional') for c in shown)} 不成一組")
         if kind == "ankong":
             shown = [next(c for c in shown if c != BACK)] * 4  # four backs are no ankong (kongs_of_backs)
-        melds.append(Meld(kind, tuple(shown)))
-    flowers = tuple(codes[i] for g in groups if g.kind == "flowers" for i in g.members)
-    hand = Hand(tuple(tiles[:-1]), tiles[-1], tuple(melds), flowers, situation)
-    check_hand(hand, rules)
-    return hand
+        melds.append(MeldDraft(kind, tuple(Slot(c) for c in shown)))
+    flowers = tuple(Slot(codes[i]) for g in groups if g.kind == "flowers" for i in g.members)
+    return Draft(tuple(Slot(c) for c in tiles[:-1]), Slot(tiles[-1]), tuple(melds), flowers)
 
 
-def count_problem(groups: list[Group]) -> Notice | None:
+def count_problem(groups: list[TileGroup]) -> Notice | None:
     """What makes these groups no winning hand whatever their tiles read (a photo of a whole set,
     a tile missed by the detector): no code change can fix a count, so correction need not search."""
     concealed = groups[0] if groups and groups[0].kind == "concealed" else None
@@ -90,10 +90,10 @@ def count_problem(groups: list[Group]) -> Notice | None:
     return None
 
 
-def legal_readings(dets: Detections, groups: list[Group], situation: Situation, rules: Ruleset,
+def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
                    max_visits: int = MAX_VISITS, wide: frozenset[int] = frozenset()
-                   ) -> Iterator[tuple[float, dict[int, str], Hand]]:
-    """The legal winning hands these groups make, cheapest first: each (cost, code per member, hand),
+                   ) -> Iterator[tuple[float, dict[int, str], Draft]]:
+    """The legal winning hands these groups make, cheapest first: each (cost, code per member, its draft),
     the cost being Σ −log p of the codes chosen among each tile's CANDIDATES. A detection in `wide`
     may be any of its allowed codes (a tile supposed where the photo shows none), and so may the
     first tile of a concealed kong shown as four backs.
@@ -106,7 +106,7 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
     hidden = kongs_of_backs(groups, raw)
     wide = wide | hidden
 
-    def options(g: Group) -> list[list[tuple[float, str]]]:
+    def options(g: TileGroup) -> list[list[tuple[float, str]]]:
         out = []
         for i in g.members:
             allowed = _allowed(g, raw[i], i in hidden)
@@ -144,9 +144,11 @@ def legal_readings(dets: Detections, groups: list[Group], situation: Situation, 
             return
         codes = {i: c for _, part in pick for i, c in part.items()}
         try:
-            yield cost, codes, build_hand(groups, codes, situation, rules)
+            draft = build_draft(groups, codes)
+            check_win(draft, rules)
         except HandError:
-            pass
+            continue
+        yield cost, codes, draft
 
 
 def as_distinct_flowers(dets: Detections, members: tuple[int, ...]) -> dict[int, str]:

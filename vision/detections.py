@@ -1,13 +1,11 @@
 """`Detections`: the one value that flows from the detector through layout and the hand search to the app.
 
 Boxes are xyxy in the pixels of the (EXIF-rotated) photo. `scores` keeps every class's score, not
-only the top one, because the hand search needs the runner-up readings of each tile. What the read
-path learns about each tile travels with it in `data` (as supervision's `Detections.data` does), so
-indexing, concatenating or scaling never separates a tile from its facts:
-
-- `code`: the tile as finally read (the detector's top class until the search changes it);
-- `group`: the index of its group in the reading (`-1` before the layout placed it);
-- `why`: why its code differs from the detector's top class, or why it was set apart ("" if neither).
+only the top one, because the hand search needs the runner-up readings of each tile. A fact of each
+tile travels with it in `data` (as supervision's `Detections.data` does), so indexing, concatenating
+or scaling never separates a tile from it: `id`, its index in the detector's output, which the reading
+keeps as its row's id however it reorders the tiles (`vision.read.Row`; what the reading makes of
+each tile, its code, group and why, lives there).
 
 A detector is anything with `read(image) -> Detections` (`vision.detector.TileDetector`, a fake in
 the tests, another model).
@@ -25,7 +23,7 @@ from vision.classes import CLASSES
 
 # A tile whose face the reading is less sure of than this is shown to the player as one to check.
 UNSURE_BELOW = 0.5
-FACTS = ("code", "group", "why")
+FACTS = ("id",)
 
 
 class Detector(Protocol):
@@ -72,7 +70,7 @@ class Detections:
         unknown = set(facts) - set(FACTS)
         if unknown:
             raise ValueError(f"unknown per-tile facts {sorted(unknown)}; known: {FACTS}")
-        arrays = {k: np.asarray(v, dtype=object if k != "group" else np.int64) for k, v in facts.items()}
+        arrays = {k: np.asarray(v, dtype=np.int64) for k, v in facts.items()}
         return Detections(self.boxes, self.scores, self.data | arrays)
 
     @property
@@ -112,19 +110,6 @@ class Detections:
         """Each tile's likeliest flower, were it one."""
         flower = np.isin(CLASSES, FLOWERS)
         return [CLASSES[i] for i in np.flatnonzero(flower)[self.scores[:, flower].argmax(axis=1)]] if len(self) else []
-
-    @property
-    def codes(self) -> list[str]:
-        """Each tile as read: its `code` fact once the read path set it, else the detector's top class."""
-        return list(self.data["code"]) if "code" in self.data else self.raw_codes
-
-    @property
-    def groups(self) -> list[int]:
-        return [int(g) for g in self.data["group"]] if "group" in self.data else [-1] * len(self)
-
-    @property
-    def whys(self) -> list[str]:
-        return list(self.data["why"]) if "why" in self.data else [""] * len(self)
 
     @property
     def widths(self) -> np.ndarray:

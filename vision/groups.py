@@ -11,14 +11,20 @@ from vision.classes import BACK
 from vision.layout import Layout
 from vision.notices import Notice
 
-KINDS = ("concealed", *MeldKind, "flowers", "unknown", "loose")  # loose: set apart from the hand
+KINDS = ("concealed", *MeldKind, "flowers", "unknown")
+ROLES = (HAND, APART) = ("hand", "apart")  # in the winning hand, or set apart from it (walls, discards, strays)
 
 
 @dataclass(frozen=True)
-class Group:
-    kind: str
-    members: tuple[int, ...]  # detection indices in reading order
-    win_apart: bool = False  # concealed only: its last member was set apart as the winning tile
+class TileGroup:
+    """Tiles the reading puts together: what they are (`kind`: the concealed tiles, a meld, the
+    flowers, or tiles that make no set) and, apart from that, whether they are the hand's (`role`)."""
+
+    kind: str  # one of KINDS: "concealed", a MeldKind's code, "flowers", "unknown"
+    members: tuple[int, ...]  # in reading order: detection positions while laid out, row ids in a reading
+    role: str = HAND
+    win: int | None = None  # the concealed group's winning tile (one of its members), named once it is read
+    win_apart: bool = False  # concealed only: the layout saw its last member set apart (the winning tile)
 
 
 def meld_kind(codes: list[str]) -> str:
@@ -44,7 +50,7 @@ def _cuts(n: int) -> list[list[int]]:
     return [[size] + rest for size in (3, 4) if size <= n for rest in _cuts(n - size)]
 
 
-def split_melds(members: tuple[int, ...], codes: list[str]) -> list[Group]:
+def split_melds(members: tuple[int, ...], codes: list[str]) -> list[TileGroup]:
     """Cut a group of touching shown tiles into melds of 3 or 4 (players push melds together).
 
     Among the cuts into runs of 3 and 4, the one with the most recognised sets wins; ties prefer
@@ -54,21 +60,21 @@ def split_melds(members: tuple[int, ...], codes: list[str]) -> list[Group]:
     for sizes in _cuts(len(members)):
         starts = [sum(sizes[:k]) for k in range(len(sizes))]
         parts = [members[a:a + n] for a, n in zip(starts, sizes, strict=True)]
-        groups = [Group(meld_kind([codes[i] for i in part]), part) for part in parts]
+        groups = [TileGroup(meld_kind([codes[i] for i in part]), part) for part in parts]
         candidates.append(((sum(g.kind != "unknown" for g in groups), -sizes.count(4)), groups))
     if not candidates:
-        return [Group("unknown", members)]
+        return [TileGroup("unknown", members)]
     return max(candidates, key=lambda c: c[0])[1]
 
 
-def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[Notice]]:
+def classify(layout: Layout, codes: list[str]) -> tuple[list[TileGroup], list[Notice]]:
     """Kinds for the layout's groups, with warnings where the reading is ambiguous."""
     warnings: list[Notice] = []
     flowers = tuple(i for g in layout.groups for i in g if is_flower(codes[i]))
     plain = [tuple(i for i in g if not is_flower(codes[i])) for g in layout.groups]
     order = [gi for row in layout.rows for gi in row if plain[gi]]
     if not order:
-        return ([Group("flowers", flowers)] if flowers else []), [Notice.of("only-flowers")]
+        return ([TileGroup("flowers", flowers)] if flowers else []), [Notice.of("only-flowers")]
 
     # The concealed tiles are the longest group; 17 − 3 per meld tiles, so ≡ 2 (mod 3) with the
     # winning tile, ≡ 1 when the winning tile lies apart.
@@ -90,17 +96,17 @@ def classify(layout: Layout, codes: list[str]) -> tuple[list[Group], list[Notice
     if not win_apart:
         warnings.append(Notice.of("win-not-apart"))
 
-    groups = [Group("concealed", members, win_apart)]
+    groups = [TileGroup("concealed", members, win_apart=win_apart)]
     for gi in order:
         if gi == concealed:
             continue
         if len(plain[gi]) < 3:
-            groups.append(Group("unknown", plain[gi]))
+            groups.append(TileGroup("unknown", plain[gi]))
             warnings.append(Notice.of("stray-group", count=len(plain[gi])))
             continue
         groups.extend(split_melds(plain[gi], codes))
     if flowers:
-        groups.append(Group("flowers", flowers))
+        groups.append(TileGroup("flowers", flowers))
     if any(g.kind == "unknown" for g in groups[1:]):
         warnings.append(Notice.of("shown-not-set"))
     return groups, warnings

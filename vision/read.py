@@ -1,217 +1,321 @@
-"""A photo into a hand: detections → the whole photo's layout → which parts are the hand
+"""A photo into a proposal of a hand: detections → the whole photo's layout → which parts are the hand
 (`vision.hand_finding`) → one search for the likeliest legal hand (`vision.search`: membership, codes,
-groupings, a missed tile) → `Reading`: the hand, the tiles set apart, and up to 3 runner-up hands."""
+groupings, a missed tile) → `PhotoReading`: the best `Proposal` and up to 3 runner-ups.
+
+A proposal is what the photo shows, not a scored hand: its rows (each detection with a stable id, and
+a tile the hand supposes the photo does not show as a row flagged `supposed`), its groups (stored once,
+over row ids: each group's kind, its role in or out of the hand, the winning tile named), and its
+`draft` (`scoring.draft.Draft`, slots carrying row ids). It does not depend on how the hand was won:
+whoever scores it (the page, `vision read`) turns the draft into a hand under its own situation with
+`scoring.draft.to_hand`, the one place a hand is built; a reading depends only on the photo and the
+table's rules, so it can be kept per (photo, ruleset).
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import cv2
 import numpy as np
 
-from scoring.hand import Hand, HandError, Situation
+from scoring.draft import Draft, MeldDraft, Slot
+from scoring.melds import MeldKind, meld_kind
 from scoring.ruleset import Ruleset, load_ruleset
-from scoring.score import score
+from vision.classes import BACK
 from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
-from vision.groups import Group
-from vision.hand_finding import find_parts, flower_tiles
+from vision.groups import APART, HAND, TileGroup
+from vision.hand_finding import Part, find_parts, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
-from vision.search import Candidate, lay_out, likely_hand, search
+from vision.search import Candidate, Layouts, likely_hand, photo_group, search
 
 
 @dataclass(frozen=True)
-class Alternative:
-    """A runner-up legal hand the photo may show: one tap for the player to take it instead."""
+class Row:
+    """One tile of a reading: a detection of the photo, or a tile the hand supposes the photo does not show."""
 
-    codes: tuple[str, ...]  # per detection of the reading, as this alternative reads them
-    groups: tuple[Group, ...]  # members index the reading's detections; kind "loose" for tiles set apart
-    hand: Hand
-    tai: int  # its 台 total under the situation and ruleset the photo was read with
-    differs: tuple[Notice, ...]  # what it changes from the best reading
-    added: tuple[str, ...] = ()  # a tile the photo does not show that this hand supposes (a missed one)
+    id: int  # stable: the detection's index in the detector's output (a supposed tile: past them all)
+    code: str  # as this reading reads it
+    raw_code: str  # the detector's top class (a supposed tile: its code)
+    conf: float  # the detector's top score (0 for a supposed tile)
+    certainty: float  # how sure of its face (`Detections.certainty`; 0 for a supposed tile)
+    box: tuple[float, float, float, float] | None  # x1 y1 x2 y2 in the photo's pixels; None when supposed
+    why: str = ""  # why its code differs from the detector's top class, or why it was set apart
+    supposed: bool = False
+
+    def to_json(self, group: int) -> dict:
+        out = {"id": self.id, "code": self.code, "raw_code": self.raw_code, "conf": round(self.conf, 3),
+               "box": None if self.box is None else [round(v, 1) for v in self.box], "group": group}
+        return out | ({"why": self.why} if self.why else {}) | ({"supposed": True} if self.supposed else {})
 
 
 @dataclass(frozen=True)
-class Reading:
-    # Every kept tile in reading order, each with its facts (`code`, `group`, `why`: vision/detections.py).
-    detections: Detections
-    groups: tuple[Group, ...]  # members index `detections`; kind "loose" for tiles set apart from the hand
-    hand: Hand | None
-    confidence: float
-    warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
-    alternatives: tuple[Alternative, ...] = ()  # up to 3 runner-up hands, best first
-    added: tuple[str, ...] = ()  # tiles the hand supposes that the photo does not show (a missed tile)
+class Proposal:
+    """One way to read the photo: its rows with their codes, its groups over row ids, how likely it
+    is beside the best reading, what it changes from it."""
+
+    rows: tuple[Row, ...]  # the photo's detections in reading order, then a supposed tile if any
+    groups: tuple[TileGroup, ...]  # the hand's groups (the concealed one names the winning tile), then those set apart
+    probability: float = 1.0  # relative to the best reading's (1 for the best)
+    differs: tuple[Notice, ...] = ()  # what it changes from the best reading (none for the best)
+
+    @cached_property
+    def _index(self) -> dict[int, int]:
+        return {row.id: k for k, row in enumerate(self.rows)}
+
+    @cached_property
+    def _group_of(self) -> dict[int, int]:
+        return {i: k for k, g in enumerate(self.groups) for i in g.members}
+
+    def row(self, id: int) -> Row:
+        return self.rows[self._index[id]]
+
+    def group_of(self, id: int) -> int:
+        """The index of the group holding row `id`, -1 for none (a box the layout found doubled)."""
+        return self._group_of.get(id, -1)
 
     @property
-    def codes(self) -> tuple[str, ...]:
-        return tuple(self.detections.codes)
+    def shown(self) -> tuple[Row, ...]:
+        """The rows with a box in the photo, in reading order."""
+        return tuple(row for row in self.rows if not row.supposed)
 
     @property
-    def raw_codes(self) -> tuple[str, ...]:
-        return tuple(self.detections.raw_codes)
+    def supposed(self) -> tuple[Row, ...]:
+        return tuple(row for row in self.rows if row.supposed)
+
+    @property
+    def boxes(self) -> np.ndarray:
+        """(shown rows, 4) xyxy."""
+        return np.array([row.box for row in self.shown], np.float32).reshape(-1, 4)
+
+    @property
+    def apart(self) -> tuple[int, ...]:
+        """The ids of the tiles set apart from the hand (walls, discards, strays), in reading order."""
+        held = {i for g in self.groups if g.role == APART for i in g.members}
+        return tuple(row.id for row in self.rows if row.id in held)
 
     @property
     def changed(self) -> tuple[int, ...]:
-        """Detections whose code the search changed from the detector's top class."""
-        return tuple(i for i, (a, b) in enumerate(zip(self.codes, self.raw_codes, strict=True)) if a != b)
+        """The ids of the detections whose code the search changed from the detector's top class."""
+        return tuple(row.id for row in self.shown if row.code != row.raw_code)
 
-    def group_of(self) -> list[int]:
-        """The group index of each detection."""
-        return self.detections.groups
+    @cached_property
+    def draft(self) -> Draft:
+        """The hand as this reading proposes it, each slot holding its row's id: the concealed group's
+        winning tile as the winning tile; a concealed kong's face-down tiles the face shown, or unknown
+        when all four are face down; a group that makes no set keeps its tiles with the kind left to the
+        player; any other face-down tile is unknown. Tiles set apart stay out."""
+        concealed: tuple[Slot, ...] = ()
+        win, melds, flowers = None, [], []
+        for g in self.groups:
+            if g.role != HAND:
+                continue
+            slots = tuple(Slot(None if self.row(i).code == BACK else self.row(i).code, i) for i in g.members)
+            if g.kind == "concealed":
+                concealed = tuple(s for s in slots if s.det != g.win)
+                win = next((s for s in slots if s.det == g.win), None)
+            elif g.kind == "flowers":
+                flowers.extend(slots)
+            elif g.kind == MeldKind.ANKONG:
+                face = next((s.code for s in slots if s.code is not None), None)
+                melds.append(MeldDraft(MeldKind.ANKONG, tuple(replace(s, code=face) for s in slots)))
+            else:
+                melds.append(MeldDraft(meld_kind(g.kind), slots))
+        return Draft(concealed, win, tuple(melds), tuple(flowers))
 
     def to_json(self) -> dict:
-        """The `vision read --json` contract (one object per photo): each detection's code, raw code,
-        confidence, box, group (and `why` when set); the groups' kinds and tiles; the hand (scoring's
-        JSON) or null; the tiles `added`; the confidence; the warnings, each `{"code", "text"}` (the
-        English words of vision/notices.py; `params` too when it has any, tiles as codes); the
-        runner-up hands."""
-        d = self.detections
-        conf, group, why = d.confidences, d.groups, d.whys
+        """Each row (`Row.to_json`: its group's index, `supposed` when it is) and each group: its kind,
+        role, tiles (codes) and row ids, and for the concealed group the winning tile's id and whether
+        the photo showed it set apart."""
         return {
-            "detections": [
-                {"code": self.codes[i], "raw_code": self.raw_codes[i], "conf": round(float(conf[i]), 3),
-                 "box": [round(float(v), 1) for v in d.boxes[i]], "group": group[i],
-                 **({"why": why[i]} if why[i] else {})}
-                for i in range(len(d))
-            ],
-            "groups": [{"kind": g.kind, "tiles": [self.codes[i] for i in g.members],
-                        **({"win_apart": g.win_apart} if g.kind == "concealed" else {})}
+            "detections": [row.to_json(self.group_of(row.id)) for row in self.rows],
+            "groups": [{"kind": g.kind, "role": g.role, "tiles": [self.row(i).code for i in g.members],
+                        "ids": list(g.members),
+                        **({"win": g.win, "win_apart": g.win_apart} if g.kind == "concealed" else {})}
                        for g in self.groups],
-            "hand": self.hand.to_json() if self.hand else None,
-            "added": list(self.added),
-            "confidence": round(self.confidence, 3),
-            "warnings": [w.to_json() for w in self.warnings],
-            "alternatives": [{"hand": a.hand.to_json(), "tai": a.tai, "differs": [d.to_json() for d in a.differs],
-                              "added": list(a.added)} for a in self.alternatives],
         }
 
 
-def with_groups(dets: Detections, groups, codes) -> Detections:
-    """`dets` with each tile's final code and group index set."""
-    group = [-1] * len(dets)
-    for gi, g in enumerate(groups):
-        for i in g.members:
-            group[i] = gi
-    return dets.with_facts(code=list(codes), group=group)
+@dataclass(frozen=True)
+class PhotoReading:
+    best: Proposal
+    legal: bool  # whether the best proposal is a legal winning hand at the table it was read for
+    confidence: float
+    warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
+    runner_ups: tuple[Proposal, ...] = ()  # up to 3 other legal hands, likeliest first
+
+    @property
+    def proposals(self) -> tuple[Proposal, ...]:
+        """The best reading, then the runner-ups: index 0 is the best."""
+        return (self.best, *self.runner_ups)
+
+    def to_json(self) -> dict:
+        """The reader's part of the `vision read --json` contract (README, "Reading photos"): the best
+        proposal's rows and groups, whether it is a legal hand, the confidence, the warnings (each
+        `{"code", "text"}`, the English words of vision/notices.py; `params` too when it has any, tiles
+        as codes), and each runner-up's rows, groups, probability and what differs."""
+        return {
+            **self.best.to_json(), "legal": self.legal, "confidence": round(self.confidence, 3),
+            "warnings": [w.to_json() for w in self.warnings],
+            "alternatives": [{**p.to_json(), "probability": round(p.probability, 4),
+                              "differs": [d.to_json() for d in p.differs]} for p in self.runner_ups],
+        }
 
 
-def read_detections(dets: Detections, situation: Situation | None = None, rules: Ruleset | None = None) -> Reading:
+def read_detections(dets: Detections, rules: Ruleset | None = None) -> PhotoReading:
     """Everything after the detector: pure geometry and rules, testable without a model. The hand is
     found among everything the photo shows (`vision.hand_finding`) and read as the most probable
-    legal winning hand under `rules` (default: the default table) by one search (`vision.search`)."""
-    situation, rules = situation or Situation(), rules or load_ruleset()
-    dets, layout = in_reading_order(dets, group_rows(dets))
+    legal winning hand under `rules` (default: the default table) by one search (`vision.search`).
+    Each row's id is its detection's index in `dets`."""
+    rules = rules or load_ruleset()
+    supposed_id = len(dets)
+    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets))
     if not len(dets):
-        return Reading(dets.with_facts(code=[], group=[], why=[]), (), None, 0.0, (Notice.of("no-tiles"),))
-    raw = dets.raw_codes
+        return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
     parts = find_parts(dets, layout)
-    found = search(dets, parts, situation, rules)
-    why = [""] * len(dets)
-    if not found:  # no legal hand: the likeliest hand tiles as read, for the player to fix
-        ms = likely_hand(parts)
-        hl = lay_out(dets, ms.members, flower_tiles(parts)) if ms.members else None
-        hand = [Group(g.kind, tuple(hl.order[i] for i in g.members), g.win_apart) for g in hl.groups] if hl else []
-        groups = tuple(hand) + tuple(Group("loose", part.members) for part in ms.loose)
-        problem = ((count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles"))
-                   or Notice.of("no-close-codes"))
-        for part in ms.loose:
-            for i in part.members:
-                why[i] = part.why
-        warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
-        # the flowers shown each once even so (a flower read twice is a misread)
-        flowers = {i: c for g in hand if g.kind == "flowers" for i, c in as_distinct_flowers(dets, g.members).items()}
-        codes = [flowers.get(i, c) for i, c in enumerate(raw)]
-        why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
-        return Reading(with_groups(dets, groups, codes).with_facts(why=why), groups, None, 0.0, tuple(warnings))
+    layouts = Layouts(dets, flower_tiles(parts))
+    found = search(dets, parts, rules, layouts)
+    if not found:
+        return _no_legal_hand(dets, parts, layouts)
     best = found[0]
-    codes = [best.codes.get(i, raw[i]) for i in range(len(dets))]
-    hand_members = tuple(i for g in best.groups if g.kind != "loose" for i in g.members)
-    warnings = lay_out(dets, hand_members, flower_tiles(parts)).warnings
-    for g in best.groups:
-        if g.kind == "loose":
-            part = next((p for p in parts if set(p.members) & set(g.members)), None)
-            for i in g.members:
-                why[i] = part.why if part else "doubled"
-    for i, (before, after) in enumerate(zip(raw, codes, strict=True)):
-        if before != after:
-            why[i] = "legal hand"
-            warnings.append(Notice.of("tile-corrected", number=i + 1, before=before, after=after))
-    set_apart = sum(len(g.members) for g in best.groups if g.kind == "loose")
+    rows = _Rows(dets, parts, supposed_id)
+    warnings = list(layouts.of(best.members).warnings)
+    proposal = rows.proposal(best)
+    for k, row in enumerate(proposal.shown):
+        if row.code != row.raw_code:
+            warnings.append(Notice.of("tile-corrected", number=k + 1, before=row.raw_code, after=row.code))
+    set_apart = len(proposal.apart)
     if set_apart:
         warnings.append(Notice.of("tiles-set-apart", count=set_apart))
     if best.added:
         warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
     warnings += [Notice.of("kong-supposed", tile=face) for face in best.kongs]
     confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
-    alternatives = tuple(_alternative(c, best, raw, rules) for c in found[1:])
-    return Reading(with_groups(dets, best.groups, codes).with_facts(why=why), best.groups, best.hand, confidence,
-                   tuple(warnings), tuple(a for a in alternatives if a is not None), best.added)
+    runner_ups = tuple(replace(rows.proposal(c), probability=math.exp(best.cost - c.cost),
+                               differs=_differs(c, best, dets.raw_codes)) for c in found[1:])
+    return PhotoReading(proposal, True, confidence, tuple(warnings), runner_ups)
 
 
-def _alternative(c: Candidate, best: Candidate, raw: list[str], rules: Ruleset) -> Alternative | None:
-    """A runner-up as the app offers it: its 台 and what it changes from the best reading."""
-    try:
-        tai = score(c.hand, rules).total
-    except HandError:  # legal in shape but no win at this table (改良式 起胡)
-        return None
-    codes = tuple(c.codes.get(i, raw[i]) for i in range(len(raw)))
-    differs = []
-    kept = {i for g in c.groups if g.kind != "loose" for i in g.members}
-    best_kept = {i for g in best.groups if g.kind != "loose" for i in g.members}
-    for i in sorted(kept & best_kept):
-        if codes[i] != best.codes.get(i, raw[i]):
-            differs.append(Notice.of("alt-tile", number=i + 1, before=best.codes.get(i, raw[i]), after=codes[i]))
+@dataclass(frozen=True)
+class _Rows:
+    """Candidates of one photo as proposals: positions in reading order become row ids."""
+
+    dets: Detections  # in reading order, each with its `id` fact
+    parts: list[Part]
+    supposed_id: int  # the id a supposed tile takes: past every detection's
+
+    def id_of(self, position: int) -> int:
+        return self.supposed_id if position == len(self.dets) else int(self.dets.data["id"][position])
+
+    def proposal(self, c: Candidate) -> Proposal:
+        raw = self.dets.raw_codes
+        why = [""] * len(self.dets)
+        for g in c.groups:
+            if g.role == APART:
+                part = next((p for p in self.parts if set(p.members) & set(g.members)), None)
+                for i in g.members:
+                    why[i] = part.why if part else "doubled"
+        codes = [c.codes.get(i, raw[i]) for i in range(len(self.dets))]
+        why = ["legal hand" if code != raw[i] else w for i, (code, w) in enumerate(zip(codes, why, strict=True))]
+        supposed = tuple(Row(self.supposed_id, code, code, 0.0, 0.0, None, supposed=True) for code in c.added)
+        return Proposal(shown_rows(self.dets, codes, why) + supposed, tuple(self.group(g) for g in c.groups))
+
+    def group(self, g: TileGroup) -> TileGroup:
+        return replace(g, members=tuple(self.id_of(i) for i in g.members),
+                       win=None if g.win is None else self.id_of(g.win))
+
+
+def shown_rows(dets: Detections, codes: list[str], why: list[str]) -> tuple[Row, ...]:
+    """A row per detection (in `dets`' order, each with its `id` fact)."""
+    facts = zip(dets.data["id"].tolist(), codes, dets.raw_codes, dets.confidences.tolist(), dets.certainty.tolist(),
+                map(tuple, dets.boxes.tolist()), why, strict=True)
+    return tuple(Row(*fact) for fact in facts)
+
+
+def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts) -> PhotoReading:
+    """The likeliest hand tiles as read, for the player to fix, with why no legal hand was found."""
+    raw = dets.raw_codes
+    ms = likely_hand(parts)
+    hl = layouts.of(ms.members) if ms.members else None
+    hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
+    groups = tuple(hand) + tuple(TileGroup("unknown", part.members, APART) for part in ms.loose)
+    problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
+    why = [""] * len(dets)
+    for part in ms.loose:
+        for i in part.members:
+            why[i] = part.why
+    warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
+    # the flowers shown each once even so (a flower read twice is a misread)
+    flowers = {i: c for g in hand if g.kind == "flowers" for i, c in as_distinct_flowers(dets, g.members).items()}
+    codes = [flowers.get(i, c) for i, c in enumerate(raw)]
+    why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
+    ids = dets.data["id"]
+    groups = tuple(replace(g, members=tuple(int(ids[i]) for i in g.members),
+                           win=None if g.win is None else int(ids[g.win])) for g in groups)
+    return PhotoReading(Proposal(shown_rows(dets, codes, why), groups), False, 0.0, tuple(warnings))
+
+
+def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...]:
+    """What a runner-up changes from the best reading (tiles numbered in reading order from 1)."""
+    def code(cand: Candidate, i: int) -> str:
+        return cand.codes.get(i, raw[i])
+
+    shown = range(len(raw))  # the supposed tile's position is past these: told by alt-supposes
+    kept = {i for g in c.groups if g.role == HAND for i in g.members if i in shown}
+    best_kept = {i for g in best.groups if g.role == HAND for i in g.members if i in shown}
+    differs = [Notice.of("alt-tile", number=i + 1, before=code(best, i), after=code(c, i))
+               for i in sorted(kept & best_kept) if code(c, i) != code(best, i)]
     if kept - best_kept:
-        differs.append(Notice.of("alt-in-hand", tiles=tuple(codes[i] for i in sorted(kept - best_kept))))
+        differs.append(Notice.of("alt-in-hand", tiles=tuple(code(c, i) for i in sorted(kept - best_kept))))
     if best_kept - kept:
-        apart = tuple(best.codes.get(i, raw[i]) for i in sorted(best_kept - kept))
-        differs.append(Notice.of("alt-set-apart", tiles=apart))
+        differs.append(Notice.of("alt-set-apart", tiles=tuple(code(best, i) for i in sorted(best_kept - kept))))
     if c.added != best.added:
         differs.append(Notice.of("alt-supposes", tile=c.added[0]) if c.added else Notice.of("alt-no-supposed"))
-    if c.hand.win != best.hand.win:
-        differs.append(Notice.of("alt-wins-on", tile=c.hand.win))
-    if sorted(m.kind for m in c.hand.melds) != sorted(m.kind for m in best.hand.melds):
-        differs.append(Notice.of("alt-melds", count=len(c.hand.melds)))
-    return Alternative(codes, c.groups, c.hand, tai, tuple(differs), c.added)
+    if c.draft.win.code != best.draft.win.code:
+        differs.append(Notice.of("alt-wins-on", tile=c.draft.win.code))
+    if sorted(m.kind for m in c.draft.melds) != sorted(m.kind for m in best.draft.melds):
+        differs.append(Notice.of("alt-melds", count=len(c.draft.melds)))
+    return tuple(differs)
 
 
-def read_photo(image: np.ndarray, detector: Detector, situation: Situation | None = None,
-               rules: Ruleset | None = None, memory=None) -> Reading:
+def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
-    tiles when given (`vision.memory.TableMemory`, used by the crop classifier); a reading less sure of its tiles' faces
-    than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and the
-    turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s pixels.
-
-    A photo taken from across the table shows the tiles upside down; read as it is, it gave a legal
-    but wrong hand. On the 5 committed sample photos turned half a turn, read as they were: mean
-    certainty 0.37-0.79 with v2 (upright 0.57-0.97), 0.62-0.94 with v3 (upright 0.58-0.98); read
-    both ways up, each reads exactly as its upright photo (tests/test_detector.py). A sure reading
-    (8 of the 12 committed photos upright) skips the second read, which doubles the time,
-    and so does a photo of more tiles than a hand shows (a whole set laid out, a table from above), and
-    a photo of none (the detector finds tiles whichever way up they lie: a 12 MP photo of nothing read
-    twice took twice its 4 s to say so)."""
-    upright = read_detections(_detect(detector, image, memory), situation, rules)
-    if not len(upright.detections) or _sureness(upright) >= SURE_UPRIGHT \
-            or len(upright.detections) > MAX_HAND_TILES:
+    tiles when given (`vision.memory.TableMemory`, used by the crop classifier); a reading less sure of its
+    tiles' faces than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and
+    the turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s
+    pixels and ids kept. A photo taken from across the table shows the tiles upside down; read as it is,
+    it gave a legal but wrong hand. A sure reading skips the second read, which doubles the time, and so
+    does a photo of more tiles than a hand shows or of none (models/README.md, "Reader decisions")."""
+    upright = read_detections(_detect(detector, image, memory), rules)
+    shown = len(upright.best.shown)
+    if not shown or _sureness(upright) >= SURE_UPRIGHT or shown > MAX_HAND_TILES:
         return upright
-    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), situation, rules)
+    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules)
     if _sureness(turned) <= _sureness(upright) + TURNED_BY:
         return upright
     h, w = image.shape[:2]
-    x1, y1, x2, y2 = turned.detections.boxes.T
-    back = np.stack([w - x2, h - y2, w - x1, h - y1], axis=1).astype(np.float32)
-    return replace(turned, detections=Detections(back, turned.detections.scores, turned.detections.data),
+    return replace(turned, best=half_turned(turned.best, w, h),
+                   runner_ups=tuple(half_turned(p, w, h) for p in turned.runner_ups),
                    warnings=(UPSIDE_DOWN, *turned.warnings))
 
 
-# The committed photos turned half a turn that v3 reads at 0.9 or more (6 of 12) read the same hand
-# as upright, or no hand either way; upright, 8 of them read at 0.93-0.98.
+def half_turned(proposal: Proposal, width: int, height: int) -> Proposal:
+    """The proposal of a photo turned half a turn, its boxes in the unturned photo's pixels (ids kept)."""
+    def back(box):
+        x1, y1, x2, y2 = box
+        return (width - x2, height - y2, width - x1, height - y1)
+
+    return replace(proposal, rows=tuple(row if row.box is None else replace(row, box=back(row.box))
+                                        for row in proposal.rows))
+
+
+# Tuned on the committed photos turned half a turn (models/README.md, "Reader decisions").
 SURE_UPRIGHT = 0.9
 # The turned reading replaces the upright one only when it is this much surer: a hard upright photo
-# (the committed sample shot at a 53° tilt: 0.58) can read a little surer turned (0.62) and wrong.
+# can read a little surer turned, and wrong.
 TURNED_BY = 0.05
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
 MAX_HAND_TILES = 30
@@ -223,5 +327,6 @@ def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
     return detector.read(image) if memory is None else detector.read(image, memory=memory)
 
 
-def _sureness(reading: Reading) -> float:
-    return float(reading.detections.certainty.mean()) if len(reading.detections) else 0.0
+def _sureness(reading: PhotoReading) -> float:
+    shown = reading.best.shown
+    return float(np.mean([row.certainty for row in shown])) if shown else 0.0

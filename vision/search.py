@@ -6,7 +6,9 @@ one tile the photo may have missed where the concealed tiles are one short. A ca
 is −log of its probability: the parts kept and left out, the codes chosen, and MISSING_COST for
 a supposed tile. Only legal winning hands of the chosen table count, so a stray tile beside the
 row, a discard or a wall is left out because the hand is legal without it. The cheapest candidate
-is the reading; the next distinct hands are its runners-up.
+is the reading; the next distinct hands are its runners-up. The search asks the scorer whether
+tiles make a win (`scoring.draft.check_win`, in the plain situation: a reading does not depend on
+how the hand was won) and holds no `Hand`; each membership is laid out once (`Layouts`).
 """
 
 from __future__ import annotations
@@ -14,18 +16,18 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 
-from scoring.hand import Hand, Situation
+from scoring.draft import Draft
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, MAX_COST, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
-from vision.groups import Group, classify, meld_kind
+from vision.groups import APART, TileGroup, classify, meld_kind
 from vision.hand_finding import Part, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
@@ -51,18 +53,24 @@ ROW_OF_ITS_OWN = 9
 @dataclass(frozen=True)
 class Candidate:
     cost: float
-    groups: tuple[Group, ...]  # over the whole photo's detections; "loose" for the parts left out
-    codes: dict[int, str]  # detection → code, for the hand's tiles
-    hand: Hand
+    # Over the whole photo's detections (positions in reading order; the position just past them is
+    # the supposed tile, in the concealed group): the hand's groups, then the parts left out (role APART).
+    groups: tuple[TileGroup, ...]
+    codes: dict[int, str]  # position → code, for the hand's tiles (the supposed one's too)
+    draft: Draft  # the hand's tiles as this candidate reads them (no ids: what makes it one hand)
     added: tuple[str, ...]  # a tile the hand supposes that no detection shows
-    kongs: tuple[str, ...] = ()  # the faces supposed for concealed kongs shown as four backs
+    kongs: tuple[str, ...]  # the faces supposed for concealed kongs shown as four backs
+    members: tuple[int, ...]  # the membership it was read from (its layout: `Layouts`)
 
+    @cached_property
     def key(self) -> tuple:
-        """The hand, a supposed kong's face left out: hands differing only there are one reading."""
-        h = self.hand
-        melds = sorted(("ankong", ("?",)) if m.kind == "ankong" and m.tiles[0] in self.kongs else (m.kind, m.tiles)
-                       for m in h.melds)
-        return (tuple(sorted(h.concealed)), h.win, tuple(melds), tuple(sorted(h.flowers)))
+        """The hand, a supposed kong's face left out: hands differing only there are one reading (asked
+        of every candidate found so far as each membership is weighed: kept once made)."""
+        d = self.draft
+        melds = sorted(("ankong", ("?",)) if m.kind == "ankong" and m.tiles[0].code in self.kongs
+                       else (m.kind, tuple(s.code for s in m.tiles)) for m in d.melds)
+        return (tuple(sorted(s.code for s in d.concealed)), d.win.code, tuple(melds),
+                tuple(sorted(s.code for s in d.flowers)))
 
 
 @dataclass(frozen=True)
@@ -112,20 +120,15 @@ def memberships(parts: list[Part], flower: np.ndarray) -> Iterator[Membership]:
 def likely_hand(parts: list[Part]) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
     the player to fix (the others stay offered beside it); none when the photo shows two rows no hand
-    can hold together (ROW_OF_ITS_OWN: rows of a set laid out; through detector v3 those scenes went
-    from 10.96 to 6.76 taps on unseen-v3 and from 9.6 to 6.9 on unseen-table-v3, the other scenes
-    unchanged). On unseen-table-v3 from label boxes,
-    showing nothing when they hold more or fewer tiles than a hand raised the taps (1.36 to 2.07);
-    showing nothing under 10 tiles lowered them (1.22) but raised them on photos of a hand alone
-    (0.27 to 0.81), the photos players take most: not done. So did SHOWN_WITHOUT_HAND 0.6 / 0.7 through
-    detector v3 (unseen-table-v3 2.86 to 2.83 / 2.72 taps; its photos of a hand 1.97 to 2.15 / 2.22)."""
+    can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
+    models/README.md, "Reader decisions"."""
     inside = tuple(part.p_hand >= SHOWN_WITHOUT_HAND for part in parts)
     if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
         inside = (False,) * len(parts)
     return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
 
 
-def _with_missing(sub: Detections, concealed: Group) -> Detections:
+def _with_missing(sub: Detections, concealed: TileGroup) -> Detections:
     """`sub` and one more tile of any face after the concealed row (a tile the detector missed)."""
     scores = np.zeros((1, len(CLASSES)), np.float32)
     scores[0, [CLASS_INDEX[c] for c in FACES]] = 0.5
@@ -137,8 +140,23 @@ def _with_missing(sub: Detections, concealed: Group) -> Detections:
 class HandLayout:
     order: list[int]  # the hand's tiles in reading order, as photo detection indices
     sub: Detections  # those detections, in that order
-    groups: list[Group]  # over `sub`
+    groups: list[TileGroup]  # over `sub`
     warnings: list[Notice]
+
+
+class Layouts:
+    """The hand layouts of one photo, each membership laid out once: the search lays out up to
+    MAX_LAID_OUT memberships, and the reading's warnings and the hand shown without a legal one are
+    a membership's layout again (`group_rows` is the costliest step after the detector)."""
+
+    def __init__(self, dets: Detections, flowers: frozenset[int]) -> None:
+        self.dets, self.flowers = dets, flowers
+        self._made: dict[tuple[int, ...], HandLayout] = {}
+
+    def of(self, members: tuple[int, ...]) -> HandLayout:
+        if members not in self._made:
+            self._made[members] = lay_out(self.dets, members, self.flowers)
+        return self._made[members]
 
 
 def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset()) -> HandLayout:
@@ -152,7 +170,7 @@ def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] 
     return HandLayout(order, sub, groups, list(layout.warnings) + warnings)
 
 
-def merged_into_row(groups: list[Group]) -> list[Group] | None:
+def merged_into_row(groups: list[TileGroup]) -> list[TileGroup] | None:
     """The groups with every one that is no meld joined to the concealed tiles (a row cut in two by a
     gap or by perspective), or None when all are sets already."""
     stray = [g for g in groups[1:] if g.kind == "unknown"]
@@ -163,10 +181,10 @@ def merged_into_row(groups: list[Group]) -> list[Group] | None:
     members = tuple(sorted(set(row.members) - set(win) | {i for g in stray for i in g.members})) + win
     # A single tile after all the others is the winning tile set apart.
     apart = row.win_apart or any(g.members == (members[-1],) for g in stray)
-    return [Group("concealed", members, apart)] + [g for g in groups[1:] if g not in stray]
+    return [TileGroup("concealed", members, win_apart=apart)] + [g for g in groups[1:] if g not in stray]
 
 
-def row_cuts(sub: Detections, groups: list[Group]) -> list[tuple[float, list[Group]]]:
+def row_cuts(sub: Detections, groups: list[TileGroup]) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
     costs by how much longer the step is than the row's median (CUT_STEP times: as likely either way).
@@ -180,15 +198,15 @@ def row_cuts(sub: Detections, groups: list[Group]) -> list[tuple[float, list[Gro
     z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), HOLE) - CUT_STEP) / CUT_SCALE
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
-    cuts: list[tuple[float, list[Group]]] = []
+    cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
         for ends, cost in _cut_runs(n - 2, [extra[position(e)] for e in range(1, n)], MAX_CUT_COST):
             bounds = [0, *ends] if at_start else [n - e for e in (0, *ends)]
             pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
             rest = core[ends[-1]:] if at_start else core[:n - ends[-1]]
-            concealed = Group("concealed", tuple(rest) + tuple(row[n:]), groups[0].win_apart)
-            cuts.append((cost, [concealed, *(Group("unknown", p) for p in pieces), *groups[1:]]))
+            concealed = TileGroup("concealed", tuple(rest) + tuple(row[n:]), win_apart=groups[0].win_apart)
+            cuts.append((cost, [concealed, *(TileGroup("unknown", p) for p in pieces), *groups[1:]]))
     least = min([0.0, *(c for c, _ in cuts)])
     return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= MAX_CUT_COST),
                                        key=lambda v: v[0])
@@ -211,7 +229,7 @@ def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: i
             yield (end, *ends), rest
 
 
-def with_missing_tile(sub: Detections, groups: list[Group]) -> tuple[Detections, list[Group], tuple[int, ...]]:
+def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detections, list[TileGroup], tuple[int, ...]]:
     """When the concealed tiles are one short of a hand, one more of any face in their row (a tile
     the detector missed, or hidden); otherwise the groups as they are."""
     melds = [g for g in groups[1:] if g.kind != "flowers"]
@@ -221,18 +239,18 @@ def with_missing_tile(sub: Detections, groups: list[Group]) -> tuple[Detections,
     added = (len(sub) - 1,)
     row = groups[0].members  # the supposed tile goes in the row, before a winning tile set apart
     row = row[:-1] + added + row[-1:] if groups[0].win_apart else row + added
-    return sub, [Group("concealed", row, groups[0].win_apart), *groups[1:]], added
+    return sub, [TileGroup("concealed", row, win_apart=groups[0].win_apart), *groups[1:]], added
 
 
-def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules: Ruleset) -> list[Candidate] | None:
+def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts) -> list[Candidate] | None:
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
     None when its tile counts make no hand whatever the codes and groupings (no search was needed).
     Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
-    hl = lay_out(dets, ms.members, flower_tiles(ms.parts))
-    loose = [Group("loose", part.members) for part in ms.loose]
+    hl = layouts.of(ms.members)
+    loose = [TileGroup("unknown", part.members, APART) for part in ms.loose]
     dropped = [i for i in ms.members if i not in hl.order]  # boxes the hand's layout found doubled
     if dropped:
-        loose.append(Group("loose", tuple(dropped)))
+        loose.append(TileGroup("unknown", tuple(dropped), APART))
     out, counted = [], False
     merged = merged_into_row(list(hl.groups))
     groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g)]
@@ -242,27 +260,34 @@ def hand_readings(dets: Detections, ms: Membership, situation: Situation, rules:
             continue
         counted = True
         extra = shape_cost + (MISSING_COST if added else 0.0)
-        order = hl.order
+        order = hl.order + [len(dets)] * len(added)  # the supposed tile: the position past the photo's
         hidden = kongs_of_backs(groups, sub.raw_codes)
-        for cost, codes, hand in itertools.islice(
-                legal_readings(sub, groups, situation, rules, VISITS_PER_VARIANT, frozenset(added)),
-                READINGS_PER_VARIANT):
-            mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(loose)
+        for cost, codes, draft in itertools.islice(
+                legal_readings(sub, groups, rules, VISITS_PER_VARIANT, frozenset(added)), READINGS_PER_VARIANT):
+            mapped = tuple(_photo_group(g, codes, order) for g in groups) + tuple(loose)
             out.append(Candidate(ms.cost + cost + extra, mapped,
-                                 {order[i]: c for i, c in codes.items() if i not in added and i not in hidden}, hand,
-                                 tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden))))
+                                 {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
+                                 tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)), ms.members))
     return out if counted else None
 
 
-def _photo_group(g: Group, codes: dict[int, str], order: list[int], added: tuple[int, ...]) -> Group:
+def _photo_group(g: TileGroup, codes: dict[int, str], order: list[int]) -> TileGroup:
     """A hand group over the photo's detections, a meld's kind from the codes the reading chose."""
     kind = g.kind if g.kind in ("concealed", "flowers", "ankong") else meld_kind([codes[i] for i in g.members])
-    return Group(kind, tuple(order[i] for i in g.members if i not in added), g.win_apart)
+    return photo_group(TileGroup(kind, tuple(order[i] for i in g.members), win_apart=g.win_apart))
 
 
-def search(dets: Detections, parts: list[Part], situation: Situation, rules: Ruleset,
+def photo_group(g: TileGroup) -> TileGroup:
+    """A hand group as the reading gives it, the winning tile named: the concealed row's last tile,
+    which is the one set apart when one is (a photo cannot tell which tile of a row won, and the
+    player says so with one tap)."""
+    return replace(g, win=g.members[-1]) if g.kind == "concealed" and g.members else g
+
+
+def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts,
            runners: int = 3) -> list[Candidate]:
-    """The cheapest legal hand and up to `runners` next distinct hands, cheapest first."""
+    """The cheapest legal hand and up to `runners` next distinct hands, cheapest first (`layouts`:
+    the photo's, `Layouts(dets, flower_tiles(parts))`, kept for the reading's warnings)."""
     found: list[Candidate] = []
     searched = laid_out = 0
     runs = flower_tiles(parts)
@@ -270,18 +295,18 @@ def search(dets: Detections, parts: list[Part], situation: Situation, rules: Rul
     for ms in itertools.islice(memberships(parts, flower), MAX_MEMBERSHIPS):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
-        kept = sorted({c.key(): c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
+        kept = sorted({c.key: c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
         if (found and ms.cost - kept[0] > MAX_COST) or (len(kept) > runners and ms.cost >= kept[-1]) \
                 or searched >= MAX_SEARCHED or laid_out >= MAX_LAID_OUT:
             break
         # 17 tiles and one more per kong (5 at most), one fewer with a missed tile: else no layout can help
         if not HAND_TILES[0] <= ms.tiles <= HAND_TILES[1]:
             continue
-        readings = hand_readings(dets, ms, situation, rules)
+        readings = hand_readings(dets, ms, rules, layouts)
         laid_out += 1
         searched += readings is not None
         found += readings or []
     distinct: dict[tuple, Candidate] = {}
     for c in sorted(found, key=lambda c: c.cost):  # a hand reached two ways keeps its cheaper way
-        distinct.setdefault(c.key(), c)
+        distinct.setdefault(c.key, c)
     return list(distinct.values())[:runners + 1]

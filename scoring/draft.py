@@ -1,10 +1,13 @@
-"""The hand being fixed up in the app: tiles by group, each remembering its box in the photo.
+"""Tiles on their way to a hand: the one module that turns them into the scorer's `Hand`.
 
-A `Draft` is what the player sees and edits: the concealed tiles, the winning tile, the melds
+A `Draft` is a hand not yet known to be one: the concealed tiles, the winning tile, the melds
 (whose kind may still be unknown), the flowers. Each tile is a `Slot` holding its code (None while
-unknown, e.g. a concealed kong shown face down) and the index of its detection in the photo
-reading (None for a tile typed or tapped in), so corrections can be written back as labelled boxes.
-Every edit returns a new Draft; `to_hand` turns it into the scorer's `Hand` or says what is missing.
+unknown, e.g. a concealed kong shown face down) and the id of its row in a photo reading
+(`vision.read.Row.id`; None for a tile typed or tapped in), so corrections can be written back as
+labelled boxes. The photo reader proposes its readings as Drafts (`vision.read.Proposal.draft`), the
+page and the player edit them (every edit returns a new Draft), the typed notation reads into one
+(`from_text`); `to_hand` alone turns one into a `Hand`, under the situation of whoever scores it, and
+`check_win` says whether its tiles make a legal win at a table whatever the situation.
 """
 
 from __future__ import annotations
@@ -12,16 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from scoring.hand import Hand, HandError, Meld, Situation, Table
-from scoring.melds import KongOrigin, MeldKind, meld_kind
+from scoring.melds import KongOrigin, MeldKind
 from scoring.notation import format_compact, parse_hand
+from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
-from vision.classes import BACK
+from scoring.validate import check_hand
 
 
 @dataclass(frozen=True)
 class Slot:
     code: str | None  # tile code, None while unknown
-    det: int | None = None  # detection index in the photo reading, None for a tile entered by hand
+    det: int | None = None  # the id of its row in the photo reading (vision.read.Row), None for a tile entered by hand
 
 
 # The kinds of meld the page offers, in order, by their tiles.
@@ -180,6 +184,20 @@ def to_hand(draft: Draft, situation: Situation, table: Table | None = None) -> H
                 tuple(s.code for s in draft.flowers), situation, table)
 
 
+def whole_hand(draft: Draft, situation: Situation) -> Hand | None:
+    """`to_hand`, or None where the draft is not a whole hand yet (a tile or a meld kind unsaid)."""
+    try:
+        return to_hand(draft, situation)
+    except HandError:
+        return None
+
+
+def check_win(draft: Draft, rules: Ruleset | None = None) -> None:
+    """Raise HandError unless the draft's tiles are a legal win at this table (default: the default
+    table), in the plain situation: what a photo can tell of a hand, before anyone says how it was won."""
+    check_hand(to_hand(draft, Situation()), rules)
+
+
 def from_hand(hand: Hand) -> Draft:
     return Draft(
         concealed=tuple(Slot(t) for t in hand.concealed),
@@ -187,36 +205,6 @@ def from_hand(hand: Hand) -> Draft:
         melds=tuple(_meld_draft(m) for m in hand.melds),
         flowers=tuple(Slot(t) for t in hand.flowers),
     )
-
-
-def from_reading(reading) -> Draft:
-    """A `vision.read.Reading` as a draft: its groups and final codes, each tile with its box.
-
-    The concealed group's last tile is the winning one (as `vision` builds the hand); a concealed
-    kong's face-down tiles take the face shown, or stay unknown when all four are face down; a
-    group the reader could not name keeps its tiles with the kind left to the player. Any other
-    face-down tile is a tile the player has to name (unknown). Tiles the reader set apart from the
-    hand (group kind "loose": walls, discards, strays) stay out; a tile the hand supposes although
-    the photo does not show it (`reading.added`) joins the concealed tiles without a box."""
-    concealed: tuple[Slot, ...] = ()
-    melds, flowers = [], []
-    for g in reading.groups:
-        slots = tuple(Slot(None if reading.codes[i] == BACK else reading.codes[i], i) for i in g.members)
-        if g.kind == "loose":
-            continue
-        if g.kind == "concealed":
-            concealed = slots
-        elif g.kind == "flowers":
-            flowers.extend(slots)
-        elif g.kind == MeldKind.ANKONG:
-            face = next((s.code for s in slots if s.code is not None), None)
-            melds.append(MeldDraft(MeldKind.ANKONG, tuple(replace(s, code=face) for s in slots)))
-        else:
-            melds.append(MeldDraft(meld_kind(g.kind), slots))
-    draft = Draft(concealed[:-1], concealed[-1] if concealed else None, tuple(melds), tuple(flowers))
-    for code in reading.added:
-        draft = add_tile(draft, "concealed", code)
-    return draft
 
 
 def from_text(text: str) -> Draft:
