@@ -28,7 +28,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.detector import MODELS_DIR, ModelError, checked_file, read_card
+from vision.detector import MODELS_DIR, ModelError, checked_file, read_card, session_options
 from vision.notices import Notice
 
 CROP_H, CROP_W = 64, 48
@@ -115,10 +115,7 @@ class TileClassifier:
         import onnxruntime as ort
 
         checked_file(onnx, sha256, "classifier")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(onnx), session_options(threads), providers=["CPUExecutionProvider"])
         spec = self.session.get_inputs()[0]
         if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
             raise ModelError(Notice.of("model-input", name=onnx.name, shape=str(spec.shape[1:]),

@@ -252,6 +252,21 @@ def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
     return dets[np.sort(keep)]
 
 
+def session_options(threads: int | None):
+    """onnxruntime options for our models: `threads` intra-op threads (None: one per core), which sleep
+    between runs rather than spin. A read alternates two sessions (the detector's passes, the crop
+    classifier) and the machine is shared: a pool spinning after its run takes a core from the other
+    session and from every other job. Same kernels, same outputs; on this 2-core machine under load the
+    detector's passes and the classifier took about half as long (models/README.md, "Speed")."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
 class TileDetector:
     """The detector, and the crop classifier when the model card names one (`classifier=False` leaves it
     out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""
@@ -264,10 +279,8 @@ class TileDetector:
         self.card = ModelCard.load(models_dir)
         checked_file(self.card.onnx, self.card.sha256, "model")
         weights()  # what every read needs besides the detector: refused here rather than at the first photo
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(self.card.onnx), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(self.card.onnx), session_options(threads),
+                                            providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         self.classifier = None
         if classifier and self.card.classifier:
