@@ -86,4 +86,5 @@ def _upright_rgb(img: Image.Image) -> np.ndarray:
         grey.info = img.info  # keeps the EXIF orientation
         img = grey
     ImageOps.exif_transpose(img, in_place=True)
-    return np.asarray(img.convert("RGB"))
+    # convert() copies even an RGB image: a 12 MP photo's 36 MB once more, a quarter of its decoding time
+    return np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
