@@ -6,7 +6,7 @@ and its median printed in milliseconds: the page's check for a change (`revision
 evening (`state`), recording the next hand, editing a hand in the middle, undoing the last one; and
 the table's memory of its tiles, as full as it grows (MEMORY_BYTES): the page's check for a change
 (`memory revision`), reading it (`memory`) and changing it (`teach`: the stored bytes read and written
-back under the write lock; the app's embedding of the crops is timed by `python -m vision.bench`).
+back under the write lock; the app's embedding of the crops is timed by `python -m training.bench`).
 """
 
 from __future__ import annotations

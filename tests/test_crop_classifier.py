@@ -216,7 +216,7 @@ def test_rescore_keeps_the_boxes_and_the_detectors_confidence_in_each_tile(class
     assert np.array_equal(out.boxes, boxes)
     probs = classifier.probabilities(cut_crops(image, boxes))
     assert np.allclose(out.scores, probs * sure[:, None], atol=1e-6)
-    assert np.mean([a == b for a, b in zip(out.codes, codes, strict=True)]) >= 0.9
+    assert np.mean([a == b for a, b in zip(out.raw_codes, codes, strict=True)]) >= 0.9
     assert len(classifier.rescore(image, Detections.empty())) == 0
 
 

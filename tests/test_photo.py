@@ -8,11 +8,12 @@ import sys
 import zlib
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
 
-from vision.photo import MAX_PIXELS, READ_SIDE, PhotoError, load_photo
+from vision.photo import MAX_PIXELS, READ_SIDE, PhotoError, _upright_rgb, _whole_jpeg, load_photo
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,3 +177,26 @@ def test_a_data_set_may_hold_what_ultralytics_trains_on_besides():
     assert load_photo(encoded("TIFF"), DATASET_FORMATS).shape == load_photo(encoded("BMP"), DATASET_FORMATS).shape
     with pytest.raises(PhotoError, match="is in GIF format"):
         load_photo(encoded("GIF"), DATASET_FORMATS)
+
+
+@pytest.mark.parametrize("orientation", [None, *range(1, 10)])  # 9: no orientation EXIF knows
+@pytest.mark.parametrize("mode", ["RGB", "L"])
+def test_a_whole_jpeg_decoded_by_opencv_has_pillows_pixels_and_turn(orientation, mode):
+    """The fast path for complete JPEGs (`_whole_jpeg`) against Pillow's own decode and exif_transpose."""
+    noise = np.random.default_rng(orientation or 0).integers(0, 256, (30, 40, 3), np.uint8)
+    image = Image.fromarray(noise).convert(mode)
+    exif = Image.Exif()
+    if orientation:
+        exif[0x0112] = orientation
+    buf = io.BytesIO()
+    image.save(buf, "JPEG", exif=exif.tobytes())
+    fast = _whole_jpeg(Image.open(io.BytesIO(buf.getvalue())), buf.getvalue())
+    assert fast is not None
+    slow = cv2.cvtColor(_upright_rgb(Image.open(io.BytesIO(buf.getvalue()))), cv2.COLOR_RGB2BGR)
+    assert fast.shape == slow.shape and np.array_equal(fast, slow)
+
+
+def test_a_jpeg_missing_its_end_is_left_to_pillow():
+    data = jpeg(640, 480)
+    assert _whole_jpeg(Image.open(io.BytesIO(data)), data) is not None
+    assert _whole_jpeg(Image.open(io.BytesIO(data[:-2])), data[:-2]) is None

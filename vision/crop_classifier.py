@@ -62,6 +62,8 @@ def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.
     inside = image[max(iy1, 0):max(min(iy2, h), 0), max(ix1, 0):max(min(ix2, w), 0)]
     if inside.size == 0:
         region = np.full((iy2 - iy1, ix2 - ix1, 3), PAD_VALUE, np.uint8)
+    elif inside.shape[:2] == (iy2 - iy1, ix2 - ix1):  # all in the photo: resized from the view, not a padded copy
+        region = inside
     else:
         region = cv2.copyMakeBorder(inside, max(-iy1, 0), max(iy2 - h, 0), max(-ix1, 0), max(ix2 - w, 0),
                                     cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3)

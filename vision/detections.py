@@ -24,6 +24,7 @@ from vision.classes import CLASSES
 # A tile whose face the reading is less sure of than this is shown to the player as one to check.
 UNSURE_BELOW = 0.5
 FACTS = ("id",)
+FLOWER_CLASSES = np.isin(CLASSES, FLOWERS)  # which of the score columns are flowers
 
 
 class Detector(Protocol):
@@ -101,14 +102,14 @@ class Detections:
         some on a look-alike honour), yet as a flower all the same; which one the hand search decides."""
         if not len(self):
             return []
-        flower = np.isin(CLASSES, FLOWERS)
+        flower = FLOWER_CLASSES
         as_flower = self.scores[:, flower].sum(axis=1) > self.scores[:, ~flower].max(axis=1)
         return [f if a else c for a, f, c in zip(as_flower, self.likeliest_flowers, self.raw_codes, strict=True)]
 
     @property
     def likeliest_flowers(self) -> list[str]:
         """Each tile's likeliest flower, were it one."""
-        flower = np.isin(CLASSES, FLOWERS)
+        flower = FLOWER_CLASSES
         return [CLASSES[i] for i in np.flatnonzero(flower)[self.scores[:, flower].argmax(axis=1)]] if len(self) else []
 
     @property

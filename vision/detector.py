@@ -137,6 +137,7 @@ def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
     return dets[np.sort(keep)]
 
 
+
 class TileDetector:
     """The detector, and the crop classifier when the model card names one (`classifier=False` leaves it
     out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""

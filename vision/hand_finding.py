@@ -22,7 +22,7 @@ import numpy as np
 from scoring.tiles import is_flower
 from vision.classes import BACK
 from vision.detections import Detections
-from vision.layout import Layout, _rotate
+from vision.layout import Layout, _rotate, median
 from vision.model_files import HAND_FINDER, ModelError, hand_finder_card
 from vision.notices import Notice
 
@@ -85,7 +85,7 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     w, h = dets.widths, dets.heights
     short, long_ = np.minimum(w, h), np.maximum(w, h)
     cx, cy = _rotate(dets.centers, layout.angle).T
-    size = np.array([np.median(short[g]) for g in groups])
+    size = np.array([median(short[g]) for g in groups])
     faces = np.array([sum(codes[i] != BACK for i in g) for g in groups])
     n = np.array([len(g) for g in groups])
     shown = faces >= 2
@@ -94,8 +94,8 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     big = shown & (size >= 0.8 * size[shown].max())
     y = np.array([np.mean(cy[g]) for g in groups])
     ref = int(np.flatnonzero(big)[np.argmax(y[big])])
-    s_ref, h_ref = float(size[ref]), float(np.median(long_[groups[ref]]))
-    aspect_ref = float(np.median(np.log(w[groups[ref]] / np.maximum(h[groups[ref]], 1e-6))))
+    s_ref, h_ref = float(size[ref]), float(median(long_[groups[ref]]))
+    aspect_ref = float(median(np.log(w[groups[ref]] / np.maximum(h[groups[ref]], 1e-6))))
     x1 = np.array([min(cx[g] - w[g] / 2) for g in groups])
     x2 = np.array([max(cx[g] + w[g] / 2) for g in groups])
     near_row = big & (np.abs(y - y[ref]) < 0.6 * h_ref)
@@ -106,7 +106,7 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
         backs = 1 - faces[k] / n[k]
         face_codes = {codes[i] for i in g if codes[i] != BACK}
         flowers = sum(is_flower(codes[i]) for i in g) / n[k]
-        turned = float(np.median(np.abs(np.log(w[g] / np.maximum(h[g], 1e-6)) - aspect_ref)))
+        turned = float(median(np.abs(np.log(w[g] / np.maximum(h[g], 1e-6)) - aspect_ref)))
         log_size = float(np.log(size[k] / s_ref))
         out[k] = (1.0, log_size, abs(log_size), max(0.0, -rows[k]), max(0.0, rows[k]), max(0.0, -rows[k] - 3),
                   max(0.0, rows[k] - 3), min(float(gaps.min()) / s_ref, 12.0) if len(gaps) else 12.0,

@@ -46,11 +46,20 @@ class Layout:
     warnings: tuple[Notice, ...] = ()
 
 
+def median(values: np.ndarray) -> np.floating:
+    """`np.median` of a non-empty 1-D float array, the same value in the same dtype: the layout and the hand
+    finder take one per group (~1,200 over the bench's 30 photos), and on a group's few boxes np.median's
+    generic axis and NaN handling cost ~50x this sort."""
+    ordered = np.sort(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def tile_size(dets: Detections) -> tuple[float, float]:
     """Median (short side, long side) of the boxes: a tile's width and height whatever its turn."""
     short = np.minimum(dets.widths, dets.heights)
     long_ = np.maximum(dets.widths, dets.heights)
-    return float(np.median(short)), float(np.median(long_))
+    return float(median(short)), float(median(long_))
 
 
 def row_angle(boxes: np.ndarray, tile_w: float) -> float:
@@ -187,7 +196,7 @@ def group_rows(dets: Detections) -> Layout:
         first = len(groups)
         slotted, pitches = [], []
         for part in parts:
-            pitch = min(float(np.median(x2[part] - x1[part])) if len(part) > 2 else tile_w, 1.2 * tile_w)
+            pitch = min(float(median(x2[part] - x1[part])) if len(part) > 2 else tile_w, 1.2 * tile_w)
             kept, lost = resolve_slots(part, x1, x2, conf, pitch)
             dropped.extend(lost)
             slotted.append(kept)

@@ -103,10 +103,22 @@ def onnx_session(path: Path, sha256: str, what: str, threads: int | None = None)
     import onnxruntime as ort  # here: the scorer's command line and the data tools import vision without it
 
     checked_file(path, sha256, what)
+    return ort.InferenceSession(str(path), session_options(threads), providers=["CPUExecutionProvider"])
+
+
+def session_options(threads: int | None):
+    """onnxruntime options for our models: `threads` intra-op threads (None: one per core), which sleep
+    between runs rather than spin. A read alternates two sessions (the detector's passes, the crop
+    classifier) and the machine is shared: a pool spinning after its run takes a core from the other
+    session and from every other job. Same kernels, same outputs; on this 2-core machine under load the
+    detector's passes and the classifier took about half as long (models/README.md, "Speed")."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     if threads:
         options.intra_op_num_threads = threads
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
 
 
 def broken_card(what: str, path: Path, problem: CardProblem) -> ModelError:
