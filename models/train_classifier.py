@@ -269,7 +269,8 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train", type=Path, nargs="+", default=[CROPS / "gen-v1-train.npz"],
                         help="crops to train on (several .npz train together; list one twice to weigh it double)")
-    parser.add_argument("--val", type=Path, default=CROPS / "gen-v1-val.npz")
+    parser.add_argument("--val", type=Path, nargs="+", default=[CROPS / "gen-v1-val.npz"],
+                        help="crops judged after each epoch (several .npz judge together)")
     parser.add_argument("--unseen", type=Path, nargs="*", default=[CROPS / "unseen-v1-val.npz"],
                         help="held-out designs' crops: judged after training, never trained on")
     parser.add_argument("--minutes", type=float, default=14.0, help="wall-clock budget over all resumed runs")
@@ -314,7 +315,8 @@ def main(argv: list[str] | None = None) -> None:
         "onnx": ONNX_NAME, "sha256": sha256_of(onnx), "weights": WEIGHTS_NAME, "classes": list(CLASSES),
         "crop": {"height": CROP_H, "width": CROP_W, "expand": EXPAND},
         "network": {"stages": [list(s) for s in STAGES], "parameters": params},
-        "training": {"train": [str(shown(p)) for p in args.train], "crops": len(y), "device": args.device,
+        "training": {"train": [str(shown(p)) for p in args.train], "val": [str(shown(p)) for p in args.val],
+                     "crops": len(y), "device": args.device,
                      "from": str(shown(args.start)) if args.start else None,
                      "minutes": args.minutes, "threads": args.threads,
                      "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],

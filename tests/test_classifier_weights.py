@@ -3,6 +3,8 @@ from the ONNX file they compute the same logits as onnxruntime on real crops, th
 those of the committed ONNX file, and a training run killed and started again continues where it was."""
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ pytest.importorskip("onnx")
 from datasets.yolo import label_path_of, read_labels  # noqa: E402
 from models import train_classifier as tc  # noqa: E402
 from models.classifier_weights import from_onnx, logits_of  # noqa: E402
+from vision.classes import CLASSES  # noqa: E402
 from vision.crop_classifier import TileClassifier, cut_crops  # noqa: E402
 from vision.detector import MODELS_DIR  # noqa: E402
 from vision.photo import load_photo  # noqa: E402
@@ -93,3 +96,26 @@ def test_the_card_names_the_weights(committed):
     card = json.loads((MODELS_DIR / "classifier.json").read_text())
     assert card["sha256"] == committed.sha256
     assert (MODELS_DIR / card.get("weights", tc.WEIGHTS_NAME)).is_file()
+
+
+def test_the_judge_reads_crops_and_reports_flowers_apart(tmp_path, real_crops, committed):
+    labels = committed.probabilities(real_crops[:40]).argmax(1)  # its own readings: every crop right
+    labels[:5] = CLASSES.index("1f")
+    crops = tmp_path / "c.npz"
+    np.savez(crops, x=real_crops[:40], y=labels)
+    out = tmp_path / "judged.json"
+    done = subprocess.run([sys.executable, "-m", "models.judge_classifier", str(crops), "--json", str(out)],
+                          cwd=tc.REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())[str(crops)]
+    right = committed.probabilities(real_crops[:40]).argmax(1) == labels
+    flowers = np.isin(labels, tc.FLOWER_IDS)
+    assert figures["crops"] == 40 and figures["top1"] == pytest.approx(right.mean(), abs=1e-4)
+    assert figures["flowers_top1"] == pytest.approx(right[flowers].mean(), abs=1e-4)
+    assert right[5:].all() and figures["top1"] < 1  # the relabelled five count against it, the rest for
+
+
+def test_the_judge_names_a_missing_file(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "models.judge_classifier", str(tmp_path / "none.npz")],
+                          cwd=tc.REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "no such file" in done.stderr and "Traceback" not in done.stderr
