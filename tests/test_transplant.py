@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("ultralytics")
 pytest.importorskip("onnx")
 
-from models import transplant  # noqa: E402
+from training import transplant  # noqa: E402
 from training.ultralytics_env import load_ultralytics  # noqa: E402
 from vision.classes import CLASSES  # noqa: E402
 

@@ -162,10 +162,10 @@ def real_evening(detector: TileDetector, root: Path, limit: int | None) -> dict:
     for s in samples:
         image = load_photo(s["image"])
         alone = read_detections(detector.read(image))
-        taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.best.boxes), s["codes"], {}).taps)
+        taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.best.boxes), s["codes"], None).taps)
         reading = read_detections(detector.read(image, memory=memory))
         pairs = match(s["boxes"], reading.best.boxes)
-        taps["memory"].append(judge_hand(reading, pairs, s["codes"], {}).taps)
+        taps["memory"].append(judge_hand(reading, pairs, s["codes"], None).taps)
         teach_found(memory, detector, image, reading, pairs, s["codes"], list(range(len(s["codes"]))))
     return {"photos": len(samples), **{f"taps {k}": round(statistics.fmean(v), 3) if v else None
                                        for k, v in taps.items()}, "examples kept": len(memory)}

@@ -35,6 +35,8 @@ REPO = Path(__file__).resolve().parents[1]
 CROPS = REPO / "data" / "crops"
 STAGES = ((24, 2), (32, 2), (48, 1), (64, 2), (96, 1), (128, 2), (192, 1))  # (channels, stride)
 ONNX_NAME = "tile_classifier.onnx"
+WEIGHTS_NAME = "tile_classifier.pt"  # the torch weights beside it, to resume from (training/classifier_weights.py)
+FLOWER_IDS = [i for i, code in enumerate(CLASSES) if code.endswith("f")]
 
 
 class TileNet(nn.Module):
@@ -137,21 +139,37 @@ def learning_rate(progress: float, peak: float, warmup: float = 0.03) -> float:
 
 
 def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tensor, torch.Tensor], minutes: float,
-          batch: int, lr: float, seed: int) -> dict:
+          batch: int, lr: float, seed: int, checkpoint: Path | None = None, every_minutes: float = 3.0) -> dict:
+    """Train for `minutes` of wall clock in all. With `checkpoint`, the whole state (weights, optimiser, random
+    generator, place in the epoch, time spent) is saved there every `every_minutes`, and a run that finds it
+    continues from it: the schedule runs on the time spent over all runs, so two runs of 30 minutes train as
+    one of 60."""
     gen = torch.Generator().manual_seed(seed)
     device = next(net.parameters()).device  # crops are augmented on the CPU, the network runs where it is
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     budget = 60 * minutes
-    start = time.monotonic()
-    steps = epoch = 0
-    history = []
+    state = {"epoch": 0, "next": 0, "order": None, "spent": 0.0, "steps": 0, "history": [], "seen": 0, "correct": 0,
+             "loss_sum": 0.0, "crops": len(y)}
+    if checkpoint and checkpoint.exists():
+        saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        if saved["crops"] != len(y):
+            raise SystemExit(f"{checkpoint} was trained on {saved['crops']} crops, these are {len(y)}: "
+                             "the same --train files continue it (or remove it to start again)")
+        net.load_state_dict(saved.pop("net"))
+        opt.load_state_dict(saved.pop("opt"))
+        gen.set_state(saved.pop("gen"))
+        state = saved
+        print(f"resumed from {checkpoint}: {state['spent'] / 60:.1f} of {minutes} minutes spent, "
+              f"epoch {state['epoch']}", flush=True)
+    start = time.monotonic() - state["spent"]
+    last_save = time.monotonic()
     done = False
     while not done:
-        epoch += 1
-        order = torch.randperm(len(y), generator=gen)
-        seen = correct = 0
-        loss_sum = 0.0
-        for i in range(0, len(y) - batch + 1, batch):
+        if state["order"] is None:  # a new epoch
+            state.update(epoch=state["epoch"] + 1, order=torch.randperm(len(y), generator=gen), next=0, seen=0,
+                         correct=0, loss_sum=0.0)
+        order = state["order"]
+        for i in range(state["next"], len(y) - batch + 1, batch):
             progress = (time.monotonic() - start) / budget
             if progress >= 1:
                 done = True
@@ -165,17 +183,53 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            steps += 1
-            seen += len(idx)
-            correct += int((logits.argmax(1) == target).sum())
-            loss_sum += loss.item() * len(idx)
+            state["steps"] += 1
+            state["seen"] += len(idx)
+            state["correct"] += int((logits.argmax(1) == target).sum())
+            state["loss_sum"] += loss.item() * len(idx)
+            state["next"] = i + batch
+            if checkpoint and time.monotonic() - last_save > 60 * every_minutes:
+                save_checkpoint(checkpoint, net, opt, gen, state, time.monotonic() - start)
+                last_save = time.monotonic()
+        seen = state["seen"]
         val_acc = accuracy(net, *val)
-        history.append({"epoch": epoch, "crops": seen, "train_loss": round(loss_sum / max(seen, 1), 4),
-                        "train_top1": round(correct / max(seen, 1), 4), "val_top1": round(val_acc, 4),
-                        "minutes": round((time.monotonic() - start) / 60, 2)})
-        print(json.dumps(history[-1]), flush=True)
-    return {"epochs": round(epoch - 1 + seen / len(y), 2), "steps": steps, "history": history,
-            "minutes": round((time.monotonic() - start) / 60, 2)}
+        if state["history"] and state["history"][-1]["epoch"] == state["epoch"]:  # an epoch a resumed run finished
+            state["history"].pop()
+        state["history"].append({"epoch": state["epoch"], "crops": seen,
+                                 "train_loss": round(state["loss_sum"] / max(seen, 1), 4),
+                                 "train_top1": round(state["correct"] / max(seen, 1), 4), "val_top1": round(val_acc, 4),
+                                 "minutes": round((time.monotonic() - start) / 60, 2)})
+        print(json.dumps(state["history"][-1]), flush=True)
+        if not done:
+            state["order"] = None
+    if checkpoint:
+        save_checkpoint(checkpoint, net, opt, gen, state, time.monotonic() - start)
+    return {"epochs": round(state["epoch"] - 1 + state["seen"] / len(y), 2), "steps": state["steps"],
+            "history": state["history"], "minutes": round((time.monotonic() - start) / 60, 2)}
+
+
+def save_checkpoint(path: Path, net: TileNet, opt, gen: torch.Generator, state: dict, spent: float) -> None:
+    """Everything `train` needs to continue, written whole or not at all (a killed run leaves the last one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    torch.save({**state, "spent": spent, "net": net.state_dict(), "opt": opt.state_dict(), "gen": gen.get_state()},
+               partial)
+    partial.replace(path)
+
+
+def save_weights(net: TileNet, path: Path, onnx_sha256: str) -> None:
+    """The state dict in float32 with what it must be loaded into (stages) and the ONNX file it matches."""
+    torch.save({"state_dict": net.state_dict(), "stages": [list(s) for s in STAGES], "onnx_sha256": onnx_sha256},
+               path)
+
+
+def load_weights(path: Path) -> TileNet:
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    if [tuple(s) for s in saved["stages"]] != list(STAGES):
+        raise SystemExit(f"{path}: weights of stages {saved['stages']}, TileNet has {[list(s) for s in STAGES]}")
+    net = TileNet()
+    net.load_state_dict(saved["state_dict"])
+    return net
 
 
 def export_onnx(net: TileNet, path: Path) -> None:
@@ -196,7 +250,10 @@ def judge(classifier: TileClassifier, crops: np.ndarray, labels: np.ndarray, wor
               if matrix[c].sum()}
     off = [(int(matrix[t, p]), CLASSES[t], CLASSES[p]) for t in range(len(CLASSES)) for p in range(len(CLASSES))
            if t != p and matrix[t, p]]
+    flowers = np.isin(labels, FLOWER_IDS)
     return {"crops": len(labels), "top1": round(float((pred == labels).mean()), 4),
+            "flowers_top1": round(float((pred[flowers] == labels[flowers]).mean()), 4) if flowers.any() else None,
+            "recall": recall,
             "worst_recall": dict(sorted(recall.items(), key=lambda kv: kv[1])[:8]),
             "confused": [{"true": t, "read_as": p, "count": n} for n, t, p in sorted(off, reverse=True)[:worst]]}
 
@@ -212,43 +269,55 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train", type=Path, nargs="+", default=[CROPS / "gen-v1-train.npz"],
                         help="crops to train on (several .npz train together; list one twice to weigh it double)")
-    parser.add_argument("--val", type=Path, default=CROPS / "gen-v1-val.npz")
-    parser.add_argument("--unseen", type=Path, default=CROPS / "unseen-v1-val.npz",
-                        help="held-out styles: judged after training, never trained on")
-    parser.add_argument("--minutes", type=float, default=14.0, help="training wall-clock budget")
+    parser.add_argument("--val", type=Path, nargs="+", default=[CROPS / "gen-v1-val.npz"],
+                        help="crops judged after each epoch (several .npz judge together)")
+    parser.add_argument("--unseen", type=Path, nargs="*", default=[CROPS / "unseen-v1-val.npz"],
+                        help="held-out designs' crops: judged after training, never trained on")
+    parser.add_argument("--minutes", type=float, default=14.0, help="wall-clock budget over all resumed runs")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--limit", type=int, help="train on a random subset of this many crops (trial runs)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine")
-    parser.add_argument("--out", type=Path, default=MODELS_DIR, help="folder for the ONNX file and classifier.json")
+    parser.add_argument("--from", dest="start", type=Path,
+                        help="start from these torch weights (models/tile_classifier.pt)")
+    parser.add_argument("--checkpoint", type=Path,
+                        help="save the training state here every few minutes; a run that finds it continues it")
+    parser.add_argument("--checkpoint-minutes", type=float, default=3.0)
+    parser.add_argument("--out", type=Path, default=MODELS_DIR,
+                        help="folder for the ONNX file, its torch weights and classifier.json")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     x, y = load_crops(args.train, args.limit)
     val = load_crops(args.val)
-    net = TileNet().to(args.device)
+    net = (load_weights(args.start) if args.start else TileNet()).to(args.device)
     params = sum(p.numel() for p in net.parameters())
     print(f"{len(y)} train crops, {len(val[1])} val crops, {params} parameters, {args.minutes} min on "
-          f"{args.threads} thread(s)", flush=True)
-    run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed)
+          f"{args.threads} thread(s)" + (f", from {args.start}" if args.start else ""), flush=True)
+    run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed, args.checkpoint,
+                args.checkpoint_minutes)
     net = net.cpu()
 
     args.out.mkdir(parents=True, exist_ok=True)
     onnx = args.out / ONNX_NAME
     export_onnx(net, onnx)
+    save_weights(net, args.out / WEIGHTS_NAME, sha256_of(onnx))
     classifier = TileClassifier(onnx, sha256_of(onnx))
     report = {"val": judge(classifier, val[0].numpy(), val[1].numpy())}
-    if args.unseen.exists():
-        unseen = np.load(args.unseen)
-        report["unseen"] = judge(classifier, unseen["x"], unseen["y"])
+    for path in args.unseen:
+        if path.exists():
+            unseen = np.load(path)
+            report[f"unseen:{shown(path)}"] = judge(classifier, unseen["x"], unseen["y"])
     card = {
-        "onnx": ONNX_NAME, "sha256": sha256_of(onnx), "classes": list(CLASSES),
+        "onnx": ONNX_NAME, "sha256": sha256_of(onnx), "weights": WEIGHTS_NAME, "classes": list(CLASSES),
         "crop": {"height": CROP_H, "width": CROP_W, "expand": EXPAND},
         "network": {"stages": [list(s) for s in STAGES], "parameters": params},
-        "training": {"train": [str(shown(p)) for p in args.train], "crops": len(y), "device": args.device,
+        "training": {"train": [str(shown(p)) for p in args.train], "val": [str(shown(p)) for p in args.val],
+                     "crops": len(y), "device": args.device,
+                     "from": str(shown(args.start)) if args.start else None,
                      "minutes": args.minutes, "threads": args.threads,
                      "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],
                      "steps": run["steps"], "history": run["history"]},

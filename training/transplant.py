@@ -87,6 +87,16 @@ def calibrate(model, batches) -> None:
     from ultralytics.nn.modules.conv import Conv
 
     convs = [m for m in model.modules() if isinstance(m, Conv) and isinstance(m.bn, torch.nn.BatchNorm2d)]
+    calibrate_norms(model, [(m.conv, m.bn) for m in convs], batches)
+
+
+def calibrate_norms(model, pairs, batches) -> None:
+    """Each (conv, batch norm) of `pairs`, the norm an identity holding the fused bias, becomes weight σ,
+    bias μ + fused bias, running stats μ, σ² − eps, μ and σ its conv's per-channel output statistics over
+    `model(batch)` for each of `batches`: the same function in eval mode, little changed in train mode.
+    (Also used for the crop classifier, whose ONNX has its norms fused too: training/classifier_weights.py.)"""
+    import torch
+
     sums: dict[int, list] = {}
 
     def record(module, _inputs, output):
@@ -97,7 +107,7 @@ def calibrate(model, batches) -> None:
         s[1] = s[1] + y.sum(dim=(0, 2, 3))
         s[2] = s[2] + (y * y).sum(dim=(0, 2, 3))
 
-    hooks = [m.conv.register_forward_hook(record) for m in convs]
+    hooks = [conv.register_forward_hook(record) for conv, _ in pairs]
     model.eval()
     with torch.no_grad():
         for batch in batches:
@@ -105,15 +115,15 @@ def calibrate(model, batches) -> None:
     for h in hooks:
         h.remove()
     with torch.no_grad():
-        for m in convs:
-            n, s1, s2 = sums[id(m.conv)]
+        for conv, bn in pairs:
+            n, s1, s2 = sums[id(conv)]
             mean = s1 / n
             std = (s2 / n - mean * mean).clamp_min(1e-6).sqrt()
-            fused_bias = m.bn.bias.detach().double().clone()  # identity norm: its bias is the fused bias
-            m.bn.weight.copy_(std)
-            m.bn.bias.copy_(mean + fused_bias)
-            m.bn.running_mean.copy_(mean)
-            m.bn.running_var.copy_(std * std - m.bn.eps)
+            fused_bias = bn.bias.detach().double().clone()  # identity norm: its bias is the fused bias
+            bn.weight.copy_(std)
+            bn.bias.copy_(mean + fused_bias)
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(std * std - bn.eps)
 
 
 def photo_batches(paths: list[Path], imgsz: int, batch: int = 8):

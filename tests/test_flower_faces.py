@@ -1,0 +1,80 @@
+"""Generated flower tiles in many designs (training/flower_faces.py): every design shows what identifies its
+flower across sets, its character or its number (梅蘭菊竹 and 春夏秋冬 numbered 1-4), never another flower's;
+the crops are the classifier's crops, reproducible from their seed; the command line refuses bad input."""
+
+import subprocess
+import sys
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS
+from training import flower_faces as ff
+from vision.classes import CLASS_INDEX
+from vision.crop_classifier import CROP_H, CROP_W
+
+REPO = ff.Path(__file__).resolve().parents[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
+def test_a_design_shows_its_flowers_character_or_number_and_no_other(n, seed):
+    design = ff.flower_design(f"{n}f", np.random.default_rng(seed))
+    assert design["char"] is not None or design["number"] is not None
+    if design["char"] is not None:
+        assert design["char"] in {FLOWER_CHARS[n - 1], ff.SIMPLIFIED.get(FLOWER_CHARS[n - 1])}
+    if design["number"] is not None:  # 梅1 蘭2 菊3 竹4, 春1 夏2 秋3 冬4, in any of the number forms
+        assert design["number"] in {form[(n - 1) % 4] for form in ff.NUMBER_FORMS}
+
+
+def test_the_eight_flowers_numbers_pair_each_group_of_four():
+    numbers = {}
+    for n in range(1, 9):
+        rng = np.random.default_rng(n)
+        digits = {d["number"] for d in (ff.flower_design(f"{n}f", rng) for _ in range(200)) if d["number"]}
+        numbers[FLOWER_CHARS[n - 1]] = digits & set("1234")
+    assert numbers == {"梅": {"1"}, "蘭": {"2"}, "菊": {"3"}, "竹": {"4"}, "春": {"1"}, "夏": {"2"}, "秋": {"3"},
+                       "冬": {"4"}}
+
+
+def test_designs_vary_in_font_layout_and_form():
+    rng = np.random.default_rng(0)
+    designs = [ff.flower_design("3f", rng) for _ in range(300)]
+    assert len({d["font"] for d in designs}) == len(ff.fonts())
+    assert {d["layout"] for d in designs} == {0, 1, 2}
+    assert {d["number"] for d in designs} >= {"3", "三", "③", None}
+
+
+def test_every_flower_face_is_drawn():
+    rng = np.random.default_rng(1)
+    for n in range(1, 9):
+        face = ff.flower_face(f"{n}f", rng)
+        assert face.shape == (FACE_H, FACE_W, 4)
+        assert (face[:, :, 3] > 128).mean() > 0.03  # ink covers part of the face
+
+
+def test_crops_cycle_the_eight_flowers_and_repeat_from_their_seed():
+    x, y = ff.flower_crops(16, seed=3)
+    assert x.shape == (16, CROP_H, CROP_W, 3) and x.dtype == np.uint8
+    assert list(y) == [CLASS_INDEX[f"{n}f"] for n in range(1, 9)] * 2
+    again, _ = ff.flower_crops(16, seed=3)
+    other, _ = ff.flower_crops(16, seed=4)
+    assert np.array_equal(x, again) and not np.array_equal(x, other)
+    assert x.std() > 20  # a tile with ink on a table, not a blank crop
+
+
+def test_the_command_writes_crops_and_a_sheet(tmp_path):
+    out, sheet = tmp_path / "f.npz", tmp_path / "f.png"
+    done = subprocess.run([sys.executable, "-m", "training.flower_faces", "--count", "10", "--out", str(out),
+                           "--sheet", str(sheet)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = np.load(out)
+    assert data["x"].shape == (10, CROP_H, CROP_W, 3) and sheet.stat().st_size > 1000
+
+
+def test_the_command_refuses_a_count_below_one(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "training.flower_faces", "--count", "0", "--out",
+                           str(tmp_path / "f.npz")], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "--count must be at least 1" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "f.npz").exists()
