@@ -5,7 +5,6 @@ pill and button at least 44 px tall and no word of the page in English or tradit
 (tests/test_browser_script.py's checks). Screenshot: test-artifacts/browser-teach-390.png.
 """
 
-import os
 import re
 
 import pytest
@@ -13,24 +12,18 @@ from playwright.sync_api import expect
 
 import tests.test_browser as in_browser
 from ledger import Ledger
-from tests.test_browser import ROOT, SLOW, screenshot, serve, upload
+from tests.test_browser import ROOT, SLOW, screenshot, upload
 from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words, traditional_in
 from vision.memory import TableMemory
 
-browser, page = in_browser.browser, in_browser.page  # its fixtures: Chromium, and a phone's page in it
+# its fixtures: Chromium, a phone's page in it, and the app (the committed models) with a ledger file of its own
+browser, page, ledger_url = in_browser.browser, in_browser.page, in_browser.ledger_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model")]
 FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005.jpg"
 
 
-@pytest.fixture(scope="module")
-def models_url(tmp_path_factory):
-    """The app with the committed models and a ledger file of its own: (URL, ledger path)."""
-    folder = tmp_path_factory.mktemp("teach")
-    db = folder / "taishu.db"
-    for url in serve(ROOT / "app.py", folder / "app.log", env={**os.environ, "TAISHU_DB": str(db)}):
-        yield url, db
 
 
 def settled(page) -> None:
@@ -39,8 +32,8 @@ def settled(page) -> None:
     expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
 
 
-def test_a_set_is_taught_with_taps_that_fit_a_finger(page, models_url):
-    url, db = models_url
+def test_a_set_is_taught_with_taps_that_fit_a_finger(page, ledger_url):
+    url, db = ledger_url
     page.goto(f"{url}?table=0701&script=simplified")
     page.locator("[data-testid=stExpander] summary").filter(has_text="邀请同桌的手机").click()
     page.get_by_role("button", name="教认这一桌的牌（照片常读错时）").click()

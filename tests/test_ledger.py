@@ -331,6 +331,12 @@ def old_schema(path: Path, version: int) -> Iterator[sqlite3.Connection]:
         yield db
 
 
+def old_table(db: sqlite3.Connection, code: str, ruleset: str, revision: int) -> None:
+    """A table's row in an old file (the `tables` columns have not changed): no names, 底 100, 每台 20."""
+    db.execute("INSERT INTO tables VALUES (?, '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
+               " 'E', 100, 20, ?, ?)", (code, ruleset, revision))
+
+
 def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
     path = tmp_path / "old.db"
     with old_schema(path, 1) as db:  # the file as the first version of the ledger left it
@@ -645,8 +651,7 @@ def test_a_line_that_would_not_read_back_is_not_recorded(book):
 def test_a_version_3_file_is_migrated_and_then_takes_the_new_lines(tmp_path):
     path = tmp_path / "v3.db"
     with old_schema(path, 3) as db:
-        db.execute("INSERT INTO tables VALUES ('t', '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
-                   " 'E', 100, 20, 'tw16-improved', 2)")
+        old_table(db, "t", "tw16-improved", 2)
         db.execute("INSERT INTO hands VALUES ('t', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, NULL, NULL, 0,"
                    " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL, NULL, 2, 2)")
     led = Ledger(path)

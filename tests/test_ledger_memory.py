@@ -12,7 +12,7 @@ import pytest
 import ledger.store
 from ledger import MAX_MEMORY_BYTES, Ledger, LedgerError, StoredMemory, draw
 from scoring.payout import Deal
-from tests.test_ledger import old_schema
+from tests.test_ledger import old_schema, old_table
 
 
 @pytest.fixture
@@ -106,8 +106,7 @@ def test_two_phones_teaching_at_once_both_land_whole(book):
 def test_a_version_4_file_is_migrated_with_no_memory_and_its_hands(tmp_path):
     path = tmp_path / "v4.db"
     with old_schema(path, 4) as db:
-        db.execute("INSERT INTO tables VALUES ('t', '2026-11-01T20:00:00+08:00', '[\"\", \"\", \"\", \"\"]',"
-                   " 'E', 100, 20, 'tw16-2026.09-p0', 3)")
+        old_table(db, "t", "tw16-2026.09-p0", 3)
         db.execute("INSERT INTO hands (table_code, seq, recorded_at, round, dealer, streak, total, items, net,"
                    " revision, recorded_revision) VALUES ('t', 1, '2026-11-01T20:30:00+08:00', 'E', 'E', 0, 0, '[]',"
                    " '[0, 0, 0, 0]', 3, 3)")
