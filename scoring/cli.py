@@ -181,7 +181,7 @@ def _run_people(args) -> int:
 
 
 def _print_payout(verdict: Verdict, args, script: str) -> None:
-    """Who pays whom, by seat: 东家 pays 170 (3 + 庄家 1 + 连庄 2 = 6 台)."""
+    """Who pays whom, by seat: 东家 付 170 (3 + 庄家 1 + 连庄 2 = 6 台)."""
     def seat(s: Seat) -> str:
         return in_script(s.zh, script)
 
@@ -193,7 +193,7 @@ def _print_payout(verdict: Verdict, args, script: str) -> None:
     trad_names = {n: tr for n, tr in load_ruleset(args.ruleset).settlement.names.values()}
     for p in payout.payments:
         extras = "".join(f" + {trad_names.get(n, n) if args.trad else n} {v}" for n, v in p.extras)
-        print(f"  {seat(p.payer)} pays {p.amount}  ({verdict.score.total}{extras} = {p.tai} 台)")
+        print(f"  {seat(p.payer)} 付 {p.amount}  ({verdict.score.total}{extras} = {p.tai} 台)")
     print("  " + "  ".join(f"{seat(s)} {payout.net[s]:+d}" if payout.net[s] else f"{seat(s)} 0" for s in SEATS))
 
 

@@ -253,7 +253,7 @@ def test_cli_ruleset_flag_flags_and_flower_win():
     p = run("score", "", "--win", "冬", "--flowers", "梅兰菊竹春夏秋", "--ruleset", "tw16-common",
             "--base", "50", "--per-tai", "20", "--dealer", "W", "--discarder", "W")
     assert p.returncode == 0, p.stderr
-    assert "七抢一" in p.stdout and "西家 pays 230" in p.stdout
+    assert "七抢一" in p.stdout and "西家 付 230" in p.stdout
     p = run("score", "123m 456m 789m 234p 45s 99s", "--win", "6s", "--ruleset", "nope")
     assert p.returncode == 2 and "tw16-common" in p.stderr
     p = run("rules", "--list")

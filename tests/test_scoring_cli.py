@@ -77,7 +77,7 @@ def test_people_cli_off_a_discard_pays_by_seat():
     p = run("score", "123m 456m 789m 234p 678s 5s", "--win", "5s", "--winner", "W", "--discarder", "N",
             "--dealer", "N", "--base", "100", "--per-tai", "20")
     assert p.returncode == 0, p.stderr
-    assert "西家 胡 (门风 北)" in p.stdout and "北家 pays" in p.stdout and "西家 +" in p.stdout
+    assert "西家 胡 (门风 北)" in p.stdout and "北家 付 " in p.stdout and "西家 +" in p.stdout
     assert "东家 0  南家 0" in p.stdout
 
 
