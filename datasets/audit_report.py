@@ -41,7 +41,7 @@ def reading_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
     """The image with the model's reading as `code score`; detections behind a flag in red."""
     flagged = {r for f in item.flags for r in (f.detection, *(f.others if f.kind == "unlabelled" else ()))}
     reading = item.reading
-    names = [f"{code} {score:.2f}" for code, score in zip(reading.codes, reading.confidences, strict=True)]
+    names = [f"{code} {score:.2f}" for code, score in zip(reading.raw_codes, reading.confidences, strict=True)]
     return draw_boxes(image, reading.boxes, names, [r in flagged for r in range(len(reading))])
 
 

@@ -106,7 +106,7 @@ def test_onnx_and_ultralytics_paths_agree(detector):
         theirs_codes = [CLASSES[int(c)] for c in result.boxes.cls.numpy()]
         pairs = match(theirs_boxes, ours.boxes, iou=0.9)
         assert len(pairs) == len(theirs_codes) == len(ours), photo.name
-        assert all(ours.codes[p] == theirs_codes[t] for t, p in pairs.items()), photo.name
+        assert all(ours.raw_codes[p] == theirs_codes[t] for t, p in pairs.items()), photo.name
 
 
 @pytest.mark.slow
