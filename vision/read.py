@@ -173,11 +173,11 @@ def read_detections(dets: Detections, rules: Ruleset | None = None, settings: Re
     Each row's id is its detection's index in `dets`."""
     rules = rules or load_ruleset()
     supposed_id = len(dets)
-    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets))
+    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets, settings))
     if not len(dets):
         return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
     parts = find_parts(dets, layout)
-    layouts = Layouts(dets, flower_tiles(parts))
+    layouts = Layouts(dets, flower_tiles(parts), settings)
     found = search(dets, parts, rules, layouts, settings)
     if not found:
         return _no_legal_hand(dets, parts, layouts, settings)

@@ -142,20 +142,21 @@ class Layouts:
     `settings.max_laid_out` memberships, and the reading's warnings and the hand shown without a legal one are
     a membership's layout again (`group_rows` is the costliest step after the detector)."""
 
-    def __init__(self, dets: Detections, flowers: frozenset[int]) -> None:
-        self.dets, self.flowers = dets, flowers
+    def __init__(self, dets: Detections, flowers: frozenset[int], settings: ReaderSettings = DEFAULT) -> None:
+        self.dets, self.flowers, self.settings = dets, flowers, settings
         self._made: dict[tuple[int, ...], HandLayout] = {}
 
     def of(self, members: tuple[int, ...]) -> HandLayout:
         if members not in self._made:
-            self._made[members] = lay_out(self.dets, members, self.flowers)
+            self._made[members] = lay_out(self.dets, members, self.flowers, self.settings)
         return self._made[members]
 
 
-def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset()) -> HandLayout:
+def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset(),
+            settings: ReaderSettings = DEFAULT) -> HandLayout:
     """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else; the
     detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
-    whole = group_rows(dets[np.array(members, np.int64)])
+    whole = group_rows(dets[np.array(members, np.int64)], settings)
     sub, layout = in_reading_order(dets[np.array(members, np.int64)], whole)
     order = [members[i] for g in whole.groups for i in g]
     codes = [f if i in flowers else c for i, c, f in zip(order, sub.layout_codes, sub.likeliest_flowers, strict=True)]

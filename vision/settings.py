@@ -24,6 +24,12 @@ class ReaderSettings:
     readings_per_variant: int = 4  # legal hands kept per membership and grouping (the best and runner-ups)
     missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
     shown_without_hand: float = 0.5  # with no legal hand, parts likelier in the hand than not are shown as it
+    # vision.layout: rows and groups of touching tiles
+    group_gap: float = 0.45  # boxes whose facing edges are closer than this many tile widths are one group
+    row_tolerance: float = 0.5  # boxes whose centres differ by less than this many tile heights are one row
+    spacing_jump: float = 0.25  # a step between centres this much longer than those around it cuts a group
+    stacked_iou: float = 0.2  # boxes overlapping more are stacked or read twice, not side by side
+    room_for_a_tile: float = 0.65  # a gap between neighbours this many pitches wide may hide a missed tile
     # vision.correction: how far a code may be changed to make a legal hand
     candidates: int = 4  # alternatives considered per tile
     max_cost: float = 12.0  # a reading e^-12 less likely than the cheapest is no longer "close"
