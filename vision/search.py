@@ -34,9 +34,6 @@ from vision.notices import Notice
 from vision.settings import DEFAULT, ReaderSettings
 
 HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
-# A step between the concealed row's tile centres CUT_STEP times the row's median is as likely a cut
-# between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
-CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
 # No winning hand shows two parts of this many face-up tiles (flowers aside): with m melds shown it keeps
 # 17 - 3m tiles, 9 or more only for m ≤ 2, whose melds hold 8 at most (as kongs). A photo with two such
 # parts and no legal hand shows a set laid out in rows, not a hand.
@@ -178,31 +175,32 @@ def merged_into_row(groups: list[TileGroup]) -> list[TileGroup] | None:
     return [TileGroup("concealed", members, win_apart=apart)] + [g for g in groups[1:] if g not in stray]
 
 
-def row_cuts(sub: Detections, groups: list[TileGroup]) -> list[tuple[float, list[TileGroup]]]:
+def row_cuts(sub: Detections, groups: list[TileGroup],
+             settings: ReaderSettings = DEFAULT) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
-    costs by how much longer the step is than the row's median (CUT_STEP times: as likely either way).
-    The cheapest grouping costs 0; the uncut one is always tried, others dearer than MAX_CUT_COST not."""
+    costs by how much longer the step is than the row's median (`cut_step` times: as likely either way).
+    The cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
     row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
     steps = np.hypot(*np.diff(sub.centers[core], axis=0).T)
-    # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than HOLE.
-    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), HOLE) - CUT_STEP) / CUT_SCALE
+    # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than `hole`.
+    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
     cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
-        for ends, cost in _cut_runs(n - 2, [extra[position(e)] for e in range(1, n)], MAX_CUT_COST):
+        for ends, cost in _cut_runs(n - 2, [extra[position(e)] for e in range(1, n)], settings.max_cut_cost):
             bounds = [0, *ends] if at_start else [n - e for e in (0, *ends)]
             pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
             rest = core[ends[-1]:] if at_start else core[:n - ends[-1]]
             concealed = TileGroup("concealed", tuple(rest) + tuple(row[n:]), win_apart=groups[0].win_apart)
             cuts.append((cost, [concealed, *(TileGroup("unknown", p) for p in pieces), *groups[1:]]))
     least = min([0.0, *(c for c, _ in cuts)])
-    return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= MAX_CUT_COST),
+    return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= settings.max_cut_cost),
                                        key=lambda v: v[0])
 
 
@@ -248,7 +246,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         loose.append(TileGroup("unknown", tuple(dropped), APART))
     out, counted = [], False
     merged = merged_into_row(list(hl.groups))
-    groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g)]
+    groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
     for shape_cost, grouping in groupings:
         sub, groups, added = with_missing_tile(hl.sub, grouping)
         if count_problem(groups):

@@ -22,6 +22,12 @@ class ReaderSettings:
     max_searched: int = 6  # of those whose tile counts can make a hand, how many are searched for codes
     visits_per_variant: int = 400  # readings of one group's codes tried per membership and grouping
     readings_per_variant: int = 4  # legal hands kept per membership and grouping (the best and runner-ups)
+    # a step between the concealed row's centres cut_step times the row's median is as likely a cut
+    # between a meld and the row as not; cut_scale: how sharply the odds turn around it
+    cut_step: float = 1.1
+    cut_scale: float = 0.03
+    max_cut_cost: float = 3.0  # groupings with melds cut off the row dearer than this are not tried
+    hole: float = 1.5  # a step with room for a tile is a missed tile as much as a cut: no more evidence than this
     missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
     shown_without_hand: float = 0.5  # with no legal hand, parts likelier in the hand than not are shown as it
     # vision.layout: rows and groups of touching tiles
