@@ -17,6 +17,7 @@ from vision.groups import meld_kind, split_melds
 from vision.layout import group_rows, resolve_slots
 from vision.notices import Notice
 from vision.read import UPSIDE_DOWN, read_detections, read_photo
+from vision.settings import ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
 
@@ -96,7 +97,7 @@ def test_a_tile_missing_from_the_middle_of_the_row_is_warned_of_between_its_neig
 
 @pytest.mark.parametrize("apart", [0.3, 0.6])
 def test_melds_beside_the_concealed_row_are_told_apart_from_it(apart):
-    """Melds laid in the concealed row's line a third of a tile apart: closer than GROUP_GAP, and read
+    """Melds laid in the concealed row's line a third of a tile apart: closer than `group_gap`, and read
     as concealed sets (a silent 门清) if not split off."""
     hand = Hand(concealed=("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2m"), win="2m",
                 melds=(Meld("pon", ("6z",) * 3), Meld("chi", ("3s", "4s", "5s"))), situation=Situation())
@@ -105,6 +106,15 @@ def test_melds_beside_the_concealed_row_are_told_apart_from_it(apart):
     reading = read_detections(dets)
     assert [g.kind for g in reading.best.groups] == ["concealed", "pon", "chi"]
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand)
+
+
+def test_the_layout_cuts_groups_as_its_settings_say():
+    """Gaps and spacing jumps no photo shows (100 tile widths, 100x the pitch): each row is one group, so
+    the melds and the winning tile laid apart are no longer told from the concealed row."""
+    dets, _ = laid_out(HAND, win_apart=True)
+    apart = group_rows(dets)
+    joined = group_rows(dets, ReaderSettings(group_gap=100.0, spacing_jump=100.0))
+    assert len(joined.groups) == len(joined.rows) < len(apart.groups)
 
 
 def test_win_not_apart_is_the_last_tile_with_a_warning():

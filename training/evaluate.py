@@ -2,6 +2,7 @@
 
     python -m training.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
                               [--no-peer] [--models DIR [--models DIR2]] [--no-classifier] [--cache DIR]
+                              [--reader-settings FILE]
 
 A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
 `scenes/`) or a real one (ultralytics layout, labels only: the shared folder's
@@ -40,6 +41,10 @@ Reports, on each DIR's images:
 the same photo, model files and read settings: the read path after the detector is then judged in
 seconds. A run that took any photo's detections from the cache gives no time per photo (`timing`
 says why).
+
+`--reader-settings FILE` (JSON: some of `vision.settings.ReaderSettings`' fields, the rest at their defaults)
+reads with other settings after the detector; every figures JSON names the settings it was read with
+(`reader_settings`). The detection cache does not depend on them.
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
+from vision.settings import DEFAULT, ReaderSettings
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
@@ -397,12 +403,14 @@ def detect_tiles(detector: TileDetector, image: np.ndarray, passes: int, conf: f
 
 
 def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None, passes: int = 2,
-                 upscale: float = 1.0, conf: float | None = None, cache: DetectionCache | None = None) -> list[dict]:
+                 upscale: float = 1.0, conf: float | None = None, cache: DetectionCache | None = None,
+                 reader: ReaderSettings = DEFAULT) -> list[dict]:
     """Each photo read by our read path (and the peer, unless `peer` is None): the slow part, judged
     by `judge`. `peer` caches the peer's reads by image, so comparing models reads with it once.
     `passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
     enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'.
-    With `cache`, the detector's output is kept and reused (a photo read from it is not timed)."""
+    With `cache`, the detector's output is kept and reused (a photo read from it is not timed); `reader`:
+    the settings of the read after the detector."""
     reads = []
     for s in samples:
         image = load_photo(s["image"])
@@ -411,7 +419,7 @@ def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None,
         start = time.perf_counter()
         detect = partial(detect_tiles, detector, image, passes, conf)
         dets, cached = cache.get(s["image"], detect) if cache else (detect(), False)
-        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_detections(dets),
+        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_detections(dets, settings=reader),
                 "seconds": time.perf_counter() - start, "cached": cached, "peer": None}
         if peer is not None:
             if s["image"] not in peer:
@@ -485,7 +493,7 @@ def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_D
 
 
 def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Path, args,
-                   peer: dict | None) -> dict:
+                   peer: dict | None, reader: ReaderSettings = DEFAULT) -> dict:
     """One model on every set: one set gives one set's figures; several give them per set and pooled."""
     detector = TileDetector(models_dir, classifier=not args.no_classifier)
     if detector.classifier and args.classifier_weight is not None:
@@ -493,12 +501,13 @@ def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Pa
     settings = {"models": str(models_dir), "passes": args.passes, "upscale": args.upscale,
                 "conf": detector.card.conf if args.conf is None else args.conf,
                 "classifier": detector.card.classifier.name if detector.classifier else None,
-                "classifier_weight": detector.classifier.weight if detector.classifier else None}
+                "classifier_weight": detector.classifier.weight if detector.classifier else None,
+                "reader_settings": reader.to_json()}
     cache = DetectionCache(args.cache, cache_settings(detector, models_dir, args.passes, args.upscale, args.conf)) \
         if args.cache else None
     results, pooled = {}, []
     for name, (root, split, samples) in sets.items():
-        reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf, cache)
+        reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf, cache, reader)
         pooled += reads
         results[name] = {"data": str(root), "split": split, "real": is_real(root), "read_path": judge(reads)}
         if args.map if args.map is not None else not is_real(root):  # slow on CPU: off for real sets
@@ -528,7 +537,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="1: the classifier's scores only, 0: the detector's only, between: a blend")
     parser.add_argument("--cache", type=Path,
                         help="keep each photo's detections here and reuse them (then no time per photo is measured)")
+    parser.add_argument("--reader-settings", type=Path, metavar="FILE",
+                        help="JSON of vision.settings.ReaderSettings fields to vary (the others keep their defaults)")
     args = parser.parse_args(argv)
+    try:
+        reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else DEFAULT
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from exc
 
     sets = {}
     for root in args.dir:
@@ -541,7 +556,7 @@ def main(argv: list[str] | None = None) -> None:
     peer = None if args.no_peer else {}
     models = args.models or [MODELS_DIR]
     try:
-        results = [evaluate_model(sets, m, args, peer) for m in models]
+        results = [evaluate_model(sets, m, args, peer, reader) for m in models]
     except ModelError as exc:
         raise SystemExit(f"error: {exc}") from exc
     result = results[0] if len(results) == 1 else {"by_model": {str(m): r for m, r in zip(models, results,

@@ -43,6 +43,7 @@ from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
+from vision.settings import DEFAULT
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
 # The unseen designs: (style, the held-out crop number a set's crops are drawn nearest to, or None).
@@ -191,7 +192,7 @@ def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit
     for d, (style, anchor) in enumerate(designs):
         nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects) for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
-    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size,
+    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "reader_settings": DEFAULT.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
               "by_design": {name: {k: t.result() for k, t in tallies.items()} for name, tallies in by_design.items()}}
     if real:

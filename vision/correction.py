@@ -27,11 +27,8 @@ from vision.classes import BACK, CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import TileGroup, meld_kind
 from vision.notices import Notice
+from vision.settings import DEFAULT, ReaderSettings
 
-CANDIDATES = 4  # alternatives considered per tile
-MAX_VISITS = 4000  # readings of one group tried before giving up (the search passes its own budget)
-MAX_COST = 12.0  # a reading e^-12 less likely than the raw one is no longer "close"
-PER_GROUP = 3  # readings kept per group (the concealed tiles, each meld) before combining them
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
@@ -91,15 +88,15 @@ def count_problem(groups: list[TileGroup]) -> Notice | None:
 
 
 def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
-                   max_visits: int = MAX_VISITS, wide: frozenset[int] = frozenset()
+                   settings: ReaderSettings = DEFAULT, wide: frozenset[int] = frozenset()
                    ) -> Iterator[tuple[float, dict[int, str], Draft]]:
     """The legal winning hands these groups make, cheapest first: each (cost, code per member, its draft),
-    the cost being Σ −log p of the codes chosen among each tile's CANDIDATES. A detection in `wide`
+    the cost being Σ −log p of the codes chosen among each tile's `settings.candidates`. A detection in `wide`
     may be any of its allowed codes (a tile supposed where the photo shows none), and so may the
     first tile of a concealed kong shown as four backs.
 
     Whether the concealed tiles make a hand depends on them alone and whether a meld is a set on it
-    alone, so each is searched apart (k-best, cheapest first, at most `max_visits` readings each):
+    alone, so each is searched apart (k-best, cheapest first, at most `settings.visits_per_variant` readings each):
     the concealed readings whose tile counts can win (a memoised count check, microseconds), and the
     readings of each meld that are sets. Their cheapest combinations are then checked whole."""
     raw = dets.raw_codes
@@ -113,7 +110,8 @@ def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
             s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
             p = s / s.sum()
             # every flower is a candidate: a hand holds each once, so one read twice takes another
-            top = np.argsort(-p, kind="stable")[:len(allowed) if i in wide or g.kind == "flowers" else CANDIDATES]
+            kept = len(allowed) if i in wide or g.kind == "flowers" else settings.candidates
+            top = np.argsort(-p, kind="stable")[:kept]
             out.append([(-math.log(p[k]), allowed[k]) for k in top])
         return out
 
@@ -132,15 +130,16 @@ def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
         else:
             accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
         # A kong of backs: any face, each as likely, so keep them all (the first ones may clash with the hand).
-        keep = len(FACES) if hidden & set(g.members) else PER_GROUP
+        keep = len(FACES) if hidden & set(g.members) else settings.per_group
         found = distinct_readings(options(g), keep) if g.kind == "flowers" else \
-            list(itertools.islice(k_best(options(g), accept, max_visits, accept is can_win_as), keep))
+            list(itertools.islice(k_best(options(g), accept, settings.visits_per_variant, settings.max_cost,
+                                          accept is can_win_as), keep))
         if not found:
             return
         parts.append([(cost, dict(zip(g.members, codes, strict=True))) for cost, codes in found])
     combos = sorted(((sum(c for c, _ in pick), pick) for pick in itertools.product(*parts)), key=lambda c: c[0])
     for cost, pick in combos:
-        if cost - combos[0][0] > MAX_COST:
+        if cost - combos[0][0] > settings.max_cost:
             return
         codes = {i: c for _, part in pick for i, c in part.items()}
         try:
@@ -177,11 +176,11 @@ def distinct_readings(options: list[list[tuple[float, str]]], keep: int) -> list
     return heapq.nsmallest(keep, (r for readings in states.values() for r in readings))
 
 
-def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int,
+def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int, max_cost: float,
            counted: bool = False) -> Iterator[tuple[float, tuple[str, ...]]]:
     """Readings (one option per tile) cheapest first that `accept` takes (every one when None):
     a reading's children raise one choice at or after its last raised one, so each is generated
-    once, never before a cheaper parent. Stops after `max_visits` or MAX_COST above the cheapest.
+    once, never before a cheaper parent. Stops after `max_visits` or `max_cost` above the cheapest.
     `counted`: `accept` takes the reading's 34 tile counts (None with a back or a flower among
     them), kept up to date from the parent's as one choice changes, instead of the codes."""
     base = sum(opt[0][0] for opt in options)
@@ -191,7 +190,7 @@ def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int,
     visits = 0
     while heap and visits < max_visits:
         cost, choice, last, counts, changed = heapq.heappop(heap)
-        if cost - base > MAX_COST:
+        if cost - base > max_cost:
             return
         visits += 1
         if counted and changed >= 0 and counts is not None:

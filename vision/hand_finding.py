@@ -30,7 +30,7 @@ from vision.notices import Notice
 # share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
 TOUCH, LEVEL = 0.3, 0.5
 # Flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
-# hand's, as sure as the search never doubts (vision.search.MAX_FLIP): the hand is legal without them, so
+# hand's, as sure as the search never doubts (`max_flip`, vision/settings.py): the hand is legal without them, so
 # unsure flowers were left out as strays (models/README.md, "Reader decisions").
 FLOWERS_KEPT = 1 - 1e-4
 # In a part mostly of flowers, a tile or two read as something else between or beside flowers is a flower

@@ -16,21 +16,14 @@ from scoring.tiles import is_flower
 from vision.boxes import iou_matrix
 from vision.detections import Detections
 from vision.notices import Notice
+from vision.settings import DEFAULT, ReaderSettings
 
-# Two boxes are in one group when their facing edges are closer than this many tile widths.
-GROUP_GAP = 0.45
-# Two boxes are in one row when their centres differ by less than this many tile heights.
-ROW_TOLERANCE = 0.5
-# Within a run of touching tiles, a step between centres this much longer than the steps around it
-# is a gap between two groups: a meld pushed up beside the concealed row, closer than GROUP_GAP (the
-# row itself is packed). Centres, not box edges: a box of a tilted tile's whole body overlaps its
-# neighbours' by a varying amount. Smaller values split packed rows at the detector's noise in its box
-# centres (models/README.md, "The reader's constants").
-SPACING_JUMP = 0.25
-# Boxes overlapping more than this are tiles stacked (a wall two high) or read twice, not side by side.
-STACKED_IOU = 0.2
-# A gap between neighbours this many pitches wide has room for a tile the detector missed.
-ROOM_FOR_A_TILE = 0.65
+# The layout's tunings (group_gap, row_tolerance, spacing_jump, stacked_iou, room_for_a_tile) are
+# ReaderSettings fields (vision/settings.py). Within a run of touching tiles, a step between centres
+# `spacing_jump` longer than the steps around it is a gap between two groups: a meld pushed up beside the
+# concealed row, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
+# tilted tile's whole body overlaps its neighbours' by a varying amount (models/README.md, "The reader's
+# constants").
 # Between two groups of a row, only runs longer than any meld (a kong) can be one run with a tile missing.
 LONGEST_MELD = 4
 
@@ -62,7 +55,7 @@ def tile_size(dets: Detections) -> tuple[float, float]:
     return float(median(short)), float(median(long_))
 
 
-def row_angle(boxes: np.ndarray, tile_w: float) -> float:
+def row_angle(boxes: np.ndarray, tile_w: float, stacked_iou: float) -> float:
     """Direction of the rows, from each tile to its nearest neighbour (tiles touch along a row)."""
     centers = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     if len(centers) < 2:
@@ -71,7 +64,7 @@ def row_angle(boxes: np.ndarray, tile_w: float) -> float:
     dist = np.hypot(diff[..., 0], diff[..., 1])
     np.fill_diagonal(dist, np.inf)
     # A tile stacked on another (a wall two high) covers part of it: not a neighbour along a row.
-    dist[iou_matrix(boxes, boxes) > STACKED_IOU] = np.inf
+    dist[iou_matrix(boxes, boxes) > stacked_iou] = np.inf
     nearest = dist.argmin(axis=1)
     vec = diff[np.arange(len(centers)), nearest]
     close = dist[np.arange(len(centers)), nearest] < 2.0 * tile_w
@@ -112,9 +105,10 @@ def resolve_slots(order: list[int], x1: np.ndarray, x2: np.ndarray, conf: np.nda
 
 
 def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.ndarray,
-          codes: list[str]) -> list[tuple[int, int, int]]:
+          codes: list[str], room_for_a_tile: float) -> list[tuple[int, int, int]]:
     """Where a row (its groups in order) has room for a tile the detector missed: (tile before, tile
-    after, tiles that fit), measured gap by gap between neighbours, in the pitch of the group before.
+    after, tiles that fit: a gap `room_for_a_tile` pitches wide holds one), measured gap by gap between
+    neighbours, in the pitch of the group before.
     Summing a group's small gaps instead made a phantom tile of them: read from their label boxes, 41 of
     the 102 whole hands of data/unseen-v3 warned so (5 now); with a middle tile of the concealed row
     taken out, 31 of 100 warned (62 now).
@@ -127,14 +121,14 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
         if k + 1 < len(parts) and min(len(part), len(parts[k + 1])) > LONGEST_MELD:
             neighbours.append((part[-1], parts[k + 1][0]))
         for a, b in neighbours:
-            room = int((x1[b] - x2[a]) / pitch + 1 - ROOM_FOR_A_TILE)
+            room = int((x1[b] - x2[a]) / pitch + 1 - room_for_a_tile)
             if room > 0 and not (is_flower(codes[a]) or is_flower(codes[b])):
                 found.append((a, b, room))
     return found
 
 
-def split_at_spacing(order: list[int], cx: np.ndarray) -> list[list[int]]:
-    """Cut a run of tiles (sorted along the row) where one step between centres is SPACING_JUMP
+def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> list[list[int]]:
+    """Cut a run of tiles (sorted along the row) where one step between centres is `spacing_jump`
     longer than the median of the (up to 3 a side) steps around it: the local pitch, which
     perspective changes along a row."""
     steps = np.diff(cx[order]).tolist()
@@ -145,18 +139,18 @@ def split_at_spacing(order: list[int], cx: np.ndarray) -> list[list[int]]:
             continue
         mid = len(around) // 2
         median = around[mid] if len(around) % 2 else (around[mid - 1] + around[mid]) / 2
-        if step > (1 + SPACING_JUMP) * median:
+        if step > (1 + spacing_jump) * median:
             cuts.append(i + 1)
     return [order[a:b] for a, b in zip([0, *cuts], [*cuts, len(order)], strict=True)]
 
 
-def group_rows(dets: Detections) -> Layout:
+def group_rows(dets: Detections, settings: ReaderSettings = DEFAULT) -> Layout:
     """Rows and groups of touching tiles, robust to a tilted photo and uneven spacing."""
     n = len(dets)
     if n == 0:
         return Layout((), (), (), 0.0)
     tile_w, tile_h = tile_size(dets)
-    angle = row_angle(dets.boxes, tile_w)
+    angle = row_angle(dets.boxes, tile_w, settings.stacked_iou)
     # In the row frame rows run along x. A turned tile's axis-aligned box is wider than the tile:
     # for a w×h tile turned by t the box is (w·cos + h·sin) × (w·sin + h·cos); solve for w.
     cx, cy = _rotate(dets.centers, angle).T
@@ -168,13 +162,13 @@ def group_rows(dets: Detections) -> Layout:
         width = np.full(n, tile_w)
     x1, x2 = cx - width / 2, cx + width / 2
 
-    # Rows: sort by the row-frame y and cut where consecutive centres jump by half a tile height.
+    # Rows: sort by the row-frame y and cut where consecutive centres jump by `row_tolerance` of a tile height.
     by_y = np.argsort(cy, kind="stable")
     ys = cy.tolist()
     rows: list[list[int]] = [[int(by_y[0])]]
     total = ys[rows[0][0]]  # the sum of the current row's centres: its mean without re-adding them
     for i in by_y[1:].tolist():
-        if ys[i] - total / len(rows[-1]) > ROW_TOLERANCE * tile_h:
+        if ys[i] - total / len(rows[-1]) > settings.row_tolerance * tile_h:
             rows.append([])
             total = 0.0
         rows[-1].append(i)
@@ -187,10 +181,10 @@ def group_rows(dets: Detections) -> Layout:
     dropped: list[int] = []
     for row in rows:
         row.sort(key=lambda i: (x1[i] + x2[i]) / 2)
-        # Groups: cut the row where the gap between facing edges exceeds GROUP_GAP tile widths.
+        # Groups: cut the row where the gap between facing edges exceeds `group_gap` tile widths.
         parts: list[list[int]] = [[row[0]]]
         for i in row[1:]:
-            if x1[i] - max(x2[j] for j in parts[-1]) > GROUP_GAP * tile_w:
+            if x1[i] - max(x2[j] for j in parts[-1]) > settings.group_gap * tile_w:
                 parts.append([])
             parts[-1].append(i)
         first = len(groups)
@@ -201,8 +195,8 @@ def group_rows(dets: Detections) -> Layout:
             dropped.extend(lost)
             slotted.append(kept)
             pitches.append(pitch)
-            groups.extend(tuple(piece) for piece in split_at_spacing(kept, cx))
-        for a, b, room in holes(slotted, pitches, x1, x2, codes):
+            groups.extend(tuple(piece) for piece in split_at_spacing(kept, cx, settings.spacing_jump))
+        for a, b, room in holes(slotted, pitches, x1, x2, codes, settings.room_for_a_tile):
             warnings.append(Notice.of("tile-may-be-missing", count=room, left=codes[a], right=codes[b]))
         row_groups.append(tuple(range(first, len(groups))))
     if abs(angle) > 30:

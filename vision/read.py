@@ -31,6 +31,7 @@ from vision.hand_finding import Part, find_parts, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.search import Candidate, Layouts, likely_hand, photo_group, search
+from vision.settings import DEFAULT, ReaderSettings
 
 
 @dataclass(frozen=True)
@@ -165,21 +166,21 @@ class PhotoReading:
         }
 
 
-def read_detections(dets: Detections, rules: Ruleset | None = None) -> PhotoReading:
+def read_detections(dets: Detections, rules: Ruleset | None = None, settings: ReaderSettings = DEFAULT) -> PhotoReading:
     """Everything after the detector: pure geometry and rules, testable without a model. The hand is
     found among everything the photo shows (`vision.hand_finding`) and read as the most probable
     legal winning hand under `rules` (default: the default table) by one search (`vision.search`).
     Each row's id is its detection's index in `dets`."""
     rules = rules or load_ruleset()
     supposed_id = len(dets)
-    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets))
+    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets, settings))
     if not len(dets):
         return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
     parts = find_parts(dets, layout)
-    layouts = Layouts(dets, flower_tiles(parts))
-    found = search(dets, parts, rules, layouts)
+    layouts = Layouts(dets, flower_tiles(parts), settings)
+    found = search(dets, parts, rules, layouts, settings)
     if not found:
-        return _no_legal_hand(dets, parts, layouts)
+        return _no_legal_hand(dets, parts, layouts, settings)
     best = found[0]
     rows = _Rows(dets, parts, supposed_id)
     warnings = list(layouts.of(best.members).warnings)
@@ -235,10 +236,10 @@ def shown_rows(dets: Detections, codes: list[str], why: list[str]) -> tuple[Row,
     return tuple(Row(*fact) for fact in facts)
 
 
-def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts) -> PhotoReading:
+def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts, settings: ReaderSettings) -> PhotoReading:
     """The likeliest hand tiles as read, for the player to fix, with why no legal hand was found."""
     raw = dets.raw_codes
-    ms = likely_hand(parts)
+    ms = likely_hand(parts, settings)
     hl = layouts.of(ms.members) if ms.members else None
     hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
     groups = tuple(hand) + tuple(TileGroup("unknown", part.members, APART) for part in ms.loose)
@@ -281,20 +282,21 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
     return tuple(differs)
 
 
-def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None) -> PhotoReading:
+def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None,
+               settings: ReaderSettings = DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier); a reading less sure of its
-    tiles' faces than SURE_UPRIGHT (mean certainty) is compared with the photo read turned half a turn, and
-    the turned reading is kept when it is clearly surer (by TURNED_BY), boxes mapped back to `image`'s
+    tiles' faces than `settings.sure_upright` (mean certainty) is compared with the photo read turned half a turn, and
+    the turned reading is kept when it is clearly surer (by `settings.turned_by`), boxes mapped back to `image`'s
     pixels and ids kept. A photo taken from across the table shows the tiles upside down; read as it is,
     it gave a legal but wrong hand. A sure reading skips the second read, which doubles the time, and so
     does a photo of more tiles than a hand shows or of none (models/README.md, "Reader decisions")."""
-    upright = read_detections(_detect(detector, image, memory), rules)
+    upright = read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(upright.best.shown)
-    if not shown or _sureness(upright) >= SURE_UPRIGHT or shown > MAX_HAND_TILES:
+    if not shown or _sureness(upright) >= settings.sure_upright or shown > MAX_HAND_TILES:
         return upright
-    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules)
-    if _sureness(turned) <= _sureness(upright) + TURNED_BY:
+    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
+    if _sureness(turned) <= _sureness(upright) + settings.turned_by:
         return upright
     h, w = image.shape[:2]
     return replace(turned, best=half_turned(turned.best, w, h),
@@ -312,11 +314,6 @@ def half_turned(proposal: Proposal, width: int, height: int) -> Proposal:
                                         for row in proposal.rows))
 
 
-# Tuned on the committed photos turned half a turn (models/README.md, "Reader decisions").
-SURE_UPRIGHT = 0.9
-# The turned reading replaces the upright one only when it is this much surer: a hard upright photo
-# can read a little surer turned, and wrong.
-TURNED_BY = 0.05
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
 MAX_HAND_TILES = 30
 UPSIDE_DOWN = Notice.of("upside-down")

@@ -3,8 +3,8 @@
 What varies: which parts of the photo belong to the hand (`vision.hand_finding` gives each a
 probability), each tile's code (the detector's scores), the groups' kinds (`vision.groups`), and
 one tile the photo may have missed where the concealed tiles are one short. A candidate's cost
-is −log of its probability: the parts kept and left out, the codes chosen, and MISSING_COST for
-a supposed tile. Only legal winning hands of the chosen table count, so a stray tile beside the
+is −log of its probability: the parts kept and left out, the codes chosen, and `missing_cost` for
+a supposed tile (`vision.settings`). Only legal winning hands of the chosen table count, so a stray tile beside the
 row, a discard or a wall is left out because the hand is legal without it. The cheapest candidate
 is the reading; the next distinct hands are its runners-up. The search asks the scorer whether
 tiles make a win (`scoring.draft.check_win`, in the plain situation: a reading does not depend on
@@ -25,25 +25,15 @@ from scoring.draft import Draft
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
-from vision.correction import FACES, MAX_COST, count_problem, kongs_of_backs, legal_readings
+from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
 from vision.groups import APART, TileGroup, classify, meld_kind
 from vision.hand_finding import Part, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
+from vision.settings import DEFAULT, ReaderSettings
 
-MAX_FLIP = 8.0  # a part more than e^8 times likelier in than out (or out than in) is never changed
-MAX_MEMBERSHIPS = 300  # memberships counted (and, with a hand's tile count, laid out), cheapest first
 HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
-MAX_LAID_OUT = 8  # memberships with a hand's tile count laid out, cheapest first
-MAX_SEARCHED = 6  # of those whose groups' tile counts can make a hand, how many are searched for codes
-VISITS_PER_VARIANT = 400  # readings of one group's codes tried per membership and grouping
-READINGS_PER_VARIANT = 4  # legal hands kept per membership and grouping (the best and runner-ups)
-# A step between the concealed row's tile centres CUT_STEP times the row's median is as likely a cut
-# between a meld and the row as not; CUT_SCALE: how sharply the odds turn around it.
-CUT_STEP, CUT_SCALE, MAX_CUT_COST, HOLE = 1.1, 0.03, 3.0, 1.5
-MISSING_COST = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
-SHOWN_WITHOUT_HAND = 0.5  # with no legal hand, the parts more likely in the hand than not are shown as it
 # No winning hand shows two parts of this many face-up tiles (flowers aside): with m melds shown it keeps
 # 17 - 3m tiles, 9 or more only for m ≤ 2, whose melds hold 8 at most (as kongs). A photo with two such
 # parts and no legal hand shows a set laid out in rows, not a hand.
@@ -91,7 +81,7 @@ class Membership:
         return tuple(part for part, keep in zip(self.parts, self.inside, strict=True) if not keep)
 
 
-def memberships(parts: list[Part], flower: np.ndarray) -> Iterator[Membership]:
+def memberships(parts: list[Part], flower: np.ndarray, max_flip: float) -> Iterator[Membership]:
     """Which parts form the hand, cheapest first: each part is in when more likely in than out, and
     every set of parts changed from that costs the log-odds given up (enumerated by rising cost:
     a set's children add one later part, so each set comes once and never before a cheaper one).
@@ -102,7 +92,7 @@ def memberships(parts: list[Part], flower: np.ndarray) -> Iterator[Membership]:
     cost0 = float(np.sum(np.where(base, -np.log(p), -np.log(1 - p))))
     tiles = [len(part.members) - int(flower[list(part.members)].sum()) for part in parts]
     tiles0 = sum(t for t, keep in zip(tiles, base, strict=True) if keep)
-    doubtful = [int(k) for k in np.argsort(flip) if flip[k] < MAX_FLIP]
+    doubtful = [int(k) for k in np.argsort(flip) if flip[k] < max_flip]
     heap: list[tuple[float, int, tuple[int, ...]]] = [(cost0, -1, ())]
     shared = tuple(parts)
     while heap:
@@ -117,12 +107,12 @@ def memberships(parts: list[Part], flower: np.ndarray) -> Iterator[Membership]:
             heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
 
 
-def likely_hand(parts: list[Part]) -> Membership:
+def likely_hand(parts: list[Part], settings: ReaderSettings = DEFAULT) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
     the player to fix (the others stay offered beside it); none when the photo shows two rows no hand
     can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
     models/README.md, "Reader decisions"."""
-    inside = tuple(part.p_hand >= SHOWN_WITHOUT_HAND for part in parts)
+    inside = tuple(part.p_hand >= settings.shown_without_hand for part in parts)
     if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
         inside = (False,) * len(parts)
     return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
@@ -146,23 +136,24 @@ class HandLayout:
 
 class Layouts:
     """The hand layouts of one photo, each membership laid out once: the search lays out up to
-    MAX_LAID_OUT memberships, and the reading's warnings and the hand shown without a legal one are
+    `settings.max_laid_out` memberships, and the reading's warnings and the hand shown without a legal one are
     a membership's layout again (`group_rows` is the costliest step after the detector)."""
 
-    def __init__(self, dets: Detections, flowers: frozenset[int]) -> None:
-        self.dets, self.flowers = dets, flowers
+    def __init__(self, dets: Detections, flowers: frozenset[int], settings: ReaderSettings = DEFAULT) -> None:
+        self.dets, self.flowers, self.settings = dets, flowers, settings
         self._made: dict[tuple[int, ...], HandLayout] = {}
 
     def of(self, members: tuple[int, ...]) -> HandLayout:
         if members not in self._made:
-            self._made[members] = lay_out(self.dets, members, self.flowers)
+            self._made[members] = lay_out(self.dets, members, self.flowers, self.settings)
         return self._made[members]
 
 
-def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset()) -> HandLayout:
+def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset(),
+            settings: ReaderSettings = DEFAULT) -> HandLayout:
     """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else; the
     detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
-    whole = group_rows(dets[np.array(members, np.int64)])
+    whole = group_rows(dets[np.array(members, np.int64)], settings)
     sub, layout = in_reading_order(dets[np.array(members, np.int64)], whole)
     order = [members[i] for g in whole.groups for i in g]
     codes = [f if i in flowers else c for i, c, f in zip(order, sub.layout_codes, sub.likeliest_flowers, strict=True)]
@@ -184,31 +175,32 @@ def merged_into_row(groups: list[TileGroup]) -> list[TileGroup] | None:
     return [TileGroup("concealed", members, win_apart=apart)] + [g for g in groups[1:] if g not in stray]
 
 
-def row_cuts(sub: Detections, groups: list[TileGroup]) -> list[tuple[float, list[TileGroup]]]:
+def row_cuts(sub: Detections, groups: list[TileGroup],
+             settings: ReaderSettings = DEFAULT) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
-    costs by how much longer the step is than the row's median (CUT_STEP times: as likely either way).
-    The cheapest grouping costs 0; the uncut one is always tried, others dearer than MAX_CUT_COST not."""
+    costs by how much longer the step is than the row's median (`cut_step` times: as likely either way).
+    The cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
     row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
     steps = np.hypot(*np.diff(sub.centers[core], axis=0).T)
-    # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than HOLE.
-    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), HOLE) - CUT_STEP) / CUT_SCALE
+    # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than `hole`.
+    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
     cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
-        for ends, cost in _cut_runs(n - 2, [extra[position(e)] for e in range(1, n)], MAX_CUT_COST):
+        for ends, cost in _cut_runs(n - 2, [extra[position(e)] for e in range(1, n)], settings.max_cut_cost):
             bounds = [0, *ends] if at_start else [n - e for e in (0, *ends)]
             pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
             rest = core[ends[-1]:] if at_start else core[:n - ends[-1]]
             concealed = TileGroup("concealed", tuple(rest) + tuple(row[n:]), win_apart=groups[0].win_apart)
             cuts.append((cost, [concealed, *(TileGroup("unknown", p) for p in pieces), *groups[1:]]))
     least = min([0.0, *(c for c, _ in cuts)])
-    return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= MAX_CUT_COST),
+    return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= settings.max_cut_cost),
                                        key=lambda v: v[0])
 
 
@@ -242,7 +234,8 @@ def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detecti
     return sub, [TileGroup("concealed", row, win_apart=groups[0].win_apart), *groups[1:]], added
 
 
-def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts) -> list[Candidate] | None:
+def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts,
+                  settings: ReaderSettings = DEFAULT) -> list[Candidate] | None:
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
     None when its tile counts make no hand whatever the codes and groupings (no search was needed).
     Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
@@ -253,17 +246,17 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         loose.append(TileGroup("unknown", tuple(dropped), APART))
     out, counted = [], False
     merged = merged_into_row(list(hl.groups))
-    groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g)]
+    groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
     for shape_cost, grouping in groupings:
         sub, groups, added = with_missing_tile(hl.sub, grouping)
         if count_problem(groups):
             continue
         counted = True
-        extra = shape_cost + (MISSING_COST if added else 0.0)
+        extra = shape_cost + (settings.missing_cost if added else 0.0)
         order = hl.order + [len(dets)] * len(added)  # the supposed tile: the position past the photo's
         hidden = kongs_of_backs(groups, sub.raw_codes)
         for cost, codes, draft in itertools.islice(
-                legal_readings(sub, groups, rules, VISITS_PER_VARIANT, frozenset(added)), READINGS_PER_VARIANT):
+                legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
             mapped = tuple(_photo_group(g, codes, order) for g in groups) + tuple(loose)
             out.append(Candidate(ms.cost + cost + extra, mapped,
                                  {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
@@ -285,24 +278,24 @@ def photo_group(g: TileGroup) -> TileGroup:
 
 
 def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts,
-           runners: int = 3) -> list[Candidate]:
+           settings: ReaderSettings = DEFAULT, runners: int = 3) -> list[Candidate]:
     """The cheapest legal hand and up to `runners` next distinct hands, cheapest first (`layouts`:
     the photo's, `Layouts(dets, flower_tiles(parts))`, kept for the reading's warnings)."""
     found: list[Candidate] = []
     searched = laid_out = 0
     runs = flower_tiles(parts)
     flower = np.array([is_flower(c) or i in runs for i, c in enumerate(dets.layout_codes)], bool)
-    for ms in itertools.islice(memberships(parts, flower), MAX_MEMBERSHIPS):
+    for ms in itertools.islice(memberships(parts, flower, settings.max_flip), settings.max_memberships):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
         kept = sorted({c.key: c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
-        if (found and ms.cost - kept[0] > MAX_COST) or (len(kept) > runners and ms.cost >= kept[-1]) \
-                or searched >= MAX_SEARCHED or laid_out >= MAX_LAID_OUT:
+        if (found and ms.cost - kept[0] > settings.max_cost) or (len(kept) > runners and ms.cost >= kept[-1]) \
+                or searched >= settings.max_searched or laid_out >= settings.max_laid_out:
             break
         # 17 tiles and one more per kong (5 at most), one fewer with a missed tile: else no layout can help
         if not HAND_TILES[0] <= ms.tiles <= HAND_TILES[1]:
             continue
-        readings = hand_readings(dets, ms, rules, layouts)
+        readings = hand_readings(dets, ms, rules, layouts, settings)
         laid_out += 1
         searched += readings is not None
         found += readings or []

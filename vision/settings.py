@@ -1,0 +1,84 @@
+"""The reader's settings: the numbers that tune the read after the detector, in one frozen config.
+
+`read_detections` and `read_photo` take one (`DEFAULT` unless given) and pass it down; every evaluation
+writes it into its JSON (`to_json`) and `training.evaluate --reader-settings FILE` varies it (`from_json`).
+The long reasons for each default are in models/README.md ("Reader decisions", "The reader's constants").
+Facts of the game (a hand's tile counts, class lists) are not settings and stay module constants.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    # vision.search: which parts form the hand, and how far the search goes
+    max_flip: float = 8.0  # a part e^8 times likelier in than out (or out than in) is never changed
+    max_memberships: int = 300  # memberships counted, cheapest first
+    max_laid_out: int = 8  # memberships with a hand's tile count laid out, cheapest first
+    max_searched: int = 6  # of those whose tile counts can make a hand, how many are searched for codes
+    visits_per_variant: int = 400  # readings of one group's codes tried per membership and grouping
+    readings_per_variant: int = 4  # legal hands kept per membership and grouping (the best and runner-ups)
+    # a step between the concealed row's centres cut_step times the row's median is as likely a cut
+    # between a meld and the row as not; cut_scale: how sharply the odds turn around it
+    cut_step: float = 1.1
+    cut_scale: float = 0.03
+    max_cut_cost: float = 3.0  # groupings with melds cut off the row dearer than this are not tried
+    hole: float = 1.5  # a step with room for a tile is a missed tile as much as a cut: no more evidence than this
+    missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
+    shown_without_hand: float = 0.5  # with no legal hand, parts likelier in the hand than not are shown as it
+    # vision.layout: rows and groups of touching tiles
+    group_gap: float = 0.45  # boxes whose facing edges are closer than this many tile widths are one group
+    row_tolerance: float = 0.5  # boxes whose centres differ by less than this many tile heights are one row
+    spacing_jump: float = 0.25  # a step between centres this much longer than those around it cuts a group
+    stacked_iou: float = 0.2  # boxes overlapping more are stacked or read twice, not side by side
+    room_for_a_tile: float = 0.65  # a gap between neighbours this many pitches wide may hide a missed tile
+    # vision.correction: how far a code may be changed to make a legal hand
+    candidates: int = 4  # alternatives considered per tile
+    max_cost: float = 12.0  # a reading e^-12 less likely than the cheapest is no longer "close"
+    per_group: int = 3  # readings kept per group (the concealed tiles, each meld) before combining them
+    # vision.read: when a photo is read again turned half a turn
+    sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
+    turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> ReaderSettings:
+        """Settings from a JSON object, defaults for the keys it leaves out; unknown keys and values of
+        the wrong type are refused (ValueError naming them), so a typo cannot silently run the defaults."""
+        if not isinstance(data, dict):
+            raise ValueError(f"reader settings must be a JSON object, not {type(data).__name__}")
+        types = {f.name: f.type for f in fields(cls)}
+        unknown = sorted(set(data) - set(types))
+        if unknown:
+            raise ValueError(f"unknown reader settings: {', '.join(map(str, unknown))} "
+                             f"(known: {', '.join(types)})")
+        for key, value in data.items():
+            # bool is an int in Python, and an int is fine where a float is wanted
+            ok = not isinstance(value, bool) and (
+                isinstance(value, int) if types[key] == "int" else isinstance(value, int | float))
+            if not ok:
+                raise ValueError(f"reader setting {key} must be {'an integer' if types[key] == 'int' else 'a number'}, "
+                                 f"not {value!r}")
+        return cls(**data)
+
+    @classmethod
+    def from_file(cls, path: Path) -> ReaderSettings:
+        """Settings from a JSON file (`from_json`); a file that cannot be read or is not JSON is refused
+        with a ValueError naming it."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"cannot read reader settings from {path}: {exc}") from exc
+        try:
+            return cls.from_json(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from exc
+
+
+DEFAULT = ReaderSettings()
