@@ -34,7 +34,7 @@ from scoring.draft import (
     to_text,
 )
 from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
-from scoring.melds import MeldKind
+from scoring.melds import KongOrigin, MeldKind
 from scoring.payout import Deal, Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.seats import SEATS, Wind, seat_wind
@@ -106,7 +106,13 @@ for key, value in {
 ss.dataset_name = ss.dataset_name
 
 KIND_NAMES = {kind: kind.name_in("traditional") for kind in MeldKind}  # 吃 碰 明槓 暗槓 (scoring/melds.py)
-ORIGIN_NAMES = {"called": "大明槓（槓別人打出的牌）", "added": "加槓（碰了再補第四張）"}
+# What each origin means, beside its name (scoring.melds names it).
+ORIGIN_HINTS = {KongOrigin.CALLED: "槓別人打出的牌", KongOrigin.ADDED: "碰了再補第四張"}
+
+
+def origin_label(origin: str) -> str:
+    kong = KongOrigin(origin)
+    return t(f"{kong.name_in('traditional')}（{ORIGIN_HINTS[kong]}）")
 
 
 # Labels read the `script` and `draft` of this run, not session state: Streamlit may call a
@@ -472,7 +478,7 @@ def ask_kong_origins() -> None:
         ss[f"kong_origin_{m}"] = draft.melds[m].origin
         face = tile_label(draft.melds[m].tiles[0].code, script)
         choice(t(f"副露 {m + 1}（{face}的明槓）是怎麼槓的？這個規則的台數要看它"), KONG_ORIGINS,
-               f"kong_origin_{m}", lambda origin: t(ORIGIN_NAMES[origin]),
+               f"kong_origin_{m}", origin_label,
                then=lambda origin, m=m: edit(set_kong_origin(ss.draft, m, origin)))
 
 
