@@ -8,7 +8,7 @@ phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
-(`stage_times`). `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
+(`stage_times`), for each photo (with the tiles it holds) and as medians. `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
 made by `python -m vision remember`), and says what the memory adds to a read.
 """
 
@@ -67,7 +67,14 @@ def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
     classify, start = clock() - start, clock()
     read_detections(dets)
     return {"decode": decode, "detector passes": read - classify, "crop classifier": classify,
-            "of it, cutting crops": cut, "after the detector": clock() - start}
+            "of it, cutting crops": cut, "after the detector": clock() - start, "tiles": len(dets)}
+
+
+def per_photo(photo: Path, ours: float, peer: float, stages: dict[str, float]) -> str:
+    """One photo's line of `--stages`: its tiles, our read and the peer's, and our stages, in ms."""
+    times = " ".join(f"{name.split()[0]} {t * 1000:.0f}" for name, t in stages.items()
+                     if name not in ("tiles", "of it, cutting crops"))
+    return f"{photo.name[:32]:32s} {stages['tiles']:3d} tiles  ours {ours * 1000:4.0f}  peer {peer * 1000:4.0f}  ({times})"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -108,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
             if args.stages:
                 reads = [stage_times(detector, photo) for _ in range(args.repeat)]
                 stages.append({name: min(r[name] for r in reads) for name in reads[0]})
+                print(per_photo(photo, ours[-1], peer[-1], stages[-1]))
     mo, mp = statistics.median(ours) * 1000, statistics.median(peer) * 1000
     print(f"{len(photos)} photos x {args.repeat}")
     print(f"taishu photo -> hand : median {mo:7.1f} ms  (max {max(ours) * 1000:.0f} ms)")
@@ -116,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     if remembered:
         mm = statistics.median(remembered) * 1000
         print(f"with the memory      : median {mm:7.1f} ms ({len(memory)} examples): {mm / mo:.2f}x without it")
-    for name in stages[0] if stages else ():
+    for name in [n for n in stages[0] if n != "tiles"] if stages else ():
         print(f"  {name:20s}: median {statistics.median(t[name] for t in stages) * 1000:7.1f} ms")
 
 
