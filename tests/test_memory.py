@@ -131,6 +131,23 @@ def test_a_class_without_examples_is_left_to_the_model(seed, known):
     np.testing.assert_allclose(ratio, ratio[:, :1].repeat(len(unknown), axis=1), rtol=1e-3)
 
 
+def test_of_two_classes_whose_examples_are_both_like_a_crop_the_likelier_wins():
+    """A set's flowers look alike: a crop of 6f is well above SIMILAR to the 8f examples too. The class whose
+    example is likest the crop wins over a model that prefers the other one three to one, unless no example
+    is as like the crop as one of the table's own set (SAME_SET): the likest may then be another set's."""
+    memory = TableMemory("0" * 64)
+    memory.add(np.array([[1.0, 0.0, 0.0], [0.95, 0.312, 0.0]], np.float32), ["6f", "8f"])
+    probs = np.full((1, len(CLASSES)), 1e-4, np.float32)
+    probs[0, CLASSES.index("6f")], probs[0, CLASSES.index("8f")] = 0.25, 0.75
+    probs /= probs.sum()
+
+    def likelier(crop) -> str:
+        return CLASSES[int(memory.blend(probs, np.array([crop], np.float32))[0].argmax())]
+
+    assert likelier([1.0, 0.0, 0.0]) == "6f"  # like its 6f at 1.0, its 8f at 0.95
+    assert likelier([0.84, 0.0064, 0.5425]) == "8f"  # 0.84 and 0.80: below SAME_SET
+
+
 def flower_codes(reading) -> list[str]:
     return sorted(reading.best.row(i).code for g in reading.best.groups if g.kind == "flowers" for i in g.members)
 

@@ -8,8 +8,9 @@ phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
-(`stage_times`), for each photo (with the tiles it holds) and as medians. `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
-made by `python -m vision remember`), and says what the memory adds to a read.
+(`stage_times`), for each photo (with the tiles it holds) and as medians. `--memory FILE` reads each
+photo a third time, with that table's memory (vision/memory.py, made by `python -m vision remember`),
+and says what the memory adds to a read.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def per_photo(photo: Path, ours: float, peer: float, stages: dict[str, float]) -
     """One photo's line of `--stages`: its tiles, our read and the peer's, and our stages, in ms."""
     times = " ".join(f"{name.split()[0]} {t * 1000:.0f}" for name, t in stages.items()
                      if name not in ("tiles", "of it, cutting crops"))
-    return f"{photo.name[:32]:32s} {stages['tiles']:3d} tiles  ours {ours * 1000:4.0f}  peer {peer * 1000:4.0f}  ({times})"
+    return (f"{photo.name[:32]:32s} {stages['tiles']:3d} tiles  ours {ours * 1000:4.0f}  "
+            f"peer {peer * 1000:4.0f}  ({times})")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -36,6 +36,12 @@ PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code 
 # models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
 # on real photos another set of the collection), so the memory lowers a class little.
 SIMILAR, STRENGTH, MAX_SHIFT, MAX_DOWN = 0.75, 15.0, 4.0, 1.0
+# A set's tiles look alike to the classifier (its flowers above all), so a crop is often above SIMILAR to the
+# examples of two classes. Where its likest example is at least SAME_SET like it (the table's own set), each
+# class with examples also loses RELATIVE log-odds per unit its nearest example is less like the crop than
+# that likest one. Below SAME_SET the likest example is often of another set (the real collections mix
+# sets), and the term cost taps there (models/README.md, "The table's memory").
+RELATIVE, SAME_SET = 20.0, 0.85
 
 
 class TableMemoryError(NoticeError, ValueError):
@@ -100,14 +106,18 @@ class TableMemory:
     def blend(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """Each tile's class probabilities (N, 43) with the table's examples' word: a class with examples
         gains (or loses) log-odds by how much more (or less) like its nearest example the tile's crop is than
-        SIMILAR; a class without one keeps what the model says. An empty memory changes nothing."""
+        SIMILAR, and, where the likest example is of this set (SAME_SET), loses more the less like the crop it
+        is than that one (RELATIVE); a class without one keeps what the model says. An empty memory changes
+        nothing."""
         if not self.examples or not len(probs):
             return probs
         rows, bank, kept = self._bank()
         # each tile's similarity to the nearest example of each class (a padding slot is no example)
         nearest = np.where(kept[:, :, None], bank @ _unit(embeddings).T, -1.0).max(axis=1).T
         shift = np.zeros_like(probs, dtype=np.float64)
-        shift[:, rows] = np.clip(STRENGTH * (nearest - SIMILAR), -MAX_DOWN, MAX_SHIFT)
+        likest = nearest.max(axis=1, keepdims=True)
+        shift[:, rows] = np.clip(STRENGTH * (nearest - SIMILAR), -MAX_DOWN, MAX_SHIFT) \
+            + np.where(likest >= SAME_SET, RELATIVE * (nearest - likest), 0.0)
         log_p = np.log(np.clip(probs, 1e-9, None)) + shift
         out = np.exp(log_p - log_p.max(axis=1, keepdims=True))
         return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
