@@ -2,6 +2,7 @@
 what needs missing shared data says which path and which setting."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,9 +82,12 @@ def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
     """`training.bench --stages` on one committed sample: our time, the peer's and each stage's."""
     from training.bench import SAMPLES, main
 
-    main([str(sorted(SAMPLES.glob("*.jpg"))[0]), "--stages"])
+    photo = sorted(SAMPLES.glob("*.jpg"))[0]
+    main([str(photo), "--stages"])
     out = capsys.readouterr().out
     assert "1 photos x 1" in out and "x the peer" in out
+    line = next(line for line in out.splitlines() if line.startswith(photo.name))
+    assert re.search(r" \d+ tiles  ours +\d+  peer +\d+  \(decode \d+ detector \d+ crop \d+ after \d+\)", line)
     for stage in ("decode", "detector passes", "crop classifier", "of it, cutting crops", "after the detector"):
         assert f"  {stage}" in out
 
