@@ -42,3 +42,16 @@ def test_the_evening_benchmark_at_a_small_size(detector):
         assert 0.5 <= f["hand_tiles_read_right"] <= 1
     first = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects())
     assert first["hands 1-2 memory"] == first["hands 1-2 alone"]
+
+
+def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, capsys):
+    """`--detail`: a line per hand read with the memory; a hand not read exactly shows both its groups."""
+    result = run(evenings=1, hands=3, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector,
+                 show_detail=True)
+    lines = capsys.readouterr().err.splitlines()
+    hands = [line for line in lines if not line.startswith("  ")]
+    assert [h.split(": ")[0] for h in hands] == [f"real-crops-held-out@170 seed 5 hand {n}" for n in (1, 2, 3)]
+    exact = sum(h.endswith("groups exact") for h in hands)
+    assert len(lines) == len(hands) + 2 * (3 - exact)
+    memory = [result["all"][f"hands {phase} memory"] for phase in ("1-2", "3 on")]
+    assert exact == round(sum(f["groups_exact"] * f["whole_hands"] for f in memory))

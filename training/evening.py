@@ -1,6 +1,7 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
     python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
+                               [--detail]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
@@ -11,7 +12,8 @@ labelled hand tile at IoU 0.5) with its true code; a tile the player adds by han
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
 without the memory: the hand taps to fix (`training.evaluate.judge_hand`), groups-and-kinds exact over
 whole hands, and *flower groups right*: the reading's flower group holds exactly the hand's flowers
-(over the hands whose flowers are all in view).
+(over the hands whose flowers are all in view). `--detail` also writes a line per hand read with the
+memory to stderr: its taps, and the hand's groups beside the reading's where they differ.
 
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +39,7 @@ from datasets.recipe import Recipe
 from datasets.scene import render_scene
 from datasets.scene_truth import SceneTruth
 from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
-from training.evaluate import is_real, judge_hand, load_samples
+from training.evaluate import is_real, judge_hand, load_samples, reading_groups, truth_groups
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
@@ -130,8 +133,19 @@ def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, 
                      [c for _, c in found])
 
 
+def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: int) -> str:
+    """One hand's line of `--detail`: its taps, and where the reading's groups (kind: codes) differ from the
+    hand's, both."""
+    line = f"{name} hand {n + 1}: {taps} taps"
+    read, held = reading_groups(reading), truth_groups(truth)
+    if read == held:
+        return line + ", groups exact"
+    show = lambda groups: "; ".join(f"{kind}: {' '.join(codes)}" for kind, codes in sorted(groups.elements()))  # noqa: E731
+    return f"{line}\n  hand    {show(held)}\n  reading {show(read)}"
+
+
 def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
-            effects) -> dict[str, Tally]:
+            effects, show_detail: bool = False) -> dict[str, Tally]:
     """One evening of one design: its hands read with and without the memory, by hand number."""
     rng = np.random.default_rng(seed)
     tile_set = tile_set_of(style, anchor, rng)
@@ -146,6 +160,9 @@ def evening(detector: TileDetector, style: str, anchor: float | None, hands: int
         judged(out[f"{phase} alone"], alone, boxes, codes, truth)
         reading = read_detections(detector.read(image, memory=memory))
         pairs = judged(out[f"{phase} memory"], reading, boxes, codes, truth)
+        if show_detail:
+            print(detail(f"{design_name(style, anchor)} seed {seed}", n, reading, truth,
+                         out[f"{phase} memory"].taps[-1]), file=sys.stderr)
         teach_found(memory, detector, image, reading, pairs, codes, hand_rows(truth))
     return out
 
@@ -185,12 +202,13 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
 
 
 def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
-        designs=DESIGNS, detector: TileDetector | None = None) -> dict:
+        designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False) -> dict:
     detector = detector or TileDetector()
     effects = photo_effects()
     by_design = {}
     for d, (style, anchor) in enumerate(designs):
-        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects) for e in range(evenings)]
+        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail)
+                  for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
     result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "reader_settings": DEFAULT.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
@@ -210,13 +228,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--real", type=Path, nargs="*", default=[], help="real sets to read as evenings (test split)")
     parser.add_argument("--limit", type=int, help="the first N photos of each real set")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--detail", action="store_true", help="a line per hand read with the memory (stderr)")
     args = parser.parse_args(argv)
     if args.evenings < 1 or args.hands < 1:
         parser.error("--evenings and --hands must be at least 1")
     for root in args.real:
         if not (root / "images" / "test").is_dir() or not is_real(root):
             parser.error(f"{root} is not a real set with a test split (images/test)")
-    text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit), indent=1)
+    text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit,
+                          show_detail=args.detail), indent=1)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")
