@@ -2,6 +2,7 @@
 codes and a missed tile under the chosen table, and its runner-up hands."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,8 +15,10 @@ from vision.__main__ import as_json
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import APART
+from vision.hand_finding import Part
 from vision.notices import Notice
 from vision.read import read_detections
+from vision.search import likely_hand
 
 from .fake_detections import TILE_H, TILE_W, around_the_hand, laid_out, one_hot
 from .test_layout_and_correction import HAND, same_hand
@@ -131,3 +134,16 @@ def test_rows_of_a_set_are_offered_loose_not_shown_as_a_hand():
 def test_one_row_without_a_legal_hand_is_still_shown_for_the_player_to_fix():
     reading = read_detections(rows_of_a_set(SET_ROWS[:1]))
     assert reading_hand(reading) is None and len(hand_tiles(reading)) == 12
+
+
+def test_with_no_legal_hand_a_long_row_the_finder_doubts_is_shown_and_a_short_one_is_not():
+    """A photo of one hand whose tiles are too small to read into a legal hand: the hand finder gives its row
+    0.47. Set apart, the player would tap every tile back; shown as the hand, only the misreads. A short run
+    it doubts as much is more often loose tiles or discards, and one it thinks unlikely stays apart."""
+    row = Part(tuple(range(15)), 0.47, "stray", 12)
+    short = Part(tuple(range(15, 20)), 0.47, "stray", 5)
+    assert likely_hand([short, row]).inside == (False, True)
+    assert likely_hand([short]).inside == (False,)
+    assert likely_hand([replace(row, p_hand=0.2)]).inside == (False,)
+    sure = Part(tuple(range(20, 25)), 0.6, "stray", 5)
+    assert likely_hand([row, sure]).inside == (False, True)  # a part likelier in than not: as before

@@ -109,10 +109,15 @@ def memberships(parts: list[Part], flower: np.ndarray, max_flip: float) -> Itera
 
 def likely_hand(parts: list[Part], settings: ReaderSettings = DEFAULT) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
-    the player to fix (the others stay offered beside it); none when the photo shows two rows no hand
-    can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
+    the player to fix (the others stay offered beside it); where none is, the likeliest long row when it
+    is not unlikely (`likeliest_shown_from`, `likeliest_shown_tiles`); none when the photo shows
+    two rows no hand can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
     models/README.md, "Reader decisions"."""
     inside = tuple(part.p_hand >= settings.shown_without_hand for part in parts)
+    rows = [k for k, part in enumerate(parts) if len(part.members) >= settings.likeliest_shown_tiles]
+    likeliest = max(rows, key=lambda k: parts[k].p_hand, default=None)
+    if not any(inside) and likeliest is not None and parts[likeliest].p_hand >= settings.likeliest_shown_from:
+        inside = tuple(k == likeliest for k in range(len(parts)))
     if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
         inside = (False,) * len(parts)
     return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))

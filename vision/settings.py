@@ -30,6 +30,11 @@ class ReaderSettings:
     hole: float = 1.5  # a step with room for a tile is a missed tile as much as a cut: no more evidence than this
     missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
     shown_without_hand: float = 0.5  # with no legal hand, parts likelier in the hand than not are shown as it
+    # with no legal hand and no part likelier in it than not, the likeliest part of this many tiles or more is
+    # shown as the hand, from this likely on: a hand's row set apart costs a tap a tile, shown as the hand only
+    # its misreads; shorter parts are more often loose tiles or discards (models/README.md, "Reader decisions")
+    likeliest_shown_from: float = 0.3
+    likeliest_shown_tiles: int = 12
     # vision.layout: rows and groups of touching tiles
     group_gap: float = 0.45  # boxes whose facing edges are closer than this many tile widths are one group
     row_tolerance: float = 0.5  # boxes whose centres differ by less than this many tile heights are one row
