@@ -114,8 +114,8 @@ def likely_hand(parts: list[Part], settings: ReaderSettings = DEFAULT) -> Member
     two rows no hand can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
     models/README.md, "Reader decisions"."""
     inside = tuple(part.p_hand >= settings.shown_without_hand for part in parts)
-    rows = [k for k, part in enumerate(parts) if len(part.members) >= settings.likeliest_shown_tiles]
-    likeliest = max(rows, key=lambda k: parts[k].p_hand, default=None)
+    long_parts = [k for k, part in enumerate(parts) if len(part.members) >= settings.likeliest_shown_tiles]
+    likeliest = max(long_parts, key=lambda k: parts[k].p_hand, default=None)
     if not any(inside) and likeliest is not None and parts[likeliest].p_hand >= settings.likeliest_shown_from:
         inside = tuple(k == likeliest for k in range(len(parts)))
     if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
