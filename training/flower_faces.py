@@ -46,6 +46,7 @@ INKS = ((25, 25, 25), (160, 70, 20), (35, 30, 200), (50, 130, 20), (40, 95, 20),
         (90, 50, 30))  # BGR: black, blue, red, green, dark green, purple, gold, brown
 TABLE_COLOURS = ((60, 110, 40), (120, 80, 30), (50, 60, 70), (200, 200, 200), (40, 70, 120), (90, 40, 30))
 GLYPH_PX = 160
+LACKED = "\U0010fffd"  # a private-use character no font draws
 
 
 @cache
@@ -64,6 +65,13 @@ def glyph(char: str, font: tuple[str, int]) -> np.ndarray:
     img = Image.new("L", (right - left + 8, bottom - top + 8), 0)
     ImageDraw.Draw(img).text((4 - left, 4 - top), char, font=face, fill=255)
     return np.asarray(img)
+
+
+@cache
+def drawable(char: str, font: tuple[str, int]) -> bool:
+    """Whether the font has the character: it draws ink, and not the box it draws for a character it lacks."""
+    mask = glyph(char, font)
+    return bool(mask.any()) and not np.array_equal(mask, glyph(LACKED, font))
 
 
 def restyled(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -192,7 +200,13 @@ def flower_design(code: str, rng: np.random.Generator) -> dict:
     layout = int(rng.choice(3, p=(0.4, 0.35, 0.25)))
     if layout == 1 and number is not None and rng.random() < 0.15:
         char = None  # a picture and its number alone, as some sets paint them
-    return {"char": char, "number": number, "layout": layout, "font": fonts()[int(rng.integers(len(fonts())))]}
+    font = fonts()[int(rng.integers(len(fonts())))]
+    # the vendored subsets hold the traditional characters and the digits only (the machine's fonts hold all)
+    if char is not None and not drawable(char, font):
+        char = FLOWER_CHARS[n - 1]
+    if number is not None and not drawable(number, font):
+        number = NUMBER_FORMS[0][(n - 1) % 4]
+    return {"char": char, "number": number, "layout": layout, "font": font}
 
 
 def flower_face(code: str, rng: np.random.Generator) -> np.ndarray:
