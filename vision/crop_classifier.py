@@ -28,6 +28,7 @@ from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.model_files import MODELS_DIR, ModelError, classifier_card, onnx_session
 from vision.notices import Notice
+from vision.photo import halved
 
 CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
@@ -82,8 +83,7 @@ def cut_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     scale = 1.0
     while float((boxes[:, 3] - boxes[:, 1]).min()) * scale >= HALVE_FROM * CROP_H:
-        h, w = image.shape[0] // 2, image.shape[1] // 2  # even sides: OpenCV's fast path for exactly half
-        image = cv2.resize(image[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
+        image = halved(image)
         scale /= 2
     return np.stack([cut_crop(image, b * scale) for b in boxes])
 

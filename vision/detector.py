@@ -21,7 +21,7 @@ from vision.crop_classifier import TileClassifier
 from vision.detections import Detections
 from vision.hand_finding import weights
 from vision.model_files import MODELS_DIR, STRIDE, ModelCard, onnx_session
-from vision.photo import READ_SIDE
+from vision.photo import READ_SIDE, resized
 
 # Below this width (px at the network input) the first pass misses tiles: look again larger.
 MIN_FOUND_TILE = 12.0
@@ -62,10 +62,8 @@ def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     h, w = image.shape[:2]
     scale = long_side / max(h, w)
     nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
-    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    resized = cv2.resize(image, (nw, nh), interpolation=interp)
     ph, pw = -nh % STRIDE, -nw % STRIDE
-    padded = cv2.copyMakeBorder(resized, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    padded = cv2.copyMakeBorder(resized(image, (nw, nh)), 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(114, 114, 114))
     return padded, scale
 
 
