@@ -88,7 +88,8 @@ def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
     assert "1 photos x 1" in out and "x the peer" in out
     line = next(line for line in out.splitlines() if line.startswith(photo.name))
     assert re.search(r" \d+ tiles  ours +\d+  peer +\d+  \(decode \d+ detector \d+ crop \d+ after \d+\)", line)
-    for stage in ("decode", "detector passes", "crop classifier", "of it, cutting crops", "after the detector"):
+    for stage in ("decode", "detector passes", "of them, the first pass's network", "crop classifier",
+                  "of it, cutting crops", "of it, the network", "after the detector"):
         assert f"  {stage}" in out
 
 

@@ -8,9 +8,9 @@ phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
-(`stage_times`), for each photo (with the tiles it holds) and as medians. `--memory FILE` reads each
-photo a third time, with that table's memory (vision/memory.py, made by `python -m vision remember`),
-and says what the memory adds to a read.
+(`stage_times`: the networks' runs alone among them), for each photo (with the tiles it holds) and as
+medians. `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
+made by `python -m vision remember`), and says what the memory adds to a read.
 """
 
 from __future__ import annotations
@@ -52,29 +52,38 @@ def default_photos(tmp: Path) -> list[Path]:
 
 
 def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
-    """Seconds of each stage of one upright read of `photo`: decoding it, the detector's passes, the crop
-    classifier (and of that, cutting the crops), everything after the detector. The classifier and the
-    crops are timed again on their own after the read, and the passes are the read less the classifier."""
+    """Seconds of each stage of one upright read of `photo`: decoding it, the detector's passes (and of them,
+    the first pass's network run alone), the crop classifier (and of that, cutting the crops, and its network
+    runs alone), everything after the detector. The parts are timed again on their own after the read, and
+    the passes are the read less the classifier."""
     clock = time.perf_counter
     start = clock()
     image = load_photo(photo)
     decode, start = clock() - start, clock()
     dets = detector.read(image)
     read, start = clock() - start, clock()
-    cut_crops(image, dets.boxes)
+    crops = cut_crops(image, dets.boxes)
     cut, start = clock() - start, clock()
     if detector.classifier:
         detector.classifier.rescore(image, dets)
     classify, start = clock() - start, clock()
     read_detections(dets)
-    return {"decode": decode, "detector passes": read - classify, "crop classifier": classify,
-            "of it, cutting crops": cut, "after the detector": clock() - start, "tiles": len(dets)}
+    after = clock() - start
+    blob, _ = detector.network_input(image, detector.card.imgsz)
+    start = clock()
+    detector.session.run(None, {detector.input_name: blob})
+    first_network, start = clock() - start, clock()
+    if detector.classifier:
+        detector.classifier.read_crops(crops)
+    return {"decode": decode, "detector passes": read - classify, "of them, the first pass's network": first_network,
+            "crop classifier": classify, "of it, cutting crops": cut, "of it, the network": clock() - start,
+            "after the detector": after, "tiles": len(dets)}
 
 
 def per_photo(photo: Path, ours: float, peer: float, stages: dict[str, float]) -> str:
     """One photo's line of `--stages`: its tiles, our read and the peer's, and our stages, in ms."""
     times = " ".join(f"{name.split()[0]} {t * 1000:.0f}" for name, t in stages.items()
-                     if name not in ("tiles", "of it, cutting crops"))
+                     if name != "tiles" and not name.startswith("of "))
     return (f"{photo.name[:32]:32s} {stages['tiles']:3d} tiles  ours {ours * 1000:4.0f}  "
             f"peer {peer * 1000:4.0f}  ({times})")
 

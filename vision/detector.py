@@ -154,12 +154,17 @@ class TileDetector:
                iou: float = 0.5, faint_flowers: bool = False) -> Detections:
         """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels (and faint
         flowers, FAINT_FLOWER, with `faint_flowers`)."""
-        padded, scale = letterbox(image, long_side or self.card.imgsz)
-        blob = cv2.dnn.blobFromImage(padded, 1.0, swapRB=True)  # NCHW RGB float32 in one pass (3x numpy's)
-        blob /= 255.0
+        blob, scale = self.network_input(image, long_side or self.card.imgsz)
         output = self.session.run(None, {self.input_name: blob})[0][0]
         return decode(output, self.card.conf if conf is None else conf, iou,
                       FAINT_FLOWER if faint_flowers else None).scaled(scale)
+
+    def network_input(self, image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+        """The network's input for `image` letterboxed to `long_side` (NCHW RGB float32 in [0, 1]), and the scale."""
+        padded, scale = letterbox(image, long_side)
+        blob = cv2.dnn.blobFromImage(padded, 1.0, swapRB=True)  # NCHW RGB float32 in one pass (3x numpy's)
+        blob /= 255.0
+        return blob, scale
 
     def read(self, image: np.ndarray, conf: float | None = None, memory=None) -> Detections:
         """Find the tiles; each cluster of tiles of one size (the hand near the camera, the discards
