@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import CLASSES
-from vision.crop_classifier import TileClassifier, cut_crops
+from vision.crop_classifier import TileClassifier
 from vision.notices import Notice, NoticeError
 
 FORMAT, VERSION = "taishu-table-memory", 1
@@ -171,7 +171,7 @@ class TableMemory:
 def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """The embeddings a memory keeps of the tiles in these boxes (xyxy, `image`'s pixels): the costly part of
     teaching, which the app does before it takes the ledger's write lock to `add` them."""
-    return classifier.read_crops(cut_crops(image, np.asarray(boxes, np.float32)))[1]
+    return classifier.read_crops(classifier.crops(image, boxes))[1]
 
 
 def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:
