@@ -3,10 +3,10 @@ that tune the read after the detector (and how a table's memory weighs its examp
 those of the detector (its passes, faint flowers, crops).
 
 `read_detections` and `read_photo` take a `ReaderSettings` (`DEFAULT` unless given) and pass it down; a
-`TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes the
-reader's into its JSON (`to_json`) and `training.evaluate --reader-settings FILE` varies them (`from_json`).
-The long reasons for the defaults are in models/README.md ("Reader decisions", "The reader's constants",
-"Faint flowers", "The table's memory"). Facts of the game (a hand's tile counts, class lists) and
+`TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes both into
+its JSON (`to_json`) and `training.evaluate --reader-settings FILE --detector-settings FILE` varies them
+(`from_json`). The long reasons for the defaults are in models/README.md ("Reader decisions", "The reader's
+constants", "Faint flowers", "The table's memory"). Facts of the game (a hand's tile counts, class lists) and
 of the trained models (the crop's size) are not settings and stay module constants.
 """
 
