@@ -20,6 +20,7 @@ from vision.crop_classifier import TileClassifier, cut_crops  # noqa: E402
 from vision.labels import read_labels  # noqa: E402
 from vision.model_files import MODELS_DIR  # noqa: E402
 from vision.photo import load_photo  # noqa: E402
+from vision.settings import DETECTOR_DEFAULT  # noqa: E402
 
 REAL = tc.REPO / "tests" / "data" / "real"
 LOGIT_TOLERANCE = 1e-4
@@ -34,7 +35,7 @@ def real_crops() -> np.ndarray:
         if label.exists():
             image = load_photo(image_path)
             boxes, _ = read_labels(label, image.shape[1], image.shape[0])
-            crops.append(cut_crops(image, np.asarray(boxes, np.float32)))
+            crops.append(cut_crops(image, np.asarray(boxes, np.float32), DETECTOR_DEFAULT.halve_from))
     x = np.concatenate(crops)
     assert len(x) > 50
     return x

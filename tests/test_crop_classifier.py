@@ -19,7 +19,6 @@ from vision.classes import CLASS_INDEX, CLASSES
 from vision.crop_classifier import (
     CROP_H,
     CROP_W,
-    HALVE_FROM,
     PAD_VALUE,
     TileClassifier,
     combine,
@@ -32,6 +31,7 @@ from vision.detector import TileDetector
 from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelCard, ModelError
 from vision.photo import load_photo
+from vision.settings import DETECTOR_DEFAULT
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -93,7 +93,7 @@ def test_training_crops_are_the_read_time_crops():
     image_path = sorted((root / "images" / "val").glob("*.jpg"))[0]
     image = load_photo(image_path)
     boxes, codes = read_labels(root / "labels" / "val" / f"{image_path.stem}.txt", image.shape[1], image.shape[0])
-    assert np.array_equal(x[:len(boxes)], cut_crops(image, boxes))
+    assert np.array_equal(x[:len(boxes)], cut_crops(image, boxes, DETECTOR_DEFAULT.halve_from))
     assert y[:len(codes)].tolist() == [CLASS_INDEX[c] for c in codes]
 
 
@@ -182,7 +182,7 @@ def test_reads_the_tiles_of_the_committed_sample_photos(classifier, style):
             continue
         image = load_photo(photo)
         boxes, codes = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
-        pred = classifier.probabilities(cut_crops(image, boxes)).argmax(1)
+        pred = classifier.probabilities(classifier.crops(image, boxes)).argmax(1)
         right += sum(CLASSES[p] == c for p, c in zip(pred, codes, strict=True))
         total += len(codes)
     assert total >= 20
@@ -191,15 +191,15 @@ def test_reads_the_tiles_of_the_committed_sample_photos(classifier, style):
 
 def test_large_tiles_are_cut_from_the_photo_halved_and_read_the_same(classifier):
     """The samples enlarged to a phone photo's size (4000 px wide, or more where a tile would stay under
-    HALVE_FROM crop heights): their crops come from the photo halved (2x2 averages), within two grey
+    `halve_from` crop heights): their crops come from the photo halved (2x2 averages), within two grey
     levels of the direct crops on average, and read as the same codes as those."""
     for photo in sample_images():
         small = load_photo(photo)
         boxes, _ = read_labels(photo.with_suffix(".txt"), small.shape[1], small.shape[0])
-        f = max(4000 / small.shape[1], 1.05 * HALVE_FROM * CROP_H / (boxes[:, 3] - boxes[:, 1]).min())
+        f = max(4000 / small.shape[1], 1.05 * classifier.halve_from * CROP_H / (boxes[:, 3] - boxes[:, 1]).min())
         image = cv2.resize(small, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
         boxes = boxes * f
-        halved = cut_crops(image, boxes)
+        halved = classifier.crops(image, boxes)
         direct = np.stack([cut_crop(image, b) for b in boxes])
         assert np.abs(halved.astype(int) - direct).mean() < 2.0
         read = lambda crops: classifier.probabilities(crops).argmax(1).tolist()  # noqa: E731
@@ -214,7 +214,7 @@ def test_rescore_keeps_the_boxes_and_the_detectors_confidence_in_each_tile(class
     dets = Detections(boxes, np.repeat(sure[:, None], len(CLASSES), axis=1))  # the detector cannot tell classes
     out = classifier.rescore(image, dets)
     assert np.array_equal(out.boxes, boxes)
-    probs = classifier.probabilities(cut_crops(image, boxes))
+    probs = classifier.probabilities(classifier.crops(image, boxes))
     assert np.allclose(out.scores, probs * sure[:, None], atol=1e-6)
     assert np.mean([a == b for a, b in zip(out.raw_codes, codes, strict=True)]) >= 0.9
     assert len(classifier.rescore(image, Detections.empty())) == 0

@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -25,6 +26,7 @@ from vision.model_files import MODELS_DIR, ModelError
 from vision.notices import CATALOGUE
 from vision.photo import READ_SIDE, load_photo
 from vision.read import UPSIDE_DOWN, read_photo
+from vision.settings import DETECTOR_DEFAULT
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -287,7 +289,7 @@ class ScriptedDetector(TileDetector):
 
     def __init__(self, first: Detections, second: Detections) -> None:
         self.card = SimpleNamespace(imgsz=512, tile_width=30.0, max_side=1280, conf=0.25)
-        self.classifier = None
+        self.classifier, self.settings = None, DETECTOR_DEFAULT
         self.first, self.second, self.regions = first, second, []
 
     def detect(self, image, long_side=None, conf=None, iou=0.5, faint_flowers=False):
@@ -317,6 +319,8 @@ def test_a_surer_second_pass_replaces_the_first():
     reader.photo_shape = image.shape[:2]
     got = reader.read(image)
     assert len(reader.regions) == 1 and len(got) == 16
+    reader.regions, reader.settings = [], replace(DETECTOR_DEFAULT, max_second_passes=0)
+    assert len(reader.read(image)) == 8 and not reader.regions  # no second pass: the first pass stands
 
 
 
@@ -326,7 +330,7 @@ class RecordingDetector(TileDetector):
 
     def __init__(self, answers: dict[tuple[int, int], Detections]) -> None:
         self.card = SimpleNamespace(imgsz=512, tile_width=30.0, max_side=1280, conf=0.25)
-        self.classifier = None
+        self.classifier, self.settings = None, DETECTOR_DEFAULT
         self.answers, self.passes = answers, []
 
     def detect(self, image, long_side=None, conf=None, iou=0.5, faint_flowers=False):

@@ -31,7 +31,7 @@ from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.groups import APART, TileGroup
 from vision.read import PhotoReading, Proposal, Row, shown_rows
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import DEFAULT, DETECTOR_DEFAULT, ReaderSettings
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -359,8 +359,30 @@ def test_every_evaluation_names_its_reader_settings_and_a_changed_one_changes_th
     assert legal["tight"] < legal["default"] and corrected["tight"] < corrected["default"]
 
 
-def test_a_bad_reader_settings_file_is_a_clear_error(tmp_path):
+def test_every_evaluation_names_its_detector_settings_and_a_changed_one_is_read_anew(tmp_path):
+    """`--detector-settings`: with no second pass, the unseen scenes' tiles are read only at the first pass's
+    scale, further from the trained tile size, so fewer of the tiles found are right and the codes shown take
+    more taps. The JSON says which settings read it, and the detections cached with the defaults are not
+    reused for it (the cache's key holds the detector's settings)."""
+    cache = tmp_path / "cache"
+    args = [str(DATA / "unseen-small"), "--no-map", "--no-peer", "--limit", "3", "--cache", str(cache)]
+    main([*args, "--json", str(tmp_path / "default.json")])
+    (tmp_path / "one-pass.json").write_text(json.dumps({"max_second_passes": 0}))
+    main([*args, "--detector-settings", str(tmp_path / "one-pass.json"), "--json", str(tmp_path / "one-pass-out.json")])
+    default, one_pass = (json.loads((tmp_path / name).read_text()) for name in ("default.json", "one-pass-out.json"))
+    assert default["detector_settings"] == DETECTOR_DEFAULT.to_json()
+    assert one_pass["detector_settings"] == DETECTOR_DEFAULT.to_json() | {"max_second_passes": 0}
+    assert one_pass["reader_settings"] == default["reader_settings"] == DEFAULT.to_json()
+    assert "timing" not in one_pass["read_path"] and len(list(cache.glob("*.npz"))) == 6
+    read, read_once = default["read_path"], one_pass["read_path"]
+    assert read_once["tiles"]["precision"] < read["tiles"]["precision"]
+    assert read_once["after_correction"]["taps"]["mean"] > read["after_correction"]["taps"]["mean"]
+
+
+@pytest.mark.parametrize(("option", "says"), [("--reader-settings", "unknown reader settings: max_cots"),
+                                              ("--detector-settings", "unknown detector settings: max_cots")])
+def test_a_bad_settings_file_is_a_clear_error(tmp_path, option, says):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"max_cots": 1}))
-    with pytest.raises(SystemExit, match="error: .*bad.json: unknown reader settings: max_cots"):
-        main([str(DATA / "unseen-small"), "--no-map", "--no-peer", "--limit", "1", "--reader-settings", str(bad)])
+    with pytest.raises(SystemExit, match=f"error: .*bad.json: {says}"):
+        main([str(DATA / "unseen-small"), "--no-map", "--no-peer", "--limit", "1", option, str(bad)])

@@ -6,6 +6,7 @@ import base64
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from vision.labels import read_labels
 from vision.memory import PER_CLASS, TableMemory, TableMemoryError, load_memory
 from vision.photo import load_photo
 from vision.read import read_photo
+from vision.settings import DEFAULT
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "data" / "samples"
@@ -131,10 +133,24 @@ def test_a_class_without_examples_is_left_to_the_model(seed, known):
     np.testing.assert_allclose(ratio, ratio[:, :1].repeat(len(unknown), axis=1), rtol=1e-3)
 
 
+def test_the_memory_weighs_its_examples_as_its_settings_say():
+    """A crop just like a class's example moves the odds by default; settings that give likeness no weight
+    leave the model's odds as they are."""
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(len(CLASSES)), 4).astype(np.float32)
+    embeddings = rng.random((4, 16)).astype(np.float32)
+    heeded = TableMemory("0" * 64)
+    unheeded = TableMemory("0" * 64, settings=replace(DEFAULT, strength=0.0, relative=0.0))
+    for memory in (heeded, unheeded):
+        memory.add(embeddings[:2], ["1f", "2f"])
+    assert np.abs(heeded.blend(probs, embeddings) - probs).max() > 0.1
+    np.testing.assert_allclose(unheeded.blend(probs, embeddings), probs, atol=1e-6)
+
+
 def test_of_two_classes_whose_examples_are_both_like_a_crop_the_likelier_wins():
-    """A set's flowers look alike: a crop of 6f is well above SIMILAR to the 8f examples too. The class whose
+    """A set's flowers look alike: a crop of 6f is well above `similar` to the 8f examples too. The class whose
     example is likest the crop wins over a model that prefers the other one three to one, unless no example
-    is as like the crop as one of the table's own set (SAME_SET): the likest may then be another set's."""
+    is as like the crop as one of the table's own set (`same_set`): the likest may then be another set's."""
     memory = TableMemory("0" * 64)
     memory.add(np.array([[1.0, 0.0, 0.0], [0.95, 0.312, 0.0]], np.float32), ["6f", "8f"])
     probs = np.full((1, len(CLASSES)), 1e-4, np.float32)
@@ -145,7 +161,7 @@ def test_of_two_classes_whose_examples_are_both_like_a_crop_the_likelier_wins():
         return CLASSES[int(memory.blend(probs, np.array([crop], np.float32))[0].argmax())]
 
     assert likelier([1.0, 0.0, 0.0]) == "6f"  # like its 6f at 1.0, its 8f at 0.95
-    assert likelier([0.84, 0.0064, 0.5425]) == "8f"  # 0.84 and 0.80: below SAME_SET
+    assert likelier([0.84, 0.0064, 0.5425]) == "8f"  # 0.84 and 0.80: below same_set
 
 
 def flower_codes(reading) -> list[str]:

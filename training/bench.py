@@ -62,7 +62,7 @@ def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
     decode, start = clock() - start, clock()
     dets = detector.read(image)
     read, start = clock() - start, clock()
-    crops = cut_crops(image, dets.boxes)
+    crops = cut_crops(image, dets.boxes, detector.settings.halve_from)
     cut, start = clock() - start, clock()
     if detector.classifier:
         detector.classifier.rescore(image, dets)

@@ -2,7 +2,7 @@
 
     python -m training.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
                               [--no-peer] [--models DIR [--models DIR2]] [--no-classifier] [--cache DIR]
-                              [--reader-settings FILE]
+                              [--reader-settings FILE] [--detector-settings FILE]
 
 A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
 `scenes/`) or a real one (ultralytics layout, labels only: the shared folder's
@@ -38,13 +38,14 @@ Reports, on each DIR's images:
   peer read once.
 
 `--cache DIR` keeps each photo's detections (`DetectionCache`) and reuses them on the next run with
-the same photo, model files and read settings: the read path after the detector is then judged in
+the same photo, model files, detector settings and read options: the read path after the detector is then judged in
 seconds. A run that took any photo's detections from the cache gives no time per photo (`timing`
 says why).
 
 `--reader-settings FILE` (JSON: some of `vision.settings.ReaderSettings`' fields, the rest at their defaults)
-reads with other settings after the detector; every figures JSON names the settings it was read with
-(`reader_settings`). The detection cache does not depend on them.
+reads with other settings after the detector, `--detector-settings FILE` (of `DetectorSettings`' fields) with
+other passes, faint flowers and crops in the detector; every figures JSON names the settings it was read with
+(`reader_settings`, `detector_settings`). The detection cache depends on the detector's, not the reader's.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import DEFAULT, DETECTOR_DEFAULT, DetectorSettings, ReaderSettings
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
@@ -363,7 +364,7 @@ def peer_detect(image_bgr: np.ndarray):
 
 class DetectionCache:
     """Each photo's `Detections` from the detector (boxes and class scores) as .npz files under `root`,
-    keyed by the photo (its path and SHA-256), the model files' SHA-256 and the read settings, so a
+    keyed by the photo (its path and SHA-256), the model files' SHA-256 and the detector's settings, so a
     rerun judges what comes after the detector (layout, hand finding, correction) in seconds."""
 
     def __init__(self, root: Path, settings: dict) -> None:
@@ -389,10 +390,12 @@ class DetectionCache:
 
 def cache_settings(detector: TileDetector, models_dir: Path, passes: int, upscale: float,
                    conf: float | None) -> dict:
-    """What the detector's output depends on besides the photo: the model files and card, the read settings."""
+    """What the detector's output depends on besides the photo: the model files and card, the read options, the
+    detector's settings."""
     files = ["model.json", detector.card.onnx.name] + ([detector.card.classifier.name] if detector.classifier else [])
     return {"sha256": {name: sha256_of(models_dir / name) for name in files}, "passes": passes, "upscale": upscale,
-            "conf": conf, "classifier_weight": detector.classifier.weight if detector.classifier else None}
+            "conf": conf, "classifier_weight": detector.classifier.weight if detector.classifier else None,
+            "detector_settings": detector.settings.to_json()}
 
 
 def detect_tiles(detector: TileDetector, image: np.ndarray, passes: int, conf: float | None) -> Detections:
@@ -493,16 +496,17 @@ def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_D
 
 
 def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Path, args,
-                   peer: dict | None, reader: ReaderSettings = DEFAULT) -> dict:
+                   peer: dict | None, reader: ReaderSettings = DEFAULT,
+                   detector_settings: DetectorSettings = DETECTOR_DEFAULT) -> dict:
     """One model on every set: one set gives one set's figures; several give them per set and pooled."""
-    detector = TileDetector(models_dir, classifier=not args.no_classifier)
+    detector = TileDetector(models_dir, classifier=not args.no_classifier, settings=detector_settings)
     if detector.classifier and args.classifier_weight is not None:
         detector.classifier.weight = args.classifier_weight
     settings = {"models": str(models_dir), "passes": args.passes, "upscale": args.upscale,
                 "conf": detector.card.conf if args.conf is None else args.conf,
                 "classifier": detector.card.classifier.name if detector.classifier else None,
                 "classifier_weight": detector.classifier.weight if detector.classifier else None,
-                "reader_settings": reader.to_json()}
+                "reader_settings": reader.to_json(), "detector_settings": detector.settings.to_json()}
     cache = DetectionCache(args.cache, cache_settings(detector, models_dir, args.passes, args.upscale, args.conf)) \
         if args.cache else None
     results, pooled = {}, []
@@ -539,9 +543,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="keep each photo's detections here and reuse them (then no time per photo is measured)")
     parser.add_argument("--reader-settings", type=Path, metavar="FILE",
                         help="JSON of vision.settings.ReaderSettings fields to vary (the others keep their defaults)")
+    parser.add_argument("--detector-settings", type=Path, metavar="FILE",
+                        help="JSON of vision.settings.DetectorSettings fields to vary (the others keep their defaults)")
     args = parser.parse_args(argv)
     try:
         reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else DEFAULT
+        detector_settings = DetectorSettings.from_file(args.detector_settings) if args.detector_settings \
+            else DETECTOR_DEFAULT
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
 
@@ -556,7 +564,7 @@ def main(argv: list[str] | None = None) -> None:
     peer = None if args.no_peer else {}
     models = args.models or [MODELS_DIR]
     try:
-        results = [evaluate_model(sets, m, args, peer, reader) for m in models]
+        results = [evaluate_model(sets, m, args, peer, reader, detector_settings) for m in models]
     except ModelError as exc:
         raise SystemExit(f"error: {exc}") from exc
     result = results[0] if len(results) == 1 else {"by_model": {str(m): r for m, r in zip(models, results,

@@ -66,7 +66,7 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         else:
             missed["other"] += 1
     return {"hands": hands, "hand_exact": round(exact / max(hands, 1), 4), "noise": noise,
-            "reader_settings": DEFAULT.to_json(),
+            "reader_settings": DEFAULT.to_json(), "detector_settings": None,  # label boxes: no detector read them
             "wrong": dict(missed.most_common()), "warned_missing": round(warned_missing / max(hands, 1), 4),
             "scenes": len(samples), "hand": everything.result(),
             "by_scene": {scene: {"scenes": len(t.judged), "hand": t.result()} for scene, t in sorted(by_scene.items())}}

@@ -211,6 +211,7 @@ def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
     result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "reader_settings": DEFAULT.to_json(),
+              "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
               "by_design": {name: {k: t.result() for k, t in tallies.items()} for name, tallies in by_design.items()}}
     if real:

@@ -29,12 +29,12 @@ from vision.detections import Detections
 from vision.model_files import MODELS_DIR, ModelError, classifier_card, onnx_session
 from vision.notices import Notice
 from vision.photo import halved
+from vision.settings import DETECTOR_DEFAULT
 
 CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
 PAD_VALUE = 114  # grey outside the photo, as the detector's letterbox
 BATCH = 64
-HALVE_FROM = 4.0  # the smallest tile's height, in crop heights, from which crops are cut from a halved photo
 # The ONNX output holding each crop's pooled features before the linear layer: a table's memory compares them
 # (vision/memory.py). A classifier exported without it still reads; it cannot be taught a table's set.
 EMBEDDING = "embedding"
@@ -74,15 +74,15 @@ def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.
     return cv2.resize(region, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
 
 
-def cut_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """(N, CROP_H, CROP_W, 3) uint8 crops of every box. While even the smallest tile is HALVE_FROM times
-    the crop's height, they are cut from the photo halved (2x2 averages): shrinking each large tile by
-    area cost more than halving the whole photo once, for the same codes (models/README.md, "The reader's
-    constants")."""
+def cut_crops(image: np.ndarray, boxes: np.ndarray, halve_from: float) -> np.ndarray:
+    """(N, CROP_H, CROP_W, 3) uint8 crops of every box. While even the smallest tile is `halve_from` times
+    the crop's height (`DetectorSettings.halve_from`), they are cut from the photo halved (2x2 averages):
+    shrinking each large tile by area cost more than halving the whole photo once, for the same codes
+    (models/README.md, "The reader's constants")."""
     if not len(boxes):
         return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     scale = 1.0
-    while float((boxes[:, 3] - boxes[:, 1]).min()) * scale >= HALVE_FROM * CROP_H:
+    while float((boxes[:, 3] - boxes[:, 1]).min()) * scale >= halve_from * CROP_H:
         image = halved(image)
         scale /= 2
     return np.stack([cut_crop(image, b * scale) for b in boxes])
@@ -108,17 +108,20 @@ def combine(detector_scores: np.ndarray, classifier_probs: np.ndarray, weight: f
 class TileClassifier:
     """The crop classifier's ONNX model (uint8 NHWC BGR crops in, 43 logits out), hash-checked."""
 
-    def __init__(self, onnx: Path, sha256: str, threads: int | None = None, weight: float = 1.0) -> None:
+    def __init__(self, onnx: Path, sha256: str, threads: int | None = None, weight: float = 1.0,
+                 halve_from: float = DETECTOR_DEFAULT.halve_from) -> None:
         """`weight`: read-time scores are a weighted geometric mean of this classifier's softmax (weight)
         and the detector's scores normalised to sum 1 (1 - weight); the model card sets it per detector
-        (`classifier_weight` in model.json, chosen as models/README.md says)."""
+        (`classifier_weight` in model.json, chosen as models/README.md says). `halve_from`: from what tile
+        height the crops it reads and teaches a table's memory from are cut from a halved photo (`cut_crops`;
+        the detector gives its settings')."""
         self.session = onnx_session(onnx, sha256, "classifier", threads)
         spec = self.session.get_inputs()[0]
         if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
             raise ModelError(Notice.of("model-input", name=onnx.name, shape=str(spec.shape[1:]),
                                        expected=str([CROP_H, CROP_W, 3])))
         self.input_name = spec.name
-        self.weight = weight
+        self.weight, self.halve_from = weight, halve_from
         self.sha256 = sha256  # what a table's memory records: embeddings of another classifier do not compare
         outputs = [o.name for o in self.session.get_outputs()]
         self.outputs = outputs[:1] + [EMBEDDING] if EMBEDDING in outputs else outputs[:1]
@@ -143,6 +146,10 @@ class TileClassifier:
         probs = softmax(np.concatenate([r[0] for r in runs]).astype(np.float64)).astype(np.float32)
         return probs, np.concatenate([r[1] for r in runs]).astype(np.float32) if self.embeds else None
 
+    def crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """The crops this classifier reads of these boxes (xyxy, `image`'s pixels): `cut_crops`."""
+        return cut_crops(image, np.asarray(boxes, np.float32), self.halve_from)
+
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, 43) softmax over the classes for (N, CROP_H, CROP_W, 3) uint8 BGR crops."""
         return self.read_crops(crops)[0]
@@ -153,7 +160,7 @@ class TileClassifier:
         given: `vision.memory.TableMemory.blend`) times the detector's confidence in the tile."""
         if not len(dets):
             return dets
-        probs, embeddings = self.read_crops(cut_crops(image, dets.boxes))
+        probs, embeddings = self.read_crops(self.crops(image, dets.boxes))
         probs = combine(dets.scores, probs, self.weight)
         if memory is not None:
             memory.check(self)

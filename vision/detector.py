@@ -4,8 +4,8 @@
 photo gets: a first pass finds the tiles and their sizes; tiles of one size that lie together form a
 cluster (a photo of a table holds near tiles several times the size of far ones), and each cluster
 far from the size the model was trained on is read again, its region resized so its tiles come out at
-that size, so a photo of a table reads as a close-up does. The figures behind the constants below:
-models/README.md, "Read path (v3)" and "The reader's constants".
+that size, so a photo of a table reads as a close-up does. Its numbers are `DetectorSettings`
+(vision/settings.py); the figures behind them: models/README.md, "Read path (v3)" and "The reader's constants".
 """
 
 from __future__ import annotations
@@ -22,35 +22,8 @@ from vision.detections import Detections
 from vision.hand_finding import weights
 from vision.model_files import MODELS_DIR, STRIDE, ModelCard, onnx_session
 from vision.photo import READ_SIDE, resized
+from vision.settings import DETECTOR_DEFAULT, DetectorSettings
 
-# Below this width (px at the network input) the first pass misses tiles: look again larger.
-MIN_FOUND_TILE = 12.0
-# Tiles found between these multiples of the trained tile width are read as found, in one pass (a second
-# pass at the trained size reads them no better).
-SAME_SCALE = (0.7, 1.5)
-# Tiles of one cluster differ in size by less than this factor (near tiles can be 5x far ones in a photo
-# of a table), and lie within this many tile sizes of a neighbour of the cluster.
-CLUSTER_SIZE_RATIO = 1.6
-CLUSTER_REACH = 3.0
-# Second passes for at most this many clusters, the largest first (the rest keep the first pass):
-# bounds the time a cluttered photo takes.
-MAX_SECOND_PASSES = 3
-# The first pass's largest input (long side) is this many times the card's max_side (2560 px): its memory
-# and time grow with its area, and a read stays under 1 GB at this cap.
-FIRST_PASS_MAX = 2
-# An upright tile's face is about 0.75 as wide as tall; no view of a table makes its tiles' median box
-# narrower than MIN_ASPECT (a row seen end on: 0.5), so such a photo was squashed by a resize that did not
-# keep its aspect (a data set's "stretch" export, a 16:9 frame shown square). It is read again with its
-# width restored, by at most MAX_RESTORE, judged on at least
-# MIN_FOR_ASPECT boxes. Wide boxes are no such sign: tiles lying flat seen at a grazing angle reach 3-4.
-MIN_ASPECT, UPRIGHT_ASPECT = 0.45, 0.75
-MAX_RESTORE = 6.0
-MIN_FOR_ASPECT = 3
-# A box whose likeliest class is a flower is kept from FAINT_FLOWER up (others from the card's conf): a flower
-# of a set the detector never saw scores low, and a hand without it loses its 台. Such a faint box is kept only
-# where no surer box covers it and the crop classifier gives the flowers FAINT_FLOWER_SURE of its probability:
-# the two bounds that kept faint flowers and no faint other tile (models/README.md, "Faint flowers").
-FAINT_FLOWER, FAINT_FLOWER_SURE = 0.05, 0.7
 FLOWER_IDS = np.flatnonzero(np.isin(CLASSES, FLOWERS))
 
 
@@ -98,14 +71,15 @@ def side_for(card: ModelCard, image: np.ndarray, tile_w: float) -> int:
     return int(np.clip(max(image.shape[:2]) * card.tile_width / tile_w, STRIDE, card.max_side))
 
 
-def scale_clusters(dets: Detections) -> list[np.ndarray]:
+def scale_clusters(dets: Detections, settings: DetectorSettings = DETECTOR_DEFAULT) -> list[np.ndarray]:
     """Indices of the boxes in clusters of one tile size, largest cluster first: two boxes are linked
-    when their sizes differ by less than CLUSTER_SIZE_RATIO and they lie within CLUSTER_REACH sizes."""
+    when their sizes differ by less than `cluster_size_ratio` and they lie within `cluster_reach` sizes."""
     size = np.minimum(dets.widths, dets.heights).astype(np.float64)
     centres = dets.centers.astype(np.float64)
     ratio = np.maximum(size[:, None], size[None, :]) / np.maximum(np.minimum(size[:, None], size[None, :]), 1e-6)
     distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
-    linked = (ratio < CLUSTER_SIZE_RATIO) & (distance < CLUSTER_REACH * np.maximum(size[:, None], size[None, :]))
+    linked = (ratio < settings.cluster_size_ratio) \
+        & (distance < settings.cluster_reach * np.maximum(size[:, None], size[None, :]))
     label = -np.ones(len(dets), np.int64)
     for start in range(len(dets)):  # connected components, breadth first
         if label[start] >= 0:
@@ -119,13 +93,13 @@ def scale_clusters(dets: Detections) -> list[np.ndarray]:
     return sorted(clusters, key=len, reverse=True)
 
 
-def aspect_restore(dets: Detections) -> float:
+def aspect_restore(dets: Detections, settings: DetectorSettings = DETECTOR_DEFAULT) -> float:
     """What the photo's width should be multiplied by for its tiles to have a tile's shape: 1.0 when
     their median box is not squashed (or too few boxes say)."""
-    if len(dets) < MIN_FOR_ASPECT:
+    if len(dets) < settings.min_for_aspect:
         return 1.0
     aspect = float(np.median(dets.widths / np.maximum(dets.heights, 1e-6)))
-    return 1.0 if aspect >= MIN_ASPECT else min(UPRIGHT_ASPECT / aspect, MAX_RESTORE)
+    return 1.0 if aspect >= settings.min_aspect else min(settings.upright_aspect / aspect, settings.max_restore)
 
 
 def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
@@ -138,26 +112,29 @@ def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
 
 class TileDetector:
     """The detector, and the crop classifier when the model card names one (`classifier=False` leaves it
-    out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py)."""
+    out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py). Its passes,
+    faint flowers and crops are as `settings` say."""
 
-    def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True) -> None:
+    def __init__(self, models_dir: Path = MODELS_DIR, threads: int | None = None, classifier: bool = True,
+                 settings: DetectorSettings = DETECTOR_DEFAULT) -> None:
         self.card = ModelCard.load(models_dir)
+        self.settings = settings
         self.session = onnx_session(self.card.onnx, self.card.sha256, "model", threads)
         weights()  # what every read needs besides the detector: refused here rather than at the first photo
         self.input_name = self.session.get_inputs()[0].name
         self.classifier = None
         if classifier and self.card.classifier:
             self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads,
-                                             self.card.classifier_weight)
+                                             self.card.classifier_weight, settings.halve_from)
 
     def detect(self, image: np.ndarray, long_side: int | None = None, conf: float | None = None,
                iou: float = 0.5, faint_flowers: bool = False) -> Detections:
         """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels (and faint
-        flowers, FAINT_FLOWER, with `faint_flowers`)."""
+        flowers, from `faint_flower`, with `faint_flowers`)."""
         blob, scale = self.network_input(image, long_side or self.card.imgsz)
         output = self.session.run(None, {self.input_name: blob})[0][0]
         return decode(output, self.card.conf if conf is None else conf, iou,
-                      FAINT_FLOWER if faint_flowers else None).scaled(scale)
+                      self.settings.faint_flower if faint_flowers else None).scaled(scale)
 
     def network_input(self, image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
         """The network's input for `image` letterboxed to `long_side` (NCHW RGB float32 in [0, 1]), and the scale."""
@@ -173,7 +150,7 @@ class TileDetector:
         whose tiles come out squashed is read with its width restored (`aspect_restore`). A table's `memory`
         of its own tiles (vision/memory.py) joins the classifier in reading each tile's face."""
         first, long_side = self.find(image, conf)
-        restore = aspect_restore(self.sure(first, conf))
+        restore = aspect_restore(self.sure(first, conf), self.settings)
         if restore == 1.0:
             return self.read_found(image, first, long_side, conf, memory)
         h, w = image.shape[:2]
@@ -194,13 +171,12 @@ class TileDetector:
         first = self.sure(first, conf)  # a faint flower sizes no second pass
         if not len(first):
             return first
-        parts = []
-        clusters = scale_clusters(first)
-        for rank, members in enumerate(clusters):
+        parts, settings = [], self.settings
+        for rank, members in enumerate(scale_clusters(first, settings)):
             group = first[members]
             tile_w = float(np.median(np.minimum(group.widths, group.heights)))
-            at_input = tile_w * long_side / max(image.shape[:2])
-            if rank >= MAX_SECOND_PASSES or SAME_SCALE[0] <= at_input / self.card.tile_width <= SAME_SCALE[1]:
+            scale = tile_w * long_side / max(image.shape[:2]) / self.card.tile_width  # its tiles at the input
+            if rank >= settings.max_second_passes or settings.same_scale_from <= scale <= settings.same_scale_to:
                 parts.append(group)  # at the trained scale already (or one pass too many): keep as found
                 continue
             second = self.read_region(image, group.boxes, tile_w, conf)
@@ -213,14 +189,14 @@ class TileDetector:
             return dets[np.flatnonzero(surely)]
         dets = self.classifier.rescore(image, dets, memory)
         flowers = dets.scores[:, FLOWER_IDS].sum(axis=1) / np.maximum(dets.scores.sum(axis=1), 1e-9)
-        return dets[np.flatnonzero(surely | (flowers >= FAINT_FLOWER_SURE))]
+        return dets[np.flatnonzero(surely | (flowers >= self.settings.faint_flower_sure))]
 
     def threshold(self, conf: float | None) -> float:
         """The score from which a box is a tile (the card's, unless the caller says)."""
         return self.card.conf if conf is None else conf
 
     def sure(self, dets: Detections, conf: float | None) -> Detections:
-        """The boxes scored a tile surely (not the faint flowers kept beside them: FAINT_FLOWER)."""
+        """The boxes scored a tile surely (not the faint flowers kept beside them: `faint_flower`)."""
         return dets[np.flatnonzero(dets.confidences >= self.threshold(conf))]
 
     def read_region(self, image: np.ndarray, boxes: np.ndarray, tile_w: float, conf: float | None) -> Detections:
@@ -237,18 +213,18 @@ class TileDetector:
     def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
-        at 512), until the photo's own size, never past FIRST_PASS_MAX times the card's `max_side`
+        at 512), until the photo's own size, never past `first_pass_max` times the card's `max_side`
         (the cap). A size whose double would pass the cap is skipped for the cap itself (on a 12 MP
         photo 512, 1024, then 2560): a pass just under the cap finds no smaller tiles. Returns the
         detections (faint flowers among them, which `sure` leaves out) and the input size that found them."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
-        cap = FIRST_PASS_MAX * self.card.max_side
+        cap = self.settings.first_pass_max * self.card.max_side
         while True:
             found = self.detect(image, long_side=long_side, conf=conf, faint_flowers=True)
             sure = self.sure(found, conf)
             input_tile = float(np.median(np.minimum(sure.widths, sure.heights))) * long_side / photo_side \
                 if len(sure) else 0.0
-            if input_tile >= MIN_FOUND_TILE or long_side >= min(photo_side, cap):
+            if input_tile >= self.settings.min_found_tile or long_side >= min(photo_side, cap):
                 return found, long_side
             doubled = 2 * long_side
             long_side = cap if 2 * doubled > cap and doubled < min(photo_side, cap) else doubled

@@ -25,14 +25,8 @@ from vision.detections import Detections
 from vision.layout import Layout, _rotate, median
 from vision.model_files import HAND_FINDER, ModelError, hand_finder_card
 from vision.notices import Notice
+from vision.settings import DEFAULT, ReaderSettings
 
-# Two tiles touch side by side when the gap between them is under TOUCH of a tile's width and they
-# share LEVEL of their height (a tilted row still does; a wall behind the hand does not).
-TOUCH, LEVEL = 0.3, 0.5
-# Flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
-# hand's, as sure as the search never doubts (`max_flip`, vision/settings.py): the hand is legal without them, so
-# unsure flowers were left out as strays (models/README.md, "Reader decisions").
-FLOWERS_KEPT = 1 - 1e-4
 # In a part mostly of flowers, a tile or two read as something else between or beside flowers is a flower
 # misread (a bamboo bird, a dragon); MELD_TILES or more in a row are a meld laid against the flowers.
 MELD_TILES = 3
@@ -147,9 +141,9 @@ def _why(f: np.ndarray) -> str:
     return "stray"
 
 
-def joined(dets: Detections, layout: Layout) -> Layout:
+def joined(dets: Detections, layout: Layout, settings: ReaderSettings = DEFAULT) -> Layout:
     """The layout's groups joined where a tile of one touches a tile of another side by side (tiles of
-    one size, level with each other, edges within TOUCH of a tile's width, not stacked): a row the
+    one size, level with each other, edges within `touch` of a tile's width, not stacked): a row the
     whole photo's layout cut into pieces (perspective, a tilted photo, a meld pushed against it) is one
     part again, so the hand is weighed as a row, not as single tiles."""
     groups = [list(g) for g in layout.groups]
@@ -164,8 +158,9 @@ def joined(dets: Detections, layout: Layout) -> Layout:
     gap = np.maximum(x1[None, :] - x2[:, None], x1[:, None] - x2[None, :])
     level = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
     ratio = short[:, None] / short[None, :]
-    touch = ((gap < TOUCH * np.minimum(w[:, None], w[None, :])) & (gap > -0.5 * np.minimum(w[:, None], w[None, :]))
-             & (level > LEVEL * np.minimum(h[:, None], h[None, :])) & (ratio > 0.75) & (ratio < 1 / 0.75))
+    touch = ((gap < settings.touch * np.minimum(w[:, None], w[None, :]))
+             & (gap > -0.5 * np.minimum(w[:, None], w[None, :]))
+             & (level > settings.level * np.minimum(h[:, None], h[None, :])) & (ratio > 0.75) & (ratio < 1 / 0.75))
     parent = list(range(len(groups)))
 
     def root(k: int) -> int:
@@ -185,15 +180,15 @@ def joined(dets: Detections, layout: Layout) -> Layout:
                   layout.warnings)
 
 
-def find_parts(dets: Detections, layout: Layout) -> list[Part]:
+def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = DEFAULT) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
-    (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (FLOWERS_KEPT)."""
-    parts = joined(dets, layout)
+    (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`)."""
+    parts = joined(dets, layout, settings)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
     codes = dets.layout_codes
     flowers = [flowers_of(tuple(g), codes) for g in parts.groups]
     faces = [sum(codes[i] != "back" and not is_flower(codes[i]) and i not in flowers[k] for i in g)
              for k, g in enumerate(parts.groups)]
-    return [Part(tuple(g), FLOWERS_KEPT if len(flowers[k]) == len(g) else float(p[k]), _why(f[k]), faces[k],
+    return [Part(tuple(g), settings.flowers_kept if len(flowers[k]) == len(g) else float(p[k]), _why(f[k]), faces[k],
                  flowers[k]) for k, g in enumerate(parts.groups)]

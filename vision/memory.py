@@ -5,7 +5,8 @@ The memory keeps, for each class, the embeddings of the newest PER_CLASS of its 
 classifier's pooled features before its linear layer: `TileClassifier.read_crops`), taught from a photo's
 boxes and the codes the players confirmed (`teach`). A photo read with it (`read_photo(..., memory=)`,
 `TileDetector.read(..., memory=)`) has each tile's class probabilities blended with how like the table's own
-examples its crop is (`blend`); where a class has no example yet, the model alone decides it.
+examples its crop is (`blend`, by the memory's `ReaderSettings`); where a class has no example yet, the model
+alone decides it.
 
 The memory is stored with the table (the ledger's SQLite, a file for `python -m vision`) as bytes
 (`to_bytes` / `from_bytes`): JSON with a format name and version and the SHA-256 of the classifier whose
@@ -25,23 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import CLASSES
-from vision.crop_classifier import TileClassifier, cut_crops
+from vision.crop_classifier import TileClassifier
 from vision.notices import Notice, NoticeError
+from vision.settings import DEFAULT, ReaderSettings
 
 FORMAT, VERSION = "taishu-table-memory", 1
 PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code look alike, and lighting changes
-# A crop's cosine similarity to a class's nearest example is weighed against SIMILAR: likelier that class
-# above it, less likely below, by STRENGTH per unit (the log-odds), at most MAX_SHIFT up and MAX_DOWN down.
-# Chosen on the evening benchmark and the real test splits read as evenings (training/evening.py,
-# models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
-# on real photos another set of the collection), so the memory lowers a class little.
-SIMILAR, STRENGTH, MAX_SHIFT, MAX_DOWN = 0.75, 15.0, 4.0, 1.0
-# A set's tiles look alike to the classifier (its flowers above all), so a crop is often above SIMILAR to the
-# examples of two classes. Where its likest example is at least SAME_SET like it (the table's own set), each
-# class with examples also loses RELATIVE log-odds per unit its nearest example is less like the crop than
-# that likest one. Below SAME_SET the likest example is often of another set (the real collections mix
-# sets), and the term cost taps there (models/README.md, "The table's memory").
-RELATIVE, SAME_SET = 20.0, 0.85
 
 
 class TableMemoryError(NoticeError, ValueError):
@@ -58,6 +48,8 @@ class TableMemory:
     classifier: str  # SHA-256 of the crop classifier whose embeddings these are
     per_class: int = PER_CLASS
     examples: dict[str, np.ndarray] = field(default_factory=dict)  # code → (k, D) unit embeddings, oldest first
+    # how `blend` weighs the examples (`similar` … `same_set`): the reader's, not the table's, so not stored
+    settings: ReaderSettings = DEFAULT
 
     @classmethod
     def for_classifier(cls, classifier: TileClassifier, per_class: int = PER_CLASS) -> TableMemory:
@@ -104,11 +96,11 @@ class TableMemory:
             self.add(embed(classifier, image, boxes), list(codes))
 
     def blend(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-        """Each tile's class probabilities (N, 43) with the table's examples' word: a class with examples
-        gains (or loses) log-odds by how much more (or less) like its nearest example the tile's crop is than
-        SIMILAR, and, where the likest example is of this set (SAME_SET), loses more the less like the crop it
-        is than that one (RELATIVE); a class without one keeps what the model says. An empty memory changes
-        nothing."""
+        """Each tile's class probabilities (N, 43) with the table's examples' word, weighed as `settings` say: a
+        class with examples gains (or loses) log-odds by how much more (or less) like its nearest example the
+        tile's crop is than `similar`, and, where the likest example is of this set (`same_set`), loses more the
+        less like the crop it is than that one (`relative`); a class without one keeps what the model says. An
+        empty memory changes nothing."""
         if not self.examples or not len(probs):
             return probs
         rows, bank, kept = self._bank()
@@ -116,8 +108,9 @@ class TableMemory:
         nearest = np.where(kept[:, :, None], bank @ _unit(embeddings).T, -1.0).max(axis=1).T
         shift = np.zeros_like(probs, dtype=np.float64)
         likest = nearest.max(axis=1, keepdims=True)
-        shift[:, rows] = np.clip(STRENGTH * (nearest - SIMILAR), -MAX_DOWN, MAX_SHIFT) \
-            + np.where(likest >= SAME_SET, RELATIVE * (nearest - likest), 0.0)
+        s = self.settings
+        shift[:, rows] = np.clip(s.strength * (nearest - s.similar), -s.max_down, s.max_shift) \
+            + np.where(likest >= s.same_set, s.relative * (nearest - likest), 0.0)
         log_p = np.log(np.clip(probs, 1e-9, None)) + shift
         out = np.exp(log_p - log_p.max(axis=1, keepdims=True))
         return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -171,7 +164,7 @@ class TableMemory:
 def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """The embeddings a memory keeps of the tiles in these boxes (xyxy, `image`'s pixels): the costly part of
     teaching, which the app does before it takes the ledger's write lock to `add` them."""
-    return classifier.read_crops(cut_crops(image, np.asarray(boxes, np.float32)))[1]
+    return classifier.read_crops(classifier.crops(image, boxes))[1]
 
 
 def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:

@@ -176,7 +176,7 @@ def read_detections(dets: Detections, rules: Ruleset | None = None, settings: Re
     dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets, settings))
     if not len(dets):
         return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
-    parts = find_parts(dets, layout)
+    parts = find_parts(dets, layout, settings)
     layouts = Layouts(dets, flower_tiles(parts), settings)
     found = search(dets, parts, rules, layouts, settings)
     if not found:
@@ -285,12 +285,13 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
 def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None,
                settings: ReaderSettings = DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
-    tiles when given (`vision.memory.TableMemory`, used by the crop classifier); a reading less sure of its
-    tiles' faces than `settings.sure_upright` (mean certainty) is compared with the photo read turned half a turn, and
-    the turned reading is kept when it is clearly surer (by `settings.turned_by`), boxes mapped back to `image`'s
-    pixels and ids kept. A photo taken from across the table shows the tiles upside down; read as it is,
-    it gave a legal but wrong hand. A sure reading skips the second read, which doubles the time, and so
-    does a photo of more tiles than a hand shows or of none (models/README.md, "Reader decisions")."""
+    tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
+    `settings` say); a reading less sure of its tiles' faces than `settings.sure_upright` (mean certainty) is
+    compared with the photo read turned half a turn, and the turned reading is kept when it is clearly surer
+    (by `settings.turned_by`), boxes mapped back to `image`'s pixels and ids kept. A photo taken from across
+    the table shows the tiles upside down; read as it is, it gave a legal but wrong hand. A sure reading
+    skips the second read, which doubles the time, and so does a photo of more tiles than a hand shows or of
+    none (models/README.md, "Reader decisions")."""
     upright = read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(upright.best.shown)
     if not shown or _sureness(upright) >= settings.sure_upright or shown > MAX_HAND_TILES:

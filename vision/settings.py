@@ -1,9 +1,13 @@
-"""The reader's settings: the numbers that tune the read after the detector, in one frozen config.
+"""The read's settings, each a frozen config with its defaults in one place: `ReaderSettings`, the numbers
+that tune the read after the detector (and how a table's memory weighs its examples), and `DetectorSettings`,
+those of the detector (its passes, faint flowers, crops).
 
-`read_detections` and `read_photo` take one (`DEFAULT` unless given) and pass it down; every evaluation
-writes it into its JSON (`to_json`) and `training.evaluate --reader-settings FILE` varies it (`from_json`).
-The long reasons for each default are in models/README.md ("Reader decisions", "The reader's constants").
-Facts of the game (a hand's tile counts, class lists) are not settings and stay module constants.
+`read_detections` and `read_photo` take a `ReaderSettings` (`DEFAULT` unless given) and pass it down; a
+`TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes both into
+its JSON (`to_json`) and `training.evaluate --reader-settings FILE --detector-settings FILE` varies them
+(`from_json`). The long reasons for the defaults are in models/README.md ("Reader decisions", "The reader's
+constants", "Faint flowers", "The table's memory"). Facts of the game (a hand's tile counts, class lists) and
+of the trained models (the crop's size) are not settings and stay module constants.
 """
 
 from __future__ import annotations
@@ -11,10 +15,55 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import ClassVar, Self
+
+
+class Settings:
+    """What both configs share: their JSON round trip, and the refusal of what is not one of them."""
+
+    what: ClassVar[str]  # the config's name in the messages: "reader", "detector"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> Self:
+        """Settings from a JSON object, defaults for the keys it leaves out; unknown keys and values of
+        the wrong type are refused (ValueError naming them), so a typo cannot silently run the defaults."""
+        if not isinstance(data, dict):
+            raise ValueError(f"{cls.what} settings must be a JSON object, not {type(data).__name__}")
+        types = {f.name: f.type for f in fields(cls)}
+        unknown = sorted(set(data) - set(types))
+        if unknown:
+            raise ValueError(f"unknown {cls.what} settings: {', '.join(map(str, unknown))} "
+                             f"(known: {', '.join(types)})")
+        for key, value in data.items():
+            # bool is an int in Python, and an int is fine where a float is wanted
+            ok = not isinstance(value, bool) and (
+                isinstance(value, int) if types[key] == "int" else isinstance(value, int | float))
+            if not ok:
+                raise ValueError(f"{cls.what} setting {key} must be "
+                                 f"{'an integer' if types[key] == 'int' else 'a number'}, not {value!r}")
+        return cls(**data)
+
+    @classmethod
+    def from_file(cls, path: Path) -> Self:
+        """Settings from a JSON file (`from_json`); a file that cannot be read or is not JSON is refused
+        with a ValueError naming it."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"cannot read {cls.what} settings from {path}: {exc}") from exc
+        try:
+            return cls.from_json(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from exc
 
 
 @dataclass(frozen=True)
-class ReaderSettings:
+class ReaderSettings(Settings):
+    what: ClassVar[str] = "reader"
+
     # vision.search: which parts form the hand, and how far the search goes
     max_flip: float = 8.0  # a part e^8 times likelier in than out (or out than in) is never changed
     max_memberships: int = 300  # memberships counted, cheapest first
@@ -48,42 +97,74 @@ class ReaderSettings:
     # vision.read: when a photo is read again turned half a turn
     sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
     turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
+    # vision.hand_finding: which runs of tiles are one part
+    # two tiles touch side by side when the gap between them is under `touch` of a tile's width and they share
+    # `level` of their height (a tilted row still does; a wall behind the hand does not)
+    touch: float = 0.3
+    level: float = 0.5
+    # flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
+    # hand's, as sure as the search never doubts (`max_flip`): the hand is legal without them, so unsure
+    # flowers were left out as strays (models/README.md, "Reader decisions")
+    flowers_kept: float = 1 - 1e-4
+    # vision.memory: how a table's memory of its own tiles moves each tile's class odds
+    # a crop's cosine similarity to a class's nearest example is weighed against `similar`: likelier that class
+    # above it, less likely below, by `strength` per unit (the log-odds), at most `max_shift` up and `max_down`
+    # down. Chosen on the evening benchmark and the real test splits read as evenings (training/evening.py,
+    # models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
+    # on real photos another set of the collection), so the memory lowers a class little
+    similar: float = 0.75
+    strength: float = 15.0
+    max_shift: float = 4.0
+    max_down: float = 1.0
+    # a set's tiles look alike to the classifier (its flowers above all), so a crop is often above `similar` to
+    # the examples of two classes. Where its likest example is at least `same_set` like it (the table's own
+    # set), each class with examples also loses `relative` log-odds per unit its nearest example is less like
+    # the crop than that likest one. Below `same_set` the likest example is often of another set (the real
+    # collections mix sets), and the term cost taps there (models/README.md, "The table's memory")
+    relative: float = 20.0
+    same_set: float = 0.85
 
-    def to_json(self) -> dict:
-        return asdict(self)
 
-    @classmethod
-    def from_json(cls, data: object) -> ReaderSettings:
-        """Settings from a JSON object, defaults for the keys it leaves out; unknown keys and values of
-        the wrong type are refused (ValueError naming them), so a typo cannot silently run the defaults."""
-        if not isinstance(data, dict):
-            raise ValueError(f"reader settings must be a JSON object, not {type(data).__name__}")
-        types = {f.name: f.type for f in fields(cls)}
-        unknown = sorted(set(data) - set(types))
-        if unknown:
-            raise ValueError(f"unknown reader settings: {', '.join(map(str, unknown))} "
-                             f"(known: {', '.join(types)})")
-        for key, value in data.items():
-            # bool is an int in Python, and an int is fine where a float is wanted
-            ok = not isinstance(value, bool) and (
-                isinstance(value, int) if types[key] == "int" else isinstance(value, int | float))
-            if not ok:
-                raise ValueError(f"reader setting {key} must be {'an integer' if types[key] == 'int' else 'a number'}, "
-                                 f"not {value!r}")
-        return cls(**data)
+@dataclass(frozen=True)
+class DetectorSettings(Settings):
+    what: ClassVar[str] = "detector"
 
-    @classmethod
-    def from_file(cls, path: Path) -> ReaderSettings:
-        """Settings from a JSON file (`from_json`); a file that cannot be read or is not JSON is refused
-        with a ValueError naming it."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"cannot read reader settings from {path}: {exc}") from exc
-        try:
-            return cls.from_json(data)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from exc
+    # vision.detector: the first pass, and which clusters of tiles are read again at the trained size
+    min_found_tile: float = 12.0  # below this width (px at the network input) the first pass misses tiles: look larger
+    # tiles found between these multiples of the trained tile width are read as found, in one pass (a second
+    # pass at the trained size reads them no better)
+    same_scale_from: float = 0.7
+    same_scale_to: float = 1.5
+    # tiles of one cluster differ in size by less than this factor (near tiles can be 5x far ones in a photo
+    # of a table), and lie within this many tile sizes of a neighbour of the cluster
+    cluster_size_ratio: float = 1.6
+    cluster_reach: float = 3.0
+    # second passes for at most this many clusters, the largest first (the rest keep the first pass):
+    # bounds the time a cluttered photo takes
+    max_second_passes: int = 3
+    # the first pass's largest input (long side) is this many times the card's max_side (2560 px): its memory
+    # and time grow with its area, and a read stays under 1 GB at this cap
+    first_pass_max: int = 2
+    # vision.detector: a photo squashed by a resize that did not keep its aspect (a data set's "stretch"
+    # export, a 16:9 frame shown square). An upright tile's face is about `upright_aspect` as wide as tall; no
+    # view of a table makes its tiles' median box narrower than `min_aspect` (a row seen end on: 0.5), so such
+    # a photo is read again with its width restored, by at most `max_restore`, judged on at least
+    # `min_for_aspect` boxes. Wide boxes are no such sign: tiles lying flat seen at a grazing angle reach 3-4
+    min_aspect: float = 0.45
+    upright_aspect: float = 0.75
+    max_restore: float = 6.0
+    min_for_aspect: int = 3
+    # vision.detector: a box whose likeliest class is a flower is kept from `faint_flower` up (others from the
+    # card's conf): a flower of a set the detector never saw scores low, and a hand without it loses its 台.
+    # Such a faint box is kept only where no surer box covers it and the crop classifier gives the flowers
+    # `faint_flower_sure` of its probability: the two bounds that kept faint flowers and no faint other tile
+    # (models/README.md, "Faint flowers")
+    faint_flower: float = 0.05
+    faint_flower_sure: float = 0.7
+    # vision.crop_classifier: the smallest tile's height, in crop heights, from which crops are cut from a
+    # halved photo (models/README.md, "The reader's constants")
+    halve_from: float = 4.0
 
 
 DEFAULT = ReaderSettings()
+DETECTOR_DEFAULT = DetectorSettings()
