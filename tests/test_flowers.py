@@ -15,10 +15,11 @@ from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import distinct_readings
 from vision.detections import Detections
 from vision.groups import APART
-from vision.hand_finding import flowers_of
+from vision.hand_finding import flowers_cut_off, flowers_of
+from vision.layout import Layout
 from vision.read import read_detections
 
-from .fake_detections import around_the_hand, laid_out
+from .fake_detections import TILE_W, around_the_hand, laid_out
 from .test_layout_and_correction import same_hand
 
 FLOWER_HAND = Hand(("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "2m"), "2m",
@@ -150,3 +151,29 @@ def test_in_a_part_mostly_of_flowers_a_tile_or_two_between_them_are_flowers_but_
     assert of(["3z", "3z", "3z", "1f", "2f", "5f", "6f"]) == (3, 4, 5, 6)
     assert of(["1f", "2f", "4s", "5s", "6s", "7f", "8f", "3f"]) == (0, 1, 5, 6, 7)
     assert of(["1f", "1s", "2s"]) == () == of(["1f", "2f", "1s", "2s"])  # half or fewer: no run of flowers
+
+
+def test_flowers_laid_touching_a_meld_are_cut_off_as_the_flower_group():
+    """As on an evening's photo: the flowers pushed against a concealed kong shown as backs, the last flower
+    read surely as a bamboo. The seven tiles were one part, mostly no flowers, set apart whole with the kong
+    (no legal hand); now the flowers at its end are the flower group and the kong the hand's meld."""
+    hand = FLOWER_HAND.replace(melds=(Meld("ankong", ("3z",) * 4),))
+    dets, codes = laid_out(hand)
+    flowers = flower_rows(codes)
+    boxes = dets.boxes.copy()
+    boxes[flowers, 0::2] -= 2 * TILE_W  # laid out two tiles' widths from the kong: now touching it
+    photo = with_scores(Detections(boxes, dets.scores), {flowers[-1]: {"1s": 0.6, "6f": 0.3}})
+    assert photo.layout_codes[flowers[-1]] == "1s"
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
+
+
+def test_only_a_run_of_two_flowers_or_more_at_a_group_end_is_cut_off_and_a_meld_stays():
+    def cut(codes):
+        return flowers_cut_off(Layout((tuple(range(len(codes))),), ((0,),), (), 0.0), codes).groups
+
+    assert cut(["back", "7s", "7s", "back", "2f", "6f", "1s"]) == ((0, 1, 2, 3), (4, 5, 6))
+    assert cut(["1f", "5f", "3z", "3z", "3z"]) == ((2, 3, 4), (0, 1))
+    assert cut(["3z", "3z", "3z", "1s", "5f"]) == ((0, 1, 2, 3, 4),)  # one flower: no flower group
+    assert cut(["3z", "3z", "5f", "6f"]) == ((0, 1, 2, 3),)  # a meld's tiles would not remain
+    assert cut(["1f", "2f", "3f", "4f"]) == ((0, 1, 2, 3),)  # flowers all: `flowers_of` takes it whole

@@ -13,7 +13,7 @@ whether they make a legal hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -180,13 +180,33 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = DEFAULT)
                   layout.warnings)
 
 
+def flowers_cut_off(layout: Layout, codes: list[str]) -> Layout:
+    """The layout's groups with flowers at either end cut off as a group of their own (the longest run at an
+    end that starts with a flower, holds two or more and is flowers by `flowers_of`) where a meld's tiles or
+    more remain: flowers laid touching a meld or the row are the hand's flower group all the same, and
+    `flowers_of` takes a part as flowers only where most of it is."""
+    groups = []
+    for g in layout.groups:
+        end = next((e for k in range(len(g) - MELD_TILES, 1, -1)
+                    for e, at_cut in ((g[-k:], g[-k]), (g[:k], g[k - 1])) if _flower_end(e, at_cut, codes)), None)
+        groups += [g] if end is None else [tuple(i for i in g if i not in end), end]
+    return replace(layout, groups=tuple(groups))
+
+
+def _flower_end(end: tuple[int, ...], at_cut: int, codes: list[str]) -> bool:
+    """Whether `end`, cut from a group's end next to its tile `at_cut`, is flowers: that tile a flower, two
+    or more flowers, and `flowers_of` all of it."""
+    return is_flower(codes[at_cut]) and sum(is_flower(codes[i]) for i in end) >= 2 and flowers_of(end, codes) == end
+
+
 def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = DEFAULT) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
-    (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`)."""
-    parts = joined(dets, layout, settings)
+    (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`), and so
+    is a run of flowers at a part's end (`flowers_cut_off`)."""
+    codes = dets.layout_codes
+    parts = flowers_cut_off(joined(dets, layout, settings), codes)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
-    codes = dets.layout_codes
     flowers = [flowers_of(tuple(g), codes) for g in parts.groups]
     faces = [sum(codes[i] != "back" and not is_flower(codes[i]) and i not in flowers[k] for i in g)
              for k, g in enumerate(parts.groups)]
