@@ -102,7 +102,7 @@ def aspect_restore(dets: Detections, settings: DetectorSettings = DETECTOR_DEFAU
     return 1.0 if aspect >= settings.min_aspect else min(settings.upright_aspect / aspect, settings.max_restore)
 
 
-def suppress_overlaps(dets: Detections, iou: float = 0.5) -> Detections:
+def suppress_overlaps(dets: Detections, iou: float) -> Detections:
     """One box per tile where readings of overlapping regions found it twice (class-agnostic NMS)."""
     xywh = np.concatenate([dets.boxes[:, :2], dets.boxes[:, 2:] - dets.boxes[:, :2]], axis=1)
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), dets.confidences.tolist(), 0.0, iou), np.int64).reshape(-1)
@@ -128,12 +128,12 @@ class TileDetector:
                                              self.card.classifier_weight, settings.halve_from)
 
     def detect(self, image: np.ndarray, long_side: int | None = None, conf: float | None = None,
-               iou: float = 0.5, faint_flowers: bool = False) -> Detections:
+               faint_flowers: bool = False) -> Detections:
         """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels (and faint
         flowers, from `faint_flower`, with `faint_flowers`)."""
         blob, scale = self.network_input(image, long_side or self.card.imgsz)
         output = self.session.run(None, {self.input_name: blob})[0][0]
-        return decode(output, self.card.conf if conf is None else conf, iou,
+        return decode(output, self.card.conf if conf is None else conf, self.settings.nms_iou,
                       self.settings.faint_flower if faint_flowers else None).scaled(scale)
 
     def network_input(self, image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
@@ -183,7 +183,8 @@ class TileDetector:
             # A first pass that boxed several tiles as one sizes the second pass wrong: keep whichever
             # reading is surer of more tiles, never less than the first pass found.
             parts.append(second if second.confidences.sum() >= group.confidences.sum() else group)
-        dets = suppress_overlaps(Detections.concat(parts + [faint])) if len(parts) > 1 or len(faint) else parts[0]
+        dets = suppress_overlaps(Detections.concat(parts + [faint]), self.settings.nms_iou) \
+            if len(parts) > 1 or len(faint) else parts[0]
         surely = dets.confidences >= self.threshold(conf)
         if self.classifier is None:  # nothing says whether a faint box is a flower
             return dets[np.flatnonzero(surely)]
@@ -200,9 +201,9 @@ class TileDetector:
         return dets[np.flatnonzero(dets.confidences >= self.threshold(conf))]
 
     def read_region(self, image: np.ndarray, boxes: np.ndarray, tile_w: float, conf: float | None) -> Detections:
-        """The region around `boxes` (with a margin of a tile and a half) resized so tiles `tile_w` wide
+        """The region around `boxes` (with a margin of `region_margin` tile widths) resized so tiles `tile_w` wide
         come out at the trained tile width, read in one pass; boxes in photo pixels."""
-        pad = 1.5 * tile_w
+        pad = self.settings.region_margin * tile_w
         h, w = image.shape[:2]
         x1, y1 = np.maximum(boxes[:, :2].min(axis=0) - pad, 0).astype(int)
         x2, y2 = np.minimum(boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)

@@ -161,6 +161,9 @@ class DetectorSettings(Settings):
     # (models/README.md, "Faint flowers")
     faint_flower: float = 0.05
     faint_flower_sure: float = 0.7
+    # vision.detector: boxes overlapping more than this (IoU) are one tile, within a pass and across passes
+    nms_iou: float = 0.5
+    region_margin: float = 1.5  # a second pass reads its cluster's region with this many tile widths around it
     # vision.crop_classifier: the smallest tile's height, in crop heights, from which crops are cut from a
     # halved photo (models/README.md, "The reader's constants")
     halve_from: float = 4.0
