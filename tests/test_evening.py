@@ -57,3 +57,26 @@ def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, c
     assert len(lines) == len(hands) + 2 * (3 - exact)
     memory = [result["all"][f"hands {phase} memory"] for phase in ("1-2", "3 on")]
     assert exact == round(sum(f["groups_exact"] * f["whole_hands"] for f in memory))
+
+
+def test_flower_identity_judges_the_model_and_the_nearest_example_of_another_photo():
+    from training.flower_identity import judge
+    from vision.classes import CLASS_INDEX
+
+    codes = ["1f", "2f", "1f", "3f"]
+    photo = np.array([0, 0, 1, 1])
+    probs = np.zeros((4, 43))
+    for i, code in enumerate(["1f", "4f", "1f", "3f"]):  # the second read wrong
+        probs[i, CLASS_INDEX[code]] = 1.0
+    # the two 1f alike across photos; the 2f likest the 3f of the other photo, its own photo's 1f ignored
+    embeddings = np.array([[1, 0, 0], [0, 1, 0.1], [1, 0.05, 0], [0, 1, 0]], np.float32)
+    result = judge(probs, embeddings, codes, photo)
+    assert result == {"flowers": 4, "model": 0.75, "judged by example": 2, "nearest example": 1.0}
+
+
+def test_flower_identity_cuts_every_flower_of_a_sets_photos(detector):
+    from training.flower_identity import flower_crops
+
+    crops, codes, photo = flower_crops(*DESIGN, hands=2, seed=3, size=320, classifier=detector.classifier)
+    assert len(crops) == len(codes) == len(photo) > 0 and set(photo) <= {0, 1}
+    assert all(code.endswith("f") for code in codes) and crops.shape[1:] == (64, 48, 3)
