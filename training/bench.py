@@ -24,7 +24,6 @@ from pathlib import Path
 import cv2
 
 from datasets.shared import missing_reason, shared_path
-from vision.crop_classifier import cut_crops
 from vision.detector import TileDetector
 from vision.memory import load_memory
 from vision.photo import load_photo
@@ -62,7 +61,7 @@ def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
     decode, start = clock() - start, clock()
     dets = detector.read(image)
     read, start = clock() - start, clock()
-    crops = cut_crops(image, dets.boxes, detector.settings.halve_from)
+    crops = detector.classifier.crops(image, dets.boxes) if detector.classifier else None
     cut, start = clock() - start, clock()
     if detector.classifier:
         detector.classifier.rescore(image, dets)

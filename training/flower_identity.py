@@ -19,10 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from datasets.photo import photo_effects
+from scoring.tiles import is_flower
 from training.evening import DESIGNS, design_name, hand_photo, tile_set_of
 from vision.classes import CLASSES
 from vision.crop_classifier import TileClassifier
 from vision.detector import TileDetector
+from vision.memory import unit
 
 
 def flower_crops(style: str, anchor: float | None, hands: int, seed: int, size: int,
@@ -33,7 +35,7 @@ def flower_crops(style: str, anchor: float | None, hands: int, seed: int, size: 
     crops, codes, photo = [], [], []
     for n in range(hands):
         image, labels, _ = hand_photo(rng, tile_set, size, effects)
-        flowers = [(CLASSES[k], box) for k, *box in labels if CLASSES[k].endswith("f")]
+        flowers = [(CLASSES[k], box) for k, *box in labels if is_flower(CLASSES[k])]
         if flowers:
             crops.append(classifier.crops(image, np.array([box for _, box in flowers], np.float32)))
             codes += [code for code, _ in flowers]
@@ -44,8 +46,8 @@ def flower_crops(style: str, anchor: float | None, hands: int, seed: int, size: 
 def judge(probs: np.ndarray, embeddings: np.ndarray, codes: list[str], photo: np.ndarray) -> dict:
     """The model's and the nearest example's share of flowers read right (`None` where nothing is judged)."""
     truth = np.array(codes)
-    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
-    similar = np.where(photo[:, None] == photo[None, :], -np.inf, unit @ unit.T)  # other photos only
+    vectors = unit(embeddings)
+    similar = np.where(photo[:, None] == photo[None, :], -np.inf, vectors @ vectors.T)  # other photos only
     shown_elsewhere = np.array([(truth[photo != photo[i]] == truth[i]).any() for i in range(len(truth))])
     nearest = truth[similar.argmax(axis=1)]
     rate = lambda right: round(float(np.mean(right)), 4) if len(right) else None  # noqa: E731

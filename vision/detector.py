@@ -183,14 +183,14 @@ class TileDetector:
             # A first pass that boxed several tiles as one sizes the second pass wrong: keep whichever
             # reading is surer of more tiles, never less than the first pass found.
             parts.append(second if second.confidences.sum() >= group.confidences.sum() else group)
-        dets = suppress_overlaps(Detections.concat(parts + [faint]), self.settings.nms_iou) \
+        dets = suppress_overlaps(Detections.concat(parts + [faint]), settings.nms_iou) \
             if len(parts) > 1 or len(faint) else parts[0]
         surely = dets.confidences >= self.threshold(conf)
         if self.classifier is None:  # nothing says whether a faint box is a flower
             return dets[np.flatnonzero(surely)]
         dets = self.classifier.rescore(image, dets, memory)
         flowers = dets.scores[:, FLOWER_IDS].sum(axis=1) / np.maximum(dets.scores.sum(axis=1), 1e-9)
-        return dets[np.flatnonzero(surely | (flowers >= self.settings.faint_flower_sure))]
+        return dets[np.flatnonzero(surely | (flowers >= settings.faint_flower_sure))]
 
     def threshold(self, conf: float | None) -> float:
         """The score from which a box is a tile (the card's, unless the caller says)."""

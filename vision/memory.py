@@ -38,7 +38,8 @@ class TableMemoryError(NoticeError, ValueError):
     """A memory that cannot be used: corrupt, not a memory, of another version or another classifier."""
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
+def unit(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1: the embeddings as the memory compares them (cosine similarity)."""
     vectors = np.asarray(vectors, np.float32)
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
@@ -80,7 +81,7 @@ class TableMemory:
         unknown = sorted(set(codes) - set(CLASSES))
         if unknown:
             raise ValueError(f"not tile classes: {unknown}")
-        vectors = _unit(embeddings)
+        vectors = unit(embeddings)
         for code in dict.fromkeys(codes):
             new = vectors[[i for i, c in enumerate(codes) if c == code]]
             kept = self.examples.get(code, np.zeros((0, vectors.shape[1]), np.float32))
@@ -105,7 +106,7 @@ class TableMemory:
             return probs
         rows, bank, kept = self._bank()
         # each tile's similarity to the nearest example of each class (a padding slot is no example)
-        nearest = np.where(kept[:, :, None], bank @ _unit(embeddings).T, -1.0).max(axis=1).T
+        nearest = np.where(kept[:, :, None], bank @ unit(embeddings).T, -1.0).max(axis=1).T
         shift = np.zeros_like(probs, dtype=np.float64)
         likest = nearest.max(axis=1, keepdims=True)
         s = self.settings
