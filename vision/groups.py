@@ -43,6 +43,23 @@ def meld_kind(codes: list[str]) -> str:
     return "unknown"
 
 
+def stray_backs(layout: Layout, codes: list[str]) -> frozenset[int]:
+    """The backs among a hand's tiles that no concealed kong can hold: a hand shows a back only in a kong laid
+    face down (four backs, or a back at each end), so a back is kept where some four touching tiles of its
+    group (all of a shorter group), flowers aside, hold it and another back. The others are the table seen
+    through a gap between melds, or the strip at a photo's edge, that the detector took for a back."""
+    stray = set()
+    for g in layout.groups:
+        plain = [i for i in g if not is_flower(codes[i])]
+        backs = [k for k, i in enumerate(plain) if codes[i] == BACK]
+        span = min(4, len(plain))  # three backs alone: a kong face down with one missed
+        for k in backs:
+            windows = range(max(0, k - span + 1), min(k, len(plain) - span) + 1)
+            if not any(sum(codes[i] == BACK for i in plain[a:a + span]) >= 2 for a in windows):
+                stray.add(plain[k])
+    return frozenset(stray)
+
+
 def _cuts(n: int) -> list[list[int]]:
     """Every way to write n as an ordered sum of 3s and 4s."""
     if n == 0:

@@ -204,6 +204,17 @@ def group_rows(dets: Detections, settings: ReaderSettings = DEFAULT) -> Layout:
     return Layout(tuple(groups), tuple(row_groups), tuple(dropped), angle, tuple(warnings))
 
 
+def without(layout: Layout, left_out: frozenset[int]) -> Layout:
+    """The layout with these detections taken out of their groups (a group left empty goes, and its row with it
+    if that was its only group); they are not `dropped` either, which the layout keeps for boxes it doubled."""
+    if not left_out:
+        return layout
+    kept = [tuple(i for i in g if i not in left_out) for g in layout.groups]
+    renumber = {gi: n for n, gi in enumerate(gi for gi, g in enumerate(kept) if g)}
+    rows = tuple(r for r in (tuple(renumber[gi] for gi in row if gi in renumber) for row in layout.rows) if r)
+    return Layout(tuple(g for g in kept if g), rows, layout.dropped, layout.angle, layout.warnings)
+
+
 def in_reading_order(dets: Detections, layout: Layout) -> tuple[Detections, Layout]:
     """The slotted detections only, renumbered in reading order, with the layout to match."""
     order = [i for g in layout.groups for i in g]

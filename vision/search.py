@@ -27,9 +27,9 @@ from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
-from vision.groups import APART, TileGroup, classify, meld_kind
+from vision.groups import APART, TileGroup, classify, meld_kind, stray_backs
 from vision.hand_finding import Part, flower_tiles
-from vision.layout import group_rows, in_reading_order
+from vision.layout import group_rows, in_reading_order, without
 from vision.notices import Notice
 from vision.settings import DEFAULT, ReaderSettings
 
@@ -158,10 +158,15 @@ def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] 
             settings: ReaderSettings = DEFAULT) -> HandLayout:
     """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else; the
     detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
-    whole = group_rows(dets[np.array(members, np.int64)], settings)
-    sub, layout = in_reading_order(dets[np.array(members, np.int64)], whole)
-    order = [members[i] for g in whole.groups for i in g]
-    codes = [f if i in flowers else c for i, c, f in zip(order, sub.layout_codes, sub.likeliest_flowers, strict=True)]
+    mine = dets[np.array(members, np.int64)]
+    read_as = [f if m in flowers else c for m, c, f in zip(members, mine.layout_codes, mine.likeliest_flowers,
+                                                           strict=True)]
+    whole = group_rows(mine, settings)
+    whole = without(whole, stray_backs(whole, read_as))
+    sub, layout = in_reading_order(mine, whole)
+    reading = [i for g in whole.groups for i in g]
+    order = [members[i] for i in reading]
+    codes = [read_as[i] for i in reading]
     groups, warnings = classify(layout, codes)
     return HandLayout(order, sub, groups, list(layout.warnings) + warnings)
 
@@ -246,7 +251,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
     Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
     hl = layouts.of(ms.members)
     loose = [TileGroup("unknown", part.members, APART) for part in ms.loose]
-    dropped = [i for i in ms.members if i not in hl.order]  # boxes the hand's layout found doubled
+    dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, and stray backs
     if dropped:
         loose.append(TileGroup("unknown", tuple(dropped), APART))
     out, counted = [], False

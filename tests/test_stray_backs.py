@@ -1,0 +1,67 @@
+"""A back where no concealed kong can hold it is the table, not a tile: the detector takes the table seen
+through the gap between two melds, or a strip at the photo's edge, for a back. A hand shows backs only in a
+kong laid face down, so the reader sets such a back apart and reads the melds on either side of it."""
+
+import numpy as np
+import pytest
+
+from scoring.hand import Hand, Meld, Situation
+from training.evaluate import reading_hand
+from vision.detections import Detections
+from vision.groups import APART, stray_backs
+from vision.layout import Layout, without
+from vision.read import read_detections
+
+from .fake_detections import TILE_H, TILE_W, laid_out, one_hot
+from .test_layout_and_correction import same_hand
+
+TWO_MELDS = Hand(("1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "9s"), "9s",
+                 (Meld("pon", ("1s", "1s", "1s")), Meld("chi", ("5p", "6p", "7p"))), ("2f",),
+                 Situation(seat_wind="E", round="S"))
+
+
+def one_group(codes: list[str]) -> tuple[Layout, list[str]]:
+    return Layout((tuple(range(len(codes))),), ((0,),), (), 0.0), codes
+
+
+@pytest.mark.parametrize(("codes", "stray"), [
+    (["1s", "1s", "1s", "back", "5p", "6p", "7p", "back"], {3, 7}),  # the gaps beside melds
+    (["back", "1m", "2m", "3m"], {0}),  # the photo's edge before a row
+    (["back", "3p", "3p", "back"], set()),  # a concealed kong, its middle two shown
+    (["back", "3p", "5p", "back"], set()),  # the same with a face misread: still a kong's backs
+    (["back"] * 4, set()),  # a concealed kong face down
+    (["back"] * 3, set()),  # the same with a back missed
+    (["7s", "back", "back", "7s", "1f"], set()),
+])
+def test_a_back_is_stray_unless_four_touching_tiles_hold_it_and_another_back(codes, stray):
+    assert stray_backs(*one_group(codes)) == frozenset(stray)
+
+
+def test_the_tiles_that_hold_a_back_are_counted_with_the_flowers_aside_as_the_melds_are_cut():
+    assert stray_backs(*one_group(["back", "1f", "2f", "3f", "1m", "1m", "1m"])) == frozenset({0})
+    assert stray_backs(*one_group(["back", "1f", "back", "1m", "1m"])) == frozenset()
+
+
+def test_a_layout_without_some_tiles_keeps_its_other_groups_and_rows():
+    layout = Layout(((0, 1), (2,), (3, 4)), ((0, 1), (2,)), (7,), 5.0)
+    assert without(layout, frozenset({2})) == Layout(((0, 1), (3, 4)), ((0,), (1,)), (7,), 5.0)
+    assert without(layout, frozenset()) is layout
+
+
+def gap_read_as_back(hand: Hand) -> tuple[Detections, int]:
+    """`hand` laid out (melds in a second row, a tile's width apart) with a back boxed in the gap between
+    its first two melds, as the detector reads a table surface the colour of the set's backs."""
+    dets, codes = laid_out(hand)
+    melds = [i for i, c in enumerate(codes) if i >= len(hand.concealed) + 1 and c in hand.melds[0].tiles]
+    x = float(dets.boxes[melds[-1], 2]) + 1.0
+    y = float(dets.boxes[melds[-1], 1])
+    gap = Detections(np.array([[x, y, x + TILE_W, y + TILE_H]], np.float32), one_hot(["back"]))
+    return Detections.concat([dets, gap]), len(dets)
+
+
+def test_a_back_read_in_the_gap_between_two_melds_is_set_apart_and_both_melds_read():
+    dets, back = gap_read_as_back(TWO_MELDS)
+    reading = read_detections(dets)
+    assert same_hand(reading_hand(reading), TWO_MELDS)
+    apart = [reading.best.row(i).box for g in reading.best.groups if g.role == APART for i in g.members]
+    assert len(apart) == 1 and np.allclose(apart[0], dets.boxes[back])
