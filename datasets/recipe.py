@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 class Recipe:
     name: str = "default"
     # Scene kinds (datasets/scene_layout.py): a laid-out winning hand, rows of a set, loose tiles,
-    # an empty table, a hand at a table with what surrounds it, a table with clutter and no hand.
+    # an empty table, a hand at a table with what surrounds it, a table with clutter and no hand, and
+    # "flower_row" (in no recipe's defaults: the eight flowers in a row, the photo that teaches a table its set).
     kinds: dict = field(default_factory=lambda: {"hand": 0.72, "rows": 0.12, "loose": 0.13, "negative": 0.03,
                                                  "table": 0.0, "clutter": 0.0})
     # Table surfaces (datasets/backgrounds.py).

@@ -6,7 +6,8 @@ a second row (nearer the camera, or beyond a standing row, which hides part of i
 winning tile sometimes set apart. Other scene kinds: rows of tiles (like a set laid out for a
 photo), loose scattered tiles, and a hand at a table with what surrounds it there: walls of backs
 two high, discards in the middle, the other players' rows and melds, an automatic table's centre
-console (see `table_scene`). How often each draw comes up is the recipe's (datasets/recipe.py).
+console (see `table_scene`), and the eight flowers in a row (`flower_row_scene`). How often each
+draw comes up is the recipe's (datasets/recipe.py).
 """
 
 import random
@@ -23,6 +24,7 @@ from vision.classes import BACK
 TILE_D = 1.36  # depth of a lying tile's top, in tile widths
 SURROUND_KINDS = ("wall", "discard", "other")  # tiles at the table that are not the player's hand
 DISCARDABLE = [c for c in TILE_CODES if not c.endswith("f")]  # flowers are never discarded
+FLOWER_CODES = [c for c in TILE_CODES if c.endswith("f")]
 
 
 @dataclass
@@ -168,6 +170,14 @@ def loose_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     return SceneLayout("loose", None, groups, placed)
 
 
+def flower_row_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
+    """The eight flowers of a set in one packed row, in any order: the photo a table takes to teach the app
+    its set ("teach this set", ui/teach_page.py)."""
+    codes = [str(c) for c in rng.permutation(FLOWER_CODES)]
+    tiles, _ = _row(codes, 0.0, 0.0, rng, 0)
+    return SceneLayout("flower_row", None, [SceneGroup("loose", codes)], tiles)
+
+
 def _random_code(rng):
     return BACK if rng.random() < 0.05 else TILE_CODES[int(rng.integers(len(TILE_CODES)))]
 
@@ -304,7 +314,7 @@ def negative_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
 
 
 SCENE_KINDS = {"hand": hand_scene, "rows": rows_scene, "loose": loose_scene, "negative": negative_scene,
-               "table": table_scene, "clutter": clutter_scene}
+               "table": table_scene, "clutter": clutter_scene, "flower_row": flower_row_scene}
 
 
 def layout(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:

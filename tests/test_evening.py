@@ -5,8 +5,11 @@ import numpy as np
 import pytest
 
 from datasets.photo import photo_effects
-from training.evening import FIRST_HANDS, evening, hand_photo, run, tile_set_of
+from datasets.scene import render_scene
+from training.evening import FIRST_HANDS, FLOWER_ROW, evening, hand_photo, run, teach_flowers, tile_set_of
+from vision.classes import CLASSES
 from vision.detector import TileDetector
+from vision.memory import TableMemory
 from vision.settings import DEFAULT
 
 from .shared import needs_shared
@@ -44,6 +47,26 @@ def test_the_evening_benchmark_at_a_small_size(detector):
         assert 0.5 <= f["hand_tiles_read_right"] <= 1
     first = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects())
     assert first["hands 1-2 memory"] == first["hands 1-2 alone"]
+
+
+def test_the_teach_step_photographs_the_sets_eight_flowers_and_teaches_those_found(detector):
+    rng = np.random.default_rng(4)
+    tile_set = tile_set_of(*DESIGN, rng)
+    _, labels, truth = render_scene(np.random.default_rng(9), "unseen", 512, FLOWER_ROW, tile_set)
+    assert sorted(CLASSES[c] for c, *_ in labels) == [f"{n}f" for n in range(1, 9)] and truth.hand is None
+    memory = TableMemory.for_classifier(detector.classifier)
+    taught = teach_flowers(memory, detector, np.random.default_rng(9), tile_set, 512, photo_effects())
+    assert taught >= 6 and len(memory) == taught and set(memory.counts()) <= {f"{n}f" for n in range(1, 9)}
+
+
+def test_a_taught_evening_reads_the_same_hands_with_the_flowers_taught_first(detector):
+    """`--taught`: the photos are the evening's without it (the flower row is drawn after them); the first hand
+    is read with a memory that is no longer empty."""
+    plain = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects(), show_detail=False)
+    taught = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects(), taught=True)
+    assert taught["hands 1-2 alone"] == plain["hands 1-2 alone"]
+    assert run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector,
+               taught=True)["taught"] is True
 
 
 def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, capsys):

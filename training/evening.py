@@ -1,7 +1,7 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
     python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
-                               [--detail]
+                               [--detail] [--taught]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
@@ -14,6 +14,11 @@ without the memory: the hand taps to fix (`training.evaluate.judge_hand`), group
 whole hands, and *flower groups right*: the reading's flower group holds exactly the hand's flowers
 (over the hands whose flowers are all in view). `--detail` also writes a line per hand read with the
 memory to stderr: its taps, and the hand's groups beside the reading's where they differ.
+
+`--taught`: each evening starts as a table that uses the app's "teach this set" step (ui/teach_page.py):
+a photo of the set's eight flowers in a row (a `flower_row` scene, drawn after the hands, so that the hands
+are the same as without it) is read, and the flowers it found are taught with their names (the player's
+taps), before hand 1.
 
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
@@ -49,6 +54,7 @@ from vision.read import PhotoReading, read_detections
 from vision.settings import DEFAULT
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
+FLOWER_ROW = Recipe(name="teach", kinds={"flower_row": 1.0})
 # The unseen designs: (style, the held-out crop number a set's crops are drawn nearest to, or None).
 DESIGNS = (("xmahjongg-real", None),) + tuple(("real-crops-held-out", (lo + hi) / 2) for lo, hi in HELD_OUT_CROP_RANGES)
 FIRST_HANDS = 2  # "hands 1-2": read with the memory of at most one hand
@@ -75,10 +81,31 @@ def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects)
         image, labels, truth = render_scene(rng, "unseen", size, HANDS_ONLY, tile_set)
         hand, groups = truth.hand, truth.hand_groups()
         if hand and hand.flowers and hand.melds and all(None not in g.label_rows for g in groups):
-            image = apply_photo(effects, image, int(rng.integers(2**31)))
-            jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 96))])[1]
-            return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), labels, truth
+            return photographed(rng, effects, image), labels, truth
     raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
+
+
+def photographed(rng: np.random.Generator, effects, image: np.ndarray) -> np.ndarray:
+    """A rendered scene as a phone's photo: its effects, then JPEG (as the generated data sets are)."""
+    image = apply_photo(effects, image, int(rng.integers(2**31)))
+    jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 96))])[1]
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+
+
+def teach_flowers(memory: TableMemory, detector: TileDetector, rng: np.random.Generator, tile_set: SceneSet,
+                  size: int, effects) -> int:
+    """The "teach this set" step: a photo of the set's eight flowers in a row, read, and each flower found
+    taught under its name; how many were taught."""
+    image, labels, _ = render_scene(rng, "unseen", size, FLOWER_ROW, tile_set)
+    image = photographed(rng, effects, image)
+    boxes = np.array([box for _, *box in labels], np.float32).reshape(-1, 4)
+    found = detector.read(image)
+    pairs = match(boxes, found.boxes)
+    rows = [r for r in range(len(labels)) if r in pairs]
+    if rows:
+        memory.teach(detector.classifier, image, found.boxes[[pairs[r] for r in rows]],
+                     [CLASSES[labels[r][0]] for r in rows])
+    return len(rows)
 
 
 def flower_group(reading: PhotoReading) -> Counter:
@@ -145,14 +172,19 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
 
 
 def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
-            effects, show_detail: bool = False) -> dict[str, Tally]:
-    """One evening of one design: its hands read with and without the memory, by hand number."""
+            effects, show_detail: bool = False, taught: bool = False) -> dict[str, Tally]:
+    """One evening of one design: its hands read with and without the memory, by hand number; `taught`: the
+    memory first taught the set's flowers (`teach_flowers`)."""
     rng = np.random.default_rng(seed)
     tile_set = tile_set_of(style, anchor, rng)
     memory = TableMemory.for_classifier(detector.classifier)
+    # The hands are drawn before the flower row, as the set draws each face the first time it shows one: so
+    # the hands are the same with `taught` as without it.
+    photos = [hand_photo(rng, tile_set, size, effects) for _ in range(hands)]
+    if taught:
+        teach_flowers(memory, detector, np.random.default_rng([seed, 1]), tile_set, size, effects)
     out = {f"{phase} {mode}": Tally() for phase in ("hands 1-2", "hands 3 on") for mode in ("memory", "alone")}
-    for n in range(hands):
-        image, labels, truth = hand_photo(rng, tile_set, size, effects)
+    for n, (image, labels, truth) in enumerate(photos):
         boxes = np.array([box for _, *box in labels], np.float32).reshape(-1, 4)
         codes = [CLASSES[c] for c, *_ in labels]
         phase = "hands 1-2" if n < FIRST_HANDS else "hands 3 on"
@@ -202,15 +234,17 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
 
 
 def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
-        designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False) -> dict:
+        designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False,
+        taught: bool = False) -> dict:
     detector = detector or TileDetector()
     effects = photo_effects()
     by_design = {}
     for d, (style, anchor) in enumerate(designs):
-        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail)
+        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail, taught)
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
-    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "reader_settings": DEFAULT.to_json(),
+    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
+              "reader_settings": DEFAULT.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
               "by_design": {name: {k: t.result() for k, t in tallies.items()} for name, tallies in by_design.items()}}
@@ -230,6 +264,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, help="the first N photos of each real set")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--detail", action="store_true", help="a line per hand read with the memory (stderr)")
+    parser.add_argument("--taught", action="store_true",
+                        help="teach each evening's memory a photo of its eight flowers before hand 1")
     args = parser.parse_args(argv)
     if args.evenings < 1 or args.hands < 1:
         parser.error("--evenings and --hands must be at least 1")
@@ -237,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
         if not (root / "images" / "test").is_dir() or not is_real(root):
             parser.error(f"{root} is not a real set with a test split (images/test)")
     text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit,
-                          show_detail=args.detail), indent=1)
+                          show_detail=args.detail, taught=args.taught), indent=1)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")
