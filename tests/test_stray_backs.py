@@ -1,14 +1,16 @@
-"""A back where no concealed kong can hold it is the table, not a tile: the detector takes the table seen
-through the gap between two melds, or a strip at the photo's edge, for a back. A hand shows backs only in a
-kong laid face down, so the reader sets such a back apart and reads the melds on either side of it."""
+"""A back where no concealed kong can hold it is most often the table, not a tile: the detector takes the table
+seen through the gap between two melds, or a strip at the photo's edge, for a back. A hand shows backs only in
+a kong laid face down, so the reader also tries the hand with such a back set apart, beside the hand that keeps
+it (a tile lying face down, whose face the reader supposes)."""
 
 import numpy as np
 import pytest
 
 from scoring.hand import Hand, Meld, Situation
+from tests.test_layout_and_correction import HAND
 from training.evaluate import reading_hand
 from vision.detections import Detections
-from vision.groups import APART, stray_backs
+from vision.groups import APART, meld_kind, stray_backs
 from vision.layout import Layout, without
 from vision.read import read_detections
 
@@ -65,3 +67,20 @@ def test_a_back_read_in_the_gap_between_two_melds_is_set_apart_and_both_melds_re
     assert same_hand(reading_hand(reading), TWO_MELDS)
     apart = [reading.best.row(i).box for g in reading.best.groups if g.role == APART for i in g.members]
     assert len(apart) == 1 and np.allclose(apart[0], dets.boxes[back])
+
+
+def test_a_tile_lying_face_down_in_the_row_stays_in_the_hand():
+    dets, codes = laid_out(HAND)
+    codes[0] = "back"
+    reading = read_detections(Detections(dets.boxes, one_hot(codes)))
+    assert same_hand(reading_hand(reading), HAND)
+    assert not [g for g in reading.best.groups if g.role == APART]
+
+
+@pytest.mark.parametrize(("codes", "kind"), [
+    (["back", "1s", "1s", "back"], "ankong"), (["back"] * 4, "ankong"),
+    (["1s", "back", "back", "back"], "ankong"),  # four backs, the first named by the search
+    (["1s", "1s", "1s", "back"], "unknown"),  # a pon beside a gap read as a back
+])
+def test_a_concealed_kong_shows_four_backs_or_two_and_two_faces(codes, kind):
+    assert meld_kind(codes) == kind

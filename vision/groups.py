@@ -30,8 +30,10 @@ class TileGroup:
 def meld_kind(codes: list[str]) -> str:
     """The kind a run of 3 or 4 shown tiles makes, or "unknown"."""
     faces = [c for c in codes if c != BACK]
+    # a concealed kong shows four backs (one of them named by the search: `kongs_of_backs`), or two and the two
+    # faces between; three faces and a back are a meld beside the table seen through a gap (`stray_backs`)
     if len(codes) == 4 and len(faces) < 4:
-        return "ankong" if len(set(faces)) <= 1 else "unknown"
+        return "ankong" if len(faces) <= 2 and len(set(faces)) <= 1 else "unknown"
     if BACK in codes or any(is_flower(c) for c in codes):
         return "unknown"
     if len(set(codes)) == 1 and len(codes) in (3, 4):

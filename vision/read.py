@@ -183,7 +183,7 @@ def read_detections(dets: Detections, rules: Ruleset | None = None, settings: Re
         return _no_legal_hand(dets, parts, layouts, settings)
     best = found[0]
     rows = _Rows(dets, parts, supposed_id)
-    warnings = list(layouts.of(best.members).warnings)
+    warnings = list(layouts.of(best.members, best.backs_apart).warnings)
     proposal = rows.proposal(best)
     for k, row in enumerate(proposal.shown):
         if row.code != row.raw_code:

@@ -51,6 +51,7 @@ class Candidate:
     added: tuple[str, ...]  # a tile the hand supposes that no detection shows
     kongs: tuple[str, ...]  # the faces supposed for concealed kongs shown as four backs
     members: tuple[int, ...]  # the membership it was read from (its layout: `Layouts`)
+    backs_apart: bool = False  # read from that layout with its stray backs set apart (`Layouts.of`)
 
     @cached_property
     def key(self) -> tuple:
@@ -148,21 +149,29 @@ class Layouts:
         self.dets, self.flowers, self.settings = dets, flowers, settings
         self._made: dict[tuple[int, ...], HandLayout] = {}
 
-    def of(self, members: tuple[int, ...]) -> HandLayout:
-        if members not in self._made:
-            self._made[members] = lay_out(self.dets, members, self.flowers, self.settings)
-        return self._made[members]
+    def of(self, members: tuple[int, ...], backs_apart: bool = False) -> HandLayout | None:
+        """The membership's layout; with `backs_apart`, the same with its stray backs set apart (None when it
+        has none)."""
+        key = (members, backs_apart)
+        if key not in self._made:
+            self._made[key] = lay_out(self.dets, members, self.flowers, self.settings, backs_apart)
+        return self._made[key]
 
 
 def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset(),
-            settings: ReaderSettings = DEFAULT) -> HandLayout:
+            settings: ReaderSettings = DEFAULT, backs_apart: bool = False) -> HandLayout | None:
     """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else; the
-    detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
+    detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class.
+    With `backs_apart`, the backs no concealed kong can hold are left out (None where there are none)."""
     mine = dets[np.array(members, np.int64)]
     read_as = [f if m in flowers else c for m, c, f in zip(members, mine.layout_codes, mine.likeliest_flowers,
                                                            strict=True)]
     whole = group_rows(mine, settings)
-    whole = without(whole, stray_backs(whole, read_as))
+    if backs_apart:
+        stray = stray_backs(whole, read_as)
+        if not stray:
+            return None
+        whole = without(whole, stray)
     sub, layout = in_reading_order(mine, whole)
     reading = [i for g in whole.groups for i in g]
     order = [members[i] for i in reading]
@@ -249,28 +258,33 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
     None when its tile counts make no hand whatever the codes and groupings (no search was needed).
     Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
-    hl = layouts.of(ms.members)
-    loose = [TileGroup("unknown", part.members, APART) for part in ms.loose]
-    dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, and stray backs
-    if dropped:
-        loose.append(TileGroup("unknown", tuple(dropped), APART))
     out, counted = [], False
-    merged = merged_into_row(list(hl.groups))
-    groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
-    for shape_cost, grouping in groupings:
-        sub, groups, added = with_missing_tile(hl.sub, grouping)
-        if count_problem(groups):
+    for backs_apart in (False, True):
+        hl = layouts.of(ms.members, backs_apart)
+        if hl is None:
             continue
-        counted = True
-        extra = shape_cost + (settings.missing_cost if added else 0.0)
-        order = hl.order + [len(dets)] * len(added)  # the supposed tile: the position past the photo's
-        hidden = kongs_of_backs(groups, sub.raw_codes)
-        for cost, codes, draft in itertools.islice(
-                legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
-            mapped = tuple(_photo_group(g, codes, order) for g in groups) + tuple(loose)
-            out.append(Candidate(ms.cost + cost + extra, mapped,
-                                 {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
-                                 tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)), ms.members))
+        loose = [TileGroup("unknown", part.members, APART) for part in ms.loose]
+        dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, stray backs
+        if dropped:
+            loose.append(TileGroup("unknown", tuple(dropped), APART))
+        merged = merged_into_row(list(hl.groups))
+        groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
+        for shape_cost, grouping in groupings:
+            sub, groups, added = with_missing_tile(hl.sub, grouping)
+            if count_problem(groups):
+                continue
+            counted = True
+            extra = shape_cost + (settings.missing_cost if added else 0.0) + \
+                (settings.stray_back_cost if backs_apart else 0.0)
+            order = hl.order + [len(dets)] * len(added)  # the supposed tile: the position past the photo's
+            hidden = kongs_of_backs(groups, sub.raw_codes)
+            for cost, codes, draft in itertools.islice(
+                    legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
+                mapped = tuple(_photo_group(g, codes, order) for g in groups) + tuple(loose)
+                out.append(Candidate(ms.cost + cost + extra, mapped,
+                                     {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
+                                     tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)),
+                                     ms.members, backs_apart))
     return out if counted else None
 
 

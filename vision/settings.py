@@ -78,6 +78,9 @@ class ReaderSettings(Settings):
     max_cut_cost: float = 3.0  # groupings with melds cut off the row dearer than this are not tried
     hole: float = 1.5  # a step with room for a tile is a missed tile as much as a cut: no more evidence than this
     missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
+    # the backs no concealed kong holds (`vision.groups.stray_backs`: mostly the table seen through a gap) set
+    # apart: tried beside the layout that keeps them (a tile lying face down), at this cost
+    stray_back_cost: float = 1.0
     shown_without_hand: float = 0.5  # with no legal hand, parts likelier in the hand than not are shown as it
     # with no legal hand and no part likelier in it than not, the likeliest part of this many tiles or more is
     # shown as the hand, from this likely on: a hand's row set apart costs a tap a tile, shown as the hand only
