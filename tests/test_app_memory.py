@@ -222,3 +222,19 @@ def test_the_teach_page_asks_for_a_table_first(db):
     at.session_state["page"] = PAGE
     ok(at.run())
     assert at.error[0].value == "這一桌的牌記不了：沒有代號「nobody」的牌桌" and not at.file_uploader
+
+
+def test_a_table_that_has_taught_nothing_is_asked_first_to_teach_its_flowers(db):
+    """The evening benchmark with --taught (models/README.md): a set's eight flowers taught before the first hand
+    read better from it. Once the table's memory holds anything, the page no longer asks."""
+    at = phone()
+    ask = "這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"
+    assert ask in [c.value for c in at.caption]
+    press(at, "先教認這副牌的花")
+    assert at.title[0].value == "教認這一桌的牌"
+    classifier = vision.detector.TileDetector().classifier
+    memory = TableMemory.for_classifier(classifier)
+    memory.teach(classifier, load_photo(PHOTO), laid_out(HAND)[0].boxes[:1], ["1f"])
+    Ledger(db).change_memory("friday", lambda _: memory.to_bytes())
+    at = phone()
+    assert ask not in [c.value for c in at.caption] and "先教認這副牌的花" not in [b.label for b in at.button]

@@ -174,12 +174,25 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.warning(t(damaged.message))
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
+    if _nothing_taught(desk):
+        # Taught its eight flowers first, a table's photos read better from its first hand (models/README.md,
+        # the evening benchmark with --taught); a table that recorded a hand from a photo has taught it already.
+        st.caption(t("這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"))
+        st.button(t("先教認這副牌的花"), on_click=teach_page.go_to, args=(teach_page.PAGE,), key="teach-first")
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
         st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk
+
+
+def _nothing_taught(desk: Desk) -> bool:
+    """The table's memory was never written (a damaged one, or a ledger that cannot say, is not nothing)."""
+    try:
+        return desk.ledger.memory_revision(desk.code) == 0
+    except LedgerError:
+        return False
 
 
 def _invite(desk: Desk, script: str) -> None:
