@@ -29,7 +29,7 @@ from vision.correction import FACES, count_problem, kongs_of_backs, legal_readin
 from vision.detections import Detections
 from vision.groups import APART, TileGroup, classify, meld_kind, stray_backs
 from vision.hand_finding import Part, flower_tiles
-from vision.layout import group_rows, in_reading_order, without
+from vision.layout import Layout, group_rows, in_reading_order, without
 from vision.notices import Notice
 from vision.settings import DEFAULT, ReaderSettings
 
@@ -147,37 +147,35 @@ class Layouts:
 
     def __init__(self, dets: Detections, flowers: frozenset[int], settings: ReaderSettings = DEFAULT) -> None:
         self.dets, self.flowers, self.settings = dets, flowers, settings
-        self._made: dict[tuple[int, ...], HandLayout] = {}
+        self._made: dict[tuple[int, ...], tuple[HandLayout, HandLayout | None]] = {}
 
     def of(self, members: tuple[int, ...], backs_apart: bool = False) -> HandLayout | None:
         """The membership's layout; with `backs_apart`, the same with its stray backs set apart (None when it
         has none)."""
-        key = (members, backs_apart)
-        if key not in self._made:
-            self._made[key] = lay_out(self.dets, members, self.flowers, self.settings, backs_apart)
-        return self._made[key]
+        if members not in self._made:
+            self._made[members] = lay_out(self.dets, members, self.flowers, self.settings)
+        return self._made[members][backs_apart]
 
 
 def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset(),
-            settings: ReaderSettings = DEFAULT, backs_apart: bool = False) -> HandLayout | None:
-    """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else; the
-    detections in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class.
-    With `backs_apart`, the backs no concealed kong can hold are left out (None where there are none)."""
+            settings: ReaderSettings = DEFAULT) -> tuple[HandLayout, HandLayout | None]:
+    """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else, and the same
+    with the backs no concealed kong can hold left out (None where there are none); the detections in `flowers`
+    (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
     mine = dets[np.array(members, np.int64)]
     read_as = [f if m in flowers else c for m, c, f in zip(members, mine.layout_codes, mine.likeliest_flowers,
                                                            strict=True)]
     whole = group_rows(mine, settings)
-    if backs_apart:
-        stray = stray_backs(whole, read_as)
-        if not stray:
-            return None
-        whole = without(whole, stray)
+    stray = stray_backs(whole, read_as)
+    return (_hand_layout(mine, members, read_as, whole),
+            _hand_layout(mine, members, read_as, without(whole, stray)) if stray else None)
+
+
+def _hand_layout(mine: Detections, members: tuple[int, ...], read_as: list[str], whole: Layout) -> HandLayout:
     sub, layout = in_reading_order(mine, whole)
     reading = [i for g in whole.groups for i in g]
-    order = [members[i] for i in reading]
-    codes = [read_as[i] for i in reading]
-    groups, warnings = classify(layout, codes)
-    return HandLayout(order, sub, groups, list(layout.warnings) + warnings)
+    groups, warnings = classify(layout, [read_as[i] for i in reading])
+    return HandLayout([members[i] for i in reading], sub, groups, list(layout.warnings) + warnings)
 
 
 def merged_into_row(groups: list[TileGroup]) -> list[TileGroup] | None:
