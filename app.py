@@ -96,7 +96,7 @@ for key, value in {
     "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
     "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
     "uploads": 0,  # the uploader's generation: a new one (empty) once a hand is recorded
-    "source": "upload", "script": "traditional", "winner": SEATS[0], "how": "self", "round": Wind.E,
+    "source": "upload", "script": "traditional", "winner": None, "how": None, "round": Wind.E,
     "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "",
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
     **dict.fromkeys((*FLAGS, *FIRST_TURN), False),

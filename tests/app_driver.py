@@ -42,3 +42,9 @@ def chosen(at: AppTest, name: str) -> str | None:
     """The label of the option chosen in `name`, None when none is."""
     radio = radio_of(at, name)
     return None if radio.value is None else radio.options[radio.value]
+
+
+def says_who_won(at: AppTest, winner: str = "東家", how: str = "自摸") -> AppTest:
+    """What the players say after the hand: who won (no one is chosen until they say) and how."""
+    choose(at, "winner", winner)
+    return choose(at, "how", how)

@@ -17,7 +17,7 @@ from scoring.draft import to_hand
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
-from tests.app_driver import choose, chosen, ok, press
+from tests.app_driver import choose, chosen, ok, press, says_who_won
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -117,10 +117,25 @@ def test_payments_are_by_seat_and_the_page_never_asks_a_wind(db):
     assert totals == {s.zh: first[i] + second.net[i] for i, s in enumerate(SEATS)}
 
 
+def test_no_one_is_paid_until_the_players_say_who_won(db):
+    """The first hand of an evening, like every later one, names no winner by itself: a hand recorded
+    without a word from the players would pay 東家."""
+    at = phone()
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    assert (chosen(at, "winner"), chosen(at, "how")) == (None, None)
+    assert not at.metric and any(m.value == "選出誰胡了" for m in at.markdown)
+    assert not [b for b in at.button if b.label == RECORD]
+    choose(at, "winner", "西家")
+    assert not at.metric and any(m.value == "選出自摸還是誰放槍" for m in at.markdown)
+    press(choose(at, "how", "自摸"), RECORD)
+    assert [h.entry.winner for h in Ledger(db).hands("friday")] == [Seat.W]
+
+
 def test_without_a_table_the_dealer_is_a_seat_and_the_winner_too():
     """莊家 南家 and 東家 winning: 東家 wins (it scored 東家 as the winner of 門風 東 before)."""
     at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
     ok(at.text_input(key="text").set_value(TYPED).run())
+    says_who_won(at, "東家", "自摸")
     choose(at, "dealer", "南家")
     payers = at.table[1].value.to_dict("records")
     expected = paid(HAND, Result(Deal(Wind.E, S, 0), E))
@@ -326,14 +341,14 @@ def test_a_bad_code_or_ledger_gets_a_message_and_the_hand_still_scores(db, monke
     db.write_bytes(b"not a database at all" * 50)
     at = phone()
     assert "不是 SQLite 資料庫" in at.error[0].value
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    says_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
     assert at.metric[0].value.endswith("台")
 
 
 def test_a_locked_ledger_keeps_the_hand(db, monkeypatch):
     at = phone()
     monkeypatch.setattr(ledger.store, "BUSY_TIMEOUT_S", 0.2)
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    says_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another program writing: reads go on, writes wait
     try:

@@ -24,6 +24,7 @@ from ledger import Ledger
 from scoring.draft import from_hand
 from scoring.hand import Hand, Situation
 from scoring.payout import Deal, Result
+from scoring.script import in_script
 from scoring.seats import Seat
 from tests.fake_detections import laid_out
 from ui.result import evaluate
@@ -42,7 +43,7 @@ HAND = Hand.from_json({
     "seat": "E", "round": "E", "self_draw": True,
 })
 TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
-# What the app shows for HAND as it starts: 東家 deals and self-draws, 底 100, 每台 20.
+# What the app shows for HAND once the players say 東家 self-drew: 東家 deals, 底 100, 每台 20.
 DEFAULTS = (Situation(), Result(Deal(), Seat.E), 100, 20, False, "tw16-2026.09-p0")
 TEXT_BOX = "或用文字輸入手牌"
 SLOW = 30_000  # ms
@@ -219,6 +220,24 @@ def screenshot(page, name: str) -> None:
     page.set_viewport_size(PHONE)
 
 
+def choose(page, label: str, option: str) -> None:
+    """Tap `option` (exactly its label) in the choice labelled `label`, and see it chosen."""
+    from playwright.sync_api import expect
+
+    group = page.get_by_test_id("stRadio").filter(has=page.get_by_text(label, exact=True))
+    expect(group).to_be_visible(timeout=SLOW)
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=SLOW)
+    group.get_by_text(option, exact=True).click()
+    expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(option, timeout=SLOW)
+
+
+def say_who_won(page, winner: str = "東家", how: str = "自摸", script: str = "traditional") -> None:
+    """No one has won until the players say who (the page names no winner by itself): in `script`."""
+    choose(page, in_script("誰胡了", script), in_script(winner, script))
+    choose(page, in_script("怎麼胡", script), in_script(how, script))
+
+
 def type_hand(page, text: str) -> None:
     box = page.get_by_role("textbox", name=TEXT_BOX)
     box.fill(text)
@@ -250,6 +269,9 @@ def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
 
     page.goto(app_url)
     type_hand(page, TYPED)
+    expect(page.get_by_text("選出誰胡了")).to_be_visible()  # no one is paid before the players say who won
+    expect(page.get_by_text("誰付多少", exact=True)).to_have_count(0)
+    say_who_won(page)
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
     expect(page.get_by_text("誰付多少", exact=True)).to_be_visible()
     page.get_by_text("海底／河底（最後一張）").scroll_into_view_if_needed()  # fixing the situation, far down
@@ -273,6 +295,7 @@ def test_a_broken_upload_gets_a_message_and_keeps_the_hand(page, app_url):
 
     page.goto(app_url)
     type_hand(page, TYPED)
+    say_who_won(page)
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
     upload(page, "hand.jpg", b"this is not a photo")
     expect(page.get_by_text("這個檔案不能當照片讀")).to_be_visible()
@@ -285,8 +308,9 @@ def test_uploaded_photo_is_read_and_scored(page, fake_detector_url):
 
     page.goto(fake_detector_url)
     upload(page, "hand.jpg", table_photo())
-    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
     expect(page.get_by_text("讀到 18 張牌")).to_be_visible()
+    say_who_won(page)
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))
     screenshot(page, "browser-photo-390.png")
     assert page.get_by_test_id("stException").count() == 0
 
@@ -298,6 +322,7 @@ def test_real_model_photo(page, app_url):
     sample = ROOT / "tests" / "data" / "samples" / "train-style-000009"  # committed, with its truth
     hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
     page.goto(app_url)
+    say_who_won(page)
     upload(page, "sample.jpg", sample.with_suffix(".jpg").read_bytes())
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(hand), timeout=120_000)
     screenshot(page, "browser-real-model-390.png")
@@ -311,6 +336,7 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
     expect(page.get_by_text("牌桌 evening · 第 1 局 · 東風圈 · 莊家 東家")).to_be_visible(timeout=SLOW)
     expect(page.get_by_text("還沒有記任何一局。")).to_be_visible(timeout=SLOW)  # the bottom: the page is drawn
     type_hand(page, TYPED)
+    say_who_won(page)
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND), timeout=SLOW)
     page.get_by_role("button", name="胡了，記下這一局").click()
     expect(page.get_by_text("第 1 局記好了")).to_be_visible(timeout=SLOW)
@@ -357,6 +383,7 @@ def test_tiles_set_apart_and_a_runner_up_are_one_tap_each(page, at_a_table_url):
     from playwright.sync_api import expect
 
     page.goto(at_a_table_url)
+    say_who_won(page)
     upload(page, "hand.jpg", table_photo())
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))  # 五萬 added, the rest left apart
     nine = page.get_by_role("radio", name="九萬", exact=True)

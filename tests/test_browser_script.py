@@ -28,6 +28,7 @@ from tests.test_browser import (
     TEXT_BOX,
     TYPED,
     fake_detector_app,
+    say_who_won,
     screenshot,
     serve,
     table_photo,
@@ -129,6 +130,7 @@ def test_the_page_speaks_the_players_script_and_fits_a_finger(page, evening_url,
     box = page.get_by_role("textbox", name=t(TEXT_BOX))
     box.fill(TYPED)
     box.press("Enter")
+    say_who_won(page, script=script)
     page.get_by_role("button", name=t("胡了，記下這一局")).click()
     expect(page.get_by_text(t("第 1 局記好了"), exact=False)).to_be_visible(timeout=SLOW)
     upload(page, "胡牌.jpg", table_photo())
