@@ -31,7 +31,7 @@ from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.groups import APART, TileGroup
 from vision.read import PhotoReading, Proposal, Row, shown_rows
-from vision.settings import DEFAULT, DETECTOR_DEFAULT, ReaderSettings
+from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, ReaderSettings
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -344,8 +344,8 @@ def test_every_evaluation_names_its_reader_settings_and_a_changed_one_changes_th
     (tmp_path / "tight.json").write_text(json.dumps({"max_cost": 1e-9}))
     main([*args, "--reader-settings", str(tmp_path / "tight.json"), "--json", str(tmp_path / "tight-out.json")])
     default, tight = (json.loads((tmp_path / name).read_text()) for name in ("default.json", "tight-out.json"))
-    assert default["reader_settings"] == DEFAULT.to_json()
-    assert tight["reader_settings"] == DEFAULT.to_json() | {"max_cost": 1e-9}
+    assert default["reader_settings"] == READER_DEFAULT.to_json()
+    assert tight["reader_settings"] == READER_DEFAULT.to_json() | {"max_cost": 1e-9}
     assert tight["read_path"] != default["read_path"]
 
     samples = load_samples(DATA / "unseen-small", "val", limit)
@@ -372,7 +372,7 @@ def test_every_evaluation_names_its_detector_settings_and_a_changed_one_is_read_
     default, one_pass = (json.loads((tmp_path / name).read_text()) for name in ("default.json", "one-pass-out.json"))
     assert default["detector_settings"] == DETECTOR_DEFAULT.to_json()
     assert one_pass["detector_settings"] == DETECTOR_DEFAULT.to_json() | {"max_second_passes": 0}
-    assert one_pass["reader_settings"] == default["reader_settings"] == DEFAULT.to_json()
+    assert one_pass["reader_settings"] == default["reader_settings"] == READER_DEFAULT.to_json()
     assert "timing" not in one_pass["read_path"] and len(list(cache.glob("*.npz"))) == 6
     read, read_once = default["read_path"], one_pass["read_path"]
     assert read_once["tiles"]["precision"] < read["tiles"]["precision"]

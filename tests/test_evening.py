@@ -10,7 +10,7 @@ from training.evening import FIRST_HANDS, FLOWER_ROW, evening, hand_photo, run, 
 from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.memory import TableMemory
-from vision.settings import DEFAULT
+from vision.settings import READER_DEFAULT
 
 from .shared import needs_shared
 
@@ -37,7 +37,8 @@ def test_the_evening_benchmark_at_a_small_size(detector):
     """Three hands: two read before the memory knows much, one after; with and without the memory, the
     same photos. The first is read with an empty memory: exactly as without one."""
     result = run(evenings=1, hands=3, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector)
-    assert result["reader_settings"] == DEFAULT.to_json() and result["detector_settings"] == detector.settings.to_json()
+    assert result["reader_settings"] == READER_DEFAULT.to_json()
+    assert result["detector_settings"] == detector.settings.to_json()
     figures = result["all"]
     assert set(figures) == {"hands 1-2 memory", "hands 1-2 alone", "hands 3 on memory", "hands 3 on alone"}
     for key, f in figures.items():

@@ -21,7 +21,7 @@ from vision.labels import read_labels
 from vision.memory import PER_CLASS, TableMemory, TableMemoryError, load_memory
 from vision.photo import load_photo
 from vision.read import read_photo
-from vision.settings import DEFAULT
+from vision.settings import READER_DEFAULT
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "data" / "samples"
@@ -140,7 +140,7 @@ def test_the_memory_weighs_its_examples_as_its_settings_say():
     probs = rng.dirichlet(np.ones(len(CLASSES)), 4).astype(np.float32)
     embeddings = rng.random((4, 16)).astype(np.float32)
     heeded = TableMemory("0" * 64)
-    unheeded = TableMemory("0" * 64, settings=replace(DEFAULT, strength=0.0, relative=0.0))
+    unheeded = TableMemory("0" * 64, settings=replace(READER_DEFAULT, strength=0.0, relative=0.0))
     for memory in (heeded, unheeded):
         memory.add(embeddings[:2], ["1f", "2f"])
     assert np.abs(heeded.blend(probs, embeddings) - probs).max() > 0.1

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from vision.settings import DEFAULT, DETECTOR_DEFAULT, DetectorSettings, ReaderSettings
+from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, DetectorSettings, ReaderSettings
 
-CONFIGS = pytest.mark.parametrize("defaults", [DEFAULT, DETECTOR_DEFAULT], ids=["reader", "detector"])
+CONFIGS = pytest.mark.parametrize("defaults", [READER_DEFAULT, DETECTOR_DEFAULT], ids=["reader", "detector"])
 
 
 @CONFIGS
@@ -20,12 +20,12 @@ def test_defaults_round_trip_through_json(defaults):
 
 def test_settings_are_frozen():
     with pytest.raises(FrozenInstanceError):
-        DEFAULT.max_cost = 1.0
+        READER_DEFAULT.max_cost = 1.0
     with pytest.raises(FrozenInstanceError):
         DETECTOR_DEFAULT.max_second_passes = 0
 
 
-@given(hs.sampled_from([(DEFAULT, f) for f in fields(ReaderSettings)] +
+@given(hs.sampled_from([(READER_DEFAULT, f) for f in fields(ReaderSettings)] +
                        [(DETECTOR_DEFAULT, f) for f in fields(DetectorSettings)]), hs.integers(0, 10_000))
 def test_a_partial_file_keeps_the_defaults_for_the_rest(config_field, value):
     defaults, field = config_field

@@ -81,7 +81,7 @@ from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
-from vision.settings import DEFAULT, DETECTOR_DEFAULT, DetectorSettings, ReaderSettings
+from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, DetectorSettings, ReaderSettings
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
@@ -407,7 +407,7 @@ def detect_tiles(detector: TileDetector, image: np.ndarray, passes: int, conf: f
 
 def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None, passes: int = 2,
                  upscale: float = 1.0, conf: float | None = None, cache: DetectionCache | None = None,
-                 reader: ReaderSettings = DEFAULT) -> list[dict]:
+                 reader: ReaderSettings = READER_DEFAULT) -> list[dict]:
     """Each photo read by our read path (and the peer, unless `peer` is None): the slow part, judged
     by `judge`. `peer` caches the peer's reads by image, so comparing models reads with it once.
     `passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
@@ -496,7 +496,7 @@ def evaluate_map(root: Path, split: str, imgsz: int, models_dir: Path = MODELS_D
 
 
 def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Path, args,
-                   peer: dict | None, reader: ReaderSettings = DEFAULT,
+                   peer: dict | None, reader: ReaderSettings = READER_DEFAULT,
                    detector_settings: DetectorSettings = DETECTOR_DEFAULT) -> dict:
     """One model on every set: one set gives one set's figures; several give them per set and pooled."""
     detector = TileDetector(models_dir, classifier=not args.no_classifier, settings=detector_settings)
@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="JSON of vision.settings.DetectorSettings fields to vary (the others keep their defaults)")
     args = parser.parse_args(argv)
     try:
-        reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else DEFAULT
+        reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else READER_DEFAULT
         detector_settings = DetectorSettings.from_file(args.detector_settings) if args.detector_settings \
             else DETECTOR_DEFAULT
     except ValueError as exc:

@@ -27,7 +27,7 @@ from vision.boxes import match
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.read import read_detections
-from vision.settings import DEFAULT
+from vision.settings import READER_DEFAULT
 
 
 def perfect_detections(boxes: np.ndarray, codes: list[str], noise: float, rng) -> Detections:
@@ -66,7 +66,8 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         else:
             missed["other"] += 1
     return {"hands": hands, "hand_exact": round(exact / max(hands, 1), 4), "noise": noise,
-            "reader_settings": DEFAULT.to_json(), "detector_settings": None,  # label boxes: no detector read them
+            "reader_settings": READER_DEFAULT.to_json(),
+            "detector_settings": None,  # label boxes: no detector read them
             "wrong": dict(missed.most_common()), "warned_missing": round(warned_missing / max(hands, 1), 4),
             "scenes": len(samples), "hand": everything.result(),
             "by_scene": {scene: {"scenes": len(t.judged), "hand": t.result()} for scene, t in sorted(by_scene.items())}}

@@ -51,7 +51,7 @@ from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
-from vision.settings import DEFAULT
+from vision.settings import READER_DEFAULT
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
 FLOWER_ROW = Recipe(name="teach", kinds={"flower_row": 1.0})
@@ -244,7 +244,7 @@ def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
     result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
-              "reader_settings": DEFAULT.to_json(),
+              "reader_settings": READER_DEFAULT.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
               "by_design": {name: {k: t.result() for k, t in tallies.items()} for name, tallies in by_design.items()}}

@@ -27,7 +27,7 @@ from vision.classes import BACK, CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import TileGroup, meld_kind
 from vision.notices import Notice
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import READER_DEFAULT, ReaderSettings
 
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
@@ -88,7 +88,7 @@ def count_problem(groups: list[TileGroup]) -> Notice | None:
 
 
 def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
-                   settings: ReaderSettings = DEFAULT, wide: frozenset[int] = frozenset()
+                   settings: ReaderSettings = READER_DEFAULT, wide: frozenset[int] = frozenset()
                    ) -> Iterator[tuple[float, dict[int, str], Draft]]:
     """The legal winning hands these groups make, cheapest first: each (cost, code per member, its draft),
     the cost being Σ −log p of the codes chosen among each tile's `settings.candidates`. A detection in `wide`

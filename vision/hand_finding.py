@@ -25,7 +25,7 @@ from vision.detections import Detections
 from vision.layout import Layout, _rotate, median
 from vision.model_files import HAND_FINDER, ModelError, hand_finder_card
 from vision.notices import Notice
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import READER_DEFAULT, ReaderSettings
 
 # In a part mostly of flowers, a tile or two read as something else between or beside flowers is a flower
 # misread (a bamboo bird, a dragon); MELD_TILES or more in a row are a meld laid against the flowers.
@@ -141,7 +141,7 @@ def _why(f: np.ndarray) -> str:
     return "stray"
 
 
-def joined(dets: Detections, layout: Layout, settings: ReaderSettings = DEFAULT) -> Layout:
+def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT) -> Layout:
     """The layout's groups joined where a tile of one touches a tile of another side by side (tiles of
     one size, level with each other, edges within `touch` of a tile's width, not stacked): a row the
     whole photo's layout cut into pieces (perspective, a tilted photo, a meld pushed against it) is one
@@ -199,7 +199,7 @@ def _flower_end(end: tuple[int, ...], at_cut: int, codes: list[str]) -> bool:
     return is_flower(codes[at_cut]) and sum(is_flower(codes[i]) for i in end) >= 2 and flowers_of(end, codes) == end
 
 
-def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = DEFAULT) -> list[Part]:
+def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
     (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`), and so
     is a run of flowers at a part's end (`flowers_cut_off`)."""

@@ -16,7 +16,7 @@ from scoring.tiles import is_flower
 from vision.boxes import iou_matrix
 from vision.detections import Detections
 from vision.notices import Notice
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import READER_DEFAULT, ReaderSettings
 
 # The layout's tunings (group_gap, row_tolerance, spacing_jump, stacked_iou, room_for_a_tile) are
 # ReaderSettings fields (vision/settings.py). Within a run of touching tiles, a step between centres
@@ -144,7 +144,7 @@ def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> l
     return [order[a:b] for a, b in zip([0, *cuts], [*cuts, len(order)], strict=True)]
 
 
-def group_rows(dets: Detections, settings: ReaderSettings = DEFAULT) -> Layout:
+def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> Layout:
     """Rows and groups of touching tiles, robust to a tilted photo and uneven spacing."""
     n = len(dets)
     if n == 0:

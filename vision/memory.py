@@ -28,7 +28,7 @@ import numpy as np
 from vision.classes import CLASSES
 from vision.crop_classifier import TileClassifier
 from vision.notices import Notice, NoticeError
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import READER_DEFAULT, ReaderSettings
 
 FORMAT, VERSION = "taishu-table-memory", 1
 PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code look alike, and lighting changes
@@ -50,7 +50,7 @@ class TableMemory:
     per_class: int = PER_CLASS
     examples: dict[str, np.ndarray] = field(default_factory=dict)  # code → (k, D) unit embeddings, oldest first
     # how `blend` weighs the examples (`similar` … `same_set`): the reader's, not the table's, so not stored
-    settings: ReaderSettings = DEFAULT
+    settings: ReaderSettings = READER_DEFAULT
 
     @classmethod
     def for_classifier(cls, classifier: TileClassifier, per_class: int = PER_CLASS) -> TableMemory:

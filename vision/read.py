@@ -31,7 +31,7 @@ from vision.hand_finding import Part, find_parts, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.search import Candidate, Layouts, likely_hand, photo_group, search
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import READER_DEFAULT, ReaderSettings
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,8 @@ class PhotoReading:
         }
 
 
-def read_detections(dets: Detections, rules: Ruleset | None = None, settings: ReaderSettings = DEFAULT) -> PhotoReading:
+def read_detections(dets: Detections, rules: Ruleset | None = None,
+                    settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Everything after the detector: pure geometry and rules, testable without a model. The hand is
     found among everything the photo shows (`vision.hand_finding`) and read as the most probable
     legal winning hand under `rules` (default: the default table) by one search (`vision.search`).
@@ -283,7 +284,7 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
 
 
 def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None,
-               settings: ReaderSettings = DEFAULT) -> PhotoReading:
+               settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
     `settings` say); a reading less sure of its tiles' faces than `settings.sure_upright` (mean certainty) is

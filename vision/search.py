@@ -31,7 +31,7 @@ from vision.groups import APART, TileGroup, classify, meld_kind, stray_backs
 from vision.hand_finding import Part, flower_tiles
 from vision.layout import Layout, group_rows, in_reading_order, without
 from vision.notices import Notice
-from vision.settings import DEFAULT, ReaderSettings
+from vision.settings import READER_DEFAULT, ReaderSettings
 
 HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
 # No winning hand shows two parts of this many face-up tiles (flowers aside): with m melds shown it keeps
@@ -108,7 +108,7 @@ def memberships(parts: list[Part], flower: np.ndarray, max_flip: float) -> Itera
             heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
 
 
-def likely_hand(parts: list[Part], settings: ReaderSettings = DEFAULT) -> Membership:
+def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
     the player to fix (the others stay offered beside it); where none is, the likeliest long row when it
     is not unlikely (`likeliest_shown_from`, `likeliest_shown_tiles`); none when the photo shows
@@ -145,7 +145,7 @@ class Layouts:
     `settings.max_laid_out` memberships, and the reading's warnings and the hand shown without a legal one are
     a membership's layout again (`group_rows` is the costliest step after the detector)."""
 
-    def __init__(self, dets: Detections, flowers: frozenset[int], settings: ReaderSettings = DEFAULT) -> None:
+    def __init__(self, dets: Detections, flowers: frozenset[int], settings: ReaderSettings = READER_DEFAULT) -> None:
         self.dets, self.flowers, self.settings = dets, flowers, settings
         self._made: dict[tuple[int, ...], tuple[HandLayout, HandLayout | None]] = {}
 
@@ -158,7 +158,7 @@ class Layouts:
 
 
 def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset(),
-            settings: ReaderSettings = DEFAULT) -> tuple[HandLayout, HandLayout | None]:
+            settings: ReaderSettings = READER_DEFAULT) -> tuple[HandLayout, HandLayout | None]:
     """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else, and the same
     with the backs no concealed kong can hold left out (None where there are none); the detections in `flowers`
     (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
@@ -193,7 +193,7 @@ def merged_into_row(groups: list[TileGroup]) -> list[TileGroup] | None:
 
 
 def row_cuts(sub: Detections, groups: list[TileGroup],
-             settings: ReaderSettings = DEFAULT) -> list[tuple[float, list[TileGroup]]]:
+             settings: ReaderSettings = READER_DEFAULT) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
     costs by how much longer the step is than the row's median (`cut_step` times: as likely either way).
@@ -252,7 +252,7 @@ def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detecti
 
 
 def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts,
-                  settings: ReaderSettings = DEFAULT) -> list[Candidate] | None:
+                  settings: ReaderSettings = READER_DEFAULT) -> list[Candidate] | None:
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
     None when its tile counts make no hand whatever the codes and groupings (no search was needed).
     Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
@@ -300,7 +300,7 @@ def photo_group(g: TileGroup) -> TileGroup:
 
 
 def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts,
-           settings: ReaderSettings = DEFAULT, runners: int = 3) -> list[Candidate]:
+           settings: ReaderSettings = READER_DEFAULT, runners: int = 3) -> list[Candidate]:
     """The cheapest legal hand and up to `runners` next distinct hands, cheapest first (`layouts`:
     the photo's, `Layouts(dets, flower_tiles(parts))`, kept for the reading's warnings)."""
     found: list[Candidate] = []

@@ -2,7 +2,7 @@
 that tune the read after the detector (and how a table's memory weighs its examples), and `DetectorSettings`,
 those of the detector (its passes, faint flowers, crops).
 
-`read_detections` and `read_photo` take a `ReaderSettings` (`DEFAULT` unless given) and pass it down; a
+`read_detections` and `read_photo` take a `ReaderSettings` (`READER_DEFAULT` unless given) and pass it down; a
 `TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes both into
 its JSON (`to_json`) and `training.evaluate --reader-settings FILE --detector-settings FILE` varies them
 (`from_json`). The long reasons for the defaults are in models/README.md ("Reader decisions", "The reader's
@@ -172,5 +172,5 @@ class DetectorSettings(Settings):
     halve_from: float = 4.0
 
 
-DEFAULT = ReaderSettings()
+READER_DEFAULT = ReaderSettings()
 DETECTOR_DEFAULT = DetectorSettings()
