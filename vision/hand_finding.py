@@ -143,7 +143,7 @@ def _why(f: np.ndarray) -> str:
 
 def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT) -> Layout:
     """The layout's groups joined where a tile of one touches a tile of another side by side (tiles of
-    one size, level with each other, edges within `touch` of a tile's width, not stacked): a row the
+    one size, level with each other, edges within `touch` of a tile's width, not stacked: `settings`): a row the
     whole photo's layout cut into pieces (perspective, a tilted photo, a meld pushed against it) is one
     part again, so the hand is weighed as a row, not as single tiles."""
     groups = [list(g) for g in layout.groups]
@@ -158,9 +158,10 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_D
     gap = np.maximum(x1[None, :] - x2[:, None], x1[:, None] - x2[None, :])
     level = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
     ratio = short[:, None] / short[None, :]
-    touch = ((gap < settings.touch * np.minimum(w[:, None], w[None, :]))
-             & (gap > -0.5 * np.minimum(w[:, None], w[None, :]))
-             & (level > settings.level * np.minimum(h[:, None], h[None, :])) & (ratio > 0.75) & (ratio < 1 / 0.75))
+    narrower = np.minimum(w[:, None], w[None, :])
+    touch = ((gap < settings.touch * narrower) & (gap > -settings.stacked * narrower)
+             & (level > settings.level * np.minimum(h[:, None], h[None, :]))
+             & (ratio > settings.same_size) & (ratio < 1 / settings.same_size))
     parent = list(range(len(groups)))
 
     def root(k: int) -> int:

@@ -101,10 +101,14 @@ class ReaderSettings(Settings):
     sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
     turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
     # vision.hand_finding: which runs of tiles are one part
-    # two tiles touch side by side when the gap between them is under `touch` of a tile's width and they share
-    # `level` of their height (a tilted row still does; a wall behind the hand does not)
+    # two tiles touch side by side when the gap between them is under `touch` of a tile's width, they overlap by
+    # less than `stacked` of it (more is a tile lying on another), they share `level` of their height (a tilted
+    # row still does; a wall behind the hand does not) and the shorter side of each is at least `same_size` of
+    # the other's (a tile of the next row in perspective is not)
     touch: float = 0.3
+    stacked: float = 0.5
     level: float = 0.5
+    same_size: float = 0.75
     # flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
     # hand's, as sure as the search never doubts (`max_flip`): the hand is legal without them, so unsure
     # flowers were left out as strays (models/README.md, "Reader decisions")
