@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS
 from training import flower_faces as ff
-from vision.classes import CLASS_INDEX
+from vision.classes import CLASS_INDEX, CLASSES
 from vision.crop_classifier import CROP_H, CROP_W
 
 REPO = ff.Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def test_the_eight_flowers_numbers_pair_each_group_of_four():
 
 def test_designs_vary_in_font_layout_and_form():
     rng = np.random.default_rng(0)
-    designs = [ff.flower_design("3f", rng) for _ in range(300)]
+    designs = [ff.flower_design("3f", rng) for _ in range(1000)]  # every one of 55 fonts drawn
     assert len({d["font"] for d in designs}) == len(ff.fonts())
     assert {d["layout"] for d in designs} == {0, 1, 2}
     circled = {"③"} if any(ff.drawable("③", font) for font in ff.fonts()) else set()  # not in the vendored fonts
@@ -65,6 +65,18 @@ def test_crops_cycle_the_eight_flowers_and_repeat_from_their_seed():
     other, _ = ff.flower_crops(16, seed=4)
     assert np.array_equal(x, again) and not np.array_equal(x, other)
     assert x.std() > 20  # a tile with ink on a table, not a blank crop
+
+
+def test_honours_drawn_the_same_way_are_the_flowers_foils():
+    """With `honours`, that share of the crops are 東南西北中發 in the flowers' fonts and inks (a large character
+    alone is an honour, not a flower), and every flower still comes in turn."""
+    x, y = ff.flower_crops(48, seed=1, honours=0.25)
+    codes = [CLASSES[int(c)] for c in y]
+    assert sorted(set(codes)) == sorted([f"{n}f" for n in range(1, 9)] + [f"{n}z" for n in range(1, 7)])
+    assert sum(c.endswith("z") for c in codes) == 12 and all(codes.count(f"{n}f") >= 4 for n in range(1, 9))
+    for n in range(1, 7):
+        face = ff.honour_face(f"{n}z", np.random.default_rng(n))
+        assert (face[:, :, 3] > 128).mean() > 0.01  # its character is drawn (in a light face, thin)
 
 
 def test_the_command_writes_crops_and_a_sheet(tmp_path):

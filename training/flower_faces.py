@@ -5,13 +5,13 @@
 A flower is known across sets by its character (梅蘭菊竹 1f-4f, 春夏秋冬 5f-8f) and, on most Taiwanese
 sets, its number in a corner: 梅1 蘭2 菊3 竹4 and 春1 夏2 秋3 冬4 (so the number tells a flower within
 its group of four). The picture changes from set to set. So every crop here is its own design: the
-character in one of the CJK fonts on the machine (Noto Sans/Serif CJK, Regular/Bold, their TC, HK, SC
-and JP glyph forms; the vendored subsets where none is installed) reshaped (weight, slant, stretch,
-hollow or brush-rough strokes), traditional or simplified (蘭 / 兰), in one of several inks; the number as
-a digit, a Chinese numeral or a circled digit in any corner, or none; and a procedural plant or figure
-drawn at random *without regard to the flower*, so that the picture teaches nothing and the character
-and number everything. Layouts: the character large, a picture with the character and number small in
-the corners, or the two halves together. The tile is put on a body of random colour with its edge,
+character in one of the CJK fonts on the machine (SYSTEM_FONTS: Noto Sans/Serif CJK in four weights and
+their TC, HK, SC and JP forms, and brush, Ming and Hei faces; the vendored subsets where none is installed)
+reshaped (weight, slant, stretch, hollow or brush-rough strokes), traditional or simplified (蘭 / 兰), in one
+of several inks; the number as a digit, a Chinese numeral or a circled digit in any corner, or none; and a
+procedural plant or figure drawn at random *without regard to the flower*, so that the picture teaches
+nothing and the character and number everything. Layouts: the character large, a picture with the character
+and number small in the corners, or the two halves together. The tile is put on a body of random colour with its edge,
 beside neighbour tiles on a table, boxed as the generator boxes (whole body) or as the real sets do (the
 face), and cut with `vision.crop_classifier.cut_crop` and the crops' box jitter (`training.crops.JITTER`).
 None of this reads the held-out designs (`datasets/styles.py`): they stay for judging.
@@ -29,19 +29,36 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from datasets import tile_bodies as tb
-from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS, FONT_DIR, FONT_FILES
+from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS, FONT_DIR, FONT_FILES, HONOUR_CHARS
 from training.crops import JITTER
 from vision.classes import CLASS_INDEX
 from vision.crop_classifier import CROP_H, CROP_W, cut_crop
 
 FLOWER_CODES = tuple(f"{n}f" for n in range(1, 9))
+# 東南西北中發 drawn the same way: a large character alone is what tells them from a flower (白 has none)
+HONOUR_CODES = tuple(f"{n}z" for n in range(1, 7))
+WIND_LETTERS = "ESWN"  # the corner index some sets print on a wind
 SIMPLIFIED = {"蘭": "兰"}  # the only flower character simplified Chinese writes otherwise
 NUMBER_FORMS = ("1234", "一二三四", "①②③④")
 NUMBER_FORM_WEIGHTS = (0.6, 0.3, 0.1)
-SYSTEM_FONTS = Path("/usr/share/fonts/opentype/noto")
-# (collection, faces to take by index): JP, SC, TC, HK forms of Noto Sans/Serif CJK (not Mono, not KR).
-SYSTEM_COLLECTIONS = (("NotoSansCJK-Bold.ttc", (0, 2, 3, 4)), ("NotoSansCJK-Regular.ttc", (0, 2, 3, 4)),
-                      ("NotoSerifCJK-Bold.ttc", (0, 2, 3, 4)), ("NotoSerifCJK-Regular.ttc", (0, 2, 3, 4)))
+# (font file, faces to take by index) of the Debian packages CLASSIFIER.md installs for training: the Noto CJK
+# collections' JP, SC, TC and HK forms (not Mono, not KR) in four weights, and the brush (楷), Song/Ming and Hei
+# faces of Taiwan's, China's and Japan's free fonts: a set's flower characters are most often brush-written.
+OPENTYPE = "/usr/share/fonts/opentype/"
+NOTO = OPENTYPE + "noto/"
+TRUETYPE = "/usr/share/fonts/truetype/"
+SYSTEM_FONTS = tuple((NOTO + f"Noto{family}CJK-{weight}.ttc", (0, 2, 3, 4)) for family in ("Sans", "Serif")
+                     for weight in ("Light", "Regular", "Bold", "Black")) + (
+    (TRUETYPE + "arphic/ukai.ttc", (0, 2)), (TRUETYPE + "arphic/uming.ttc", (0, 2)),
+    (TRUETYPE + "arphic-bkai00mp/bkai00mp.ttf", (0,)), (TRUETYPE + "arphic-gkai00mp/gkai00mp.ttf", (0,)),
+    (TRUETYPE + "arphic-bsmi00lp/bsmi00lp.ttf", (0,)), (TRUETYPE + "arphic-gbsn00lp/gbsn00lp.ttf", (0,)),
+    (TRUETYPE + "cwtex/cwkai.ttf", (0,)), (TRUETYPE + "cwtex/cwming.ttf", (0,)), (TRUETYPE + "cwtex/cwheib.ttf", (0,)),
+    (TRUETYPE + "cwtex/cwyen.ttf", (0,)), (TRUETYPE + "cwtex/cwfs.ttf", (0,)),
+    (TRUETYPE + "lxgw-wenkai/LXGWWenKai-Light.ttf", (0,)), (TRUETYPE + "lxgw-wenkai/LXGWWenKai-Bold.ttf", (0,)),
+    (TRUETYPE + "klee/KleeOne-Regular.ttf", (0,)), (TRUETYPE + "klee/KleeOne-SemiBold.ttf", (0,)),
+    (TRUETYPE + "wqy/wqy-zenhei.ttc", (0,)), (TRUETYPE + "wqy/wqy-microhei.ttc", (0,)),
+    (TRUETYPE + "hanazono/HanaMinA.ttf", (0,)), (TRUETYPE + "horai-umefont/ume-pmo3.ttf", (0,)),
+    (OPENTYPE + "ipafont-mincho/ipam.ttf", (0,)), (OPENTYPE + "ipafont-gothic/ipag.ttf", (0,)))
 INKS = ((25, 25, 25), (160, 70, 20), (35, 30, 200), (50, 130, 20), (40, 95, 20), (130, 40, 120), (30, 110, 170),
         (90, 50, 30))  # BGR: black, blue, red, green, dark green, purple, gold, brown
 TABLE_COLOURS = ((60, 110, 40), (120, 80, 30), (50, 60, 70), (200, 200, 200), (40, 70, 120), (90, 40, 30))
@@ -51,9 +68,8 @@ LACKED = "\U0010fffd"  # a private-use character no font draws
 
 @cache
 def fonts() -> tuple[tuple[str, int], ...]:
-    """(font file, face index) of every font to draw with: the machine's CJK collections, else the vendored two."""
-    found = tuple((str(SYSTEM_FONTS / name), i) for name, faces in SYSTEM_COLLECTIONS
-                  if (SYSTEM_FONTS / name).exists() for i in faces)
+    """(font file, face index) of every font to draw with: SYSTEM_FONTS on the machine, else the vendored two."""
+    found = tuple((path, i) for path, faces in SYSTEM_FONTS if Path(path).exists() for i in faces)
     return found or tuple((str(FONT_DIR / name), 0) for name in FONT_FILES)
 
 
@@ -238,11 +254,26 @@ def flower_face(code: str, rng: np.random.Generator) -> np.ndarray:
     return face
 
 
+def honour_face(code: str, rng: np.random.Generator) -> np.ndarray:
+    """The RGBA face of an honour in a design drawn as `flower_face` draws its large character: the same fonts,
+    reshaping and inks, and no picture; a wind perhaps with its letter in a corner."""
+    n = int(code[0])
+    char = HONOUR_CHARS[n - 1]
+    font = fonts()[int(rng.integers(len(fonts())))]
+    face = np.zeros((FACE_H, FACE_W, 4), np.float32)
+    paint(face, restyled(glyph(char, font), rng), (18, 30, FACE_W - 14, FACE_H - 8), ink(rng))
+    if n <= 4 and rng.random() < 0.3 and drawable(WIND_LETTERS[n - 1], font):  # the vendored subsets have none
+        x, y = [(4, 4), (FACE_W - 30, 4)][int(rng.integers(2))]
+        paint(face, restyled(glyph(WIND_LETTERS[n - 1], font), rng), (x, y, x + 24, y + 26), ink(rng))
+    return face
+
+
 def tile_sprite(code: str, rng: np.random.Generator) -> np.ndarray:
-    """A flower tile's top on a body of random colour, with its edge strip seen from the front or not."""
+    """A flower's (or an honour's) top on a body of random colour, with its edge strip seen from the front or not."""
     palette = tb.scene_palette(rng)
     palette["body"] = np.clip(palette["body"] + rng.normal(0, 10, 3), 0, 255).astype(np.float32)
-    top = tb.body_top(palette["body"], flower_face(code, rng), palette["face_scale"])
+    face = flower_face(code, rng) if code in FLOWER_CODES else honour_face(code, rng)
+    top = tb.body_top(palette["body"], face, palette["face_scale"])
     if rng.random() < 0.5:
         return top
     return tb.with_thickness(top, palette, float(rng.uniform(0.1, 0.35)), bool(rng.random() < 0.5), False)
@@ -290,13 +321,19 @@ def _over(image: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
     image[iy0:iy1, ix0:ix1] = image[iy0:iy1, ix0:ix1] * (1 - a) + part[:, :, :3] * a
 
 
-def flower_crops(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """`count` crops, the eight flowers in turn, each its own design."""
+def flower_crops(count: int, seed: int, honours: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """`count` crops, each its own design: the eight flowers in turn, and where `honours` > 0 that share of
+    them the six honours that bear a character in turn (`honour_face`)."""
     rng = np.random.default_rng(seed)
     x = np.empty((count, CROP_H, CROP_W, 3), np.uint8)
     y = np.empty(count, np.int64)
+    honour_every = round(1 / honours) if honours > 0 else 0
+    flowers = 0
     for i in range(count):
-        code = FLOWER_CODES[i % len(FLOWER_CODES)]
+        if honour_every and i % honour_every == honour_every - 1:
+            code = HONOUR_CODES[(i // honour_every) % len(HONOUR_CODES)]
+        else:
+            code, flowers = FLOWER_CODES[flowers % len(FLOWER_CODES)], flowers + 1
         x[i], y[i] = flower_crop(code, rng), CLASS_INDEX[code]
     return x, y
 
@@ -307,18 +344,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--count", type=int, required=True, help="crops to write (the eight flowers in turn)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True, help=".npz to write")
+    parser.add_argument("--honours", type=float, default=0.0,
+                        help="share of the crops that are honours drawn the same way (0-0.5), the flowers' foils")
     parser.add_argument("--sheet", type=Path, help="also write a contact sheet of the first 64 crops (PNG)")
     args = parser.parse_args(argv)
     if args.count < 1:
         raise SystemExit("--count must be at least 1")
-    x, y = flower_crops(args.count, args.seed)
+    if not 0 <= args.honours <= 0.5:
+        raise SystemExit("--honours must be between 0 and 0.5")
+    x, y = flower_crops(args.count, args.seed, args.honours)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, x=x, y=y)
     if args.sheet:
         tiles = list(x[:64]) + [np.zeros_like(x[0])] * (-min(64, len(x)) % 8)
         rows = [np.hstack(tiles[i:i + 8]) for i in range(0, len(tiles), 8)]
         cv2.imwrite(str(args.sheet), np.vstack(rows))
-    print(f"{len(y)} flower crops of {CROP_H}x{CROP_W} in {len(fonts())} fonts → {args.out}")
+    honour_crops = int(np.isin(y, [CLASS_INDEX[c] for c in HONOUR_CODES]).sum())
+    print(f"{len(y)} crops of {CROP_H}x{CROP_W} ({honour_crops} of them honours) in {len(fonts())} fonts → {args.out}")
 
 
 if __name__ == "__main__":
