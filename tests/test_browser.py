@@ -220,15 +220,25 @@ def screenshot(page, name: str) -> None:
     page.set_viewport_size(PHONE)
 
 
+def settle(page) -> None:
+    """Until the script's run is over and nothing on the page is stale (drawn by an older run).
+    A tap reaches the server a moment after the click: that moment is waited for first."""
+    page.wait_for_timeout(500)
+    page.wait_for_function(
+        "() => { const app = document.querySelector('[data-testid=stApp]');"
+        " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
+        " && !document.querySelector('[data-stale=true]'); }", timeout=SLOW)
+
+
 def choose(page, label: str, option: str) -> None:
     """Tap `option` (exactly its label) in the choice labelled `label`, and see it chosen."""
     from playwright.sync_api import expect
 
+    settle(page)
     group = page.get_by_test_id("stRadio").filter(has=page.get_by_text(label, exact=True))
-    expect(group).to_be_visible(timeout=SLOW)
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=SLOW)
+    expect(group).to_have_count(1, timeout=SLOW)  # a choice whose options changed is drawn anew: the old one goes
     group.get_by_text(option, exact=True).click()
+    settle(page)
     expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(option, timeout=SLOW)
 
 
@@ -269,7 +279,7 @@ def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
 
     page.goto(app_url)
     type_hand(page, TYPED)
-    expect(page.get_by_text("選出誰胡了")).to_be_visible()  # no one is paid before the players say who won
+    expect(page.get_by_text("選出誰胡了").first).to_be_visible()  # no one is paid before the players say who won
     expect(page.get_by_text("誰付多少", exact=True)).to_have_count(0)
     say_who_won(page)
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(HAND))

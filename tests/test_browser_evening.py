@@ -31,6 +31,7 @@ from tests.test_browser import (
     fake_detector_app,
     free_port,
     screenshot,
+    settle,
     start_streamlit,
     table_photo,
     type_hand,
@@ -104,13 +105,7 @@ class Phone:
         self.see("⑥ 整晚的帳（牌桌 evening）")
 
     def settle(self) -> None:
-        """Until the script's run is over and nothing on the page is stale (drawn by an older run).
-        A tap reaches the server a moment after the click: that moment is waited for first."""
-        self.page.wait_for_timeout(500)
-        self.page.wait_for_function(
-            "() => { const app = document.querySelector('[data-testid=stApp]');"
-            " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
-            " && !document.querySelector('[data-stale=true]'); }", timeout=SLOW)
+        settle(self.page)
 
     def see(self, text: str, exact: bool = False):
         from playwright.sync_api import expect
