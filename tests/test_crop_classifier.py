@@ -97,6 +97,16 @@ def test_training_crops_are_the_read_time_crops():
     assert y[:len(codes)].tolist() == [CLASS_INDEX[c] for c in codes]
 
 
+def test_a_class_filter_keeps_the_same_crops_as_the_whole_run():
+    """`--classes` cuts those classes' crops with the jitter each gets in the whole run: the whole file's subset."""
+    root = DATA / "unseen-small"
+    x, y = make_crops(root, "val", jitters=2)
+    kept = {"1z", "5p", "9m"}
+    fx, fy = make_crops(root, "val", jitters=2, classes=kept)
+    mask = np.isin(y, [CLASS_INDEX[c] for c in kept])
+    assert 0 < len(fy) < len(y) and np.array_equal(fy, y[mask]) and np.array_equal(fx, x[mask])
+
+
 def test_jittered_crops_differ_and_a_cap_keeps_whole_images():
     root = DATA / "unseen-small"
     plain, _ = make_crops(root, "val", jitters=1, jitter=0.0)
