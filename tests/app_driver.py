@@ -44,7 +44,7 @@ def chosen(at: AppTest, name: str) -> str | None:
     return None if radio.value is None else radio.options[radio.value]
 
 
-def says_who_won(at: AppTest, winner: str = "東家", how: str = "自摸") -> AppTest:
+def say_who_won(at: AppTest, winner: str = "東家", how: str = "自摸") -> AppTest:
     """What the players say after the hand: who won (no one is chosen until they say) and how."""
     choose(at, "winner", winner)
     return choose(at, "how", how)

@@ -21,7 +21,7 @@ from scoring.draft import Slot, from_text, to_hand
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
-from tests.app_driver import choose, chosen, says_who_won
+from tests.app_driver import choose, chosen, say_who_won
 from tests.example_hands import house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.photo import flagged
@@ -79,7 +79,7 @@ def app(monkeypatch):
         monkeypatch.setattr(vision.detector, "TileDetector", detector)
         st.cache_resource.clear()
         FakeDetector.reads = 0
-        return says_who_won(ok(AppTest.from_file(str(APP), default_timeout=60).run()))  # 東家 自摸
+        return say_who_won(ok(AppTest.from_file(str(APP), default_timeout=60).run()))  # 東家 自摸
 
     yield start
     st.cache_resource.clear()
@@ -349,7 +349,7 @@ def test_real_model_reads_a_sample_photo():
     sample = SAMPLES / "train-style-000009"
     hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
     st.cache_resource.clear()
-    at = says_who_won(ok(AppTest.from_file(str(APP), default_timeout=120).run()))
+    at = say_who_won(ok(AppTest.from_file(str(APP), default_timeout=120).run()))
     ok(at.file_uploader(key="upload-0").set_value(("sample.jpg", sample.with_suffix(".jpg").read_bytes(),
                                                  "image/jpeg")).run())
     assert not any("unavailable" in w.value for w in at.warning)

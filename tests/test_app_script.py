@@ -26,7 +26,7 @@ import vision.read
 from scoring.hand import Hand
 from scoring.ruleset import available_rulesets
 from scoring.script import PHRASES, TRADITIONAL_ONLY, in_script, simplified
-from tests.app_driver import says_who_won
+from tests.app_driver import say_who_won
 from tests.fake_detections import laid_out, reading_at_a_table
 from ui import chrome
 from ui.table import DB_ENV
@@ -188,7 +188,7 @@ def test_the_page_without_a_table_is_all_simplified(no_model, monkeypatch):
     at = simplified_page()
     assert at.radio(key="script").value == "simplified"  # from the address
     assert_simplified(at, "an empty hand, no one said to have won")
-    says_who_won(at, "东家", "自摸")
+    say_who_won(at, "东家", "自摸")
     ok(at.text_input(key="text").set_value("123q").run())
     assert_simplified(at, "text it cannot read")
     ok(at.text_input(key="text").set_value("123m 和5s").run())
@@ -223,7 +223,7 @@ class WinNotApart:
 def test_a_photo_read_at_a_table_is_all_simplified(monkeypatch):
     monkeypatch.setattr(vision.detector, "TileDetector", WinNotApart)
     st.cache_resource.clear()
-    at = says_who_won(simplified_page(), "东家", "自摸")
+    at = say_who_won(simplified_page(), "东家", "自摸")
     ok(at.file_uploader(key="upload-0").set_value(("胡牌.jpg", jpeg(), "image/jpeg")).run())
     assert at.image and at.metric
     assert_simplified(at, "a photo read with a warning")
@@ -231,7 +231,7 @@ def test_a_photo_read_at_a_table_is_all_simplified(monkeypatch):
     # 九萬, 東風 and a back set apart, 五萬 added, two runner-ups
     reading = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
     monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, rules=None, memory=None: reading)
-    at = says_who_won(simplified_page(), "东家", "自摸")
+    at = say_who_won(simplified_page(), "东家", "自摸")
     ok(at.file_uploader(key="upload-0").set_value(("牌桌.jpg", jpeg() + b"\0", "image/jpeg")).run())
     assert any("不算在手牌里的牌" in (p.label or "") for p in at.pills)
     assert_simplified(at, "a photo with tiles set apart and runner-ups")
@@ -242,7 +242,7 @@ def test_a_tables_evening_is_all_simplified(tmp_path, monkeypatch, no_model):
     monkeypatch.setenv(DB_ENV, str(tmp_path / "taishu.db"))
     at = simplified_page({"table": "evening"})
     assert_simplified(at, "a table with no hand yet")
-    says_who_won(ok(at.text_input(key="text").set_value(TYPED).run()), "东家", "自摸")
+    say_who_won(ok(at.text_input(key="text").set_value(TYPED).run()), "东家", "自摸")
     press(at, "胡了，記下這一局")
     press(at, "流局（沒人胡）")
     assert len(at.table) >= 2  # the totals and the hands

@@ -17,7 +17,7 @@ from scoring.draft import to_hand
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
-from tests.app_driver import choose, chosen, ok, press, says_who_won
+from tests.app_driver import choose, chosen, ok, press, say_who_won
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -135,7 +135,7 @@ def test_without_a_table_the_dealer_is_a_seat_and_the_winner_too():
     """莊家 南家 and 東家 winning: 東家 wins (it scored 東家 as the winner of 門風 東 before)."""
     at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
     ok(at.text_input(key="text").set_value(TYPED).run())
-    says_who_won(at, "東家", "自摸")
+    say_who_won(at, "東家", "自摸")
     choose(at, "dealer", "南家")
     payers = at.table[1].value.to_dict("records")
     expected = paid(HAND, Result(Deal(Wind.E, S, 0), E))
@@ -341,14 +341,14 @@ def test_a_bad_code_or_ledger_gets_a_message_and_the_hand_still_scores(db, monke
     db.write_bytes(b"not a database at all" * 50)
     at = phone()
     assert "不是 SQLite 資料庫" in at.error[0].value
-    says_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
+    say_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
     assert at.metric[0].value.endswith("台")
 
 
 def test_a_locked_ledger_keeps_the_hand(db, monkeypatch):
     at = phone()
     monkeypatch.setattr(ledger.store, "BUSY_TIMEOUT_S", 0.2)
-    says_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
+    say_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another program writing: reads go on, writes wait
     try:

@@ -8,6 +8,7 @@ model is not needed); `test_real_model_photo` uses the real one when models/mode
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -231,15 +232,17 @@ def settle(page) -> None:
 
 
 def choose(page, label: str, option: str) -> None:
-    """Tap `option` (exactly its label) in the choice labelled `label`, and see it chosen."""
+    """Tap `option` in the choice labelled `label` (an option may carry a player's name), and see it chosen."""
     from playwright.sync_api import expect
 
     settle(page)
     group = page.get_by_test_id("stRadio").filter(has=page.get_by_text(label, exact=True))
+    pattern = re.compile(rf"^{re.escape(option)}$" if " " in option else rf"^{re.escape(option)}( [^ ]+)?$")
     expect(group).to_have_count(1, timeout=SLOW)  # a choice whose options changed is drawn anew: the old one goes
-    group.get_by_text(option, exact=True).click()
+    group.get_by_text(pattern).click()
     settle(page)
-    expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(option, timeout=SLOW)
+    expect(group).to_have_count(1, timeout=SLOW)
+    expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(pattern, timeout=SLOW)
 
 
 def say_who_won(page, winner: str = "東家", how: str = "自摸", script: str = "traditional") -> None:

@@ -16,7 +16,6 @@ page; the deals are written out by hand.
 import csv
 import io
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from scoring.seats import SEATS, Seat, Wind
 from tests.test_browser import (
     CHROMIUM_ARGS,
     PHONE,
+    choose,
     fake_detector_app,
     free_port,
     screenshot,
@@ -121,17 +121,7 @@ class Phone:
         self.see(f"牌桌 evening · 第 {seq} 局 · {deal.round.zh}風圈 · 莊家 {dealer}{streak}", exact=True)
 
     def choose(self, label: str, option: str) -> None:
-        """Tap `option` in the choice labelled `label` (an option may carry a player's name)."""
-        from playwright.sync_api import expect
-
-        group = self.page.get_by_test_id("stRadio").filter(has=self.page.get_by_text(label, exact=True))
-        pattern = re.compile(rf"^{re.escape(option)}$" if " " in option else
-                             rf"^{re.escape(option)}( [^ ]+)?$")
-        expect(group).to_have_count(1, timeout=SLOW)  # a choice whose labels changed is drawn anew: the old one goes
-        group.get_by_text(pattern).click()
-        self.settle()
-        expect(group).to_have_count(1, timeout=SLOW)
-        expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(pattern, timeout=SLOW)
+        choose(self.page, label, option)
 
     def press(self, name: str) -> None:
         self.page.get_by_role("button", name=name, exact=True).click()

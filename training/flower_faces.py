@@ -63,6 +63,7 @@ INKS = ((25, 25, 25), (160, 70, 20), (35, 30, 200), (50, 130, 20), (40, 95, 20),
         (90, 50, 30))  # BGR: black, blue, red, green, dark green, purple, gold, brown
 TABLE_COLOURS = ((60, 110, 40), (120, 80, 30), (50, 60, 70), (200, 200, 200), (40, 70, 120), (90, 40, 30))
 GLYPH_PX = 160
+LARGE_CHAR = (18, 30, FACE_W - 14, FACE_H - 8)  # where a face's one large character goes
 LACKED = "\U0010fffd"  # a private-use character no font draws
 
 
@@ -236,7 +237,7 @@ def flower_face(code: str, rng: np.random.Generator) -> np.ndarray:
         if rng.random() < 0.3:
             picture(face, (10, 20, FACE_W - 10, FACE_H - 10), rng)
             face[:, :, 3] *= 0.5
-        paint(face, restyled(glyph(char, font), rng), (18, 30, FACE_W - 14, FACE_H - 8), ink(rng))
+        paint(face, restyled(glyph(char, font), rng), LARGE_CHAR, ink(rng))
     elif design["layout"] == 1:  # a picture, the character small in a corner
         picture(face, (8, 30, FACE_W - 8, FACE_H - 6), rng)
         if char:
@@ -261,7 +262,7 @@ def honour_face(code: str, rng: np.random.Generator) -> np.ndarray:
     char = HONOUR_CHARS[n - 1]
     font = fonts()[int(rng.integers(len(fonts())))]
     face = np.zeros((FACE_H, FACE_W, 4), np.float32)
-    paint(face, restyled(glyph(char, font), rng), (18, 30, FACE_W - 14, FACE_H - 8), ink(rng))
+    paint(face, restyled(glyph(char, font), rng), LARGE_CHAR, ink(rng))
     if n <= 4 and rng.random() < 0.3 and drawable(WIND_LETTERS[n - 1], font):  # the vendored subsets have none
         x, y = [(4, 4), (FACE_W - 30, 4)][int(rng.integers(2))]
         paint(face, restyled(glyph(WIND_LETTERS[n - 1], font), rng), (x, y, x + 24, y + 26), ink(rng))
@@ -327,13 +328,12 @@ def flower_crops(count: int, seed: int, honours: float = 0.0) -> tuple[np.ndarra
     rng = np.random.default_rng(seed)
     x = np.empty((count, CROP_H, CROP_W, 3), np.uint8)
     y = np.empty(count, np.int64)
-    honour_every = round(1 / honours) if honours > 0 else 0
-    flowers = 0
+    made = {"f": 0, "z": 0}
     for i in range(count):
-        if honour_every and i % honour_every == honour_every - 1:
-            code = HONOUR_CODES[(i // honour_every) % len(HONOUR_CODES)]
-        else:
-            code, flowers = FLOWER_CODES[flowers % len(FLOWER_CODES)], flowers + 1
+        kind = "z" if int((i + 1) * honours) > int(i * honours) else "f"  # `honours` of the first i, spread evenly
+        codes = HONOUR_CODES if kind == "z" else FLOWER_CODES
+        code = codes[made[kind] % len(codes)]
+        made[kind] += 1
         x[i], y[i] = flower_crop(code, rng), CLASS_INDEX[code]
     return x, y
 
