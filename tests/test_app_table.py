@@ -117,6 +117,15 @@ def test_payments_are_by_seat_and_the_page_never_asks_a_wind(db):
     assert totals == {s.zh: first[i] + second.net[i] for i, s in enumerate(SEATS)}
 
 
+def test_the_evening_chart_names_four_players_two_a_line():
+    """At a phone's 390 px a legend of four seats with names in one line cut off the fourth."""
+    from ui.chart import evening_chart
+
+    spec = evening_chart({"局": [0, 1], "東家 阿明": [0, 5], "南家 阿華": [0, -5], "西家 小芳": [0, 0],
+                          "北家 大雄": [0, 0]}, "traditional").to_dict()
+    assert spec["encoding"]["color"]["legend"] == {"orient": "bottom", "columns": 2}
+
+
 def test_no_one_is_paid_until_the_players_say_who_won(db):
     """The first hand of an evening, like every later one, names no winner by itself: a hand recorded
     without a word from the players would pay 東家."""

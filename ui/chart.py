@@ -26,7 +26,8 @@ def evening_chart(columns: dict[str, list[int]], script: str) -> alt.Chart:
         .encode(
             x=alt.X(f"{hand}:Q", title=hand, axis=alt.Axis(tickMinStep=1, format="d")),
             y=alt.Y(f"{total}:Q", title=total),
-            color=alt.Color(f"{player}:N", title=None, sort=players, legend=alt.Legend(orient="bottom")),
+            # two seats a line: four players with their names overran a phone's width, and the last was cut off
+            color=alt.Color(f"{player}:N", title=None, sort=players, legend=alt.Legend(orient="bottom", columns=2)),
             tooltip=[alt.Tooltip(f"{player}:N"), alt.Tooltip(f"{hand}:Q"), alt.Tooltip(f"{total}:Q", format=",d")],
         )
         .configure(aria=False)
