@@ -10,7 +10,8 @@ the decoded image. Each photo's time is the least of its `--repeat` reads (the t
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
 (`stage_times`: the networks' runs alone among them), for each photo (with the tiles it holds) and as
 medians. `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
-made by `python -m vision remember`), and says what the memory adds to a read.
+made by `python -m vision remember`), loaded afresh for each read as the app loads it after a lesson (so each
+read fits its probe), and says what the memory adds to a read.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import cv2
 
 from datasets.shared import missing_reason, shared_path
 from vision.detector import TileDetector
-from vision.memory import load_memory
+from vision.memory import TableMemory, load_memory
 from vision.photo import load_photo
 from vision.read import read_detections, read_photo
 
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> None:
 
     detector = TileDetector()
     memory = load_memory(args.memory, detector.classifier) if args.memory else None
+    stored = memory.to_bytes() if memory is not None else b""
     with tempfile.TemporaryDirectory() as tmp:
         photos = [p for arg in args.photos for p in (sorted(arg.glob("*.[jp][pn]g")) if arg.is_dir() else [arg])]
         photos = photos or default_photos(Path(tmp))
@@ -116,8 +118,10 @@ def main(argv: list[str] | None = None) -> None:
                 peer_detect(image)
                 theirs.append(time.perf_counter() - start)
                 if memory is not None:
+                    # a copy as the app loads it after each lesson: the read fits the memory's probe afresh
+                    fresh = TableMemory.from_bytes(stored)
                     start = time.perf_counter()
-                    read_photo(load_photo(photo), detector, memory=memory)
+                    read_photo(load_photo(photo), detector, memory=fresh)
                     with_memory.append(time.perf_counter() - start)
             ours.append(min(mine))  # other jobs only ever add time: a photo's time is its least
             remembered += [min(with_memory)] if with_memory else []

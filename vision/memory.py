@@ -5,8 +5,9 @@ The memory keeps, for each class, the embeddings of the newest PER_CLASS of its 
 classifier's pooled features before its linear layer: `TileClassifier.read_crops`), taught from a photo's
 boxes and the codes the players confirmed (`teach`). A photo read with it (`read_photo(..., memory=)`,
 `TileDetector.read(..., memory=)`) has each tile's class probabilities blended with how like the table's own
-examples its crop is (`blend`, by the memory's `ReaderSettings`); where a class has no example yet, the model
-alone decides it.
+examples its crop is (`blend`, by the memory's `ReaderSettings`), and with what a linear probe fitted on those
+examples says (`fit_probe`: it tells apart a set's alike tiles that a nearest example does not); where a class
+has no example yet, the model alone decides it.
 
 The memory is stored with the table (the ledger's SQLite, a file for `python -m vision`) as bytes
 (`to_bytes` / `from_bytes`): JSON with a format name and version and the SHA-256 of the classifier whose
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -49,8 +51,10 @@ class TableMemory:
     classifier: str  # SHA-256 of the crop classifier whose embeddings these are
     per_class: int = PER_CLASS
     examples: dict[str, np.ndarray] = field(default_factory=dict)  # code → (k, D) unit embeddings, oldest first
-    # how `blend` weighs the examples (`similar` … `same_set`): the reader's, not the table's, so not stored
+    # how `blend` weighs the examples (`similar` … `probe_rate`): the reader's, not the table's, so not stored
     settings: ReaderSettings = READER_DEFAULT
+    # the linear probe fitted on `examples` (`_probe_log_odds`): their digest, weights, bias
+    _probe: tuple[bytes, np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def for_classifier(cls, classifier: TileClassifier, per_class: int = PER_CLASS) -> TableMemory:
@@ -100,8 +104,8 @@ class TableMemory:
         """Each tile's class probabilities (N, 43) with the table's examples' word, weighed as `settings` say: a
         class with examples gains (or loses) log-odds by how much more (or less) like its nearest example the
         tile's crop is than `similar`, and, where the likest example is of this set (`same_set`), loses more the
-        less like the crop it is than that one (`relative`); a class without one keeps what the model says. An
-        empty memory changes nothing."""
+        less like the crop it is than that one (`relative`) and by what the probe fitted on the examples says of
+        it (`probe`); a class without one keeps what the model says. An empty memory changes nothing."""
         if not self.examples or not len(probs):
             return probs
         rows, bank, kept = self._bank()
@@ -110,11 +114,26 @@ class TableMemory:
         shift = np.zeros_like(probs, dtype=np.float64)
         likest = nearest.max(axis=1, keepdims=True)
         s = self.settings
+        own_set = s.relative * (nearest - likest) + s.probe * self._probe_log_odds(bank, kept, embeddings)
         shift[:, rows] = np.clip(s.strength * (nearest - s.similar), -s.max_down, s.max_shift) \
-            + np.where(likest >= s.same_set, s.relative * (nearest - likest), 0.0)
+            + np.where(likest >= s.same_set, own_set, 0.0)
         log_p = np.log(np.clip(probs, 1e-9, None)) + shift
         out = np.exp(log_p - log_p.max(axis=1, keepdims=True))
         return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def _probe_log_odds(self, bank: np.ndarray, kept: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+        """(N, classes with examples): each class's log-probability less the likeliest's under the linear probe
+        fitted on the examples (`fit_probe`, kept until they change); zeros while fewer than two classes have
+        examples or the probe has no weight."""
+        if self.settings.probe == 0 or len(bank) < 2:
+            return np.zeros((len(embeddings), len(bank)))
+        key = hashlib.blake2b(bank.tobytes() + kept.tobytes(), digest_size=16).digest()
+        if self._probe is None or self._probe[0] != key:
+            labels = np.repeat(np.arange(len(bank)), kept.sum(axis=1))
+            self._probe = key, *fit_probe(bank[kept], labels, len(bank), self.settings)
+        _, weights, bias = self._probe
+        logits = unit(embeddings).astype(np.float64) @ weights.T + bias
+        return logits - logits.max(axis=1, keepdims=True)
 
     def _bank(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The classes with examples (their indices), their examples as (classes, per_class, D) padded with
@@ -160,6 +179,24 @@ class TableMemory:
         if per_class < 1 or not all(np.isfinite(v).all() for v in memory.examples.values()):
             raise TableMemoryError(Notice.of("memory-corrupt", name=what))
         return memory
+
+
+def fit_probe(examples: np.ndarray, labels: np.ndarray, classes: int,
+              settings: ReaderSettings) -> tuple[np.ndarray, np.ndarray]:
+    """A multinomial logistic regression of `labels` (0..classes-1) on `examples` (n, D unit embeddings) scaled
+    by `probe_scale`: (classes, D) weights applying to unit embeddings, and (classes,) biases. Full-batch
+    gradient descent from zero, `probe_steps` steps at `probe_rate`, L2 `probe_l2` on the weights: the same
+    examples give the same probe."""
+    x = examples.astype(np.float64) * settings.probe_scale
+    target = np.eye(classes)[labels]
+    weights, bias = np.zeros((classes, x.shape[1])), np.zeros(classes)
+    for _ in range(settings.probe_steps):
+        logits = x @ weights.T + bias
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        error = (p / p.sum(axis=1, keepdims=True) - target) / len(x)
+        weights -= settings.probe_rate * (error.T @ x + settings.probe_l2 * weights)
+        bias -= settings.probe_rate * error.sum(axis=0)
+    return weights * settings.probe_scale, bias
 
 
 def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:

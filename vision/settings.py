@@ -130,6 +130,16 @@ class ReaderSettings(Settings):
     # collections mix sets), and the term cost taps there (models/README.md, "The table's memory")
     relative: float = 20.0
     same_set: float = 0.85
+    # and there a linear probe fitted on the table's own examples (multinomial logistic regression over the classes
+    # with examples: unit embeddings times `probe_scale`, L2 `probe_l2`, `probe_steps` steps of gradient descent
+    # from zero at `probe_rate`) gives each of those classes `probe` times its log-probability less the
+    # likeliest's: it finds the few directions in which one set's alike flowers differ, where a cosine over all
+    # 192 features barely moves (models/README.md, "The table's memory")
+    probe: float = 1.0
+    probe_scale: float = 10.0
+    probe_l2: float = 0.01
+    probe_steps: int = 50
+    probe_rate: float = 1.0
 
 
 @dataclass(frozen=True)
