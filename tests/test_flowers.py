@@ -15,7 +15,7 @@ from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import distinct_readings
 from vision.detections import Detections
 from vision.groups import APART
-from vision.hand_finding import flowers_cut_off, flowers_of
+from vision.hand_finding import backs_beside_flowers, flowers_cut_off, flowers_of
 from vision.layout import Layout
 from vision.read import read_detections
 
@@ -177,3 +177,33 @@ def test_only_a_run_of_two_flowers_or_more_at_a_group_end_is_cut_off_and_a_meld_
     assert cut(["3z", "3z", "3z", "1s", "5f"]) == ((0, 1, 2, 3, 4),)  # one flower: no flower group
     assert cut(["3z", "3z", "5f", "6f"]) == ((0, 1, 2, 3),)  # a meld's tiles would not remain
     assert cut(["1f", "2f", "3f", "4f"]) == ((0, 1, 2, 3),)  # flowers all: `flowers_of` takes it whole
+
+
+def test_backs_at_either_end_of_a_run_of_flowers_are_parts_of_their_own():
+    def parts(codes):
+        layout = Layout((tuple(range(len(codes))),), ((0,),), (), 0.0)
+        return backs_beside_flowers(flowers_cut_off(layout, codes), codes).groups
+
+    assert parts(["back", "7f", "5f", "3f", "back"]) == ((0,), (1, 2, 3), (4,))
+    assert parts(["2f", "6f", "back", "back"]) == ((0, 1), (2, 3))
+    assert parts(["back", "7s", "7s", "back", "2f", "6f", "1s"]) == ((0, 1, 2, 3), (4, 5, 6))  # a kong stays whole
+    assert parts(["1s", "2s", "3s", "back"]) == ((0, 1, 2, 3),)  # no flowers: as laid out
+    assert parts(["back", "1f"]) == ((0, 1),)  # one flower is no run
+    assert parts(["back"] * 4) == ((0, 1, 2, 3),)
+
+
+def test_an_empty_square_of_the_mat_beside_the_flowers_is_no_flower():
+    """As on a generated evening's gridded mat: the squares at both ends of the flowers laid apart were boxed as
+    backs (0.3 and 0.5) and taken into the flower group as two more flowers. A flower lies face up: they are set
+    apart, and the hand keeps its three flowers."""
+    dets, codes = laid_out(FLOWER_HAND)
+    flowers = flower_rows(codes)
+    row = dets.boxes[flowers]
+    step = row[1, 0] - row[0, 0]
+    squares = np.stack([row[0] - [step, 0, step, 0], row[-1] + [step, 0, step, 0]]).astype(np.float32)
+    empty = np.full((2, len(CLASSES)), 0.01, np.float32)
+    empty[0, CLASS_INDEX["back"]], empty[1, CLASS_INDEX["back"]] = 0.3, 0.5
+    photo = Detections(np.concatenate([dets.boxes, squares]), np.concatenate([dets.scores, empty]))
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), FLOWER_HAND), reading.warnings
+    assert set(reading.best.apart) == {len(dets), len(dets) + 1}

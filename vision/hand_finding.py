@@ -194,6 +194,22 @@ def flowers_cut_off(layout: Layout, codes: list[str]) -> Layout:
     return replace(layout, groups=tuple(groups))
 
 
+def backs_beside_flowers(layout: Layout, codes: list[str]) -> Layout:
+    """The layout's groups with the backs at either end of a run of flowers made groups of their own: a flower
+    is laid face up, so a back touching the flower group is another tile, or the table seen beside the flowers
+    (an empty square of a gridded mat, a gap), which the detector boxes as a back."""
+    groups = []
+    for g in layout.groups:
+        lead = next((k for k in range(len(g)) if codes[g[k]] != BACK), len(g))
+        trail = next((k for k in range(len(g)) if codes[g[-1 - k]] != BACK), len(g))
+        core = g[lead:len(g) - trail]
+        if (lead or trail) and len(core) >= 2 and flowers_of(core, codes) == core:
+            groups += [piece for piece in (g[:lead], core, g[len(g) - trail:]) if piece]
+        else:
+            groups.append(g)
+    return replace(layout, groups=tuple(groups))
+
+
 def _flower_end(end: tuple[int, ...], at_cut: int, codes: list[str]) -> bool:
     """Whether `end`, cut from a group's end next to its tile `at_cut`, is flowers: that tile a flower, two
     or more flowers, and `flowers_of` all of it."""
@@ -203,9 +219,10 @@ def _flower_end(end: tuple[int, ...], at_cut: int, codes: list[str]) -> bool:
 def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
     (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`), and so
-    is a run of flowers at a part's end (`flowers_cut_off`)."""
+    is a run of flowers at a part's end (`flowers_cut_off`), without the backs at its ends
+    (`backs_beside_flowers`)."""
     codes = dets.layout_codes
-    parts = flowers_cut_off(joined(dets, layout, settings), codes)
+    parts = backs_beside_flowers(flowers_cut_off(joined(dets, layout, settings), codes), codes)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
     flowers = [flowers_of(tuple(g), codes) for g in parts.groups]
