@@ -2,6 +2,7 @@
 codes and a missed tile under the chosen table, and its runner-up hands."""
 
 import json
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -59,6 +60,26 @@ def test_a_tile_the_detector_missed_is_supposed_and_said():
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
     assert [row.code for row in reading.best.supposed] == ["5p"]
     assert any(w.code == "tile-supposed" for w in reading.warnings)
+
+
+CHI_HAND = Hand(("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"), "5z",
+                (Meld("chi", ("4s", "5s", "6s")), Meld("pon", ("3z", "3z", "3z"))), ("1f",), Situation())
+
+
+@pytest.mark.parametrize("missed, supposed", [(0, {"4s", "7s"}), (1, {"5s"}), (2, {"3s", "6s"})])
+def test_a_melds_tile_the_detector_missed_is_supposed_in_the_meld(missed, supposed):
+    """The two tiles left of a chi laid apart are that chi with its tile supposed (at an end, either face that
+    makes it one: the photo cannot say which; in the middle, where the gap is), not a row cut in two with the
+    tile supposed among the concealed ones, which reads the same codes but a hand without the exposed chi (門清)."""
+    dets, codes = laid_out(CHI_HAND)
+    chi = codes.index("4s", len(CHI_HAND.concealed) + 1)  # the melds' row follows the concealed row
+    reading = read_detections(dets[np.flatnonzero(np.arange(len(dets)) != chi + missed)])
+    hand = reading_hand(reading)
+    assert hand is not None and Counter(hand.concealed) == Counter(CHI_HAND.concealed), reading.warnings
+    [row] = reading.best.supposed
+    group = next(g for g in reading.best.groups if row.id in g.members)
+    assert row.code in supposed and group.kind == "chi"
+    assert [reading.best.row(i).code for i in group.members] == sorted(reading.best.row(i).code for i in group.members)
 
 
 def test_a_supposed_tile_round_trips_through_the_json():

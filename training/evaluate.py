@@ -187,7 +187,7 @@ def truth_groups(truth: SceneTruth) -> Counter:
 
 
 def reading_groups(reading: PhotoReading) -> Counter:
-    """The groups of the hand shown: every group but those set apart (the supposed tile among the concealed)."""
+    """The groups of the hand shown: every group but those set apart (a supposed tile in its group)."""
     best = reading.best
     return group_multiset([(g.kind, [best.row(i).code for i in g.members]) for g in best.groups if g.role == HAND])
 

@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from scoring.draft import Draft
+from scoring.melds import MeldKind
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
@@ -44,7 +45,7 @@ ROW_OF_ITS_OWN = 9
 class Candidate:
     cost: float
     # Over the whole photo's detections (positions in reading order; the position just past them is
-    # the supposed tile, in the concealed group): the hand's groups, then the parts left out (role APART).
+    # the supposed tile, in the concealed group or a meld): the hand's groups, then the parts left out (role APART).
     groups: tuple[TileGroup, ...]
     codes: dict[int, str]  # position → code, for the hand's tiles (the supposed one's too)
     draft: Draft  # the hand's tiles as this candidate reads them (no ids: what makes it one hand)
@@ -124,11 +125,11 @@ def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) ->
     return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
 
 
-def _with_missing(sub: Detections, concealed: TileGroup) -> Detections:
-    """`sub` and one more tile of any face after the concealed row (a tile the detector missed)."""
+def _with_missing(sub: Detections, group: TileGroup) -> Detections:
+    """`sub` and one more tile of any face after the group (a tile the detector missed)."""
     scores = np.zeros((1, len(CLASSES)), np.float32)
     scores[0, [CLASS_INDEX[c] for c in FACES]] = 0.5
-    box = sub.boxes[list(concealed.members)[-1]][None] if concealed.members else np.zeros((1, 4), np.float32)
+    box = sub.boxes[list(group.members)[-1]][None] if group.members else np.zeros((1, 4), np.float32)
     return Detections.concat([Detections(sub.boxes, sub.scores), Detections(box.astype(np.float32), scores)])
 
 
@@ -251,6 +252,37 @@ def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detecti
     return sub, [TileGroup("concealed", row, win_apart=groups[0].win_apart), *groups[1:]], added
 
 
+def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: ReaderSettings = READER_DEFAULT
+                           ) -> tuple[Detections, list[TileGroup], tuple[int, ...]] | None:
+    """A meld apart from the concealed row with the tile the detector missed supposed (any face): a group of two
+    tiles and the tile after them, or two lone tiles with room for one tile between them (as `room_for_a_tile`
+    reads a gap, the concealed row's step the pitch) and the tile between. Only where that is the one such
+    group, or the two lone tiles are the only ones; otherwise None."""
+    if not groups or groups[0].kind != "concealed" or len(groups[0].members) < 2:
+        return None
+    apart = [k for k, g in enumerate(groups) if k and g.kind == "unknown"]
+    pairs = [k for k in apart if len(groups[k].members) == 2]
+    lone = [k for k in apart if len(groups[k].members) == 1]
+    out = list(groups)
+    if len(pairs) == 1:
+        pair = groups[pairs[0]].members
+        sub = _with_missing(sub, groups[pairs[0]])
+        out[pairs[0]] = TileGroup("unknown", pair + (len(sub) - 1,))
+    elif len(lone) == 2 and not pairs:
+        (a,), (b,) = groups[lone[0]].members, groups[lone[1]].members
+        row = sub.centers[list(groups[0].members)]
+        step = float(np.median(np.hypot(*np.diff(row, axis=0).T)))
+        apart_by = float(np.hypot(*(sub.centers[a] - sub.centers[b]))) / max(step, 1e-6)
+        if int(apart_by - settings.room_for_a_tile) != 1:
+            return None
+        sub = _with_missing(sub, groups[lone[0]])
+        out[lone[0]] = TileGroup("unknown", (a, len(sub) - 1, b))
+        del out[lone[1]]
+    else:
+        return None
+    return sub, out, (len(sub) - 1,)
+
+
 def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts,
                   settings: ReaderSettings = READER_DEFAULT) -> list[Candidate] | None:
     """The legal hands one membership makes, each as a candidate over the whole photo's detections;
@@ -267,8 +299,9 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
             loose.append(TileGroup("unknown", tuple(dropped), APART))
         merged = merged_into_row(list(hl.groups))
         groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
-        for shape_cost, grouping in groupings:
-            sub, groups, added = with_missing_tile(hl.sub, grouping)
+        variants = [(cost, v) for cost, g in groupings for v in
+                    (with_missing_tile(hl.sub, g), with_missing_meld_tile(hl.sub, g, settings)) if v is not None]
+        for shape_cost, (sub, groups, added) in variants:
             if count_problem(groups):
                 continue
             counted = True
@@ -278,7 +311,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
             hidden = kongs_of_backs(groups, sub.raw_codes)
             for cost, codes, draft in itertools.islice(
                     legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
-                mapped = tuple(_photo_group(g, codes, order) for g in groups) + tuple(loose)
+                mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(loose)
                 out.append(Candidate(ms.cost + cost + extra, mapped,
                                      {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
                                      tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)),
@@ -286,10 +319,14 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
     return out if counted else None
 
 
-def _photo_group(g: TileGroup, codes: dict[int, str], order: list[int]) -> TileGroup:
-    """A hand group over the photo's detections, a meld's kind from the codes the reading chose."""
+def _photo_group(g: TileGroup, codes: dict[int, str], order: list[int], added: tuple[int, ...] = ()) -> TileGroup:
+    """A hand group over the photo's detections, a meld's kind from the codes the reading chose; a chi holding
+    a supposed tile has its tiles in sequence, the supposed one in its place."""
     kind = g.kind if g.kind in ("concealed", "flowers", "ankong") else meld_kind([codes[i] for i in g.members])
-    return photo_group(TileGroup(kind, tuple(order[i] for i in g.members), win_apart=g.win_apart))
+    members = g.members
+    if kind == MeldKind.CHI and set(members) & set(added):
+        members = tuple(sorted(members, key=lambda i: codes[i]))
+    return photo_group(TileGroup(kind, tuple(order[i] for i in members), win_apart=g.win_apart))
 
 
 def photo_group(g: TileGroup) -> TileGroup:
