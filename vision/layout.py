@@ -104,6 +104,11 @@ def resolve_slots(order: list[int], x1: np.ndarray, x2: np.ndarray, conf: np.nda
     return [k for n, k in enumerate(order) if n not in dropped], [k for n, k in enumerate(order) if n in dropped]
 
 
+def tiles_that_fit(gap: float, pitch: float, room_for_a_tile: float) -> int:
+    """How many tiles a gap between two neighbours' facing edges could hide: one from `room_for_a_tile` pitches."""
+    return int(gap / pitch + 1 - room_for_a_tile)
+
+
 def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.ndarray,
           codes: list[str], room_for_a_tile: float) -> list[tuple[int, int, int]]:
     """Where a row (its groups in order) has room for a tile the detector missed: (tile before, tile
@@ -121,7 +126,7 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
         if k + 1 < len(parts) and min(len(part), len(parts[k + 1])) > LONGEST_MELD:
             neighbours.append((part[-1], parts[k + 1][0]))
         for a, b in neighbours:
-            room = int((x1[b] - x2[a]) / pitch + 1 - room_for_a_tile)
+            room = tiles_that_fit(x1[b] - x2[a], pitch, room_for_a_tile)
             if room > 0 and not (is_flower(codes[a]) or is_flower(codes[b])):
                 found.append((a, b, room))
     return found

@@ -30,7 +30,7 @@ from vision.correction import FACES, count_problem, kongs_of_backs, legal_readin
 from vision.detections import Detections
 from vision.groups import APART, TileGroup, classify, meld_kind, stray_backs
 from vision.hand_finding import Part, flower_tiles
-from vision.layout import Layout, group_rows, in_reading_order, without
+from vision.layout import Layout, group_rows, in_reading_order, tiles_that_fit, without
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -203,7 +203,7 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
-    steps = np.hypot(*np.diff(sub.centers[core], axis=0).T)
+    steps = centre_steps(sub, core)
     # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than `hole`.
     z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
@@ -220,6 +220,11 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     least = min([0.0, *(c for c, _ in cuts)])
     return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= settings.max_cut_cost),
                                        key=lambda v: v[0])
+
+
+def centre_steps(sub: Detections, members) -> np.ndarray:
+    """The distances between neighbouring tiles' centres along `members` (in reading order)."""
+    return np.hypot(*np.diff(sub.centers[list(members)], axis=0).T)
 
 
 def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: int = 0, cost: float = 0.0):
@@ -255,8 +260,8 @@ def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detecti
 def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: ReaderSettings = READER_DEFAULT
                            ) -> tuple[Detections, list[TileGroup], tuple[int, ...]] | None:
     """A meld apart from the concealed row with the tile the detector missed supposed (any face): a group of two
-    tiles and the tile after them, or two lone tiles with room for one tile between them (as `room_for_a_tile`
-    reads a gap, the concealed row's step the pitch) and the tile between. Only where that is the one such
+    tiles and the tile after them, or two lone tiles with room for one tile between them (`tiles_that_fit`, the
+    concealed row's step the pitch) and the tile between. Only where that is the one such
     group, or the two lone tiles are the only ones; otherwise None."""
     if not groups or groups[0].kind != "concealed" or len(groups[0].members) < 2:
         return None
@@ -270,10 +275,8 @@ def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: R
         out[pairs[0]] = TileGroup("unknown", pair + (len(sub) - 1,))
     elif len(lone) == 2 and not pairs:
         (a,), (b,) = groups[lone[0]].members, groups[lone[1]].members
-        row = sub.centers[list(groups[0].members)]
-        step = float(np.median(np.hypot(*np.diff(row, axis=0).T)))
-        apart_by = float(np.hypot(*(sub.centers[a] - sub.centers[b]))) / max(step, 1e-6)
-        if int(apart_by - settings.room_for_a_tile) != 1:
+        step = max(float(np.median(centre_steps(sub, groups[0].members))), 1e-6)
+        if tiles_that_fit(float(centre_steps(sub, (a, b))[0]) - step, step, settings.room_for_a_tile) != 1:
             return None
         sub = _with_missing(sub, groups[lone[0]])
         out[lone[0]] = TileGroup("unknown", (a, len(sub) - 1, b))
