@@ -23,8 +23,10 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from datasets.shared import missing_reason, shared_path
+from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.memory import TableMemory, load_memory
 from vision.photo import load_photo
@@ -49,6 +51,19 @@ def default_photos(tmp: Path) -> list[Path]:
         cv2.imwrite(str(out), cv2.resize(image, size, interpolation=cv2.INTER_CUBIC), [cv2.IMWRITE_JPEG_QUALITY, 90])
         photos.append(out)
     return photos
+
+
+def probe_fit(stored: bytes) -> float:
+    """Seconds a memory loaded from `stored` takes to blend its first tile: fitting its probe, nearly all of it."""
+    times = []
+    for _ in range(5):
+        memory = TableMemory.from_bytes(stored)
+        dim = next(iter(memory.examples.values())).shape[1]
+        probs, crop = np.full((1, len(CLASSES)), 1 / len(CLASSES), np.float32), np.ones((1, dim), np.float32)
+        start = time.perf_counter()
+        memory.blend(probs, crop)
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
@@ -138,6 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     if remembered:
         mm = statistics.median(remembered) * 1000
         print(f"with the memory      : median {mm:7.1f} ms ({len(memory)} examples): {mm / mo:.2f}x without it")
+        print(f"  of it, the probe's fit: {probe_fit(stored) * 1000:.1f} ms (a fresh memory's first blend, best of 5)")
     for name in [n for n in stages[0] if n != "tiles"] if stages else ():
         print(f"  {name:20s}: median {statistics.median(t[name] for t in stages) * 1000:7.1f} ms")
 
