@@ -10,10 +10,11 @@ the table's memory (vision/memory.py) and, beside it, without one. After each re
 the hand as the player's fixes give it: each hand tile the reading found (a detection matched to a
 labelled hand tile at IoU 0.5) with its true code; a tile the player adds by hand has no box and
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
-without the memory: the hand taps to fix (`training.evaluate.judge_hand`), groups-and-kinds exact over
-whole hands, and *flower groups right*: the reading's flower group holds exactly the hand's flowers
-(over the hands whose flowers are all in view). `--detail` also writes a line per hand read with the
-memory to stderr: its taps, and the hand's groups beside the reading's where they differ.
+without the memory: the hand taps to fix (`training.evaluate.judge_hand`; and by what they fix),
+groups-and-kinds exact over whole hands, and *flower groups right*: the reading's flower group holds
+exactly the hand's flowers (over the hands whose flowers are all in view). `--detail` also writes a line
+per hand read with the memory to stderr: its taps, and the hand's groups beside the reading's where they
+differ.
 
 `--taught`: each evening starts as a table that uses the app's "teach this set" step (ui/teach_page.py):
 a photo of the set's eight flowers in a row (a `flower_row` scene, drawn after the hands, so that the hands
@@ -44,7 +45,7 @@ from datasets.recipe import Recipe
 from datasets.scene import render_scene
 from datasets.scene_truth import SceneTruth
 from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
-from training.evaluate import is_real, judge_hand, load_samples, reading_groups, truth_groups
+from training.evaluate import TAP_CAUSES, is_real, judge_hand, load_samples, reading_groups, truth_groups
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
@@ -115,19 +116,22 @@ def flower_group(reading: PhotoReading) -> Counter:
 
 @dataclass
 class Tally:
-    """Taps, groups-and-kinds exact and flower groups right over some of the evening's hands."""
+    """Taps (and what they fix), groups-and-kinds exact and flower groups right over some of the evening's hands."""
 
     taps: list[int] = field(default_factory=list)
     exact: list[bool] = field(default_factory=list)
     flowers: list[bool] = field(default_factory=list)
     codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
+    causes: list[dict[str, int]] = field(default_factory=list)  # per hand: its taps by what they fix (TAP_CAUSES)
 
     def result(self) -> dict:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
         return {"hands": len(self.taps), "taps": round(statistics.fmean(self.taps), 3) if self.taps else None,
                 "groups_exact": rate(self.exact), "whole_hands": len(self.exact),
                 "flower_groups_right": rate(self.flowers), "flower_hands": len(self.flowers),
-                "hand_tiles_read_right": rate(self.codes)}
+                "hand_tiles_read_right": rate(self.codes),
+                "taps_by_cause": {c: round(statistics.fmean(k[c] for k in self.causes), 3) if self.causes else None
+                                  for c in TAP_CAUSES}}
 
 
 def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[str],
@@ -136,6 +140,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     pairs = match(boxes, reading.best.boxes)
     verdict = judge_hand(reading, pairs, codes, truth)
     tally.taps.append(verdict.taps)
+    tally.causes.append(verdict.causes)
     shown = reading.best.shown
     tally.codes += [shown[pairs[r]].raw_code == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
@@ -230,6 +235,7 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
             into.exact += tally.exact
             into.flowers += tally.flowers
             into.codes += tally.codes
+            into.causes += tally.causes
     return out
 
 
