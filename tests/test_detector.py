@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -75,6 +76,17 @@ def test_a_changed_model_file_is_refused(tmp_path):
 def test_a_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(ModelError, match="no model card"):
         TileDetector(tmp_path)
+
+
+def test_two_phones_reading_at_once_each_get_their_own_reading(detector):
+    """The app's one detector serves every phone at the table: reads in two threads at once give each photo
+    the reading it gets alone."""
+    photos = [load_photo(p) for p in sample_images()[:4]]
+    alone = [detector.read(image) for image in photos]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(detector.read, photos + photos))
+    for one, dets in zip(alone + alone, together, strict=True):
+        assert np.array_equal(one.boxes, dets.boxes) and np.array_equal(one.scores, dets.scores)
 
 
 @pytest.mark.parametrize("photo", sample_images(), ids=lambda p: p.stem)
