@@ -1,6 +1,8 @@
 """The evening benchmark (training/evening.py) at a small size: one evening of one unseen design, its hands
 read one by one with the table's memory, each taught after it is read."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,22 @@ def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, c
     assert len(lines) == len(hands) + 2 * (3 - exact)
     memory = [result["all"][f"hands {phase} memory"] for phase in ("1-2", "3 on")]
     assert exact == round(sum(f["groups_exact"] * f["whole_hands"] for f in memory))
+
+
+def test_the_evening_reads_with_the_settings_it_is_given(detector, tmp_path, capsys):
+    """`--reader-settings`: the memory weighs its examples as the given settings say (here not at all), and the
+    JSON names them; a settings file with an unknown field is refused before any photo is read."""
+    from training.evening import main
+
+    no_memory = replace(READER_DEFAULT, strength=0.0, relative=0.0, probe=0.0)
+    result = run(evenings=1, hands=3, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector,
+                 reader=no_memory)
+    assert result["reader_settings"] == no_memory.to_json()
+    for phase in ("1-2", "3 on"):
+        assert result["all"][f"hands {phase} memory"] == result["all"][f"hands {phase} alone"]
+    (tmp_path / "bad.json").write_text('{"strenght": 30}')
+    with pytest.raises(SystemExit, match="unknown reader settings: strenght"):
+        main(["--evenings", "1", "--hands", "1", "--reader-settings", str(tmp_path / "bad.json")])
 
 
 def test_flower_identity_judges_the_model_and_the_nearest_example_of_another_photo():

@@ -1,7 +1,7 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
     python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
-                               [--detail] [--taught]
+                               [--detail] [--taught] [--reader-settings FILE] [--detector-settings FILE]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
@@ -25,6 +25,9 @@ taps), before hand 1.
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
 each read and then taught its labelled tiles found; every tile is judged as `training.evaluate` judges a
 real set (taps over every label, set apart or not), with and without the memory.
+
+`--reader-settings FILE`, `--detector-settings FILE`: as in `training.evaluate` (the memory is weighed as the
+reader's settings say); the JSON names the settings it was read with.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
-from vision.settings import READER_DEFAULT
+from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, DetectorSettings, ReaderSettings
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
 FLOWER_ROW = Recipe(name="teach", kinds={"flower_row": 1.0})
@@ -177,12 +180,13 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
 
 
 def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
-            effects, show_detail: bool = False, taught: bool = False) -> dict[str, Tally]:
+            effects, show_detail: bool = False, taught: bool = False,
+            reader: ReaderSettings = READER_DEFAULT) -> dict[str, Tally]:
     """One evening of one design: its hands read with and without the memory, by hand number; `taught`: the
     memory first taught the set's flowers (`teach_flowers`)."""
     rng = np.random.default_rng(seed)
     tile_set = tile_set_of(style, anchor, rng)
-    memory = TableMemory.for_classifier(detector.classifier)
+    memory = TableMemory.for_classifier(detector.classifier, settings=reader)
     # The hands are drawn before the flower row, as the set draws each face the first time it shows one: so
     # the hands are the same with `taught` as without it.
     photos = [hand_photo(rng, tile_set, size, effects) for _ in range(hands)]
@@ -193,9 +197,9 @@ def evening(detector: TileDetector, style: str, anchor: float | None, hands: int
         boxes = np.array([box for _, *box in labels], np.float32).reshape(-1, 4)
         codes = [CLASSES[c] for c, *_ in labels]
         phase = "hands 1-2" if n < FIRST_HANDS else "hands 3 on"
-        alone = read_detections(detector.read(image))
+        alone = read_detections(detector.read(image), settings=reader)
         judged(out[f"{phase} alone"], alone, boxes, codes, truth)
-        reading = read_detections(detector.read(image, memory=memory))
+        reading = read_detections(detector.read(image, memory=memory), settings=reader)
         pairs = judged(out[f"{phase} memory"], reading, boxes, codes, truth)
         if show_detail:
             print(detail(f"{design_name(style, anchor)} seed {seed}", n, reading, truth,
@@ -209,16 +213,17 @@ def source_photo(path: Path) -> str:
     return path.name.split(".rf.")[0]
 
 
-def real_evening(detector: TileDetector, root: Path, limit: int | None) -> dict:
+def real_evening(detector: TileDetector, root: Path, limit: int | None,
+                 reader: ReaderSettings = READER_DEFAULT) -> dict:
     """A real set's test split read as one table's evening, in the order of its source photos."""
     samples = sorted(load_samples(root, "test", None), key=lambda s: source_photo(s["image"]))[:limit]
-    memory = TableMemory.for_classifier(detector.classifier)
+    memory = TableMemory.for_classifier(detector.classifier, settings=reader)
     taps = {"memory": [], "alone": []}
     for s in samples:
         image = load_photo(s["image"])
-        alone = read_detections(detector.read(image))
+        alone = read_detections(detector.read(image), settings=reader)
         taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.best.boxes), s["codes"], None).taps)
-        reading = read_detections(detector.read(image, memory=memory))
+        reading = read_detections(detector.read(image, memory=memory), settings=reader)
         pairs = match(s["boxes"], reading.best.boxes)
         taps["memory"].append(judge_hand(reading, pairs, s["codes"], None).taps)
         teach_found(memory, detector, image, reading, pairs, s["codes"], list(range(len(s["codes"]))))
@@ -241,21 +246,22 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
 
 def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
         designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False,
-        taught: bool = False) -> dict:
+        taught: bool = False, reader: ReaderSettings = READER_DEFAULT) -> dict:
     detector = detector or TileDetector()
     effects = photo_effects()
     by_design = {}
     for d, (style, anchor) in enumerate(designs):
-        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail, taught)
+        nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail, taught,
+                          reader)
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
     result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
-              "reader_settings": READER_DEFAULT.to_json(),
+              "reader_settings": reader.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
               "by_design": {name: {k: t.result() for k, t in tallies.items()} for name, tallies in by_design.items()}}
     if real:
-        result["real"] = {root.name: real_evening(detector, root, limit) for root in real}
+        result["real"] = {root.name: real_evening(detector, root, limit, reader) for root in real}
     return result
 
 
@@ -272,14 +278,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--detail", action="store_true", help="a line per hand read with the memory (stderr)")
     parser.add_argument("--taught", action="store_true",
                         help="teach each evening's memory a photo of its eight flowers before hand 1")
+    parser.add_argument("--reader-settings", type=Path, metavar="FILE",
+                        help="JSON of vision.settings.ReaderSettings fields to vary (the others keep their defaults)")
+    parser.add_argument("--detector-settings", type=Path, metavar="FILE",
+                        help="JSON of vision.settings.DetectorSettings fields to vary (the others keep their defaults)")
     args = parser.parse_args(argv)
+    try:
+        reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else READER_DEFAULT
+        detector_settings = DetectorSettings.from_file(args.detector_settings) if args.detector_settings \
+            else DETECTOR_DEFAULT
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from exc
     if args.evenings < 1 or args.hands < 1:
         parser.error("--evenings and --hands must be at least 1")
     for root in args.real:
         if not (root / "images" / "test").is_dir() or not is_real(root):
             parser.error(f"{root} is not a real set with a test split (images/test)")
     text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit,
-                          show_detail=args.detail, taught=args.taught), indent=1)
+                          detector=TileDetector(settings=detector_settings), show_detail=args.detail,
+                          taught=args.taught, reader=reader), indent=1)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")

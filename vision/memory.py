@@ -57,11 +57,12 @@ class TableMemory:
     _probe: tuple[bytes, np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
-    def for_classifier(cls, classifier: TileClassifier, per_class: int = PER_CLASS) -> TableMemory:
-        """An empty memory for this classifier's embeddings (refused when it gives none)."""
+    def for_classifier(cls, classifier: TileClassifier, per_class: int = PER_CLASS,
+                       settings: ReaderSettings = READER_DEFAULT) -> TableMemory:
+        """An empty memory for this classifier's embeddings (refused when it gives none), weighed as `settings` say."""
         if not classifier.embeds:
             raise TableMemoryError(Notice.of("memory-no-embedding"))
-        return cls(classifier.sha256, per_class)
+        return cls(classifier.sha256, per_class, settings=settings)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.examples.values())
