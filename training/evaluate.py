@@ -81,7 +81,14 @@ from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
-from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, DetectorSettings, ReaderSettings
+from vision.settings import (
+    DETECTOR_DEFAULT,
+    READER_DEFAULT,
+    DetectorSettings,
+    ReaderSettings,
+    add_settings_arguments,
+    settings_from_arguments,
+)
 
 PEER_NAMES = {"chun": "5z", "haku": "7z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 RIICHI = {c for c in CLASSES if c not in FLOWERS and c != "back"}  # the peer's 34 classes
@@ -541,17 +548,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="1: the classifier's scores only, 0: the detector's only, between: a blend")
     parser.add_argument("--cache", type=Path,
                         help="keep each photo's detections here and reuse them (then no time per photo is measured)")
-    parser.add_argument("--reader-settings", type=Path, metavar="FILE",
-                        help="JSON of vision.settings.ReaderSettings fields to vary (the others keep their defaults)")
-    parser.add_argument("--detector-settings", type=Path, metavar="FILE",
-                        help="JSON of vision.settings.DetectorSettings fields to vary (the others keep their defaults)")
+    add_settings_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else READER_DEFAULT
-        detector_settings = DetectorSettings.from_file(args.detector_settings) if args.detector_settings \
-            else DETECTOR_DEFAULT
-    except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from exc
+    reader, detector_settings = settings_from_arguments(args)
 
     sets = {}
     for root in args.dir:

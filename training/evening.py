@@ -55,7 +55,12 @@ from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
 from vision.read import PhotoReading, read_detections
-from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, DetectorSettings, ReaderSettings
+from vision.settings import (
+    READER_DEFAULT,
+    ReaderSettings,
+    add_settings_arguments,
+    settings_from_arguments,
+)
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
 FLOWER_ROW = Recipe(name="teach", kinds={"flower_row": 1.0})
@@ -278,17 +283,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--detail", action="store_true", help="a line per hand read with the memory (stderr)")
     parser.add_argument("--taught", action="store_true",
                         help="teach each evening's memory a photo of its eight flowers before hand 1")
-    parser.add_argument("--reader-settings", type=Path, metavar="FILE",
-                        help="JSON of vision.settings.ReaderSettings fields to vary (the others keep their defaults)")
-    parser.add_argument("--detector-settings", type=Path, metavar="FILE",
-                        help="JSON of vision.settings.DetectorSettings fields to vary (the others keep their defaults)")
+    add_settings_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        reader = ReaderSettings.from_file(args.reader_settings) if args.reader_settings else READER_DEFAULT
-        detector_settings = DetectorSettings.from_file(args.detector_settings) if args.detector_settings \
-            else DETECTOR_DEFAULT
-    except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from exc
+    reader, detector_settings = settings_from_arguments(args)
     if args.evenings < 1 or args.hands < 1:
         parser.error("--evenings and --hands must be at least 1")
     for root in args.real:

@@ -4,14 +4,16 @@ those of the detector (its passes, faint flowers, crops).
 
 `read_detections` and `read_photo` take a `ReaderSettings` (`READER_DEFAULT` unless given) and pass it down; a
 `TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes both into
-its JSON (`to_json`) and `training.evaluate --reader-settings FILE --detector-settings FILE` varies them
-(`from_json`). The long reasons for the defaults are in models/README.md ("Reader decisions", "The reader's
-constants", "Faint flowers", "The table's memory"). Facts of the game (a hand's tile counts, class lists) and
+its JSON (`to_json`) and `training.evaluate` and `training.evening` vary them with `--reader-settings FILE
+--detector-settings FILE` (`add_settings_arguments`, `settings_from_arguments`). The long reasons for the
+defaults are in models/README.md ("Reader decisions", "The reader's constants", "Faint flowers", "The table's
+memory"). Facts of the game (a hand's tile counts, class lists) and
 of the trained models (the crop's size) are not settings and stay module constants.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -188,3 +190,21 @@ class DetectorSettings(Settings):
 
 READER_DEFAULT = ReaderSettings()
 DETECTOR_DEFAULT = DetectorSettings()
+
+
+def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--reader-settings FILE` and `--detector-settings FILE`, for a command that reads with other settings."""
+    parser.add_argument("--reader-settings", type=Path, metavar="FILE",
+                        help="JSON of vision.settings.ReaderSettings fields to vary (the others keep their defaults)")
+    parser.add_argument("--detector-settings", type=Path, metavar="FILE",
+                        help="JSON of vision.settings.DetectorSettings fields to vary (the others keep their defaults)")
+
+
+def settings_from_arguments(args: argparse.Namespace) -> tuple[ReaderSettings, DetectorSettings]:
+    """The settings `add_settings_arguments`' options name (the defaults where not given); a bad file exits with
+    its error."""
+    try:
+        return (ReaderSettings.from_file(args.reader_settings) if args.reader_settings else READER_DEFAULT,
+                DetectorSettings.from_file(args.detector_settings) if args.detector_settings else DETECTOR_DEFAULT)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from exc
