@@ -85,7 +85,7 @@ def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, c
     assert exact == round(sum(f["groups_exact"] * f["whole_hands"] for f in memory))
 
 
-def test_the_evening_reads_with_the_settings_it_is_given(detector, tmp_path, capsys):
+def test_the_evening_reads_with_the_settings_it_is_given(detector, tmp_path):
     """`--reader-settings`: the memory weighs its examples as the given settings say (here not at all), and the
     JSON names them; a settings file with an unknown field is refused before any photo is read."""
     from training.evening import main

@@ -7,8 +7,8 @@ those of the detector (its passes, faint flowers, crops).
 its JSON (`to_json`) and `training.evaluate` and `training.evening` vary them with `--reader-settings FILE
 --detector-settings FILE` (`add_settings_arguments`, `settings_from_arguments`). The long reasons for the
 defaults are in models/README.md ("Reader decisions", "The reader's constants", "Faint flowers", "The table's
-memory"). Facts of the game (a hand's tile counts, class lists) and
-of the trained models (the crop's size) are not settings and stay module constants.
+memory"). Facts of the game (a hand's tile counts, class lists) and of the trained models (the crop's size) are
+not settings and stay module constants.
 """
 
 from __future__ import annotations
