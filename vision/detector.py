@@ -71,6 +71,20 @@ def side_for(card: ModelCard, image: np.ndarray, tile_w: float) -> int:
     return int(np.clip(max(image.shape[:2]) * card.tile_width / tile_w, STRIDE, card.max_side))
 
 
+def components(linked: np.ndarray) -> np.ndarray:
+    """Each node's connected component under the symmetric (n, n) boolean `linked`, named by its least node."""
+    label = -np.ones(len(linked), np.int64)
+    for start in range(len(linked)):  # breadth first
+        if label[start] >= 0:
+            continue
+        label[start], queue = start, [start]
+        while queue:
+            nxt = np.nonzero(linked[queue.pop()] & (label < 0))[0]
+            label[nxt] = start
+            queue += nxt.tolist()
+    return label
+
+
 def scale_clusters(dets: Detections, settings: DetectorSettings = DETECTOR_DEFAULT) -> list[np.ndarray]:
     """Indices of the boxes in clusters of one tile size, largest cluster first: two boxes are linked
     when their sizes differ by less than `cluster_size_ratio` and they lie within `cluster_reach` sizes."""
@@ -80,15 +94,7 @@ def scale_clusters(dets: Detections, settings: DetectorSettings = DETECTOR_DEFAU
     distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
     linked = (ratio < settings.cluster_size_ratio) \
         & (distance < settings.cluster_reach * np.maximum(size[:, None], size[None, :]))
-    label = -np.ones(len(dets), np.int64)
-    for start in range(len(dets)):  # connected components, breadth first
-        if label[start] >= 0:
-            continue
-        label[start], queue = start, [start]
-        while queue:
-            nxt = np.nonzero(linked[queue.pop()] & (label < 0))[0]
-            label[nxt] = start
-            queue += nxt.tolist()
+    label = components(linked)
     clusters = [np.nonzero(label == k)[0] for k in np.unique(label)]
     return sorted(clusters, key=len, reverse=True)
 
@@ -108,6 +114,34 @@ def suppress_overlaps(dets: Detections, iou: float) -> Detections:
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), dets.confidences.tolist(), 0.0, iou), np.int64).reshape(-1)
     return dets[np.sort(keep)]
 
+
+def beside(boxes: np.ndarray, touch: float) -> tuple[np.ndarray, np.ndarray]:
+    """(left, right): left[i, j] when box j touches box i on its left along a level row (their facing edges
+    closer than `touch` of box i's width, neither covering a quarter of it: a box over the seam between two tiles
+    covers each by a third or more; sharing half the shorter height), right[i, j] the same on its right."""
+    x1, y1, x2, y2 = (boxes[:, k] for k in range(4))
+    w = (x2 - x1)[:, None]
+    level = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :]) \
+        >= 0.5 * np.minimum((y2 - y1)[:, None], (y2 - y1)[None, :])
+    overlap_left = x2[None, :] - x1[:, None]  # box j's right edge past box i's left edge (negative: a gap)
+    overlap_right = x2[:, None] - x1[None, :]
+    left = level & (x1[None, :] < x1[:, None]) & (overlap_left > -touch * w) & (overlap_left < 0.25 * w)
+    right = level & (x2[None, :] > x2[:, None]) & (overlap_right > -touch * w) & (overlap_right < 0.25 * w)
+    return left, right
+
+
+def in_flower_run(boxes: np.ndarray, flower: np.ndarray, faint: np.ndarray, touch: float) -> np.ndarray:
+    """The `faint` boxes lying inside a run of flowers: a run of touching boxes (`beside`), each a `flower` or
+    `faint`, holding two flowers or more, with a box of the run on each side of it."""
+    if not faint.any():
+        return faint
+    inside = flower | faint
+    left, right = beside(boxes, touch)
+    both = inside[:, None] & inside[None, :]
+    left, right = left & both, right & both
+    run = components(left | right | left.T | right.T)
+    flowers_in_run = np.bincount(run, weights=flower.astype(np.float64), minlength=len(boxes))
+    return faint & left.any(axis=1) & right.any(axis=1) & (flowers_in_run[run] >= 2)
 
 
 class TileDetector:
@@ -190,7 +224,9 @@ class TileDetector:
             return dets[np.flatnonzero(surely)]
         dets = self.classifier.rescore(image, dets, memory)
         flowers = dets.scores[:, FLOWER_IDS].sum(axis=1) / np.maximum(dets.scores.sum(axis=1), 1e-9)
-        return dets[np.flatnonzero(surely | (flowers >= settings.faint_flower_sure))]
+        kept = surely | (flowers >= settings.faint_flower_sure)
+        kept |= in_flower_run(dets.boxes, kept & (flowers >= 0.5), ~kept, settings.flower_run_touch)
+        return dets[np.flatnonzero(kept)]
 
     def threshold(self, conf: float | None) -> float:
         """The score from which a box is a tile (the card's, unless the caller says)."""

@@ -180,6 +180,11 @@ class DetectorSettings(Settings):
     # (models/README.md, "Faint flowers")
     faint_flower: float = 0.05
     faint_flower_sure: float = 0.7
+    # a faint box kept although the classifier doubts it is a flower, where it lies inside a run of flowers: a box
+    # touching it on each side (facing edges closer than this many of its widths, as the reader's `touch`), the
+    # run holding two flowers or more. A player lays the flowers touching in a row, and one of a set the models
+    # never saw can read as no flower (models/README.md, "Faint flowers")
+    flower_run_touch: float = 0.3
     # vision.detector: boxes overlapping more than this (IoU) are one tile, within a pass and across passes
     nms_iou: float = 0.5
     region_margin: float = 1.5  # a second pass reads its cluster's region with this many tile widths around it
