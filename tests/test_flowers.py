@@ -241,3 +241,17 @@ def test_a_flower_the_classifier_doubts_inside_the_run_of_eight_is_kept():
     assert groups["flowers"] == ["4f", "7f", "1f", "3f", "6f", "2f", "8f", "5f"]  # as laid, left to right
     assert sorted(groups["concealed"]) == sorted("3z 3z 3z 4m 4p 4p 5m 5m 6m 6m 7m 7p 8p 9p".split())
     assert groups["pon"] == ["2z", "2z", "2z"]
+
+
+def test_a_tile_laid_out_as_a_flower_inside_a_meld_is_its_top_class():
+    """As on a generated evening's photo (`@406` seed 2002 hand 4, 1536 px): a chi's middle tile read as itself
+    at 0.35, the flowers together above it, so it was laid out as a flower: the chi was read with that tile
+    supposed and the hand held a flower more than it shows. A player never lays a flower inside a meld."""
+    hand = FLOWER_HAND.replace(melds=(Meld("chi", ("1s", "2s", "3s")),))
+    dets, codes = laid_out(hand)
+    middle = codes.index("2s")
+    photo = with_scores(dets, {middle: {"2s": 0.3, "2f": 0.2, "4f": 0.15}})
+    assert photo.layout_codes[middle] == "2f"
+    reading = read_detections(photo)
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
+    assert not reading.best.supposed and reading.best.row(middle).code == "2s"

@@ -167,9 +167,24 @@ def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] 
     read_as = [f if m in flowers else c for m, c, f in zip(members, mine.layout_codes, mine.likeliest_flowers,
                                                            strict=True)]
     whole = group_rows(mine, settings)
+    for k in flowers_inside_sets(whole, read_as, mine.raw_codes):
+        read_as[k] = mine.raw_codes[k]
     stray = stray_backs(whole, read_as)
     return (_hand_layout(mine, members, read_as, whole),
             _hand_layout(mine, members, read_as, without(whole, stray)) if stray else None)
+
+
+def flowers_inside_sets(layout: Layout, read_as: list[str], raw: list[str]) -> list[int]:
+    """The tiles laid out as flowers only because their flower classes together outweigh their top class, which
+    is no flower, that lie between two tiles of their group that are no flowers: a player lays the flowers apart
+    or at a row's end, never inside a meld or the concealed row, so such a tile is its top class."""
+    out = []
+    for g in layout.groups:
+        for a, k, b in zip(g, g[1:], g[2:], strict=False):
+            if is_flower(read_as[k]) and not is_flower(raw[k]) and not is_flower(read_as[a]) \
+                    and not is_flower(read_as[b]):
+                out.append(k)
+    return out
 
 
 def _hand_layout(mine: Detections, members: tuple[int, ...], read_as: list[str], whole: Layout) -> HandLayout:
