@@ -18,11 +18,11 @@ from vision.correction import distinct_readings
 from vision.detections import Detections
 from vision.detector import TileDetector, in_flower_run
 from vision.groups import APART
-from vision.hand_finding import backs_beside_flowers, flowers_cut_off, flowers_of
+from vision.hand_finding import backs_beside_flowers, find_parts, flower_tiles, flowers_cut_off, flowers_of
 from vision.layout import Layout
 from vision.read import read_detections, read_photo
 
-from .fake_detections import TILE_W, around_the_hand, laid_out
+from .fake_detections import TILE_W, around_the_hand, laid_out, one_hot
 from .test_layout_and_correction import same_hand
 
 FLOWERS_DATA = Path(__file__).resolve().parent / "data" / "flowers"
@@ -255,3 +255,19 @@ def test_a_tile_laid_out_as_a_flower_inside_a_meld_is_its_top_class():
     reading = read_detections(photo)
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
     assert not reading.best.supposed and reading.best.row(middle).code == "2s"
+
+
+def test_a_tile_the_layout_set_apart_from_the_flowers_is_no_flower_though_its_box_touches_them():
+    """As on a generated evening's photo (`xmahjongg-real` seed 2 hand 7, 1536 px): the winning tile 3p set apart
+    after the row, the flowers laid beyond it. The layout cut them apart (a step between centres longer than the
+    flowers' own), but their boxes nearly touched, so the two were joined into one part, the part was mostly
+    flowers, and the 3p (read at 0.86) was taken as a flower: the hand supposed its winning tile and held a fifth
+    flower. Flowers and other tiles are joined into one part only within a layout group."""
+    codes = ["1m", "2m", "3m", "3p", "1f", "3f", "6f"]
+    x = [0, 31, 62, 110, 142, 173, 204]  # the row; the 3p a tile's width apart; the flowers 2 px after it
+    boxes = np.array([[500 + a, 500, 530 + a, 540] for a in x], np.float32)
+    dets = Detections(boxes, one_hot(codes))
+    layout = Layout(((0, 1, 2), (3,), (4, 5, 6)), ((0, 1, 2),), (), 0.0)
+    parts = find_parts(dets, layout)
+    assert sorted(p.members for p in parts) == [(0, 1, 2), (3,), (4, 5, 6)]
+    assert flower_tiles(parts) == {4, 5, 6}

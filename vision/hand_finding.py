@@ -159,9 +159,11 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_D
     level = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
     ratio = short[:, None] / short[None, :]
     narrower = np.minimum(w[:, None], w[None, :])
+    flower = np.array([is_flower(c) for c in dets.layout_codes])
     touch = ((gap < settings.touch * narrower) & (gap > -settings.stacked * narrower)
              & (level > settings.level * np.minimum(h[:, None], h[None, :]))
-             & (ratio > settings.same_size) & (ratio < 1 / settings.same_size))
+             & (ratio > settings.same_size) & (ratio < 1 / settings.same_size)
+             & (flower[:, None] == flower[None, :]))
     parent = list(range(len(groups)))
 
     def root(k: int) -> int:
