@@ -168,3 +168,18 @@ def test_with_no_legal_hand_a_long_row_the_finder_doubts_is_shown_and_a_short_on
     assert likely_hand([replace(row, p_hand=0.2)]).inside == (False,)
     sure = Part(tuple(range(20, 25)), 0.6, "stray", 5)
     assert likely_hand([row, sure]).inside == (False, True)  # a part likelier in than not: as before
+
+
+def test_a_concealed_kong_pushed_against_the_row_is_cut_off_as_a_kong():
+    """As on a generated evening's photo (`@406` seed 2001 hand 3, 1536 px): a concealed kong laid back, face,
+    face, back flush against the concealed row, no wider step between them. The row could not be cut so close,
+    and with two backs in it no legal hand was found. The concealed tiles show no backs: the kong is cut off."""
+    hand = replace(HAND, melds=(Meld("ankong", ("9p",) * 4),))
+    dets, codes = laid_out(hand, melds_beside=0.0, win_apart=False)
+    assert codes[:4] == ["9p"] * 4  # the kong first in the row's line, touching it
+    scores = dets.scores.copy()
+    scores[[0, 3]] = one_hot(["back", "back"])
+    reading = read_detections(Detections(dets.boxes, scores))
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
+    kong = next(g for g in reading.best.groups if g.kind == "ankong")
+    assert kong.members == (0, 1, 2, 3)

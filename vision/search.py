@@ -25,7 +25,7 @@ from scoring.draft import Draft
 from scoring.melds import MeldKind
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
-from vision.classes import CLASS_INDEX, CLASSES
+from vision.classes import BACK, CLASS_INDEX, CLASSES
 from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
 from vision.groups import APART, TileGroup, classify, meld_kind, stray_backs
@@ -223,6 +223,14 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
+    raw = sub.raw_codes
+    # a concealed kong shown with a back at each end, pushed against either end of the row, is cut off however
+    # close: the concealed tiles show no backs
+    kong_at = {True: shown_kong([raw[i] for i in core[:4]]), False: shown_kong([raw[i] for i in core[-4:]])}
+    if kong_at[True]:
+        extra[3] = min(extra[3], 0.0)
+    if kong_at[False]:
+        extra[n - 5] = min(extra[n - 5], 0.0)
     cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
@@ -231,10 +239,17 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
             pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
             rest = core[ends[-1]:] if at_start else core[:n - ends[-1]]
             concealed = TileGroup("concealed", tuple(rest) + tuple(row[n:]), win_apart=groups[0].win_apart)
-            cuts.append((cost, [concealed, *(TileGroup("unknown", p) for p in pieces), *groups[1:]]))
+            kinds = ["ankong" if shown_kong([raw[i] for i in p]) else "unknown" for p in pieces]
+            cuts.append((cost, [concealed, *(TileGroup(k, p) for k, p in zip(kinds, pieces, strict=True)),
+                                *groups[1:]]))
     least = min([0.0, *(c for c, _ in cuts)])
     return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= settings.max_cut_cost),
                                        key=lambda v: v[0])
+
+
+def shown_kong(codes: list[str]) -> bool:
+    """Whether four tiles show a concealed kong laid with a back at each end (`meld_kind` names its faces)."""
+    return len(codes) == 4 and codes[0] == codes[3] == BACK
 
 
 def centre_steps(sub: Detections, members) -> np.ndarray:
