@@ -145,7 +145,8 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_D
     """The layout's groups joined where a tile of one touches a tile of another side by side (tiles of
     one size, level with each other, edges within `touch` of a tile's width, not stacked: `settings`): a row the
     whole photo's layout cut into pieces (perspective, a tilted photo, a meld pushed against it) is one
-    part again, so the hand is weighed as a row, not as single tiles."""
+    part again, so the hand is weighed as a row, not as single tiles. A flower is not joined to a tile that is
+    none: the flowers laid just beyond the winning tile set apart would make it a flower (`flowers_of`)."""
     groups = [list(g) for g in layout.groups]
     if len(groups) < 2:
         return layout

@@ -226,11 +226,9 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     raw = sub.raw_codes
     # a concealed kong shown with a back at each end, pushed against either end of the row, is cut off however
     # close: the concealed tiles show no backs
-    kong_at = {True: shown_kong([raw[i] for i in core[:4]]), False: shown_kong([raw[i] for i in core[-4:]])}
-    if kong_at[True]:
-        extra[3] = min(extra[3], 0.0)
-    if kong_at[False]:
-        extra[n - 5] = min(extra[n - 5], 0.0)
+    for kong, cut in ((core[:4], 3), (core[-4:], n - 5)):  # the cut after the first four, before the last four
+        if shown_kong([raw[i] for i in kong]):
+            extra[cut] = min(extra[cut], 0.0)
     cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
