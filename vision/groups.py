@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from scoring.melds import MeldKind
 from scoring.tiles import is_flower, is_honour, rank, suit
 from vision.classes import BACK
@@ -45,11 +47,13 @@ def meld_kind(codes: list[str]) -> str:
     return "unknown"
 
 
-def stray_backs(layout: Layout, codes: list[str]) -> frozenset[int]:
+def stray_backs(layout: Layout, codes: list[str], conf: np.ndarray | None = None) -> frozenset[int]:
     """The backs among a hand's tiles that no concealed kong can hold: a hand shows a back only in a kong laid
     face down (four backs, or a back at each end), so a back is kept where some four touching tiles of its
     group (all of a shorter group), flowers aside, hold it and another back. The others are the table seen
-    through a gap between melds, or the strip at a photo's edge, that the detector took for a back."""
+    through a gap between melds, or the strip at a photo's edge, that the detector took for a back; and where a
+    group holding backs makes no sets, a back without which it does (two kongs laid face down, touching, and the
+    table between them): of several such, the least sure (`conf`, the detections' confidences)."""
     stray = set()
     for g in layout.groups:
         plain = [i for i in g if not is_flower(codes[i])]
@@ -59,7 +63,20 @@ def stray_backs(layout: Layout, codes: list[str]) -> frozenset[int]:
             windows = range(max(0, k - span + 1), min(k, len(plain) - span) + 1)
             if not any(sum(codes[i] == BACK for i in plain[a:a + span]) >= 2 for a in windows):
                 stray.add(plain[k])
+        if len(backs) >= 2 and not stray & set(plain) and sets_of(tuple(plain), codes) is None:
+            # concealed kongs laid touching, the table seen between them boxed as one back more: the back without
+            # which the group is sets, each kong back, face, face, back where one can be, the least sure of those
+            left = {plain[k]: sets_of(tuple(plain[:k] + plain[k + 1:]), codes) for k in backs}
+            fits = [(sum(codes[g.members[0]] == codes[g.members[-1]] == BACK for g in sets),
+                     -float(conf[i]) if conf is not None else 0.0, i) for i, sets in left.items() if sets is not None]
+            stray.update([max(fits)[2]] if fits else [])
     return frozenset(stray)
+
+
+def sets_of(members: tuple[int, ...], codes: list[str]) -> list[TileGroup] | None:
+    """A group of shown tiles cut into melds (`split_melds`), or None where they are not all sets."""
+    melds = split_melds(members, codes) if len(members) >= 3 else []
+    return melds if melds and all(g.kind != "unknown" for g in melds) else None
 
 
 def _cuts(n: int) -> list[list[int]]:

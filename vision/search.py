@@ -169,7 +169,7 @@ def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] 
     whole = group_rows(mine, settings)
     for k in flowers_inside_sets(whole, read_as, mine.raw_codes):
         read_as[k] = mine.raw_codes[k]
-    stray = stray_backs(whole, read_as)
+    stray = stray_backs(whole, read_as, mine.confidences)
     return (_hand_layout(mine, members, read_as, whole),
             _hand_layout(mine, members, read_as, without(whole, stray)) if stray else None)
 
