@@ -47,6 +47,11 @@ def meld_kind(codes: list[str]) -> str:
     return "unknown"
 
 
+def shown_kong(codes: list[str]) -> bool:
+    """Whether four tiles show a concealed kong laid with a back at each end (`meld_kind` names its faces)."""
+    return len(codes) == 4 and codes[0] == codes[3] == BACK
+
+
 def stray_backs(layout: Layout, codes: list[str], conf: np.ndarray | None = None) -> frozenset[int]:
     """The backs among a hand's tiles that no concealed kong can hold: a hand shows a back only in a kong laid
     face down (four backs, or a back at each end), so a back is kept where some four touching tiles of its
@@ -67,7 +72,7 @@ def stray_backs(layout: Layout, codes: list[str], conf: np.ndarray | None = None
             # concealed kongs laid touching, the table seen between them boxed as one back more: the back without
             # which the group is sets, each kong back, face, face, back where one can be, the least sure of those
             left = {plain[k]: sets_of(tuple(plain[:k] + plain[k + 1:]), codes) for k in backs}
-            fits = [(sum(codes[g.members[0]] == codes[g.members[-1]] == BACK for g in sets),
+            fits = [(sum(shown_kong([codes[i] for i in g.members]) for g in sets),
                      -float(conf[i]) if conf is not None else 0.0, i) for i, sets in left.items() if sets is not None]
             stray.update([max(fits)[2]] if fits else [])
     return frozenset(stray)

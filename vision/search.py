@@ -25,10 +25,10 @@ from scoring.draft import Draft
 from scoring.melds import MeldKind
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
-from vision.classes import BACK, CLASS_INDEX, CLASSES
+from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
-from vision.groups import APART, TileGroup, classify, meld_kind, stray_backs
+from vision.groups import APART, TileGroup, classify, meld_kind, shown_kong, stray_backs
 from vision.hand_finding import Part, flower_tiles
 from vision.layout import Layout, group_rows, in_reading_order, tiles_that_fit, without
 from vision.notices import Notice
@@ -243,11 +243,6 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     least = min([0.0, *(c for c, _ in cuts)])
     return [(-least, groups)] + sorted(((c - least, g) for c, g in cuts if c - least <= settings.max_cut_cost),
                                        key=lambda v: v[0])
-
-
-def shown_kong(codes: list[str]) -> bool:
-    """Whether four tiles show a concealed kong laid with a back at each end (`meld_kind` names its faces)."""
-    return len(codes) == 4 and codes[0] == codes[3] == BACK
 
 
 def centre_steps(sub: Detections, members) -> np.ndarray:
