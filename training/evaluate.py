@@ -10,7 +10,8 @@ data/real-labelled). The split defaults to `test` for a real set and `val` for a
 Reports, on each DIR's images:
 - mAP50 / mAP50-95 and per-class recall (ultralytics val of models/tiles.pt, one pass at imgsz);
   on by default for generated sets only (slow on CPU), `--map` / `--no-map` to choose;
-- what a player gets from the ONNX read path (two passes + layout + correction): tile precision
+- what a player gets from the ONNX read path (`read_photo`: two passes + layout + correction, the photo
+  turned level or half a turn where it reads so): tile precision
   and recall at IoU 0.5; per photo, the *taps to fix* (a wrong code, a missing tile and an extra
   tile are one tap each: mean, share of photos with 0 and with at most 1) and *image exact* (every
   labelled tile found with its code; real sets have no rows, so this stands for row exact); the
@@ -38,8 +39,9 @@ Reports, on each DIR's images:
   peer read once.
 
 `--cache DIR` keeps each photo's detections (`DetectionCache`) and reuses them on the next run with
-the same photo, model files, detector settings and read options: the read path after the detector is then judged in
-seconds. A run that took any photo's detections from the cache gives no time per photo (`timing`
+the same photo, model files, detector settings and read options: the read path after the detector is then
+judged in seconds (the photo turned level or half a turn, where `read_photo` reads it so, is read live:
+`CachedPhoto`). A run that took any photo's detections from the cache gives no time per photo (`timing`
 says why).
 
 `--reader-settings FILE` (JSON: some of `vision.settings.ReaderSettings`' fields, the rest at their defaults)
@@ -58,6 +60,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -80,7 +83,7 @@ from vision.groups import HAND
 from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
-from vision.read import PhotoReading, read_detections
+from vision.read import PhotoReading, read_photo
 from vision.settings import (
     DETECTOR_DEFAULT,
     READER_DEFAULT,
@@ -412,6 +415,19 @@ def detect_tiles(detector: TileDetector, image: np.ndarray, passes: int, conf: f
     return detector.classifier.rescore(image, dets) if detector.classifier else dets
 
 
+@dataclass(frozen=True, eq=False)
+class CachedPhoto:
+    """A `Detector` for `read_photo` whose read of the photo itself is `found` (from the cache); the photo turned
+    level or half a turn is read live, as `read`."""
+
+    photo: np.ndarray
+    found: Detections
+    read_live: Callable[[np.ndarray], Detections]
+
+    def read(self, image: np.ndarray) -> Detections:
+        return self.found if image is self.photo else self.read_live(image)
+
+
 def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None, passes: int = 2,
                  upscale: float = 1.0, conf: float | None = None, cache: DetectionCache | None = None,
                  reader: ReaderSettings = READER_DEFAULT) -> list[dict]:
@@ -429,7 +445,8 @@ def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None,
         start = time.perf_counter()
         detect = partial(detect_tiles, detector, image, passes, conf)
         dets, cached = cache.get(s["image"], detect) if cache else (detect(), False)
-        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_detections(dets, settings=reader),
+        photo = CachedPhoto(image, dets, lambda turned: detect_tiles(detector, turned, passes, conf))
+        read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_photo(image, photo, settings=reader),
                 "seconds": time.perf_counter() - start, "cached": cached, "peer": None}
         if peer is not None:
             if s["image"] not in peer:

@@ -5,8 +5,9 @@
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
-winning hands with flowers and melds, all of one physical set (`SceneSet`), are read one by one with
-the table's memory (vision/memory.py) and, beside it, without one. After each read the memory is taught
+winning hands with flowers and melds, all of one physical set (`SceneSet`), are read one by one as the app
+reads a photo (`vision.read.read_photo`: turned level where its rows lie askew, and either way up) with the
+table's memory (vision/memory.py) and, beside it, without one. After each read the memory is taught
 the hand as the player's fixes give it: each hand tile the reading found (a detection matched to a
 labelled hand tile at IoU 0.5) with its true code; a tile the player adds by hand has no box and
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
@@ -54,7 +55,7 @@ from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
-from vision.read import PhotoReading, read_detections
+from vision.read import PhotoReading, read_photo
 from vision.settings import (
     READER_DEFAULT,
     ReaderSettings,
@@ -202,9 +203,9 @@ def evening(detector: TileDetector, style: str, anchor: float | None, hands: int
         boxes = np.array([box for _, *box in labels], np.float32).reshape(-1, 4)
         codes = [CLASSES[c] for c, *_ in labels]
         phase = "hands 1-2" if n < FIRST_HANDS else "hands 3 on"
-        alone = read_detections(detector.read(image), settings=reader)
+        alone = read_photo(image, detector, settings=reader)
         judged(out[f"{phase} alone"], alone, boxes, codes, truth)
-        reading = read_detections(detector.read(image, memory=memory), settings=reader)
+        reading = read_photo(image, detector, memory=memory, settings=reader)
         pairs = judged(out[f"{phase} memory"], reading, boxes, codes, truth)
         if show_detail:
             print(detail(f"{design_name(style, anchor)} seed {seed}", n, reading, truth,
@@ -226,9 +227,9 @@ def real_evening(detector: TileDetector, root: Path, limit: int | None,
     taps = {"memory": [], "alone": []}
     for s in samples:
         image = load_photo(s["image"])
-        alone = read_detections(detector.read(image), settings=reader)
+        alone = read_photo(image, detector, settings=reader)
         taps["alone"].append(judge_hand(alone, match(s["boxes"], alone.best.boxes), s["codes"], None).taps)
-        reading = read_detections(detector.read(image, memory=memory), settings=reader)
+        reading = read_photo(image, detector, memory=memory, settings=reader)
         pairs = match(s["boxes"], reading.best.boxes)
         taps["memory"].append(judge_hand(reading, pairs, s["codes"], None).taps)
         teach_found(memory, detector, image, reading, pairs, s["codes"], list(range(len(s["codes"]))))

@@ -56,3 +56,29 @@ def match(a: np.ndarray, b: np.ndarray, iou: float = 0.5) -> dict[int, int]:
             out[i] = j
             used.add(j)
     return out
+
+
+def row_angle(boxes: np.ndarray, min_boxes: int, coherence: float) -> float:
+    """How far (degrees, -45 to 45, clockwise as shown) rows of tiles in these xyxy boxes lie turned from level or
+    plumb: the mean direction from each box to its nearest neighbour, modulo 90 degrees (a row's tiles touch along
+    it, stacked rows across it); 0.0 when fewer than `min_boxes` boxes, or directions less alike than `coherence`
+    (the mean's length, 0-1), say."""
+    if len(boxes) < min_boxes:
+        return 0.0
+    centers = (boxes[:, :2] + boxes[:, 2:]).astype(np.float64) / 2
+    apart = np.linalg.norm(centers[:, None] - centers[None], axis=2)
+    np.fill_diagonal(apart, np.inf)
+    step = centers[apart.argmin(axis=1)] - centers
+    mean = np.exp(4j * np.arctan2(step[:, 1], step[:, 0])).mean()
+    return 0.0 if abs(mean) < coherence else float(np.degrees(np.angle(mean))) / 4
+
+
+def mapped(box: tuple[float, float, float, float], affine: np.ndarray) -> tuple[float, float, float, float]:
+    """An xyxy box of a turned photo in the photo's pixels (`affine`, 2x3: a turn, a scale, a shift): its centre
+    mapped, its sides scaled. The box of a tile seen level stays the box of that tile, its size, as the labels of a
+    row seen askew give it (where the tiles hide each other's edges), not the upright box around it turned."""
+    x1, y1, x2, y2 = box
+    x, y = affine[:, :2] @ np.array([(x1 + x2) / 2, (y1 + y2) / 2]) + affine[:, 2]
+    scale = np.sqrt(abs(np.linalg.det(affine[:, :2])))
+    half_w, half_h = (x2 - x1) * scale / 2, (y2 - y1) * scale / 2
+    return float(x - half_w), float(y - half_h), float(x + half_w), float(y + half_h)

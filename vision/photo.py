@@ -97,6 +97,23 @@ def resized(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
 
 
+def turned_level(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo turned back by `angle` degrees (counter-clockwise as shown: rows `vision.boxes.row_angle` found
+    at that angle come out level) on a canvas that holds all of it (shrunk to `READ_SIDE` where it would pass
+    it), grey outside it as the detector's letterbox; and the 2x3 affine transform from the turned photo's
+    pixels to the photo's."""
+    h, w = image.shape[:2]
+    cos, sin = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+    width, height = w * cos + h * sin, w * sin + h * cos
+    scale = min(1.0, READ_SIDE / max(width, height))
+    affine = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    affine[:, 2] += (width * scale - w) / 2, (height * scale - h) / 2
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    turned = cv2.warpAffine(image, affine, size, flags=cv2.INTER_LINEAR if scale == 1.0 else cv2.INTER_AREA,
+                            borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
+    return turned, cv2.invertAffineTransform(affine)
+
+
 def _whole_jpeg(img: Image.Image, data: bytes) -> np.ndarray | None:
     """A complete RGB or grey JPEG that needs no shrinking, decoded straight to BGR by OpenCV and turned by
     the orientation Pillow reads (EXIF, else XMP); None for every other photo, and where OpenCV does not

@@ -23,6 +23,7 @@ import numpy as np
 from scoring.draft import Draft, MeldDraft, Slot
 from scoring.melds import MeldKind, meld_kind
 from scoring.ruleset import Ruleset, load_ruleset
+from vision.boxes import mapped, row_angle
 from vision.classes import BACK
 from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
@@ -30,6 +31,7 @@ from vision.groups import APART, HAND, TileGroup
 from vision.hand_finding import Part, find_parts, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
+from vision.photo import turned_level
 from vision.search import Candidate, Layouts, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -287,33 +289,51 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
                settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
-    `settings` say); a reading less sure of its tiles' faces than `settings.sure_upright` (mean certainty) is
-    compared with the photo read turned half a turn, and the turned reading is kept when it is clearly surer
-    (by `settings.turned_by`), boxes mapped back to `image`'s pixels and ids kept. A photo taken from across
-    the table shows the tiles upside down; read as it is, it gave a legal but wrong hand. A sure reading
-    skips the second read, which doubles the time, and so does a photo of more tiles than a hand shows or of
-    none (models/README.md, "Reader decisions")."""
-    upright = read_detections(_detect(detector, image, memory), rules, settings)
-    shown = len(upright.best.shown)
-    if not shown or _sureness(upright) >= settings.sure_upright or shown > MAX_HAND_TILES:
-        return upright
-    turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
-    if _sureness(turned) <= _sureness(upright) + settings.turned_by:
-        return upright
-    h, w = image.shape[:2]
-    return replace(turned, best=half_turned(turned.best, w, h),
-                   runner_ups=tuple(half_turned(p, w, h) for p in turned.runner_ups),
-                   warnings=(UPSIDE_DOWN, *turned.warnings))
+    `settings` say): turned level first where its rows lie askew (`read_level`); then a reading less sure of its
+    tiles' faces than `settings.sure_upright` (mean certainty) is compared with the photo read turned half a
+    turn, and the turned reading is kept when it is clearly surer (by `settings.turned_by`) and shows no fewer
+    tiles. Boxes are mapped back to `image`'s pixels, ids kept. A photo taken from across the table shows the
+    tiles upside down; read as it is, it gave a legal but wrong hand. A sure reading skips the second read,
+    which doubles the time, and so does a photo of more tiles than a hand shows or of none (models/README.md,
+    "Reader decisions")."""
+    photo, reading, to_image = read_level(image, detector, rules, memory, settings)
+    shown = len(reading.best.shown)
+    if shown and _sureness(reading) < settings.sure_upright and shown <= MAX_HAND_TILES:
+        turned = read_detections(_detect(detector, cv2.rotate(photo, cv2.ROTATE_180), memory), rules, settings)
+        if _sureness(turned) > _sureness(reading) + settings.turned_by and len(turned.best.shown) >= shown:
+            h, w = photo.shape[:2]
+            turned = moved(turned, np.array([[-1.0, 0.0, w], [0.0, -1.0, h]]))
+            reading = replace(turned, warnings=(UPSIDE_DOWN, *turned.warnings))
+    return reading if to_image is None else moved(reading, to_image)
 
 
-def half_turned(proposal: Proposal, width: int, height: int) -> Proposal:
-    """The proposal of a photo turned half a turn, its boxes in the unturned photo's pixels (ids kept)."""
-    def back(box):
-        x1, y1, x2, y2 = box
-        return (width - x2, height - y2, width - x1, height - y1)
+def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
+               settings: ReaderSettings) -> tuple[np.ndarray, PhotoReading, np.ndarray | None]:
+    """The photo as `read_photo` reads it, its reading, and the 2x3 transform from its pixels back to `image`'s
+    (None: `image` itself). A photo whose rows lie askew by `settings.askew_from` degrees or more
+    (`vision.boxes.row_angle`) is read again turned level, and that reading kept when it is a legal hand and the
+    other is not, or when as legal it is surer of more tiles (the sum of their certainties): the detector misses
+    many tiles of a row at 30-45 degrees, and the layout finds no row in the rest (models/README.md, "Askew
+    rows")."""
+    reading = read_detections(_detect(detector, image, memory), rules, settings)
+    angle = row_angle(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
+    if abs(angle) < settings.askew_from:
+        return image, reading, None
+    level, to_image = turned_level(image, angle)
+    level_reading = read_detections(_detect(detector, level, memory), rules, settings)
+    if _standing(level_reading) <= _standing(reading):
+        return image, reading, None
+    return level, level_reading, to_image
 
-    return replace(proposal, rows=tuple(row if row.box is None else replace(row, box=back(row.box))
-                                        for row in proposal.rows))
+
+def moved(reading: PhotoReading, affine: np.ndarray) -> PhotoReading:
+    """The reading of a turned photo, its proposals' boxes mapped by `affine` (2x3: the turned photo's pixels to
+    the photo's; `vision.boxes.mapped`), ids kept."""
+    def back(proposal: Proposal) -> Proposal:
+        return replace(proposal, rows=tuple(row if row.box is None else replace(row, box=mapped(row.box, affine))
+                                            for row in proposal.rows))
+
+    return replace(reading, best=back(reading.best), runner_ups=tuple(back(p) for p in reading.runner_ups))
 
 
 # A winning hand shows at most 16 + 1 tiles, 4 more for kongs and 8 flowers.
@@ -324,6 +344,12 @@ UPSIDE_DOWN = Notice.of("upside-down")
 def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
     """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none)."""
     return detector.read(image) if memory is None else detector.read(image, memory=memory)
+
+
+def _standing(reading: PhotoReading) -> tuple[bool, float]:
+    """What makes one reading of a photo better than another read another way: a legal hand, then how surely it
+    holds its tiles (the sum of their certainties)."""
+    return reading.legal, float(sum(row.certainty for row in reading.best.shown))
 
 
 def _sureness(reading: PhotoReading) -> float:

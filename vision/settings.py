@@ -102,6 +102,16 @@ class ReaderSettings(Settings):
     # vision.read: when a photo is read again turned half a turn
     sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
     turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
+    # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
+    # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
+    # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
+    # nearest, modulo 90 degrees (`vision.boxes.row_angle`: coherence 0-1 at least `askew_coherence`, over at
+    # least `min_for_askew` boxes); from `askew_from` degrees the photo is read again turned level, and that
+    # reading kept when it is a legal hand and the other not, or as legal and surer of more tiles
+    # (models/README.md, "Askew rows")
+    askew_from: float = 20.0
+    askew_coherence: float = 0.5
+    min_for_askew: int = 5
     # vision.hand_finding: which runs of tiles are one part
     # two tiles touch side by side when the gap between them is under `touch` of a tile's width, they overlap by
     # less than `stacked` of it (more is a tile lying on another), they share `level` of their height (a tilted
