@@ -29,6 +29,7 @@ from scoring.script import in_script
 from scoring.seats import Seat
 from tests.fake_detections import laid_out
 from ui.result import evaluate
+from vision.photo import load_photo, turned_level
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -339,6 +340,22 @@ def test_real_model_photo(page, app_url):
     upload(page, "sample.jpg", sample.with_suffix(".jpg").read_bytes())
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(hand), timeout=120_000)
     screenshot(page, "browser-real-model-390.png")
+
+
+def test_real_model_photo_taken_askew(page, app_url):
+    """A phone's 12 MP photo of the hand held at 35 degrees: read turned level, the same 台 as upright, and the
+    boxes drawn on the photo as the player took it (see the screenshot)."""
+    from playwright.sync_api import expect
+
+    sample = ROOT / "tests" / "data" / "samples" / "train-style-000009"
+    hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
+    phone = cv2.resize(load_photo(sample.with_suffix(".jpg")), (4032, 3024), interpolation=cv2.INTER_CUBIC)
+    askew = cv2.resize(turned_level(phone, 35.0)[0], (4032, 3024))
+    page.goto(app_url)
+    say_who_won(page)
+    upload(page, "askew.jpg", cv2.imencode(".jpg", askew, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(hand), timeout=120_000)
+    screenshot(page, "browser-real-model-askew-390.png")
 
 
 def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, ledger_url):
