@@ -24,11 +24,12 @@ from vision.boxes import match
 from vision.labels import read_labels
 from vision.memory import TableMemory
 from vision.photo import load_photo
-from vision.read import read_detections
+from vision.read import read_detections, turned_if_askew
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005"
 PHOTO = FLOWERED.with_suffix(".jpg").read_bytes()
+ROW_AT_37 = ROOT / "tests" / "data" / "askew" / "row-at-37-degrees"
 RECORD = "胡了，記下這一局"
 pytestmark = pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model")
 
@@ -119,6 +120,20 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     read, truth = flowers_read(at)
     assert read == truth and len(at.session_state["readings"]) == 2
     assert not any(b.label.startswith("這一桌剛學了牌") for b in at.button)
+
+
+def test_a_row_photographed_askew_is_named_on_the_photo_turned_level(db):
+    """The teach page reads a photo whose row lies at 37 degrees turned level: 20 of its 21 tiles to name against
+    14 as it is; the photo shown, and the crops taught, are the level one."""
+    row = ROW_AT_37.with_suffix(".jpg")
+    at = phone()
+    press(at, "教認這一桌的牌（照片常讀錯時）")
+    ok(at.file_uploader(key="teach-upload-0").set_value(("row.jpg", row.read_bytes(), "image/jpeg")).run())
+    shown = at.session_state["teach_photo"]
+    photo = load_photo(row)
+    assert len(at.pills(key="teach-pick-0").options) == len(shown["boxes"]) >= 20
+    assert shown["image"].shape != photo.shape  # the level photo's canvas holds the whole photo turned
+    assert turned_if_askew(shown["image"], shown["boxes"]) is None  # in the photo shown the row lies level
 
 
 def _counts(codes: list[str]) -> dict[str, int]:

@@ -316,14 +316,23 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     many tiles of a row at 30-45 degrees, and the layout finds no row in the rest (models/README.md, "Askew
     rows")."""
     reading = read_detections(_detect(detector, image, memory), rules, settings)
-    angle = row_angle(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
-    if abs(angle) < settings.askew_from:
+    turned = turned_if_askew(image, reading.best.boxes, settings)
+    if turned is None:
         return image, reading, None
-    level, to_image = turned_level(image, angle)
+    level, to_image = turned
     level_reading = read_detections(_detect(detector, level, memory), rules, settings)
     if _standing(level_reading) <= _standing(reading):
         return image, reading, None
     return level, level_reading, to_image
+
+
+def turned_if_askew(image: np.ndarray, boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The photo turned level and the 2x3 transform from its pixels back to `image`'s (`vision.photo.turned_level`)
+    where the rows of these boxes (read in `image`) lie askew by `settings.askew_from` degrees or more; None where
+    they do not. Whether the level photo reads better is the caller's to judge."""
+    angle = row_angle(boxes, settings.min_for_askew, settings.askew_coherence)
+    return turned_level(image, angle) if abs(angle) >= settings.askew_from else None
 
 
 def moved(reading: PhotoReading, affine: np.ndarray) -> PhotoReading:
