@@ -62,3 +62,19 @@ def test_a_set_is_taught_with_taps_that_fit_a_finger(page, ledger_url):
     expect(page.get_by_text("记住了 21 张牌：梅、", exact=False)).to_be_visible(timeout=SLOW)
     assert "1f" in TableMemory.from_bytes(Ledger(db).memory("0701").data).counts()
     assert page.get_by_test_id("stException").count() == 0
+
+
+def test_a_row_photographed_askew_is_shown_level_to_name(page, ledger_url):
+    """The committed photo of a row at 37 degrees (tests/data/askew/): the page shows it turned level, its tiles
+    boxed and numbered along the row (see the screenshot). Screenshot: test-artifacts/browser-teach-askew-390.png."""
+    url, _ = ledger_url
+    page.goto(f"{url}?table=0702&script=simplified")
+    page.locator("[data-testid=stExpander] summary").filter(has_text="邀请同桌的手机").click()
+    page.get_by_role("button", name="教认这一桌的牌（照片常读错时）").click()
+    expect(page.get_by_role("heading", name="教认这一桌的牌")).to_be_visible(timeout=SLOW)
+    settled(page)
+    upload(page, "一排.jpg", (ROOT / "tests" / "data" / "askew" / "row-at-37-degrees.jpg").read_bytes())
+    expect(page.get_by_text(re.compile(r"找到 2[01] 张牌"))).to_be_visible(timeout=SLOW)
+    settled(page)
+    screenshot(page, "browser-teach-askew-390.png")
+    assert page.get_by_test_id("stException").count() == 0
