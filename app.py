@@ -271,7 +271,7 @@ def photo_lesson():
     if reading is None:
         return None
     return partial(table_memory.learn_hand, desk.ledger, desk.code, tile_detector, ss.photo["id"], ss.photo["image"],
-                   reading, draft)
+                   reading, photo_reading.view, draft)
 
 
 # -- what the players say happened ---------------------------------------------------------------------

@@ -24,7 +24,7 @@ from vision.boxes import match
 from vision.labels import read_labels
 from vision.memory import TableMemory
 from vision.photo import load_photo
-from vision.read import read_detections, turned_if_askew
+from vision.read import askew_angle, read_detections
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005"
@@ -133,7 +133,7 @@ def test_a_row_photographed_askew_is_named_on_the_photo_turned_level(db):
     photo = load_photo(row)
     assert len(at.pills(key="teach-pick-0").options) == len(shown["boxes"]) >= 20
     assert shown["image"].shape != photo.shape  # the level photo's canvas holds the whole photo turned
-    assert turned_if_askew(shown["image"], shown["boxes"]) is None  # in the photo shown the row lies level
+    assert askew_angle(shown["boxes"]) == 0.0  # in the photo shown the row lies level
 
 
 def _counts(codes: list[str]) -> dict[str, int]:

@@ -130,6 +130,11 @@ def test_a_hand_photographed_askew_is_read_turned_level_with_its_boxes_on_its_ti
         near = np.linalg.norm(centres - [(x1 + x2) / 2, (y1 + y2) / 2], axis=1)
         assert near.min() < 0.1 * TILE_W and codes[int(near.argmin())] == row.code
         assert (x2 - x1, y2 - y1) == pytest.approx((TILE_W, 40.0), abs=0.5)  # the tile's own size
+    # the photo as the reader saw it (what a table's memory is taught from): turned level, the boxes on its tiles
+    assert reading.view.angle == pytest.approx(angle, abs=1.0) and not reading.view.half_turn
+    seen, seen_boxes = reading.view.seen(photo, reading.best.boxes)
+    assert np.allclose(sorted(map(tuple, seen_boxes)), sorted(map(tuple, SeesLevelRowsOnly().read(seen).boxes)),
+                       atol=0.5)
 
 
 def test_a_level_reading_no_surer_than_the_askew_one_is_not_kept():
@@ -178,3 +183,16 @@ def test_the_real_detector_finds_a_row_at_37_degrees_once_the_photo_is_turned_le
     assert len(found) >= 20 and reading.legal
     assert sum(shown[j].code == codes[i] for i, j in found.items()) >= 18
     assert sorted(shown[j].code for i, j in found.items() if codes[i].endswith("f")) == ["1f", "3f", "6f", "8f"]
+
+
+def test_a_photo_read_upside_down_is_seen_the_right_way_up(detector):
+    """A table's memory is taught each tile as the reader saw it: of a sample photo read turned half a turn, the
+    photo seen is the photo upright, and each box the reading's box there (crops of tiles the right way up)."""
+    photo = load_photo(SAMPLES / "train-style-000009.jpg")
+    upright = read_photo(photo, detector)
+    turned = read_photo(cv2.rotate(photo, cv2.ROTATE_180), detector)
+    assert turned.view.half_turn and not upright.view.half_turn
+    seen, boxes = turned.view.seen(cv2.rotate(photo, cv2.ROTATE_180), turned.best.boxes)
+    assert (seen == photo).all()
+    pairs = match(upright.best.boxes, boxes, iou=0.9)
+    assert len(pairs) == len(upright.best.shown) == len(turned.best.shown)

@@ -256,6 +256,10 @@ def test_a_photo_is_read_both_ways_up_and_the_surer_reading_kept(marked):
         boxes = turned_back
     # each row keeps its id, its detection's index, through the reading order and the half-turn read
     assert [row.box for row in sorted(reading.best.rows, key=lambda row: row.id)] == [tuple(b) for b in boxes]
+    # the photo as the reader saw it (what a table's memory is taught from): the boxes as the detector gave them
+    seen, seen_boxes = reading.view.seen(photo, reading.best.boxes)
+    assert reading.view.half_turn == (marked != "top-left") and seen[:10, :10].min() == 255
+    assert np.allclose(sorted(map(tuple, seen_boxes)), sorted(map(tuple, laid_out(HAND)[0].boxes)), atol=1e-3)
     for proposal in reading.proposals:
         assert {s.det for s in proposal.draft.all_slots()} == {row.id for row in proposal.rows}
 

@@ -169,8 +169,8 @@ def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, 
                 pairs: dict[int, int], codes: list[str], rows: list[int]) -> None:
     """Teach the tiles the reading found among `rows` (labels), each with its labelled code."""
     found = [(pairs[r], codes[r]) for r in rows if r in pairs]
-    if found:
-        memory.teach(detector.classifier, image, reading.best.boxes[[p for p, _ in found]],
+    if found:  # each tile as the reader saw it (the photo turned level or half a turn, as the app teaches)
+        memory.teach(detector.classifier, *reading.view.seen(image, reading.best.boxes[[p for p, _ in found]]),
                      [c for _, c in found])
 
 

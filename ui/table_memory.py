@@ -25,6 +25,7 @@ from scoring.draft import Draft
 from ui.photo import box_codes
 from vision.crop_classifier import TileClassifier
 from vision.memory import TableMemory, TableMemoryError, embed
+from vision.read import View
 
 log = logging.getLogger("taishu")
 ss = st.session_state
@@ -126,11 +127,12 @@ def confirmed_tiles(proposal, draft: Draft) -> tuple[np.ndarray, list[str]]:
     return proposal.boxes[kept], [codes[k] for k in kept]
 
 
-def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, draft: Draft,
-               done: Recorded) -> str | None:
+def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, view: View,
+               draft: Draft, done: Recorded) -> str | None:
     """After hand `done` is recorded: the table's memory taught the tiles of this photo's reading as the
-    player fixed them. Returns what to tell the player (traditional), None where there is nothing to say
-    (a hand recorded without this photo, models that cannot remember)."""
+    player fixed them, each as the reader saw it (`view`: the photo turned level or half a turn, as it was read).
+    Returns what to tell the player (traditional), None where there is nothing to say (a hand recorded without
+    this photo, models that cannot remember)."""
     if done.entry.photo_id != photo_id or done.entry.winner is None:
         return None
     boxes, codes = confirmed_tiles(reading, draft)
@@ -138,7 +140,7 @@ def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.
         classifier = classifier_of(detector_of())
         if classifier is None or not codes:
             return None
-        memory = teach(ledger, code, classifier, image, boxes, codes)
+        memory = teach(ledger, code, classifier, *view.seen(image, boxes), codes)
     except LedgerError as exc:
         return f"這一桌的牌組沒有學到這一局：{exc}"
     except Exception as exc:  # noqa: BLE001 - the hand is recorded: a failure to learn must not undo the page

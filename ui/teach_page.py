@@ -27,8 +27,8 @@ from vision.draw import draw_boxes
 from vision.layout import group_rows, in_reading_order
 from vision.model_files import ModelError
 from vision.notices import Notice
-from vision.photo import PhotoError, load_photo
-from vision.read import turned_if_askew
+from vision.photo import PhotoError, load_photo, turned_level
+from vision.read import askew_angle
 
 log = logging.getLogger("taishu")
 PAGE = "教認牌組"  # its name in the sidebar (app.py)
@@ -175,11 +175,12 @@ def _read_level(image: np.ndarray, detector, memory) -> tuple[np.ndarray, Detect
     more (the sum of their confidences): a row at 30-45 degrees loses tiles read as it is (`vision.read`,
     `read_level`). The photo shown and taught from is the one read."""
     dets = detector.read(image, memory=memory)
-    turned = turned_if_askew(image, dets.boxes)
-    if turned is not None:
-        level_dets = detector.read(turned[0], memory=memory)
+    angle = askew_angle(dets.boxes)
+    if angle:
+        level, _ = turned_level(image, angle)
+        level_dets = detector.read(level, memory=memory)
         if level_dets.confidences.sum() > dets.confidences.sum():
-            return turned[0], level_dets
+            return level, level_dets
     return image, dets
 
 

@@ -97,19 +97,24 @@ def resized(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
 
 
-def turned_level(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
-    """The photo turned back by `angle` degrees (counter-clockwise as shown: rows `vision.boxes.row_angle` found
-    at that angle come out level) on a canvas that holds all of it (shrunk to `READ_SIDE` where it would pass
-    it), grey outside it as the detector's letterbox; and the 2x3 affine transform from the turned photo's
-    pixels to the photo's."""
-    h, w = image.shape[:2]
+def level_transform(width: int, height: int, angle: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """The 2x3 transform that turns a photo of this size by `angle` degrees (counter-clockwise as shown: rows
+    `vision.boxes.row_angle` found at that angle come out level) onto a canvas that holds all of it, shrunk to
+    `READ_SIDE` where it would pass it; and the canvas's size (width, height)."""
     cos, sin = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
-    width, height = w * cos + h * sin, w * sin + h * cos
-    scale = min(1.0, READ_SIDE / max(width, height))
-    affine = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-    affine[:, 2] += (width * scale - w) / 2, (height * scale - h) / 2
-    size = (max(1, round(width * scale)), max(1, round(height * scale)))
-    turned = cv2.warpAffine(image, affine, size, flags=cv2.INTER_LINEAR if scale == 1.0 else cv2.INTER_AREA,
+    turned_w, turned_h = width * cos + height * sin, width * sin + height * cos
+    scale = min(1.0, READ_SIDE / max(turned_w, turned_h))
+    affine = cv2.getRotationMatrix2D((width / 2, height / 2), angle, scale)
+    affine[:, 2] += (turned_w * scale - width) / 2, (turned_h * scale - height) / 2
+    return affine, (max(1, round(turned_w * scale)), max(1, round(turned_h * scale)))
+
+
+def turned_level(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo turned by `angle` degrees as `level_transform` says, grey outside it as the detector's letterbox;
+    and the 2x3 transform from the turned photo's pixels back to the photo's."""
+    affine, size = level_transform(image.shape[1], image.shape[0], angle)
+    shrunk = np.linalg.det(affine[:, :2]) < 1.0 - 1e-9  # the square of the scale
+    turned = cv2.warpAffine(image, affine, size, flags=cv2.INTER_AREA if shrunk else cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
     return turned, cv2.invertAffineTransform(affine)
 

@@ -31,7 +31,7 @@ from vision.groups import APART, HAND, TileGroup
 from vision.hand_finding import Part, find_parts, flower_tiles
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
-from vision.photo import turned_level
+from vision.photo import level_transform, turned_level
 from vision.search import Candidate, Layouts, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -143,12 +143,36 @@ class Proposal:
 
 
 @dataclass(frozen=True)
+class View:
+    """How `read_photo` turned the photo to read it: by `angle` degrees (counter-clockwise as shown) to lay its
+    rows level, then half a turn or not. A reading's boxes are in the photo's own pixels; its tiles' faces were
+    read as this view shows them, and a table's memory is taught them so (`seen`)."""
+
+    angle: float = 0.0
+    half_turn: bool = False
+
+    def seen(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The photo as the reader saw it, and these xyxy boxes (in the photo's pixels) in its pixels."""
+        to_seen = np.eye(3)[:2]
+        if self.angle:
+            image, back = turned_level(image, self.angle)
+            to_seen = cv2.invertAffineTransform(back)
+        if self.half_turn:
+            h, w = image.shape[:2]
+            image = cv2.rotate(image, cv2.ROTATE_180)
+            to_seen = np.array([[-1.0, 0.0, w], [0.0, -1.0, h]]) @ np.vstack([to_seen, [0.0, 0.0, 1.0]])
+        moved_boxes = np.array([mapped(tuple(box), to_seen) for box in np.asarray(boxes, np.float64)])
+        return image, moved_boxes.astype(np.float32).reshape(-1, 4)
+
+
+@dataclass(frozen=True)
 class PhotoReading:
     best: Proposal
     legal: bool  # whether the best proposal is a legal winning hand at the table it was read for
     confidence: float
     warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
     runner_ups: tuple[Proposal, ...] = ()  # up to 3 other legal hands, likeliest first
+    view: View = View()  # how the photo was turned to be read (`read_photo`)
 
     @property
     def proposals(self) -> tuple[Proposal, ...]:
@@ -296,43 +320,45 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     tiles upside down; read as it is, it gave a legal but wrong hand. A sure reading skips the second read,
     which doubles the time, and so does a photo of more tiles than a hand shows or of none (models/README.md,
     "Reader decisions")."""
-    photo, reading, to_image = read_level(image, detector, rules, memory, settings)
+    photo, reading, angle = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
     if shown and _sureness(reading) < settings.sure_upright and shown <= MAX_HAND_TILES:
         turned = read_detections(_detect(detector, cv2.rotate(photo, cv2.ROTATE_180), memory), rules, settings)
         if _sureness(turned) > _sureness(reading) + settings.turned_by and len(turned.best.shown) >= shown:
             h, w = photo.shape[:2]
             turned = moved(turned, np.array([[-1.0, 0.0, w], [0.0, -1.0, h]]))
-            reading = replace(turned, warnings=(UPSIDE_DOWN, *turned.warnings))
-    return reading if to_image is None else moved(reading, to_image)
+            reading = replace(turned, warnings=(UPSIDE_DOWN, *turned.warnings), view=View(half_turn=True))
+    if not angle:
+        return reading
+    to_level, _ = level_transform(image.shape[1], image.shape[0], angle)
+    return replace(moved(reading, cv2.invertAffineTransform(to_level)), view=replace(reading.view, angle=angle))
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
-               settings: ReaderSettings) -> tuple[np.ndarray, PhotoReading, np.ndarray | None]:
-    """The photo as `read_photo` reads it, its reading, and the 2x3 transform from its pixels back to `image`'s
-    (None: `image` itself). A photo whose rows lie askew by `settings.askew_from` degrees or more
+               settings: ReaderSettings) -> tuple[np.ndarray, PhotoReading, float]:
+    """The photo as `read_photo` reads it, its reading, and the angle it was turned by to read it (0.0: `image`
+    itself, `vision.photo.turned_level`). A photo whose rows lie askew by `settings.askew_from` degrees or more
     (`vision.boxes.row_angle`) is read again turned level, and that reading kept when it is a legal hand and the
     other is not, or when as legal it is surer of more tiles (the sum of their certainties): the detector misses
     many tiles of a row at 30-45 degrees, and the layout finds no row in the rest (models/README.md, "Askew
     rows")."""
     reading = read_detections(_detect(detector, image, memory), rules, settings)
-    turned = turned_if_askew(image, reading.best.boxes, settings)
-    if turned is None:
-        return image, reading, None
-    level, to_image = turned
+    angle = askew_angle(reading.best.boxes, settings)
+    if not angle:
+        return image, reading, 0.0
+    level, _ = turned_level(image, angle)
     level_reading = read_detections(_detect(detector, level, memory), rules, settings)
     if _standing(level_reading) <= _standing(reading):
-        return image, reading, None
-    return level, level_reading, to_image
+        return image, reading, 0.0
+    return level, level_reading, angle
 
 
-def turned_if_askew(image: np.ndarray, boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT
-                    ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The photo turned level and the 2x3 transform from its pixels back to `image`'s (`vision.photo.turned_level`)
-    where the rows of these boxes (read in `image`) lie askew by `settings.askew_from` degrees or more; None where
-    they do not. Whether the level photo reads better is the caller's to judge."""
+def askew_angle(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT) -> float:
+    """The angle the photo is turned by to lay level the rows of these boxes (read in it,
+    `vision.photo.turned_level`) where they lie askew by `settings.askew_from` degrees or more; 0.0 where they do
+    not. Whether the level photo reads better is the caller's to judge."""
     angle = row_angle(boxes, settings.min_for_askew, settings.askew_coherence)
-    return turned_level(image, angle) if abs(angle) >= settings.askew_from else None
+    return angle if abs(angle) >= settings.askew_from else 0.0
 
 
 def moved(reading: PhotoReading, affine: np.ndarray) -> PhotoReading:
