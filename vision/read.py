@@ -339,7 +339,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     """The photo as `read_photo` reads it, its reading, and the angle it was turned by to read it (0.0: `image`
     itself, `vision.photo.turned_level`). A photo whose rows lie askew by `settings.askew_from` degrees or more
     (`vision.boxes.row_angle`) is read again turned level, and that reading kept when it is a legal hand and the
-    other is not, or when as legal it is surer of more tiles (the sum of their certainties): the detector misses
+    other is not, or when as legal it is surer of more tiles (the sum of their scores): the detector misses
     many tiles of a row at 30-45 degrees, and the layout finds no row in the rest (models/README.md, "Askew
     rows")."""
     reading = read_detections(_detect(detector, image, memory), rules, settings)
@@ -383,8 +383,8 @@ def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
 
 def _standing(reading: PhotoReading) -> tuple[bool, float]:
     """What makes one reading of a photo better than another read another way: a legal hand, then how surely it
-    holds its tiles (the sum of their certainties)."""
-    return reading.legal, float(sum(row.certainty for row in reading.best.shown))
+    holds tiles (the sum of its boxes' scores: a faint box on nothing whose face looks sure counts for little)."""
+    return reading.legal, float(sum(row.conf for row in reading.best.shown))
 
 
 def _sureness(reading: PhotoReading) -> float:
