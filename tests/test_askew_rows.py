@@ -23,6 +23,7 @@ from .fake_detections import TILE_W, laid_out, one_hot
 from .test_layout_and_correction import HAND, same_hand
 
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
+ROW_AT_37 = Path(__file__).resolve().parent / "data" / "askew" / "row-at-37-degrees"
 
 NEVER_LEVEL = ReaderSettings(askew_from=91.0)
 
@@ -164,9 +165,6 @@ def test_the_real_detector_reads_a_hand_photographed_askew(detector, name, angle
     askew, _ = turned_level(photo, angle)
     hand = reading_hand(read_photo(askew, detector))
     assert hand is not None and sorted(hand.all_tiles()) == sorted(truth.all_tiles())
-
-
-ROW_AT_37 = Path(__file__).resolve().parent / "data" / "askew" / "row-at-37-degrees"
 
 
 def test_the_real_detector_finds_a_row_at_37_degrees_once_the_photo_is_turned_level(detector):

@@ -151,16 +151,23 @@ class View:
     angle: float = 0.0
     half_turn: bool = False
 
+    def to_seen(self, width: int, height: int) -> np.ndarray:
+        """The 2x3 transform from the pixels of a photo of this size to those of the photo as the reader saw it."""
+        to_seen = np.eye(3)
+        if self.angle:
+            to_level, (width, height) = level_transform(width, height, self.angle)
+            to_seen = np.vstack([to_level, [0.0, 0.0, 1.0]])
+        if self.half_turn:
+            to_seen = np.array([[-1.0, 0.0, width], [0.0, -1.0, height], [0.0, 0.0, 1.0]]) @ to_seen
+        return to_seen[:2]
+
     def seen(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The photo as the reader saw it, and these xyxy boxes (in the photo's pixels) in its pixels."""
-        to_seen = np.eye(3)[:2]
+        to_seen = self.to_seen(image.shape[1], image.shape[0])
         if self.angle:
-            image, back = turned_level(image, self.angle)
-            to_seen = cv2.invertAffineTransform(back)
+            image = turned_level(image, self.angle)[0]
         if self.half_turn:
-            h, w = image.shape[:2]
             image = cv2.rotate(image, cv2.ROTATE_180)
-            to_seen = np.array([[-1.0, 0.0, w], [0.0, -1.0, h]]) @ np.vstack([to_seen, [0.0, 0.0, 1.0]])
         moved_boxes = np.array([mapped(tuple(box), to_seen) for box in np.asarray(boxes, np.float64)])
         return image, moved_boxes.astype(np.float32).reshape(-1, 4)
 
@@ -321,17 +328,16 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     which doubles the time, and so does a photo of more tiles than a hand shows or of none (models/README.md,
     "Reader decisions")."""
     photo, reading, angle = read_level(image, detector, rules, memory, settings)
+    view = View(angle)
     shown = len(reading.best.shown)
     if shown and _sureness(reading) < settings.sure_upright and shown <= MAX_HAND_TILES:
         turned = read_detections(_detect(detector, cv2.rotate(photo, cv2.ROTATE_180), memory), rules, settings)
         if _sureness(turned) > _sureness(reading) + settings.turned_by and len(turned.best.shown) >= shown:
-            h, w = photo.shape[:2]
-            turned = moved(turned, np.array([[-1.0, 0.0, w], [0.0, -1.0, h]]))
-            reading = replace(turned, warnings=(UPSIDE_DOWN, *turned.warnings), view=View(half_turn=True))
-    if not angle:
+            reading, view = replace(turned, warnings=(UPSIDE_DOWN, *turned.warnings)), View(angle, half_turn=True)
+    if view == View():
         return reading
-    to_level, _ = level_transform(image.shape[1], image.shape[0], angle)
-    return replace(moved(reading, cv2.invertAffineTransform(to_level)), view=replace(reading.view, angle=angle))
+    to_seen = view.to_seen(image.shape[1], image.shape[0])
+    return replace(moved(reading, cv2.invertAffineTransform(to_seen)), view=view)
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
