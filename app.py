@@ -55,6 +55,7 @@ from ui.photo import (
     supposed_left,
     taken,
 )
+from ui.picture import Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
@@ -225,8 +226,8 @@ def read_upload(photo_file) -> None:
             ss.photo = None
             st.error(t("這個檔案不能當照片讀：") + exc.notice.text(script))
             return
-        ss.photo = {"id": pid, "image": image, "problem": None, "ruleset": None, "key": None, "memory_problem": None,
-                    "behind": False}
+        ss.photo = {"id": pid, "image": image, "picture": Picture.of(image), "problem": None, "ruleset": None,
+                    "key": None, "memory_problem": None, "behind": False}
     key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
     if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
         ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read
@@ -363,11 +364,11 @@ if ss.photo is not None:
     if ss.photo["behind"]:
         st.button(t("這一桌剛學了牌：用它重讀這張照片（你改過的要重改）"), on_click=read_again)
     if reading is None:
-        st.image(ss.photo["image"], channels="BGR")
+        st.image(jpeg(ss.photo["picture"].image))
     else:
         apart = loose(reading, draft)
         unsure = sum(row.certainty < UNSURE_BELOW for row in reading.shown)
-        st.image(annotate(ss.photo["image"], reading, draft), channels="BGR",
+        st.image(jpeg(annotate(ss.photo["picture"], reading, draft)),
                  caption=t(f"讀到 {len(reading.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
                            + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                            + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))

@@ -6,6 +6,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 import yaml
@@ -37,6 +38,7 @@ from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from tests.limits import files_limited_to
 from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
 from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, supposed_left, taken
+from ui.picture import SHOWN_WIDTH, Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
 from vision.classes import CLASS_INDEX, CLASSES
@@ -197,7 +199,7 @@ def test_box_codes_and_flags_follow_the_players_corrections():
     assert now[0] == "9m" and now[len(dets) - 1] is None
     assert [i for i, f in enumerate(flagged(reading, edited)) if f] == [0, 2, len(dets) - 1]
     image = np.full((700, 1200, 3), 90, np.uint8)
-    drawn = annotate(image, reading, edited)
+    drawn = annotate(Picture.of(image), reading, edited)
     assert drawn.shape == image.shape and (drawn != image).any() and REMOVED == "x"
 
 
@@ -235,16 +237,30 @@ def test_tiles_set_apart_stay_out_of_the_draft_and_a_missed_tile_joins_it():
 def test_a_tile_pulled_in_from_those_set_apart_is_the_players_change():
     image = np.full((800, 1100, 3), 90, np.uint8)
     draft = BEST.draft
-    drawn = annotate(image, BEST, draft)
+    drawn = annotate(Picture.of(image), BEST, draft)
     boxes = BEST.boxes
     assert [edge(drawn, boxes[i]) for i in (0, *APART)] == [NORMAL, DIMMED, DIMMED, DIMMED]
     pulled = add_tile(draft, "concealed", "9m", 17)
     assert pulled.concealed[-1] == Slot("9m", 17) and loose(BEST, pulled) == [18, 19]
     assert [i for i, f in enumerate(flagged(BEST, pulled)) if f] == [17]
-    assert edge(annotate(image, BEST, pulled), boxes[17]) == HIGHLIGHT
+    assert edge(annotate(Picture.of(image), BEST, pulled), boxes[17]) == HIGHLIGHT
     into_meld = add_tile(draft, "meld:0", "1z", 18)
     assert into_meld.melds[0].tiles[-1] == Slot("1z", 18)
     assert loose(BEST, remove_tile(pulled, "concealed", len(pulled.concealed) - 1)) == APART  # undone
+
+
+def test_a_phone_photo_is_shown_shrunk_with_its_boxes_where_its_tiles_are():
+    photo = np.full((3000, 4000, 3), 90, np.uint8)
+    big = BEST.boxes * 3.2  # the table's tiles where a 12 MP photo has them
+    picture = Picture.of(photo)
+    assert picture.image.shape == (1095, SHOWN_WIDTH, 3) and picture.scale == SHOWN_WIDTH / 4000
+    shown = picture.drawn(big, ["1m"] * len(big), [i == 17 for i in range(len(big))])
+    assert edge(shown, big[17] * picture.scale) == HIGHLIGHT and edge(shown, big[0] * picture.scale) == NORMAL
+    sent = cv2.imdecode(np.frombuffer(jpeg(shown), np.uint8), cv2.IMREAD_COLOR)
+    assert sent.shape == shown.shape and np.abs(sent.astype(int) - shown).mean() < 2  # the page's JPEG
+    assert Picture.of(np.zeros((4000, 3000, 3), np.uint8)).image.shape == (1947, SHOWN_WIDTH, 3)  # held upright
+    small = np.zeros((700, 1200, 3), np.uint8)
+    assert Picture.of(small).image is small and Picture.of(small).scale == 1.0  # no larger than sent: as it is
 
 
 def test_a_runner_up_taken_lays_its_codes_and_groups_over_the_same_boxes():

@@ -93,6 +93,18 @@ def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
         assert f"  {stage}" in out
 
 
+def test_the_page_benchmark_times_the_run_that_reads_a_photo_and_the_runs_after_taps(capsys):
+    """`training.page_bench` on one committed sample: the page in AppTest with the real models."""
+    from training.bench import SAMPLES
+    from training.page_bench import main
+
+    photo = sorted(SAMPLES.glob("*.jpg"))[0]
+    main([str(photo), "--repeat", "2"])
+    out = capsys.readouterr().out
+    assert re.search(rf"^{re.escape(photo.name)} +upload run +\d+ ms   tap runs \d+ \d+ ms$", out, re.M)
+    assert re.search(r"^1 photos: upload run median \d+ ms, tap run median \d+ ms$", out, re.M)
+
+
 def test_the_hider_hides_a_shared_folder_that_is_a_link_by_both_its_names(tmp_path):
     """`shared` beside the checkout a symlink: the hider compared only the resolved path, so a read
     through the link (what DEFAULT_SHARED names) passed."""

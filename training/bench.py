@@ -42,7 +42,12 @@ def default_photos(tmp: Path) -> list[Path]:
     if reason:
         print(f"{reason}; timing the committed samples only", file=sys.stderr)
     scenes = shared_path("data", "real-scenes").glob("*")
-    photos = sorted(p for p in scenes if p.suffix.lower() in (".jpg", ".png"))
+    return sorted(p for p in scenes if p.suffix.lower() in (".jpg", ".png")) + phone_photos(tmp)
+
+
+def phone_photos(tmp: Path) -> list[Path]:
+    """The committed sample scenes enlarged to a phone photo's size, written as JPEGs into `tmp`."""
+    photos = []
     for sample in sorted(SAMPLES.glob("*.jpg")):
         image = cv2.imread(str(sample))
         h, w = image.shape[:2]

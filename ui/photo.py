@@ -12,10 +12,10 @@ from scoring.draft import MELD_SIZE, Draft
 from scoring.hand import HandError, Situation
 from scoring.payout import Result
 from scoring.ruleset import RulesetError
+from ui.picture import Picture
 from ui.result import evaluate
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
-from vision.draw import draw_boxes
 from vision.notices import Notice
 
 REMOVED = "x"  # drawn on a box whose tile the player removed from the hand
@@ -87,13 +87,13 @@ def flagged(proposal, draft: Draft) -> list[bool]:
                                           or row.id in apart) for k, row in enumerate(proposal.shown)]
 
 
-def annotate(image: np.ndarray, proposal, draft: Draft) -> np.ndarray:
-    """The photo (BGR) with each box and its current code; flagged boxes in the highlight colour,
-    tiles set apart from the hand greyed."""
+def annotate(picture: Picture, proposal, draft: Draft) -> np.ndarray:
+    """The photo as the page shows it (BGR) with each box and its current code; flagged boxes in the
+    highlight colour, tiles set apart from the hand greyed."""
     labels = [REMOVED if c is None else c for c in box_codes(proposal, draft)]
     left_apart = set(loose(proposal, draft))
-    return draw_boxes(image, proposal.boxes, labels, flagged(proposal, draft),
-                      dimmed=[row.id in left_apart for row in proposal.shown])
+    return picture.drawn(proposal.boxes, labels, flagged(proposal, draft),
+                         dimmed=[row.id in left_apart for row in proposal.shown])
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ from ledger import Ledger, LedgerError, table_code
 from scoring.tiles import tile_name
 from ui import table_memory
 from ui.photo import PHOTO_TYPES, photo_id
+from ui.picture import Picture, jpeg
 from ui.table import db_path
 from ui.text import in_script
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.draw import draw_boxes
 from vision.layout import group_rows, in_reading_order
 from vision.model_files import ModelError
 from vision.notices import Notice
@@ -165,8 +165,8 @@ def _read(data: bytes, detector, place: Place, found: table_memory.Remembered, s
         return None
     dets, _ = in_reading_order(dets, group_rows(dets))
     codes = tuple(dets.raw_codes) if len(dets) else ()  # as read: what the names start from
-    ss.teach_photo = shown = {"id": pid, "image": image, "boxes": dets.boxes, "read": codes, "codes": codes,
-                              "version": 0}
+    ss.teach_photo = shown = {"id": pid, "image": image, "picture": Picture.of(image), "boxes": dets.boxes,
+                              "read": codes, "codes": codes, "version": 0}
     return shown
 
 
@@ -191,11 +191,11 @@ def _name_tiles(shown: dict, place: Place, classifier, script: str) -> None:
 
     codes, n = shown["codes"], len(shown["codes"])
     if not n:
-        st.image(shown["image"], channels="BGR")
+        st.image(jpeg(shown["picture"].image))
         st.warning(t("照片上沒有找到牌：拍近一點、光線亮一點，牌排成一排再拍一次。"))
         return
     named = [codes[i] != shown["read"][i] for i in range(n)]
-    st.image(draw_boxes(shown["image"], shown["boxes"], [str(i + 1) for i in range(n)], named), channels="BGR",
+    st.image(jpeg(shown["picture"].drawn(shown["boxes"], [str(i + 1) for i in range(n)], named)),
              caption=t(f"找到 {n} 張牌（紅框：你改過的）。點一張，再點它真正的牌；不是牌的就不要記它。"))
     version = shown["version"]
     picked = st.pills(t("照片上的牌（號碼同框上的號碼）"), range(n), key=f"teach-pick-{version}",
