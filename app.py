@@ -228,6 +228,7 @@ def read_upload(photo_file) -> None:
             return
         ss.photo = {"id": pid, "image": image, "picture": Picture.of(image), "problem": None, "ruleset": None,
                     "key": None, "memory_problem": None, "behind": False}
+        ss.readings = {}  # only this photo's: a phone uploading all evening keeps one photo's readings
     key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
     if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
         ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read

@@ -409,6 +409,16 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
     assert not asked() and not at.exception
 
 
+def test_a_phone_keeps_the_readings_of_its_current_photo_only(app):
+    """A phone uploading photo after photo all evening: its session holds one photo's readings, not all."""
+    at = ok(app(FakeDetector))
+    uploader = "upload-0"
+    for n, size in enumerate([(1200, 700), (1201, 700), (1200, 700)]):
+        ok(at.file_uploader(key=uploader).set_value(("hand.jpg", jpeg(*size), "image/jpeg")).run())
+        assert {key[0] for key in at.session_state["readings"]} == {at.session_state["photo"]["id"]}
+        assert FakeDetector.reads == n + 1  # the first photo brought again is read again
+
+
 def test_a_photo_is_read_again_under_another_ruleset_and_once_per_ruleset(app, monkeypatch):
     """The reading depends on the table (a 十三么 is a hand only where it is one): a reading is kept by
     photo and ruleset, so choosing another table after the upload reads the photo under it, once."""
