@@ -3,7 +3,7 @@
 Handed a phone's 12 MP photo, `st.image` encodes it whole, opens it again, shrinks it to its
 largest width by a bilinear resample and encodes it again, on every run of the page, every tap
 included: most of a tap's run (`python -m training.page_bench`, README.md). So the page shrinks the
-photo by area once, draws on that, and hands over the JPEG as it is sent.
+photo once (`vision.photo.resized`: by area), draws on that, and hands over the JPEG as it is sent.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.draw import draw_boxes
+from vision.photo import resized
 
 SHOWN_WIDTH = 1460  # px: Streamlit sends no image wider (its MAXIMUM_CONTENT_WIDTH, twice the 730 px column)
 QUALITY = 90  # what Streamlit encodes a shrunk image at
@@ -31,7 +32,7 @@ class Picture:
             return cls(photo, 1.0)
         scale = SHOWN_WIDTH / width
         size = (SHOWN_WIDTH, max(1, round(photo.shape[0] * scale)))
-        return cls(cv2.resize(photo, size, interpolation=cv2.INTER_AREA), scale)
+        return cls(resized(photo, size), scale)
 
     def drawn(self, boxes: np.ndarray, labels: list[str], highlight: list[bool] | None = None,
               dimmed: list[bool] | None = None) -> np.ndarray:
