@@ -113,10 +113,8 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
           codes: list[str], room_for_a_tile: float) -> list[tuple[int, int, int]]:
     """Where a row (its groups in order) has room for a tile the detector missed: (tile before, tile
     after, tiles that fit: a gap `room_for_a_tile` pitches wide holds one), measured gap by gap between
-    neighbours, in the pitch of the group before.
-    Summing a group's small gaps instead made a phantom tile of them: read from their label boxes, 41 of
-    the 102 whole hands of data/unseen-v3 warned so (5 now); with a middle tile of the concealed row
-    taken out, 31 of 100 warned (62 now).
+    neighbours, in the pitch of the group before (a group's small gaps summed make a phantom tile:
+    models/README.md, "Reader decisions").
 
     Between two groups a hole is a missing tile only where both are longer than a meld and neither
     is flowers: a meld, the winning tile or the flowers are set apart from the row by about a tile."""
