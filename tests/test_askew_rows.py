@@ -16,7 +16,7 @@ from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.labels import read_labels
 from vision.photo import READ_SIDE, load_photo, turned_level
-from vision.read import UPSIDE_DOWN, read_photo
+from vision.read import UPSIDE_DOWN, View, read_photo
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
@@ -26,6 +26,11 @@ SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
 ROW_AT_37 = Path(__file__).resolve().parent / "data" / "askew" / "row-at-37-degrees"
 
 NEVER_LEVEL = ReaderSettings(askew_from=91.0)
+
+
+def back_to_photo(width: int, height: int, angle: float) -> np.ndarray:
+    """The 2x3 transform from the pixels of a photo of this size turned level by `angle` back to its own."""
+    return cv2.invertAffineTransform(View(angle).to_seen(width, height))
 
 
 def angle_of(boxes: np.ndarray) -> float:
@@ -59,7 +64,7 @@ def test_no_angle_from_too_few_boxes_or_boxes_in_no_common_direction():
 def test_a_photo_turned_level_maps_its_pixels_back_to_the_photo(angle):
     photo = np.zeros((300, 500, 3), np.uint8)
     photo[100:110, 400:420] = 255  # a tile-sized white mark
-    level, back = turned_level(photo, angle)
+    level, back = turned_level(photo, angle), back_to_photo(500, 300, angle)
     ys, xs = np.nonzero(level[:, :, 0] > 128)
     centre = mapped((xs.mean() - 5, ys.mean() - 5, xs.mean() + 5, ys.mean() + 5), back)
     assert ((centre[0] + centre[2]) / 2, (centre[1] + centre[3]) / 2) == pytest.approx((409.5, 104.5), abs=1.0)
@@ -70,7 +75,7 @@ def test_a_photo_turned_level_maps_its_pixels_back_to_the_photo(angle):
 
 
 def test_a_large_photo_turned_level_stays_within_the_readers_side():
-    level, back = turned_level(np.zeros((3024, 4032, 3), np.uint8), 45.0)
+    level, back = turned_level(np.zeros((3024, 4032, 3), np.uint8), 45.0), back_to_photo(4032, 3024, 45.0)
     assert max(level.shape[:2]) <= READ_SIDE
     # a box keeps the size its tile has in the photo
     x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), back)
@@ -162,7 +167,7 @@ def test_the_real_detector_reads_a_hand_photographed_askew(detector, name, angle
     detector kept every other tile of the row, or the layout found no row); turned level, each reads right."""
     photo = load_photo(SAMPLES / f"{name}.jpg")
     truth = Hand.from_json(json.loads((SAMPLES / f"{name}.json").read_text())["hand"])
-    askew, _ = turned_level(photo, angle)
+    askew = turned_level(photo, angle)
     hand = reading_hand(read_photo(askew, detector))
     assert hand is not None and sorted(hand.all_tiles()) == sorted(truth.all_tiles())
 

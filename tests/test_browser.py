@@ -350,7 +350,7 @@ def test_real_model_photo_taken_askew(page, app_url):
     sample = ROOT / "tests" / "data" / "samples" / "train-style-000009"
     hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
     phone = cv2.resize(load_photo(sample.with_suffix(".jpg")), (4032, 3024), interpolation=cv2.INTER_CUBIC)
-    askew = cv2.resize(turned_level(phone, 35.0)[0], (4032, 3024))
+    askew = cv2.resize(turned_level(phone, 35.0), (4032, 3024))
     page.goto(app_url)
     say_who_won(page)
     upload(page, "askew.jpg", cv2.imencode(".jpg", askew, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())

@@ -177,7 +177,7 @@ def _read_level(image: np.ndarray, detector, memory) -> tuple[np.ndarray, Detect
     dets = detector.read(image, memory=memory)
     angle = askew_angle(dets.boxes)
     if angle:
-        level, _ = turned_level(image, angle)
+        level = turned_level(image, angle)
         level_dets = detector.read(level, memory=memory)
         if level_dets.confidences.sum() > dets.confidences.sum():
             return level, level_dets

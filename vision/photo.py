@@ -109,14 +109,13 @@ def level_transform(width: int, height: int, angle: float) -> tuple[np.ndarray, 
     return affine, (max(1, round(turned_w * scale)), max(1, round(turned_h * scale)))
 
 
-def turned_level(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
-    """The photo turned by `angle` degrees as `level_transform` says, grey outside it as the detector's letterbox;
-    and the 2x3 transform from the turned photo's pixels back to the photo's."""
+def turned_level(image: np.ndarray, angle: float) -> np.ndarray:
+    """The photo turned by `angle` degrees as `level_transform` says, grey outside it as the detector's
+    letterbox (its pixels map back to the photo's by that transform inverted: `vision.read.View`)."""
     affine, size = level_transform(image.shape[1], image.shape[0], angle)
     shrunk = np.linalg.det(affine[:, :2]) < 1.0 - 1e-9  # the square of the scale
-    turned = cv2.warpAffine(image, affine, size, flags=cv2.INTER_AREA if shrunk else cv2.INTER_LINEAR,
-                            borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
-    return turned, cv2.invertAffineTransform(affine)
+    return cv2.warpAffine(image, affine, size, flags=cv2.INTER_AREA if shrunk else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
 
 
 def _whole_jpeg(img: Image.Image, data: bytes) -> np.ndarray | None:

@@ -165,7 +165,7 @@ class View:
         """The photo as the reader saw it, and these xyxy boxes (in the photo's pixels) in its pixels."""
         to_seen = self.to_seen(image.shape[1], image.shape[0])
         if self.angle:
-            image = turned_level(image, self.angle)[0]
+            image = turned_level(image, self.angle)
         if self.half_turn:
             image = cv2.rotate(image, cv2.ROTATE_180)
         moved_boxes = np.array([mapped(tuple(box), to_seen) for box in np.asarray(boxes, np.float64)])
@@ -352,7 +352,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     angle = askew_angle(reading.best.boxes, settings)
     if not angle:
         return image, reading, 0.0
-    level, _ = turned_level(image, angle)
+    level = turned_level(image, angle)
     level_reading = read_detections(_detect(detector, level, memory), rules, settings)
     if _standing(level_reading) <= _standing(reading):
         return image, reading, 0.0
