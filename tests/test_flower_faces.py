@@ -93,3 +93,41 @@ def test_the_command_refuses_a_count_below_one(tmp_path):
                            str(tmp_path / "f.npz")], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "--count must be at least 1" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "f.npz").exists()
+
+
+def test_a_font_subset_draws_the_characters_the_whole_font_draws(tmp_path):
+    from datasets.tile_faces import FONT_DIR, FONT_FILES
+    from training.font_subsets import DRAWN, write_subset
+
+    whole, cut = str(FONT_DIR / FONT_FILES[0]), tmp_path / "cut.otf"
+    write_subset(FONT_DIR / FONT_FILES[0], cut)
+    for char in DRAWN:
+        assert ff.drawable(char, (str(cut), 0)) == ff.drawable(char, (whole, 0)), char
+        if ff.drawable(char, (whole, 0)):
+            a, b = ff.glyph(char, (whole, 0)).astype(float), ff.glyph(char, (str(cut), 0)).astype(float)
+            assert a.shape == b.shape and np.abs(a - b).sum() <= 0.05 * a.sum(), char
+    assert not ff.drawable("萬", (str(cut), 0))  # in the whole font, not drawn by flower_faces: cut
+
+
+def test_the_setting_names_the_fonts_to_draw_with_and_the_command_cuts_them(tmp_path):
+    """A machine without the fonts (a lent GPU) gets subsets at the fonts' relative paths under TAISHU_FONTS."""
+    from datasets.tile_faces import FONT_DIR, FONT_FILES
+
+    root, out = tmp_path / "root", tmp_path / "cut"
+    name = next(path for path, faces in ff.SYSTEM_FONTS if faces == (0,))  # a font of one face
+    placed = root / name
+    placed.parent.mkdir(parents=True)
+    placed.write_bytes((FONT_DIR / FONT_FILES[1]).read_bytes())
+    env = {**ff.os.environ, "TAISHU_FONTS": str(root)}
+    done = subprocess.run([sys.executable, "-m", "training.font_subsets", str(out)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (out / name).exists() and "1 of" in done.stdout
+    env["TAISHU_FONTS"] = str(out)
+    listed = subprocess.run([sys.executable, "-c", "from training.flower_faces import fonts; print(fonts())"],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert listed.stdout.strip() == str(((str(out / name), 0),))
+    env["TAISHU_FONTS"] = str(tmp_path / "none")
+    refused = subprocess.run([sys.executable, "-m", "training.font_subsets", str(tmp_path / "x")], cwd=REPO, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "none of the fonts" in refused.stderr and "Traceback" not in refused.stderr

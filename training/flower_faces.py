@@ -21,6 +21,7 @@ Output: an .npz with `x` (N, CROP_H, CROP_W, 3) uint8 BGR and `y` (N,) class ids
 from __future__ import annotations
 
 import argparse
+import os
 from functools import cache
 from pathlib import Path
 
@@ -41,12 +42,15 @@ WIND_LETTERS = "ESWN"  # the corner index some sets print on a wind
 SIMPLIFIED = {"蘭": "兰"}  # the only flower character simplified Chinese writes otherwise
 NUMBER_FORMS = ("1234", "一二三四", "①②③④")
 NUMBER_FORM_WEIGHTS = (0.6, 0.3, 0.1)
-# (font file, faces to take by index) of the Debian packages CLASSIFIER.md installs for training: the Noto CJK
-# collections' JP, SC, TC and HK forms (not Mono, not KR) in four weights, and the brush (楷), Song/Ming and Hei
-# faces of Taiwan's, China's and Japan's free fonts: a set's flower characters are most often brush-written.
-OPENTYPE = "/usr/share/fonts/opentype/"
+# (font file under FONT_ROOT, faces to take by index) of the Debian packages CLASSIFIER.md installs for training:
+# the Noto CJK collections' JP, SC, TC and HK forms (not Mono, not KR) in four weights, and the brush (楷),
+# Song/Ming and Hei faces of Taiwan's, China's and Japan's free fonts: a set's flower characters are most often
+# brush-written. FONT_ROOT is the setting TAISHU_FONTS where set (a folder of `training.font_subsets`, carried to
+# a machine without these fonts), else the system's.
+FONT_ROOT = Path(os.environ.get("TAISHU_FONTS", "/usr/share/fonts"))
+OPENTYPE = "opentype/"
 NOTO = OPENTYPE + "noto/"
-TRUETYPE = "/usr/share/fonts/truetype/"
+TRUETYPE = "truetype/"
 SYSTEM_FONTS = tuple((NOTO + f"Noto{family}CJK-{weight}.ttc", (0, 2, 3, 4)) for family in ("Sans", "Serif")
                      for weight in ("Light", "Regular", "Bold", "Black")) + (
     (TRUETYPE + "arphic/ukai.ttc", (0, 2)), (TRUETYPE + "arphic/uming.ttc", (0, 2)),
@@ -70,7 +74,8 @@ LACKED = "\U0010fffd"  # a private-use character no font draws
 @cache
 def fonts() -> tuple[tuple[str, int], ...]:
     """(font file, face index) of every font to draw with: SYSTEM_FONTS on the machine, else the vendored two."""
-    found = tuple((path, i) for path, faces in SYSTEM_FONTS if Path(path).exists() for i in faces)
+    found = tuple((str(FONT_ROOT / path), i) for path, faces in SYSTEM_FONTS if (FONT_ROOT / path).exists()
+                  for i in faces)
     return found or tuple((str(FONT_DIR / name), 0) for name in FONT_FILES)
 
 

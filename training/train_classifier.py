@@ -69,12 +69,16 @@ class CropInput(nn.Module):
 
 
 def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """uint8 NHWC crops → augmented float NCHW in [0, 1]."""
+    """uint8 NHWC crops → augmented float NCHW in [0, 1], on the batch's device. The random draws come from
+    `gen` on the CPU whatever the device, so a run's augmentation does not depend on where it runs."""
     x = batch.permute(0, 3, 1, 2).float() / 255.0
     n = x.shape[0]
 
+    def draw(values: torch.Tensor) -> torch.Tensor:
+        return values.to(x.device)
+
     def u(lo: float, hi: float, shape=(n,)) -> torch.Tensor:
-        return lo + (hi - lo) * torch.rand(shape, generator=gen)
+        return lo + (hi - lo) * draw(torch.rand(shape, generator=gen))
 
     # Geometry: tilted tiles inside their box, box size and place errors beyond the crops' jitter.
     angle = u(-8, 8) * math.pi / 180
@@ -86,15 +90,15 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     # Resolution: a far tile is a few pixels per stroke; down and up again.
-    low = torch.rand(n, generator=gen) < 0.3
+    low = draw(torch.rand(n, generator=gen) < 0.3)
     if low.any():
         f = float(u(0.35, 0.8, (1,)))
         small = F.interpolate(x[low], scale_factor=f, mode="bilinear", align_corners=False, antialias=True)
         x[low] = F.interpolate(small, size=(CROP_H, CROP_W), mode="bilinear", align_corners=False)
-    blur = torch.rand(n, generator=gen) < 0.2
+    blur = draw(torch.rand(n, generator=gen) < 0.2)
     if blur.any():
         k = torch.tensor([0.25, 0.5, 0.25])
-        kernel = (k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous()
+        kernel = draw((k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous())
         x[blur] = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), kernel, groups=3)
     # Colour: exposure, contrast, white balance, saturation, grayscale prints, sensor noise.
     gray = x.mean(1, keepdim=True)
@@ -103,10 +107,10 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     x = x * u(0.85, 1.15, (n, 3))[:, :, None, None]
     mean = x.mean((1, 2, 3), keepdim=True)
     x = (x - mean) * u(0.65, 1.35)[:, None, None, None] + mean + u(-0.15, 0.15)[:, None, None, None]
-    mono = torch.rand(n, generator=gen) < 0.1
+    mono = draw(torch.rand(n, generator=gen) < 0.1)
     x[mono] = x[mono].mean(1, keepdim=True).expand(-1, 3, -1, -1)
-    noisy = (torch.rand(n, generator=gen) < 0.3)[:, None, None, None]
-    x = x + noisy * torch.randn(x.shape, generator=gen) * u(0.0, 0.04)[:, None, None, None]
+    noisy = draw(torch.rand(n, generator=gen) < 0.3)[:, None, None, None]
+    x = x + noisy * draw(torch.randn(x.shape, generator=gen)) * u(0.0, 0.04)[:, None, None, None]
     return x.clamp(0, 1)
 
 
@@ -145,7 +149,7 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
     continues from it: the schedule runs on the time spent over all runs, so two runs of 30 minutes train as
     one of 60."""
     gen = torch.Generator().manual_seed(seed)
-    device = next(net.parameters()).device  # crops are augmented on the CPU, the network runs where it is
+    device = next(net.parameters()).device  # crops go there as uint8 and are augmented there
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     budget = 60 * minutes
     state = {"epoch": 0, "next": 0, "order": None, "spent": 0.0, "steps": 0, "history": [], "seen": 0, "correct": 0,
@@ -178,7 +182,7 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
                 group["lr"] = learning_rate(progress, lr)
             idx = order[i:i + batch]
             target = y[idx].to(device)
-            logits = net(augment(x[idx], gen).to(device))
+            logits = net(augment(x[idx].to(device), gen))
             loss = F.cross_entropy(logits, target, label_smoothing=0.1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
