@@ -12,7 +12,8 @@
 # then trains the candidates of CANDIDATES below at once on the one GPU for what the budget leaves, and puts
 # each candidate's folder (ONNX, torch weights, classifier.json, last training state) and the logs in $OUT.
 #   OUT=dir training/classifier_gpu.sh SECONDS [SCENES] [FLOWER_FACES] [DEVICE]
-# SECONDS is the whole run's budget. A smoke test here: OUT=/tmp/o training/classifier_gpu.sh 240 40 400 cpu
+# SECONDS is the whole run's budget. A smoke test here (a few minutes):
+#   PATH=$PWD/.venv/bin:$PATH OUT=/tmp/o training/classifier_gpu.sh 150 40 160 cpu
 set -uo pipefail
 budget=${1:-540}
 scenes=${2:-3000}
@@ -21,8 +22,10 @@ device=${4:-cuda}
 out=${OUT:-runs/classifier-gpu}
 mkdir -p "$out" runs/classifier-gpu-logs data/crops
 logs=runs/classifier-gpu-logs
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    || exit 1
+if ! python3 -c "import albumentations" 2>/dev/null; then  # the machine lacks them (not the venv of a smoke test)
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+        .whl/*.whl || exit 1
+fi
 mkdir -p /tmp/stand-in
 python3 -c "import pillow_heif" 2>/dev/null || echo "def register_heif_opener(): pass" > /tmp/stand-in/pillow_heif.py
 export PYTHONPATH=$PWD:/tmp/site:/tmp/stand-in PYTHONUNBUFFERED=1 TAISHU_FONTS=$PWD/.fonts
