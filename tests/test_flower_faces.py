@@ -2,6 +2,7 @@
 flower across sets, its character or its number (梅蘭菊竹 and 春夏秋冬 numbered 1-4), never another flower's;
 the crops are the classifier's crops, reproducible from their seed; the command line refuses bad input."""
 
+import os
 import subprocess
 import sys
 
@@ -9,8 +10,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS
+from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS, FONT_DIR, FONT_FILES
 from training import flower_faces as ff
+from training.font_subsets import DRAWN, write_subset
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.crop_classifier import CROP_H, CROP_W
 
@@ -96,9 +98,6 @@ def test_the_command_refuses_a_count_below_one(tmp_path):
 
 
 def test_a_font_subset_draws_the_characters_the_whole_font_draws(tmp_path):
-    from datasets.tile_faces import FONT_DIR, FONT_FILES
-    from training.font_subsets import DRAWN, write_subset
-
     whole, cut = str(FONT_DIR / FONT_FILES[0]), tmp_path / "cut.otf"
     write_subset(FONT_DIR / FONT_FILES[0], cut)
     for char in DRAWN:
@@ -111,14 +110,12 @@ def test_a_font_subset_draws_the_characters_the_whole_font_draws(tmp_path):
 
 def test_the_setting_names_the_fonts_to_draw_with_and_the_command_cuts_them(tmp_path):
     """A machine without the fonts (a lent GPU) gets subsets at the fonts' relative paths under TAISHU_FONTS."""
-    from datasets.tile_faces import FONT_DIR, FONT_FILES
-
     root, out = tmp_path / "root", tmp_path / "cut"
     name = next(path for path, faces in ff.SYSTEM_FONTS if faces == (0,))  # a font of one face
     placed = root / name
     placed.parent.mkdir(parents=True)
     placed.write_bytes((FONT_DIR / FONT_FILES[1]).read_bytes())
-    env = {**ff.os.environ, "TAISHU_FONTS": str(root)}
+    env = {**os.environ, "TAISHU_FONTS": str(root)}
     done = subprocess.run([sys.executable, "-m", "training.font_subsets", str(out)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
