@@ -74,11 +74,11 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     x = batch.permute(0, 3, 1, 2).float() / 255.0
     n = x.shape[0]
 
-    def draw(values: torch.Tensor) -> torch.Tensor:
+    def on_device(values: torch.Tensor) -> torch.Tensor:
         return values.to(x.device)
 
     def u(lo: float, hi: float, shape=(n,)) -> torch.Tensor:
-        return lo + (hi - lo) * draw(torch.rand(shape, generator=gen))
+        return lo + (hi - lo) * on_device(torch.rand(shape, generator=gen))
 
     # Geometry: tilted tiles inside their box, box size and place errors beyond the crops' jitter.
     angle = u(-8, 8) * math.pi / 180
@@ -90,15 +90,15 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     # Resolution: a far tile is a few pixels per stroke; down and up again.
-    low = draw(torch.rand(n, generator=gen) < 0.3)
+    low = on_device(torch.rand(n, generator=gen) < 0.3)
     if low.any():
         f = float(u(0.35, 0.8, (1,)))
         small = F.interpolate(x[low], scale_factor=f, mode="bilinear", align_corners=False, antialias=True)
         x[low] = F.interpolate(small, size=(CROP_H, CROP_W), mode="bilinear", align_corners=False)
-    blur = draw(torch.rand(n, generator=gen) < 0.2)
+    blur = on_device(torch.rand(n, generator=gen) < 0.2)
     if blur.any():
         k = torch.tensor([0.25, 0.5, 0.25])
-        kernel = draw((k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous())
+        kernel = on_device((k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous())
         x[blur] = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), kernel, groups=3)
     # Colour: exposure, contrast, white balance, saturation, grayscale prints, sensor noise.
     gray = x.mean(1, keepdim=True)
@@ -107,10 +107,10 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     x = x * u(0.85, 1.15, (n, 3))[:, :, None, None]
     mean = x.mean((1, 2, 3), keepdim=True)
     x = (x - mean) * u(0.65, 1.35)[:, None, None, None] + mean + u(-0.15, 0.15)[:, None, None, None]
-    mono = draw(torch.rand(n, generator=gen) < 0.1)
+    mono = on_device(torch.rand(n, generator=gen) < 0.1)
     x[mono] = x[mono].mean(1, keepdim=True).expand(-1, 3, -1, -1)
-    noisy = draw(torch.rand(n, generator=gen) < 0.3)[:, None, None, None]
-    x = x + noisy * draw(torch.randn(x.shape, generator=gen)) * u(0.0, 0.04)[:, None, None, None]
+    noisy = on_device(torch.rand(n, generator=gen) < 0.3)[:, None, None, None]
+    x = x + noisy * on_device(torch.randn(x.shape, generator=gen)) * u(0.0, 0.04)[:, None, None, None]
     return x.clamp(0, 1)
 
 
