@@ -16,7 +16,7 @@ from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.labels import read_labels
 from vision.photo import READ_SIDE, load_photo, turned_level
-from vision.read import UPSIDE_DOWN, View, read_photo
+from vision.read import UPSIDE_DOWN, View, level_views, read_photo
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
@@ -51,6 +51,24 @@ def test_rows_level_or_plumb_lie_at_no_angle():
     assert angle_of(plumb) == pytest.approx(0.0, abs=1e-6)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-90.0, 90.0))
+def test_a_hand_at_any_angle_is_first_turned_by_its_rows_direction(angle):
+    """Rows at 60 degrees lie 30 from plumb, as rows at -30 do from level: the boxes' nearest steps, modulo 180
+    degrees, tell the two apart, so the likeliest turn lays them level, not plumb."""
+    dets, _ = laid_out(HAND, angle=angle)
+    views = level_views(dets.boxes)
+    if abs(angle) < READER_DEFAULT.askew_from:
+        assert views == ()
+        return
+    off = (views[0].angle - angle + 90) % 180 - 90
+    assert off == pytest.approx(0.0, abs=0.5) and not views[0].half_turn
+    assert views[1] == View(views[0].angle, half_turn=True)  # the tiles may face away from the camera
+    # then the turn a quarter round from it, unless that is the photo as it is
+    assert all(abs(((v.angle - views[0].angle) % 180) - 90) < 1e-6 for v in views[2:])
+    assert all(abs(v.angle) >= READER_DEFAULT.askew_from for v in views)
+
+
 def test_no_angle_from_too_few_boxes_or_boxes_in_no_common_direction():
     dets, _ = laid_out(HAND, angle=30.0)
     assert angle_of(dets.boxes[:READER_DEFAULT.min_for_askew - 1]) == 0.0
@@ -81,6 +99,15 @@ def test_a_large_photo_turned_level_stays_within_the_readers_side():
     x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), back)
     scale = 5000.0 / READ_SIDE  # the canvas's 5,000 px diagonal shrunk to READ_SIDE
     assert (x2 - x1, y2 - y1) == pytest.approx((30 * scale, 40 * scale), rel=0.05)
+
+
+@pytest.mark.parametrize("angle, sides", [(30.0, (30.0, 40.0)), (-60.0, (40.0, 30.0)), (90.0, (40.0, 30.0)),
+                                          (150.0, (30.0, 40.0))])
+def test_a_box_seen_turned_keeps_its_tiles_size_on_its_side_in_the_photo(angle, sides):
+    """A tile 30 wide and 40 tall as the reader saw it, on a photo turned by `angle` to read it: in the photo its
+    box keeps the tile's size, lying on its side where the turn is nearer a quarter than level or a half."""
+    x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), back_to_photo(500, 300, angle))
+    assert (x2 - x1, y2 - y1) == pytest.approx(sides)
 
 
 def test_a_half_turn_maps_a_box_as_the_photo_turned_back():
@@ -143,6 +170,26 @@ def test_a_hand_photographed_askew_is_read_turned_level_with_its_boxes_on_its_ti
                        atol=0.5)
 
 
+class SeesAnyAngle(SeesLevelRowsOnly):
+    """Reads HAND along the photo's white mark at any angle, every tile surely."""
+
+    def read(self, image):
+        ys, xs = np.nonzero(image[:, :, 0] > 128)
+        dets, _ = laid_out(HAND, angle=mark_angle(xs, ys))
+        shift = np.array([xs.mean(), ys.mean()]) - dets.centers.mean(axis=0)
+        return Detections(dets.boxes + np.tile(shift, 2).astype(np.float32), dets.scores)
+
+
+def test_a_hand_photographed_a_quarter_turn_round_is_read_turned_where_it_reads_no_hand_as_it_is():
+    """A phone held flat over the table often records the wrong orientation: the rows lie plumb. Read as it is
+    with tiles missed, the photo is read turned a quarter round; read as a legal hand as it is, it is left so."""
+    photo = marked_photo(90.0)
+    reading = read_photo(photo, SeesLevelRowsOnly())
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)
+    assert abs(reading.view.angle) == pytest.approx(90.0, abs=1.0) and not reading.view.half_turn
+    assert read_photo(photo, SeesAnyAngle()).view == View()
+
+
 def test_a_level_reading_no_surer_than_the_askew_one_is_not_kept():
     """A detector that reads the photo equally well either way: the photo's own reading stands."""
 
@@ -161,10 +208,12 @@ def detector():
 
 
 @pytest.mark.parametrize("name", ["train-style-000000", "unseen-style-000008"])
-@pytest.mark.parametrize("angle", [30.0, -40.0])
+@pytest.mark.parametrize("angle", [30.0, -40.0, -60.0, -90.0])
 def test_the_real_detector_reads_a_hand_photographed_askew(detector, name, angle):
     """These two sample photos turned 30 and -40 degrees: read as they are, every one made a wrong hand (the
-    detector kept every other tile of the row, or the layout found no row); turned level, each reads right."""
+    detector kept every other tile of the row, or the layout found no row); turned level, each reads right.
+    Turned -60 and -90 degrees, the first photo's rows lie 30 degrees from plumb and plumb: turned by their angle
+    modulo 90 alone (to plumb) or not at all, it read a wrong hand."""
     photo = load_photo(SAMPLES / f"{name}.jpg")
     truth = Hand.from_json(json.loads((SAMPLES / f"{name}.json").read_text())["hand"])
     askew = turned_level(photo, angle)

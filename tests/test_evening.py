@@ -1,6 +1,7 @@
 """The evening benchmark (training/evening.py) at a small size: one evening of one unseen design, its hands
 read one by one with the table's memory, each taught after it is read."""
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -79,6 +80,7 @@ def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, c
     lines = capsys.readouterr().err.splitlines()
     hands = [line for line in lines if not line.startswith("  ")]
     assert [h.split(": ")[0] for h in hands] == [f"real-crops-held-out@170 seed 5 hand {n}" for n in (1, 2, 3)]
+    assert all(re.search(r": \d+ taps, camera turned -?\d+°", h) for h in hands)
     exact = sum(h.endswith("groups exact") for h in hands)
     assert len(lines) == len(hands) + 2 * (3 - exact)
     memory = [result["all"][f"hands {phase} memory"] for phase in ("1-2", "3 on")]

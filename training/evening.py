@@ -14,8 +14,8 @@ teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and f
 without the memory: the hand taps to fix (`training.evaluate.judge_hand`; and by what they fix),
 groups-and-kinds exact over whole hands, and *flower groups right*: the reading's flower group holds
 exactly the hand's flowers (over the hands whose flowers are all in view). `--detail` also writes a line
-per hand read with the memory to stderr: its taps, and the hand's groups beside the reading's where they
-differ.
+per hand read with the memory to stderr: its taps, the camera's turn about its axis, and the hand's groups
+beside the reading's where they differ.
 
 `--taught`: each evening starts as a table that uses the app's "teach this set" step (ui/teach_page.py):
 a photo of the set's eight flowers in a row (a `flower_row` scene, drawn after the hands, so that the hands
@@ -175,9 +175,10 @@ def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, 
 
 
 def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: int) -> str:
-    """One hand's line of `--detail`: its taps, and where the reading's groups (kind: codes) differ from the
-    hand's, both."""
-    line = f"{name} hand {n + 1}: {taps} taps"
+    """One hand's line of `--detail`: its taps, how far the camera was turned about its axis (the rows' angle in
+    the photo, give or take the perspective), and where the reading's groups (kind: codes) differ from the hand's,
+    both."""
+    line = f"{name} hand {n + 1}: {taps} taps, camera turned {truth.roll:.0f}°"
     read, held = reading_groups(reading), truth_groups(truth)
     if read == held:
         return line + ", groups exact"

@@ -63,22 +63,39 @@ def row_angle(boxes: np.ndarray, min_boxes: int, coherence: float) -> float:
     plumb: the mean direction from each box to its nearest neighbour, modulo 90 degrees (a row's tiles touch along
     it, stacked rows across it); 0.0 when fewer than `min_boxes` boxes, or directions less alike than `coherence`
     (the mean's length, 0-1), say."""
+    return _mean_direction(boxes, 4, min_boxes, coherence) or 0.0
+
+
+def row_direction(boxes: np.ndarray, min_boxes: int, coherence: float) -> float | None:
+    """Which way (degrees, -90 to 90, clockwise as shown) rows of tiles in these xyxy boxes run: the mean direction
+    from each box to its nearest neighbour, modulo 180 degrees, which tells a level row from a plumb one where
+    most tiles' nearest lies along their row; None when fewer than `min_boxes` boxes, or directions less alike
+    than `coherence`, say (stacked rows as many as the tiles along them)."""
+    return _mean_direction(boxes, 2, min_boxes, coherence)
+
+
+def _mean_direction(boxes: np.ndarray, fold: int, min_boxes: int, coherence: float) -> float | None:
+    """The mean direction (degrees) from each box's centre to its nearest neighbour's, modulo 360 / `fold`; None
+    when fewer than `min_boxes` boxes, or when the mean's length (0-1) is under `coherence`."""
     if len(boxes) < min_boxes:
-        return 0.0
+        return None
     centers = (boxes[:, :2] + boxes[:, 2:]).astype(np.float64) / 2
     apart = np.linalg.norm(centers[:, None] - centers[None], axis=2)
     np.fill_diagonal(apart, np.inf)
     step = centers[apart.argmin(axis=1)] - centers
-    mean = np.exp(4j * np.arctan2(step[:, 1], step[:, 0])).mean()
-    return 0.0 if abs(mean) < coherence else float(np.degrees(np.angle(mean))) / 4
+    mean = np.exp(fold * 1j * np.arctan2(step[:, 1], step[:, 0])).mean()
+    return None if abs(mean) < coherence else float(np.degrees(np.angle(mean))) / fold
 
 
 def mapped(box: tuple[float, float, float, float], affine: np.ndarray) -> tuple[float, float, float, float]:
     """An xyxy box of a turned photo in the photo's pixels (`affine`, 2x3: a turn, a scale, a shift): its centre
     mapped, its sides scaled. The box of a tile seen level stays the box of that tile, its size, as the labels of a
-    row seen askew give it (where the tiles hide each other's edges), not the upright box around it turned."""
+    row seen askew give it (where the tiles hide each other's edges), not the upright box around it turned; a turn
+    nearer a quarter than level or a half (a row seen plumb) swaps its sides."""
     x1, y1, x2, y2 = box
     x, y = affine[:, :2] @ np.array([(x1 + x2) / 2, (y1 + y2) / 2]) + affine[:, 2]
     scale = np.sqrt(abs(np.linalg.det(affine[:, :2])))
     half_w, half_h = (x2 - x1) * scale / 2, (y2 - y1) * scale / 2
+    if abs(affine[0, 0]) < abs(affine[1, 0]):  # |cos| < |sin|
+        half_w, half_h = half_h, half_w
     return float(x - half_w), float(y - half_h), float(x + half_w), float(y + half_h)

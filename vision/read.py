@@ -23,7 +23,7 @@ import numpy as np
 from scoring.draft import Draft, MeldDraft, Slot
 from scoring.melds import MeldKind, meld_kind
 from scoring.ruleset import Ruleset, load_ruleset
-from vision.boxes import mapped, row_angle
+from vision.boxes import mapped, row_angle, row_direction
 from vision.classes import BACK
 from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
@@ -161,15 +161,17 @@ class View:
             to_seen = np.array([[-1.0, 0.0, width], [0.0, -1.0, height], [0.0, 0.0, 1.0]]) @ to_seen
         return to_seen[:2]
 
+    def photo(self, image: np.ndarray) -> np.ndarray:
+        """The photo as the reader saw it."""
+        if self.angle:
+            image = turned_level(image, self.angle)
+        return cv2.rotate(image, cv2.ROTATE_180) if self.half_turn else image
+
     def seen(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The photo as the reader saw it, and these xyxy boxes (in the photo's pixels) in its pixels."""
         to_seen = self.to_seen(image.shape[1], image.shape[0])
-        if self.angle:
-            image = turned_level(image, self.angle)
-        if self.half_turn:
-            image = cv2.rotate(image, cv2.ROTATE_180)
         moved_boxes = np.array([mapped(tuple(box), to_seen) for box in np.asarray(boxes, np.float64)])
-        return image, moved_boxes.astype(np.float32).reshape(-1, 4)
+        return self.photo(image), moved_boxes.astype(np.float32).reshape(-1, 4)
 
 
 @dataclass(frozen=True)
@@ -320,51 +322,72 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
                settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
-    `settings` say): turned level first where its rows lie askew (`read_level`); then a reading less sure of its
-    tiles' faces than `settings.sure_upright` (mean certainty) is compared with the photo read turned half a
-    turn, and the turned reading is kept when it is clearly surer (by `settings.turned_by`) and shows no fewer
-    tiles. Boxes are mapped back to `image`'s pixels, ids kept. A photo taken from across the table shows the
-    tiles upside down; read as it is, it gave a legal but wrong hand. A sure reading skips the second read,
-    which doubles the time, and so does a photo of more tiles than a hand shows or of none (models/README.md,
-    "Reader decisions")."""
-    photo, reading, angle = read_level(image, detector, rules, memory, settings)
-    view = View(angle)
+    `settings` say): turned level first where its rows lie askew (`read_level`); then a reading of the photo as
+    it is, less sure of its tiles' faces than `settings.sure_upright` (mean certainty), is compared with the
+    photo read turned half a turn, and the turned reading is kept when it is clearly surer (by
+    `settings.turned_by`) and shows no fewer tiles. Boxes are mapped back to `image`'s pixels, ids kept. A photo
+    taken from across the table shows the tiles upside down; read as it is, it gave a legal but wrong hand. A
+    sure reading skips the second read, which doubles the time, and so does a photo of more tiles than a hand
+    shows or of none (models/README.md, "Reader decisions")."""
+    view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
-    if shown and _sureness(reading) < settings.sure_upright and shown <= MAX_HAND_TILES:
-        turned = read_detections(_detect(detector, cv2.rotate(photo, cv2.ROTATE_180), memory), rules, settings)
+    if view == View() and shown and _sureness(reading) < settings.sure_upright and shown <= MAX_HAND_TILES:
+        turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
         if _sureness(turned) > _sureness(reading) + settings.turned_by and len(turned.best.shown) >= shown:
-            reading, view = replace(turned, warnings=(UPSIDE_DOWN, *turned.warnings)), View(angle, half_turn=True)
+            reading, view = turned, View(half_turn=True)
     if view == View():
         return reading
+    if view.half_turn:
+        reading = replace(reading, warnings=(UPSIDE_DOWN, *reading.warnings))
     to_seen = view.to_seen(image.shape[1], image.shape[0])
     return replace(moved(reading, cv2.invertAffineTransform(to_seen)), view=view)
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
-               settings: ReaderSettings) -> tuple[np.ndarray, PhotoReading, float]:
-    """The photo as `read_photo` reads it, its reading, and the angle it was turned by to read it (0.0: `image`
-    itself, `vision.photo.turned_level`). A photo whose rows lie askew by `settings.askew_from` degrees or more
-    (`vision.boxes.row_angle`) is read again turned level, and that reading kept when it is a legal hand and the
-    other is not, or when as legal it is surer of more tiles (the sum of their scores): the detector misses
-    many tiles of a row at 30-45 degrees, and the layout finds no row in the rest (models/README.md, "Askew
-    rows")."""
-    reading = read_detections(_detect(detector, image, memory), rules, settings)
-    angle = askew_angle(reading.best.boxes, settings)
-    if not angle:
-        return image, reading, 0.0
-    level = turned_level(image, angle)
-    level_reading = read_detections(_detect(detector, level, memory), rules, settings)
-    if _standing(level_reading) <= _standing(reading):
-        return image, reading, 0.0
-    return level, level_reading, angle
+               settings: ReaderSettings) -> tuple[View, PhotoReading]:
+    """How the photo was turned to read it (`View()`: not at all) and its reading there, boxes in that view's
+    pixels. A photo whose rows lie askew or plumb (`level_views`) is read again each way that lays them level,
+    likeliest first, until one reads a legal hand surely (`settings.sure_upright`); the reading kept is the best
+    by `_standing`, the photo as it is among them: the detector misses many tiles of a row at 30-45 degrees, and
+    the layout finds no row in the rest, and rows' directions are known only modulo 90 degrees from their
+    boxes, which way up only from the faces (models/README.md, "Askew rows")."""
+    best = View(), read_detections(_detect(detector, image, memory), rules, settings)
+    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal):
+        reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
+        if _standing(reading) > _standing(best[1]):
+            best = view, reading
+        direction = _direction(best[1], settings)
+        if best[0] != View() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
+                and direction is not None and abs(direction) < settings.askew_from:
+            break
+    return best
+
+
+def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT, plumb: bool = True) -> tuple[View, ...]:
+    """The ways to turn a photo that lay level the rows of tiles in these boxes, likeliest first: none where they
+    lie level already, within `settings.askew_from` degrees. The rows' angle modulo 90 degrees (`row_angle`) is
+    turned to the nearest direction the rows run modulo 180 (`row_direction`, where it is sure): a row plumb or
+    at 60 degrees lies a quarter turn from one at 0 or -30. Each turn is followed by it half a turn further (the
+    tiles may face away), then the turn a quarter round from it and its half turn, unless that is the photo as
+    it is (whose half turn `read_photo` weighs). `plumb` False: rows that lie plumb, not askew, are left as they
+    are."""
+    angle = row_angle(boxes, settings.min_for_askew, settings.askew_coherence)
+    direction = row_direction(boxes, settings.min_for_askew, settings.askew_coherence)
+    if direction is not None and (plumb or abs(angle) >= settings.askew_from):
+        angle = (angle + 90 * round((direction - angle) / 90) + 90) % 180 - 90
+    if abs(angle) < settings.askew_from:
+        return ()
+    other = angle - 90 * np.sign(angle)
+    turns = (angle, other) if abs(other) >= settings.askew_from else (angle,)
+    return tuple(View(float(turn), half_turn) for turn in turns for half_turn in (False, True))
 
 
 def askew_angle(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT) -> float:
-    """The angle the photo is turned by to lay level the rows of these boxes (read in it,
-    `vision.photo.turned_level`) where they lie askew by `settings.askew_from` degrees or more; 0.0 where they do
-    not. Whether the level photo reads better is the caller's to judge."""
-    angle = row_angle(boxes, settings.min_for_askew, settings.askew_coherence)
-    return angle if abs(angle) >= settings.askew_from else 0.0
+    """The angle the photo is turned by to lay level the rows of these boxes, the likeliest of `level_views`
+    (read in it, `vision.photo.turned_level`); 0.0 where they lie level. Whether the level photo reads better is
+    the caller's to judge."""
+    views = level_views(boxes, settings)
+    return views[0].angle if views else 0.0
 
 
 def moved(reading: PhotoReading, affine: np.ndarray) -> PhotoReading:
@@ -389,8 +412,17 @@ def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
 
 def _standing(reading: PhotoReading) -> tuple[bool, float]:
     """What makes one reading of a photo better than another read another way: a legal hand, then how surely it
-    holds tiles (the sum of its boxes' scores: a faint box on nothing whose face looks sure counts for little)."""
-    return reading.legal, float(sum(row.conf for row in reading.best.shown))
+    holds its tiles (the sum of their boxes' scores: a faint box on nothing whose face looks sure counts for
+    little), those set apart from a legal hand left out (a cloth's pattern seen turned was read as 75 tiles
+    beside the hand)."""
+    best = reading.best
+    apart = set(best.apart) if reading.legal else set()
+    return reading.legal, float(sum(row.conf for row in best.shown if row.id not in apart))
+
+
+def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
+    """Which way the rows of the reading's boxes run (`row_direction`), where it is sure."""
+    return row_direction(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
 
 
 def _sureness(reading: PhotoReading) -> float:

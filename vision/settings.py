@@ -106,9 +106,10 @@ class ReaderSettings(Settings):
     # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
     # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
     # nearest, modulo 90 degrees (`vision.boxes.row_angle`: coherence 0-1 at least `askew_coherence`, over at
-    # least `min_for_askew` boxes); from `askew_from` degrees the photo is read again turned level, and that
-    # reading kept when it is a legal hand and the other not, or as legal and surer of more tiles
-    # (models/README.md, "Askew rows")
+    # least `min_for_askew` boxes), turned to the way they run modulo 180 (`row_direction`); from `askew_from`
+    # degrees (or plumb, where the photo as it is reads no legal hand) the photo is read again each way that lays
+    # them level, and the reading kept that is a legal hand where the others are not, or as legal surer of more
+    # tiles (models/README.md, "Askew rows")
     askew_from: float = 20.0
     askew_coherence: float = 0.5
     min_for_askew: int = 5
