@@ -342,20 +342,22 @@ def test_real_model_photo(page, app_url):
     screenshot(page, "browser-real-model-390.png")
 
 
-def test_real_model_photo_taken_askew(page, app_url):
-    """A phone's 12 MP photo of the hand held at 35 degrees: read turned level, the same 台 as upright, and the
-    boxes drawn on the photo as the player took it (see the screenshot)."""
+@pytest.mark.parametrize("angle", [35.0, -60.0])
+def test_real_model_photo_taken_askew(page, app_url, angle):
+    """A phone's 12 MP photo of the hand held at 35 degrees, or at -60 (its rows nearer plumb than level: read
+    turned by their angle modulo 90 alone, it gave a legal hand of wrong tiles): read turned level, the same 台 as
+    upright, and the boxes drawn on the photo as the player took it (see the screenshots)."""
     from playwright.sync_api import expect
 
     sample = ROOT / "tests" / "data" / "samples" / "train-style-000009"
     hand = Hand.from_json(json.loads(sample.with_suffix(".json").read_text())["hand"])
     phone = cv2.resize(load_photo(sample.with_suffix(".jpg")), (4032, 3024), interpolation=cv2.INTER_CUBIC)
-    askew = cv2.resize(turned_level(phone, 35.0), (4032, 3024))
+    askew = cv2.resize(turned_level(phone, angle), (4032, 3024))
     page.goto(app_url)
     say_who_won(page)
     upload(page, "askew.jpg", cv2.imencode(".jpg", askew, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
     expect(page.get_by_test_id("stMetricValue")).to_have_text(total_of(hand), timeout=120_000)
-    screenshot(page, "browser-real-model-askew-390.png")
+    screenshot(page, f"browser-real-model-askew{angle:+.0f}-390.png")
 
 
 def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, ledger_url):
