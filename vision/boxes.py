@@ -63,7 +63,10 @@ def row_angle(boxes: np.ndarray, min_boxes: int, coherence: float) -> float:
     plumb: the mean direction from each box to its nearest neighbour, modulo 90 degrees (a row's tiles touch along
     it, stacked rows across it); 0.0 when fewer than `min_boxes` boxes, or directions less alike than `coherence`
     (the mean's length, 0-1), say."""
-    return _mean_direction(boxes, 4, min_boxes, coherence) or 0.0
+    if len(boxes) < min_boxes:
+        return 0.0
+    angle, alike = mean_direction(nearest_steps(boxes), 4)
+    return angle if alike >= coherence else 0.0
 
 
 def row_direction(boxes: np.ndarray, min_boxes: int, coherence: float) -> float | None:
@@ -71,20 +74,35 @@ def row_direction(boxes: np.ndarray, min_boxes: int, coherence: float) -> float 
     from each box to its nearest neighbour, modulo 180 degrees, which tells a level row from a plumb one where
     most tiles' nearest lies along their row; None when fewer than `min_boxes` boxes, or directions less alike
     than `coherence`, say (stacked rows as many as the tiles along them)."""
-    return _mean_direction(boxes, 2, min_boxes, coherence)
-
-
-def _mean_direction(boxes: np.ndarray, fold: int, min_boxes: int, coherence: float) -> float | None:
-    """The mean direction (degrees) from each box's centre to its nearest neighbour's, modulo 360 / `fold`; None
-    when fewer than `min_boxes` boxes, or when the mean's length (0-1) is under `coherence`."""
     if len(boxes) < min_boxes:
         return None
+    angle, alike = mean_direction(nearest_steps(boxes), 2)
+    return angle if alike >= coherence else None
+
+
+def nearest_steps(boxes: np.ndarray, stacked_iou: float | None = None, within: float | None = None) -> np.ndarray:
+    """(M, 2): each box centre's step to its nearest neighbour's centre. With `stacked_iou`, a box overlapping
+    another by more (a tile stacked on another, a wall two high) is not its neighbour; with `within`, steps that
+    long or longer are left out (as is a box with no neighbour)."""
     centers = (boxes[:, :2] + boxes[:, 2:]).astype(np.float64) / 2
+    if len(centers) < 2:
+        return np.zeros((0, 2))
     apart = np.linalg.norm(centers[:, None] - centers[None], axis=2)
     np.fill_diagonal(apart, np.inf)
-    step = centers[apart.argmin(axis=1)] - centers
-    mean = np.exp(fold * 1j * np.arctan2(step[:, 1], step[:, 0])).mean()
-    return None if abs(mean) < coherence else float(np.degrees(np.angle(mean))) / fold
+    if stacked_iou is not None:
+        apart[iou_matrix(boxes, boxes) > stacked_iou] = np.inf
+    nearest = apart.argmin(axis=1)
+    kept = apart[np.arange(len(centers)), nearest] < (np.inf if within is None else within)
+    return (centers[nearest] - centers)[kept]
+
+
+def mean_direction(steps: np.ndarray, fold: int) -> tuple[float, float]:
+    """The mean direction (degrees, clockwise as shown) of these steps modulo 360 / `fold` (2: a row has no
+    preferred way along it yet; 4: nor does it tell level from plumb), and how alike they are (the length of the
+    mean of their angles times `fold` as unit vectors, 0-1)."""
+    turned = fold * np.arctan2(steps[:, 1], steps[:, 0])
+    sin, cos = np.sin(turned).mean(), np.cos(turned).mean()
+    return float(np.degrees(np.arctan2(sin, cos)) / fold), float(np.hypot(sin, cos))
 
 
 def mapped(box: tuple[float, float, float, float], affine: np.ndarray) -> tuple[float, float, float, float]:

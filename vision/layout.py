@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.tiles import is_flower
-from vision.boxes import iou_matrix
+from vision.boxes import mean_direction, nearest_steps
 from vision.detections import Detections
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
@@ -55,25 +55,11 @@ def tile_size(dets: Detections) -> tuple[float, float]:
     return float(median(short)), float(median(long_))
 
 
-def row_angle(boxes: np.ndarray, tile_w: float, stacked_iou: float) -> float:
-    """Direction of the rows, from each tile to its nearest neighbour (tiles touch along a row)."""
-    centers = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
-    if len(centers) < 2:
-        return 0.0
-    diff = centers[None, :, :] - centers[:, None, :]
-    dist = np.hypot(diff[..., 0], diff[..., 1])
-    np.fill_diagonal(dist, np.inf)
-    # A tile stacked on another (a wall two high) covers part of it: not a neighbour along a row.
-    dist[iou_matrix(boxes, boxes) > stacked_iou] = np.inf
-    nearest = dist.argmin(axis=1)
-    vec = diff[np.arange(len(centers)), nearest]
-    close = dist[np.arange(len(centers)), nearest] < 2.0 * tile_w
-    if not close.any():
-        return 0.0
-    # Doubled angles make a vector and its opposite agree (a row has no preferred direction yet).
-    doubled = 2 * np.arctan2(vec[close, 1], vec[close, 0])
-    angle = np.degrees(np.arctan2(np.sin(doubled).mean(), np.cos(doubled).mean()) / 2)
-    return float(angle)
+def frame_angle(boxes: np.ndarray, tile_w: float, stacked_iou: float) -> float:
+    """The direction of the rows (degrees, modulo 180) that the layout lays them along: each tile's step to its
+    nearest neighbour within two tile widths, a tile stacked on another (`stacked_iou`) no neighbour."""
+    steps = nearest_steps(boxes, stacked_iou, within=2.0 * tile_w)
+    return mean_direction(steps, 2)[0] if len(steps) else 0.0
 
 
 def _rotate(points: np.ndarray, degrees: float) -> np.ndarray:
@@ -153,7 +139,7 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
     if n == 0:
         return Layout((), (), (), 0.0)
     tile_w, tile_h = tile_size(dets)
-    angle = row_angle(dets.boxes, tile_w, settings.stacked_iou)
+    angle = frame_angle(dets.boxes, tile_w, settings.stacked_iou)
     # In the row frame rows run along x. A turned tile's axis-aligned box is wider than the tile:
     # for a w×h tile turned by t the box is (w·cos + h·sin) × (w·sin + h·cos); solve for w.
     cx, cy = _rotate(dets.centers, angle).T
