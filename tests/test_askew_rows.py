@@ -123,14 +123,26 @@ class SeesLevelRowsOnly:
     generated photo's row at 37 degrees, and all 21 turned level)."""
 
     def read(self, image):
-        ys, xs = np.nonzero(image[:, :, 0] > 128)
-        angle = mark_angle(xs, ys)
-        dets, codes = laid_out(HAND, angle=angle)
-        shift = np.array([xs.mean(), ys.mean()]) - dets.centers.mean(axis=0)
-        boxes = dets.boxes + np.tile(shift, 2).astype(np.float32)
+        angle, dets, codes = along_mark(image)
         if abs(angle) < 2.0:
-            return Detections(boxes, dets.scores)
-        return Detections(boxes[::2], one_hot(codes[::2], top=0.5, rest=0.02))
+            return dets
+        return Detections(dets.boxes[::2], one_hot(codes[::2], top=0.5, rest=0.02))
+
+
+class SeesAnyAngle:
+    """Reads HAND along the photo's white mark at any angle, every tile surely."""
+
+    def read(self, image):
+        return along_mark(image)[1]
+
+
+def along_mark(image: np.ndarray) -> tuple[float, Detections, list[str]]:
+    """The white mark's angle, and HAND laid out at that angle around the mark, every tile surely, with its codes."""
+    ys, xs = np.nonzero(image[:, :, 0] > 128)
+    angle = mark_angle(xs, ys)
+    dets, codes = laid_out(HAND, angle=angle)
+    shift = np.array([xs.mean(), ys.mean()]) - dets.centers.mean(axis=0)
+    return angle, Detections(dets.boxes + np.tile(shift, 2).astype(np.float32), dets.scores), codes
 
 
 def mark_angle(xs: np.ndarray, ys: np.ndarray) -> float:
@@ -170,16 +182,6 @@ def test_a_hand_photographed_askew_is_read_turned_level_with_its_boxes_on_its_ti
     seen, seen_boxes = reading.view.seen(photo, reading.best.boxes)
     assert np.allclose(sorted(map(tuple, seen_boxes)), sorted(map(tuple, SeesLevelRowsOnly().read(seen).boxes)),
                        atol=0.5)
-
-
-class SeesAnyAngle(SeesLevelRowsOnly):
-    """Reads HAND along the photo's white mark at any angle, every tile surely."""
-
-    def read(self, image):
-        ys, xs = np.nonzero(image[:, :, 0] > 128)
-        dets, _ = laid_out(HAND, angle=mark_angle(xs, ys))
-        shift = np.array([xs.mean(), ys.mean()]) - dets.centers.mean(axis=0)
-        return Detections(dets.boxes + np.tile(shift, 2).astype(np.float32), dets.scores)
 
 
 def test_a_hand_photographed_a_quarter_turn_round_is_read_turned_where_it_reads_no_hand_as_it_is():
