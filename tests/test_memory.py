@@ -164,6 +164,23 @@ def test_of_two_classes_whose_examples_are_both_like_a_crop_the_likelier_wins():
     assert likelier([0.84, 0.0064, 0.5425]) == "8f"  # 0.84 and 0.80: below same_set
 
 
+def test_a_crop_of_this_set_goes_to_its_likest_example_over_a_class_the_table_has_not_shown():
+    """`xmahjongg-real`'s 冬 read as the bamboo bird (1s at 0.87, 8f at 0.01) before any 1s was taught: a crop as
+    like the table's 8f as one of its own set (`same_set`) is read 8f. A crop less like it is left to the model:
+    the likest example may then be another set's."""
+    memory = TableMemory("0" * 64, settings=replace(READER_DEFAULT, probe=0.0))
+    memory.add(np.array([[1.0, 0.0], [0.0, 1.0]], np.float32), ["8f", "6f"])
+    probs = np.full((1, len(CLASSES)), 0.12 / (len(CLASSES) - 2), np.float32)
+    probs[0, CLASSES.index("1s")], probs[0, CLASSES.index("8f")] = 0.87, 0.01
+
+    def read(similarity: float) -> str:
+        crop = np.array([[similarity, np.sqrt(1 - similarity**2)]], np.float32)
+        return CLASSES[int(memory.blend(probs, crop)[0].argmax())]
+
+    assert read(0.93) == "8f"
+    assert read(0.80) == "1s"
+
+
 def test_the_probe_tells_apart_a_sets_alike_flowers_that_nearest_examples_do_not():
     """One set's 春 and 秋 differ in a few features of 192 and agree in the rest: a new 春 is as like 秋's examples
     as its own (0.96 against 0.94), and the model prefers 秋 3 to 1. The probe fitted on the table's examples finds the

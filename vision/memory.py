@@ -6,8 +6,9 @@ classifier's pooled features before its linear layer: `TileClassifier.read_crops
 boxes and the codes the players confirmed (`teach`). A photo read with it (`read_photo(..., memory=)`,
 `TileDetector.read(..., memory=)`) has each tile's class probabilities blended with how like the table's own
 examples its crop is (`blend`, by the memory's `ReaderSettings`), and with what a linear probe fitted on those
-examples says (`fit_probe`: it tells apart a set's alike tiles that a nearest example does not); where a class
-has no example yet, the model alone decides it.
+examples says (`fit_probe`: it tells apart a set's alike tiles that a nearest example does not); among the
+classes with no example yet the model decides, and a crop plainly like one of the table's examples goes to them
+only where the model is surer of them than the examples say against them.
 
 The memory is stored with the table (the ledger's SQLite, a file for `python -m vision`) as bytes
 (`to_bytes` / `from_bytes`): JSON with a format name and version and the SHA-256 of the classifier whose
@@ -106,18 +107,21 @@ class TableMemory:
         class with examples gains (or loses) log-odds by how much more (or less) like its nearest example the
         tile's crop is than `similar`, and, where the likest example is of this set (`same_set`), loses more the
         less like the crop it is than that one (`relative`) and by what the probe fitted on the examples says of
-        it (`probe`); a class without one keeps what the model says. An empty memory changes nothing."""
+        it (`probe`). A class without examples counts as `similar` like the crop: the model's word stands among
+        such classes, and where the crop is of this set they lose as a class whose nearest example is that like
+        it (one set's flower the model reads as the bamboo bird, which the table has not shown yet, is the set's
+        flower its examples say). An empty memory changes nothing."""
         if not self.examples or not len(probs):
             return probs
         rows, bank, kept = self._bank()
         # each tile's similarity to the nearest example of each class (a padding slot is no example)
         nearest = np.where(kept[:, :, None], bank @ unit(embeddings).T, -1.0).max(axis=1).T
-        shift = np.zeros_like(probs, dtype=np.float64)
         likest = nearest.max(axis=1, keepdims=True)
         s = self.settings
-        own_set = s.relative * (nearest - likest) + s.probe * self._probe_log_odds(bank, kept, embeddings)
-        shift[:, rows] = np.clip(s.strength * (nearest - s.similar), -s.max_down, s.max_shift) \
-            + np.where(likest >= s.same_set, own_set, 0.0)
+        own_set = likest >= s.same_set
+        shift = np.where(own_set, s.relative * (s.similar - likest), 0.0).repeat(probs.shape[1], axis=1)
+        shift[:, rows] = np.clip(s.strength * (nearest - s.similar), -s.max_down, s.max_shift) + np.where(
+            own_set, s.relative * (nearest - likest) + s.probe * self._probe_log_odds(bank, kept, embeddings), 0.0)
         log_p = np.log(np.clip(probs, 1e-9, None)) + shift
         out = np.exp(log_p - log_p.max(axis=1, keepdims=True))
         return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)

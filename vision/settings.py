@@ -140,7 +140,9 @@ class ReaderSettings(Settings):
     # the examples of two classes. Where its likest example is at least `same_set` like it (the table's own
     # set), each class with examples also loses `relative` log-odds per unit its nearest example is less like
     # the crop than that likest one. Below `same_set` the likest example is often of another set (the real
-    # collections mix sets), and the term cost taps there (models/README.md, "The table's memory")
+    # collections mix sets), and the term cost taps there (models/README.md, "The table's memory"). A class with
+    # no example yet counts there as `similar` like the crop, so a set's flower the model reads as a tile the
+    # table has not shown yet (the bamboo bird) goes to the flower its examples say ("The table's memory")
     relative: float = 20.0
     same_set: float = 0.85
     # and there a linear probe fitted on the table's own examples (multinomial logistic regression over the classes
