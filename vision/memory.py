@@ -6,9 +6,8 @@ classifier's pooled features before its linear layer: `TileClassifier.read_crops
 boxes and the codes the players confirmed (`teach`). A photo read with it (`read_photo(..., memory=)`,
 `TileDetector.read(..., memory=)`) has each tile's class probabilities blended with how like the table's own
 examples its crop is (`blend`, by the memory's `ReaderSettings`), and with what a linear probe fitted on those
-examples says (`fit_probe`: it tells apart a set's alike tiles that a nearest example does not); among the
-classes with no example yet the model decides, and a crop plainly like one of the table's examples goes to them
-only where the model is surer of them than the examples say against them.
+examples says (`fit_probe`: it tells apart a set's alike tiles that a nearest example does not). Among the
+classes with no example yet the model decides; where a crop is plainly of this set, they count as `similar` like it.
 
 The memory is stored with the table (the ledger's SQLite, a file for `python -m vision`) as bytes
 (`to_bytes` / `from_bytes`): JSON with a format name and version and the SHA-256 of the classifier whose

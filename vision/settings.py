@@ -142,7 +142,8 @@ class ReaderSettings(Settings):
     # the crop than that likest one. Below `same_set` the likest example is often of another set (the real
     # collections mix sets), and the term cost taps there (models/README.md, "The table's memory"). A class with
     # no example yet counts there as `similar` like the crop, so a set's flower the model reads as a tile the
-    # table has not shown yet (the bamboo bird) goes to the flower its examples say ("The table's memory")
+    # table has not shown yet (the bamboo bird) goes to the flower its examples say ("A class the table has not
+    # shown")
     relative: float = 20.0
     same_set: float = 0.85
     # and there a linear probe fitted on the table's own examples (multinomial logistic regression over the classes
