@@ -62,6 +62,26 @@ def test_a_tile_the_detector_missed_is_supposed_and_said():
     assert any(w.code == "tile-supposed" for w in reading.warnings)
 
 
+def on_the_mat(dets: Detections, centres: list[tuple[float, float]], presence: float) -> Detections:
+    """`dets` and boxes of a dotted cloth beside the tiles, read surely as 9p, scored `presence` as a tile at all."""
+    boxes = np.array([(x - TILE_W / 2, y - TILE_H / 2, x + TILE_W / 2, y + TILE_H / 2) for x, y in centres], np.float32)
+    return Detections.concat([dets, Detections(boxes, one_hot(["9p"] * len(centres), top=presence, rest=1e-7))])
+
+
+def test_boxes_on_a_dotted_mat_the_detector_doubts_are_set_apart_when_no_hand_holds_them():
+    """A dotted mat boxed as 9p (0.4 that a tile is there) touching the winning tile and the pon: no legal hand
+    holds them, so each is read again as a part of its own, as likely in the hand as a tile is there, and the hand
+    is read without them. Boxes the detector is surer of stay in their parts, and no legal hand is read."""
+    dets, _ = laid_out(HAND)  # the row and the winning tile, then the pon, then the two flowers
+    x1, y1, x2, _ = dets.boxes.T
+    win, pon_end = len(HAND.concealed), len(dets) - 3
+    phantoms = [(x2[k] + 1 + TILE_W / 2, y1[k] + TILE_H / 2) for k in (win, pon_end)]
+    reading = read_detections(on_the_mat(dets, phantoms, 0.4))
+    assert reading.legal and same_hand(reading_hand(reading), HAND), reading.warnings
+    assert set(reading.best.apart) == {len(dets), len(dets) + 1}
+    assert not read_detections(on_the_mat(dets, phantoms, 0.8)).legal
+
+
 CHI_HAND = Hand(("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"), "5z",
                 (Meld("chi", ("4s", "5s", "6s")), Meld("pon", ("3z", "3z", "3z"))), ("1f",), Situation())
 

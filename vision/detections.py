@@ -83,11 +83,16 @@ class Detections:
         return self.scores.max(axis=1) if len(self) else np.zeros(0, np.float32)
 
     @property
+    def presence(self) -> np.ndarray:
+        """The detector's confidence that a tile is there at all, whatever its face: its classes' scores summed."""
+        return self.scores.sum(axis=1) if len(self) else np.zeros(0, np.float32)
+
+    @property
     def certainty(self) -> np.ndarray:
         """How sure the reading is of each tile's face: its top class's share of the tile's scores (with
         the crop classifier, that class's probability), whatever the detector's confidence that a tile
-        is there at all."""
-        return self.confidences / np.maximum(self.scores.sum(axis=1), 1e-9) if len(self) else np.zeros(0, np.float32)
+        is there at all (`presence`)."""
+        return self.confidences / np.maximum(self.presence, 1e-9) if len(self) else np.zeros(0, np.float32)
 
     @property
     def raw_codes(self) -> list[str]:

@@ -109,6 +109,11 @@ def memberships(parts: list[Part], flower: np.ndarray, max_flip: float) -> Itera
             heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
 
 
+def a_set_laid_out(parts: list[Part]) -> bool:
+    """Whether the photo shows two rows no hand can hold together (ROW_OF_ITS_OWN): rows of a set laid out."""
+    return sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2
+
+
 def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
     the player to fix (the others stay offered beside it); where none is, the likeliest long row when it
@@ -120,7 +125,7 @@ def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) ->
     likeliest = max(long_parts, key=lambda k: parts[k].p_hand, default=None)
     if not any(inside) and likeliest is not None and parts[likeliest].p_hand >= settings.likeliest_shown_from:
         inside = tuple(k == likeliest for k in range(len(parts)))
-    if sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2:
+    if a_set_laid_out(parts):
         inside = (False,) * len(parts)
     return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
 
