@@ -219,12 +219,12 @@ def _flower_end(end: tuple[int, ...], at_cut: int, codes: list[str]) -> bool:
     return is_flower(codes[at_cut]) and sum(is_flower(codes[i]) for i in end) >= 2 and flowers_of(end, codes) == end
 
 
-def doubtful(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> frozenset[int]:
-    """The face-up tiles, flowers aside, the detector scores under `doubtful_box` as a tile at all: perhaps
+def unsure_boxes(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> frozenset[int]:
+    """The face-up tiles, flowers aside, the detector scores under `unsure_box` as a tile at all: perhaps
     the table seen between the tiles (a dotted mat boxed as 8p or 9p)."""
     codes = dets.layout_codes
     return frozenset(i for i, (c, seen) in enumerate(zip(codes, dets.presence, strict=True))
-                     if seen < settings.doubtful_box and c != BACK and not is_flower(c))
+                     if seen < settings.unsure_box and c != BACK and not is_flower(c))
 
 
 def apart_from_their_parts(layout: Layout, tiles: frozenset[int]) -> Layout:
@@ -235,20 +235,20 @@ def apart_from_their_parts(layout: Layout, tiles: frozenset[int]) -> Layout:
 
 
 def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT,
-               doubting: bool = False) -> list[Part]:
+               unsure_apart: bool = False) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
     (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`), and so
     is a run of flowers at a part's end (`flowers_cut_off`), without the backs at its ends
-    (`backs_beside_flowers`). `doubting`: each `doubtful` tile is a part of its own, in the hand with the
+    (`backs_beside_flowers`). `unsure_apart`: each of the `unsure_boxes` is a part of its own, in the hand with the
     chance that it is a tile at all times its part's."""
     codes = dets.layout_codes
     parts = backs_beside_flowers(flowers_cut_off(joined(dets, layout, settings), codes), codes)
-    doubted = doubtful(dets, settings) if doubting else frozenset()
-    parts = apart_from_their_parts(parts, doubted)
+    unsure = unsure_boxes(dets, settings) if unsure_apart else frozenset()
+    parts = apart_from_their_parts(parts, unsure)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)
     presence = dets.presence
-    p = np.array([p[k] * (presence[g[0]] if g[0] in doubted else 1.0) for k, g in enumerate(parts.groups)])
+    p = np.array([p[k] * (presence[g[0]] if g[0] in unsure else 1.0) for k, g in enumerate(parts.groups)])
     flowers = [flowers_of(tuple(g), codes) for g in parts.groups]
     faces = [sum(codes[i] != "back" and not is_flower(codes[i]) and i not in flowers[k] for i in g)
              for k, g in enumerate(parts.groups)]

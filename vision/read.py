@@ -28,7 +28,7 @@ from vision.classes import BACK
 from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
 from vision.groups import APART, HAND, TileGroup
-from vision.hand_finding import Part, doubtful, find_parts, flower_tiles
+from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.photo import level_transform, turned_level
@@ -215,13 +215,13 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     parts = find_parts(dets, layout, settings)
     layouts = Layouts(dets, flower_tiles(parts), settings)
     found = search(dets, parts, rules, layouts, settings)
-    if not found and doubtful(dets, settings):  # perhaps boxes on the table's cloth, in the rows or between them
-        doubted = find_parts(dets, layout, settings, doubting=True)
-        if not a_set_laid_out(doubted):
-            again = Layouts(dets, flower_tiles(doubted), settings)
-            found = search(dets, doubted, rules, again, settings)
+    if not found and unsure_boxes(dets, settings):  # perhaps boxes on the table's cloth, in the rows or between them
+        apart = find_parts(dets, layout, settings, unsure_apart=True)
+        if not a_set_laid_out(apart):
+            again = Layouts(dets, flower_tiles(apart), settings)
+            found = search(dets, apart, rules, again, settings)
             if found:
-                parts, layouts = doubted, again
+                parts, layouts = apart, again
     if not found:
         return _no_legal_hand(dets, parts, layouts, settings)
     best = found[0]

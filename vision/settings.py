@@ -126,11 +126,11 @@ class ReaderSettings(Settings):
     # hand's, as sure as the search never doubts (`max_flip`): the hand is legal without them, so unsure
     # flowers were left out as strays (models/README.md, "Reader decisions")
     flowers_kept: float = 1 - 1e-4
-    # where no legal hand is found, a face-up box the detector scores under `doubtful_box` as a tile at all
+    # where no legal hand is found, a face-up box the detector scores under `unsure_box` as a tile at all
     # (`Detections.presence`) is read again as a part of its own, in the hand with that chance times its part's: a
     # patterned mat between and beside the tiles is boxed as 8p or 9p (0.26-0.61, the hand's tiles 0.8 and up
     # but flowers), and inside a row no legal hand holds it (models/README.md, "Boxes on the mat")
-    doubtful_box: float = 0.7
+    unsure_box: float = 0.7
     # vision.memory: how a table's memory of its own tiles moves each tile's class odds
     # a crop's cosine similarity to a class's nearest example is weighed against `similar`: likelier that class
     # above it, less likely below, by `strength` per unit (the log-odds), at most `max_shift` up and `max_down`
