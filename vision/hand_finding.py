@@ -250,7 +250,7 @@ def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = READ
     presence = dets.presence
     p = np.array([p[k] * (presence[g[0]] if g[0] in unsure else 1.0) for k, g in enumerate(parts.groups)])
     flowers = [flowers_of(tuple(g), codes) for g in parts.groups]
-    faces = [sum(codes[i] != "back" and not is_flower(codes[i]) and i not in flowers[k] for i in g)
+    faces = [sum(codes[i] != BACK and not is_flower(codes[i]) and i not in flowers[k] for i in g)
              for k, g in enumerate(parts.groups)]
     return [Part(tuple(g), settings.flowers_kept if len(flowers[k]) == len(g) else float(p[k]), _why(f[k]), faces[k],
                  flowers[k]) for k, g in enumerate(parts.groups)]
