@@ -9,13 +9,28 @@ import pytest
 
 from datasets.photo import photo_effects
 from datasets.scene import render_scene
-from training.evening import FIRST_HANDS, FLOWER_ROW, evening, hand_photo, run, teach_flowers, tile_set_of
+from training.evening import (
+    FIRST_HANDS,
+    FLOWER_OUTCOMES,
+    FLOWER_ROW,
+    evening,
+    flower_outcomes,
+    hand_photo,
+    run,
+    teach_flowers,
+    tile_set_of,
+)
+from vision.boxes import match
 from vision.classes import CLASSES
+from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.memory import TableMemory
+from vision.read import read_detections
 from vision.settings import READER_DEFAULT
 
+from .fake_detections import TILE_W, laid_out, one_hot
 from .shared import needs_shared
+from .test_flowers import FLOWER_HAND, flower_rows, with_scores
 
 DESIGN = ("real-crops-held-out", 170.0)  # the cream set of the held-out real crops
 pytestmark = needs_shared("data", "real-crops", needed_for="the evening benchmark's unseen designs")
@@ -49,8 +64,24 @@ def test_the_evening_benchmark_at_a_small_size(detector):
         assert f["flower_hands"] == f["whole_hands"] == f["hands"]  # whole hands, all with flowers
         assert f["taps"] >= 0 and 0 <= f["groups_exact"] <= 1 and 0 <= f["flower_groups_right"] <= 1
         assert 0.5 <= f["hand_tiles_read_right"] <= 1
+        tiles = f["flower_tiles"]
+        assert tiles["of"] == sum(tiles[o] for o in FLOWER_OUTCOMES) >= f["flower_hands"]
     first = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects())
     assert first["hands 1-2 memory"] == first["hands 1-2 alone"]
+
+
+def test_each_flower_of_the_hand_is_judged_right_another_flower_or_not_found_and_a_tile_beside_them_extra():
+    """The hand's flowers 1f 3f 6f: 3f read surely as 8f, 6f not found, and beside them a box read as 2f."""
+    dets, codes = laid_out(FLOWER_HAND)
+    one, three, six = flower_rows(codes)
+    found = [i for i in range(len(dets)) if i != six]
+    beside = dets.boxes[three] + np.float32([2 * (TILE_W + 1), 0, 2 * (TILE_W + 1), 0])
+    photo = Detections(np.concatenate([dets.boxes[found], beside[None]]),
+                       np.concatenate([dets.scores[found], one_hot(["2f"])]))
+    reading = read_detections(with_scores(photo, {found.index(three): {"8f": 0.9}}))
+    assert reading.legal
+    outcomes = flower_outcomes(reading, match(dets.boxes, reading.best.boxes), codes, [one, three, six])
+    assert outcomes == {"right": 1, "another flower": 1, "no flower": 0, "set apart": 0, "not found": 1, "extra": 1}
 
 
 def test_the_teach_step_photographs_the_sets_eight_flowers_and_teaches_those_found(detector):

@@ -13,7 +13,9 @@ labelled hand tile at IoU 0.5) with its true code; a tile the player adds by han
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
 without the memory: the hand taps to fix (`training.evaluate.judge_hand`; and by what they fix),
 groups-and-kinds exact over whole hands, and *flower groups right*: the reading's flower group holds
-exactly the hand's flowers (over the hands whose flowers are all in view). `--detail` also writes a line
+exactly the hand's flowers (over the hands whose flowers are all in view), and what became of each of those
+flowers (`FLOWER_OUTCOMES`: read right, read as another flower, kept as no flower, set apart, not found) and
+of each tile the flower group holds that is none of them (`extra`). `--detail` also writes a line
 per hand read with the memory to stderr: its taps, the camera's turn about its axis, and the hand's groups
 beside the reading's where they differ.
 
@@ -49,7 +51,7 @@ from datasets.recipe import Recipe
 from datasets.scene import render_scene
 from datasets.scene_truth import SceneTruth
 from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
-from training.evaluate import TAP_CAUSES, is_real, judge_hand, load_samples, reading_groups, truth_groups
+from training.evaluate import TAP_CAUSES, in_hand, is_real, judge_hand, load_samples, reading_groups, truth_groups
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
@@ -68,6 +70,8 @@ FLOWER_ROW = Recipe(name="teach", kinds={"flower_row": 1.0})
 # The unseen designs: (style, the held-out crop number a set's crops are drawn nearest to, or None).
 DESIGNS = (("xmahjongg-real", None),) + tuple(("real-crops-held-out", (lo + hi) / 2) for lo, hi in HELD_OUT_CROP_RANGES)
 FIRST_HANDS = 2  # "hands 1-2": read with the memory of at most one hand
+# what became of a hand's flower tile in the reading (`flower_outcomes`)
+FLOWER_OUTCOMES = ("right", "another flower", "no flower", "set apart", "not found")
 TRIES = 40  # scenes drawn for one hand with flowers and melds before giving up
 
 
@@ -123,6 +127,27 @@ def flower_group(reading: PhotoReading) -> Counter:
     return Counter(best.row(i).code for g in best.groups if g.kind == "flowers" for i in g.members)
 
 
+def flower_outcomes(reading: PhotoReading, pairs: dict[int, int], codes: list[str], rows: list[int]) -> Counter:
+    """What became of the hand's flower tiles (label `rows`) in the reading, by `FLOWER_OUTCOMES`, and how many
+    tiles its flower group holds besides them (`extra`: another tile, or a box on nothing)."""
+    best, kept = reading.best, in_hand(reading)
+    in_group = {i for g in best.groups if g.kind == "flowers" for i in g.members}
+    out = Counter({outcome: 0 for outcome in (*FLOWER_OUTCOMES, "extra")})
+    for r in rows:
+        p = pairs.get(r)
+        if p is None:
+            out["not found"] += 1
+        elif not kept[p]:
+            out["set apart"] += 1
+        elif best.shown[p].id not in in_group:
+            out["no flower"] += 1
+        else:
+            out["right" if best.shown[p].code == codes[r] else "another flower"] += 1
+    flower_boxes = {pairs[r] for r in rows if r in pairs}
+    out["extra"] = sum(row.id in in_group and p not in flower_boxes for p, row in enumerate(best.shown))
+    return out
+
+
 @dataclass
 class Tally:
     """Taps (and what they fix), groups-and-kinds exact and flower groups right over some of the evening's hands."""
@@ -132,6 +157,7 @@ class Tally:
     flowers: list[bool] = field(default_factory=list)
     codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
     causes: list[dict[str, int]] = field(default_factory=list)  # per hand: its taps by what they fix (TAP_CAUSES)
+    flower_tiles: Counter = field(default_factory=Counter)  # the hands' flower tiles by `flower_outcomes`
 
     def result(self) -> dict:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
@@ -140,7 +166,12 @@ class Tally:
                 "flower_groups_right": rate(self.flowers), "flower_hands": len(self.flowers),
                 "hand_tiles_read_right": rate(self.codes),
                 "taps_by_cause": {c: round(statistics.fmean(k[c] for k in self.causes), 3) if self.causes else None
-                                  for c in TAP_CAUSES}}
+                                  for c in TAP_CAUSES},
+                "flower_tiles": self.flower_result() if self.flowers else None}
+
+    def flower_result(self) -> dict:
+        return {"of": sum(self.flower_tiles[o] for o in FLOWER_OUTCOMES)} | {
+            o: self.flower_tiles[o] for o in (*FLOWER_OUTCOMES, "extra")}
 
 
 def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[str],
@@ -157,6 +188,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     shown = [g for g in truth.hand_groups() if g.kind == "flowers"]
     if shown and None not in shown[0].label_rows:
         tally.flowers.append(flower_group(reading) == Counter(shown[0].tiles))
+        tally.flower_tiles.update(flower_outcomes(reading, pairs, codes, list(shown[0].label_rows)))
     return pairs
 
 
@@ -248,6 +280,7 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
             into.flowers += tally.flowers
             into.codes += tally.codes
             into.causes += tally.causes
+            into.flower_tiles.update(tally.flower_tiles)
     return out
 
 
