@@ -266,7 +266,7 @@ def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _candidates(counts: Counts) -> tuple[int, ...]:
+def completing_faces(counts: Counts) -> tuple[int, ...]:
     """Faces that could possibly complete `counts`: a held face or a suit neighbour within 2."""
     out = set()
     for i, n in enumerate(counts):
@@ -282,6 +282,6 @@ def _candidates(counts: Counts) -> tuple[int, ...]:
 
 def clear_caches() -> None:
     """Empty the memoised tables, as in a fresh process (the benchmark's cold start)."""
-    _candidates.cache_clear()
+    completing_faces.cache_clear()
     for table in (SUIT_FIT, SUIT_COMPLETIONS, *SET_SPLITS.values(), *PAIR_SPLITS.values(), HAND_SPLITS):
         table.clear()

@@ -111,7 +111,7 @@ def _flag(value: Any, where: str) -> bool:
     return value
 
 
-def _int(value: Any, where: str, maximum: int, minimum: int = 0) -> int:
+def checked_int(value: Any, where: str, maximum: int, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
         raise HandError(f"{where}: expected a whole number from {minimum} to {maximum:,}, got {brief(value)}")
     return value
@@ -275,9 +275,9 @@ class Table:
 
     def __post_init__(self) -> None:
         _wind(self.dealer, "table.dealer")
-        _int(self.base, "table.base", MAX_STAKE)
-        _int(self.per_tai, "table.per_tai", MAX_STAKE)
-        _int(self.streak, "table.streak", MAX_STREAK)
+        checked_int(self.base, "table.base", MAX_STAKE)
+        checked_int(self.per_tai, "table.per_tai", MAX_STAKE)
+        checked_int(self.streak, "table.streak", MAX_STREAK)
         _flag(self.declared_ready, "table.declared_ready")
         if self.discarder is not None:
             _wind(self.discarder, "table.discarder")

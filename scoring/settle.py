@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 
-from .hand import Hand, HandError, Table, _int, brief
+from .hand import Hand, HandError, Table, brief, checked_int
 from .ruleset import DEFAULT_RULESET, Ruleset, SettlementRules, load_ruleset
 from .score import Score
 from .tiles import COPIES, WINDS, tile_name
@@ -240,6 +240,6 @@ def settle_false_win(caller: str, claimed_tai: int, waiting: Mapping[str, int | 
 
 def _tai(value, zh: str, english: str) -> int:
     try:
-        return _int(value, f"false win: the 台 of {english}", MAX_TAI)
+        return checked_int(value, f"false win: the 台 of {english}", MAX_TAI)
     except HandError as e:
         raise HandError(str(e), f"{zh}的台數要是 0 到 {MAX_TAI:,} 的整數") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import product
 
-from .decompose import _candidates, counts_of, splits, waits
+from .decompose import completing_faces, counts_of, splits, waits
 from .hand import TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
 from .melds import KongOrigin, MeldKind
@@ -256,7 +256,7 @@ def special_waits(hand: Hand, rules: Ruleset) -> tuple[str, ...]:
         return ()
     # a tile that completes a special shape pairs a held tile, completes a set near held
     # tiles, or is a missing 么九 tile
-    candidates = set(_candidates(tuple(c))) | (set(_ORPHAN_INDEX) if near_orphans else set())
+    candidates = set(completing_faces(tuple(c))) | (set(_ORPHAN_INDEX) if near_orphans else set())
     out = []
     melded = bool(hand.melds)
     for i in sorted(candidates):

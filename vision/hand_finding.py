@@ -22,7 +22,7 @@ import numpy as np
 from scoring.tiles import is_flower
 from vision.classes import BACK
 from vision.detections import Detections
-from vision.layout import Layout, _rotate, median
+from vision.layout import Layout, median, rotated_points
 from vision.model_files import HAND_FINDER, ModelError, hand_finder_card
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
@@ -78,7 +78,7 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     codes = dets.layout_codes
     w, h = dets.widths, dets.heights
     short, long_ = np.minimum(w, h), np.maximum(w, h)
-    cx, cy = _rotate(dets.centers, layout.angle).T
+    cx, cy = rotated_points(dets.centers, layout.angle).T
     size = np.array([median(short[g]) for g in groups])
     faces = np.array([sum(codes[i] != BACK for i in g) for g in groups])
     n = np.array([len(g) for g in groups])

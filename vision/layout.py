@@ -62,7 +62,8 @@ def frame_angle(boxes: np.ndarray, tile_w: float, stacked_iou: float) -> float:
     return mean_direction(steps, 2)[0] if len(steps) else 0.0
 
 
-def _rotate(points: np.ndarray, degrees: float) -> np.ndarray:
+def rotated_points(points: np.ndarray, degrees: float) -> np.ndarray:
+    """(N, 2) points turned by -`degrees` about the origin: a row found at `degrees` runs along x."""
     t = np.radians(-degrees)
     rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
     return points @ rot.T
@@ -142,7 +143,7 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
     angle = frame_angle(dets.boxes, tile_w, settings.stacked_iou)
     # In the row frame rows run along x. A turned tile's axis-aligned box is wider than the tile:
     # for a w×h tile turned by t the box is (w·cos + h·sin) × (w·sin + h·cos); solve for w.
-    cx, cy = _rotate(dets.centers, angle).T
+    cx, cy = rotated_points(dets.centers, angle).T
     c, s = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
     if c * c - s * s > 0.3:
         width = (dets.widths * c - dets.heights * s) / (c * c - s * s)
