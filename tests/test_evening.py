@@ -64,7 +64,7 @@ def test_the_evening_benchmark_at_a_small_size(detector):
         assert f["flower_hands"] == f["whole_hands"] == f["hands"]  # whole hands, all with flowers
         assert f["taps"] >= 0 and 0 <= f["groups_exact"] <= 1 and 0 <= f["flower_groups_right"] <= 1
         assert 0.5 <= f["hand_tiles_read_right"] <= 1
-        tiles = f["flower_tiles"]
+        tiles = f["flowers_by_outcome"]
         assert tiles["of"] == sum(tiles[o] for o in FLOWER_OUTCOMES) >= f["flower_hands"]
     first = evening(detector, *DESIGN, hands=1, seed=5, size=384, effects=photo_effects())
     assert first["hands 1-2 memory"] == first["hands 1-2 alone"]

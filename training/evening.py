@@ -122,16 +122,19 @@ def teach_flowers(memory: TableMemory, detector: TileDetector, rng: np.random.Ge
     return len(rows)
 
 
+def flower_ids(reading: PhotoReading) -> set[int]:
+    """The row ids of the tiles the best reading's flower group holds."""
+    return {i for g in reading.best.groups if g.kind == "flowers" for i in g.members}
+
+
 def flower_group(reading: PhotoReading) -> Counter:
-    best = reading.best
-    return Counter(best.row(i).code for g in best.groups if g.kind == "flowers" for i in g.members)
+    return Counter(reading.best.row(i).code for i in flower_ids(reading))
 
 
 def flower_outcomes(reading: PhotoReading, pairs: dict[int, int], codes: list[str], rows: list[int]) -> Counter:
     """What became of the hand's flower tiles (label `rows`) in the reading, by `FLOWER_OUTCOMES`, and how many
     tiles its flower group holds besides them (`extra`: another tile, or a box on nothing)."""
-    best, kept = reading.best, in_hand(reading)
-    in_group = {i for g in best.groups if g.kind == "flowers" for i in g.members}
+    best, kept, in_group = reading.best, in_hand(reading), flower_ids(reading)
     out = Counter({outcome: 0 for outcome in (*FLOWER_OUTCOMES, "extra")})
     for r in rows:
         p = pairs.get(r)
@@ -157,7 +160,7 @@ class Tally:
     flowers: list[bool] = field(default_factory=list)
     codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
     causes: list[dict[str, int]] = field(default_factory=list)  # per hand: its taps by what they fix (TAP_CAUSES)
-    flower_tiles: Counter = field(default_factory=Counter)  # the hands' flower tiles by `flower_outcomes`
+    flowers_by_outcome: Counter = field(default_factory=Counter)  # the hands' flower tiles (`flower_outcomes`)
 
     def result(self) -> dict:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
@@ -167,11 +170,11 @@ class Tally:
                 "hand_tiles_read_right": rate(self.codes),
                 "taps_by_cause": {c: round(statistics.fmean(k[c] for k in self.causes), 3) if self.causes else None
                                   for c in TAP_CAUSES},
-                "flower_tiles": self.flower_result() if self.flowers else None}
+                "flowers_by_outcome": self.outcomes() if self.flowers else None}
 
-    def flower_result(self) -> dict:
-        return {"of": sum(self.flower_tiles[o] for o in FLOWER_OUTCOMES)} | {
-            o: self.flower_tiles[o] for o in (*FLOWER_OUTCOMES, "extra")}
+    def outcomes(self) -> dict:
+        counts = self.flowers_by_outcome
+        return {"of": sum(counts[o] for o in FLOWER_OUTCOMES)} | {o: counts[o] for o in (*FLOWER_OUTCOMES, "extra")}
 
 
 def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[str],
@@ -188,7 +191,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     shown = [g for g in truth.hand_groups() if g.kind == "flowers"]
     if shown and None not in shown[0].label_rows:
         tally.flowers.append(flower_group(reading) == Counter(shown[0].tiles))
-        tally.flower_tiles.update(flower_outcomes(reading, pairs, codes, list(shown[0].label_rows)))
+        tally.flowers_by_outcome.update(flower_outcomes(reading, pairs, codes, list(shown[0].label_rows)))
     return pairs
 
 
@@ -280,7 +283,7 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
             into.flowers += tally.flowers
             into.codes += tally.codes
             into.causes += tally.causes
-            into.flower_tiles.update(tally.flower_tiles)
+            into.flowers_by_outcome.update(tally.flowers_by_outcome)
     return out
 
 
