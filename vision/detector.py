@@ -223,7 +223,7 @@ class TileDetector:
         if self.classifier is None:  # nothing says whether a faint box is a flower
             return dets[np.flatnonzero(surely)]
         dets = self.classifier.rescore(image, dets, memory)
-        flowers = dets.scores[:, FLOWER_IDS].sum(axis=1) / np.maximum(dets.scores.sum(axis=1), 1e-9)
+        flowers = dets.scores[:, FLOWER_IDS].sum(axis=1) / np.maximum(dets.presence, 1e-9)
         kept = surely | (flowers >= settings.faint_flower_sure)
         kept |= in_flower_run(dets.boxes, kept & (flowers >= 0.5), ~kept, settings.flower_run_touch)
         return dets[np.flatnonzero(kept)]

@@ -229,21 +229,22 @@ def unsure_boxes(dets: Detections, settings: ReaderSettings = READER_DEFAULT) ->
 
 def apart_from_their_parts(layout: Layout, tiles: frozenset[int]) -> Layout:
     """The layout's groups with these tiles taken out, each a group of its own after its group."""
+    if not tiles:
+        return layout
     groups = [g for group in layout.groups
               for g in (tuple(i for i in group if i not in tiles), *((i,) for i in group if i in tiles)) if g]
     return Layout(tuple(groups), layout.rows, layout.dropped, layout.angle, layout.warnings)
 
 
 def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT,
-               unsure_apart: bool = False) -> list[Part]:
+               unsure: frozenset[int] = frozenset()) -> list[Part]:
     """Every part of the photo with its probability of belonging to the hand; a part of flowers alone
     (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`), and so
     is a run of flowers at a part's end (`flowers_cut_off`), without the backs at its ends
-    (`backs_beside_flowers`). `unsure_apart`: each of the `unsure_boxes` is a part of its own, in the hand with the
+    (`backs_beside_flowers`). Each tile of `unsure` (`unsure_boxes`) is a part of its own, in the hand with the
     chance that it is a tile at all times its part's."""
     codes = dets.layout_codes
     parts = backs_beside_flowers(flowers_cut_off(joined(dets, layout, settings), codes), codes)
-    unsure = unsure_boxes(dets, settings) if unsure_apart else frozenset()
     parts = apart_from_their_parts(parts, unsure)
     f = part_features(dets, parts)
     p = hand_probability(f) if len(f) else np.zeros(0)

@@ -215,8 +215,9 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     parts = find_parts(dets, layout, settings)
     layouts = Layouts(dets, flower_tiles(parts), settings)
     found = search(dets, parts, rules, layouts, settings)
-    if not found and unsure_boxes(dets, settings):  # perhaps boxes on the table's cloth, in the rows or between them
-        apart = find_parts(dets, layout, settings, unsure_apart=True)
+    unsure = unsure_boxes(dets, settings) if not found else frozenset()
+    if unsure:  # perhaps boxes on the table's cloth, in the rows or between them
+        apart = find_parts(dets, layout, settings, unsure)
         if not a_set_laid_out(apart):
             again = Layouts(dets, flower_tiles(apart), settings)
             found = search(dets, apart, rules, again, settings)
