@@ -144,6 +144,7 @@ class HandLayout:
     sub: Detections  # those detections, in that order
     groups: list[TileGroup]  # over `sub`
     warnings: list[Notice]
+    runs: tuple[tuple[int, ...], ...]  # the layout's groups of touching tiles, over `sub`
 
 
 class Layouts:
@@ -196,21 +197,26 @@ def _hand_layout(mine: Detections, members: tuple[int, ...], read_as: list[str],
     sub, layout = in_reading_order(mine, whole)
     reading = [i for g in whole.groups for i in g]
     groups, warnings = classify(layout, [read_as[i] for i in reading])
-    return HandLayout([members[i] for i in reading], sub, groups, list(layout.warnings) + warnings)
+    return HandLayout([members[i] for i in reading], sub, groups, list(layout.warnings) + warnings, layout.groups)
 
 
-def merged_into_row(groups: list[TileGroup]) -> list[TileGroup] | None:
+def merged_into_row(groups: list[TileGroup], runs: tuple[tuple[int, ...], ...]) -> list[TileGroup] | None:
     """The groups with every one that is no meld joined to the concealed tiles (a row cut in two by a
-    gap or by perspective), or None when all are sets already."""
+    gap or by perspective), and with it the melds it touches (in one of the layout's `runs`): a meld pushed
+    against concealed tiles is cut off the row's ends by `row_cuts`, at what the steps say. None when all
+    are sets already."""
     stray = [g for g in groups[1:] if g.kind == "unknown"]
     if not stray or not groups or groups[0].kind != "concealed":
         return None
+    run_of = {i: k for k, run in enumerate(runs) for i in run}
+    touched = {run_of[g.members[0]] for g in stray}
+    joined = [g for g in groups[1:] if g.kind != "flowers" and run_of[g.members[0]] in touched]
     row = groups[0]
     win = row.members[-1:] if row.win_apart else ()
-    members = tuple(sorted(set(row.members) - set(win) | {i for g in stray for i in g.members})) + win
+    members = tuple(sorted(set(row.members) - set(win) | {i for g in joined for i in g.members})) + win
     # A single tile after all the others is the winning tile set apart.
-    apart = row.win_apart or any(g.members == (members[-1],) for g in stray)
-    return [TileGroup("concealed", members, win_apart=apart)] + [g for g in groups[1:] if g not in stray]
+    apart = row.win_apart or any(g.members == (members[-1],) for g in joined)
+    return [TileGroup("concealed", members, win_apart=apart)] + [g for g in groups[1:] if g not in joined]
 
 
 def row_cuts(sub: Detections, groups: list[TileGroup],
@@ -328,7 +334,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, stray backs
         if dropped:
             loose.append(TileGroup("unknown", tuple(dropped), APART))
-        merged = merged_into_row(list(hl.groups))
+        merged = merged_into_row(list(hl.groups), hl.runs)
         groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
         variants = [(cost, v) for cost, g in groupings for v in
                     (with_missing_tile(hl.sub, g), with_missing_meld_tile(hl.sub, g, settings)) if v is not None]
