@@ -1,8 +1,9 @@
-"""Hands shared by the scoring tests, in the JSON form of the examples file; a house table."""
+"""Hands shared by the tests (the scoring tests' in the JSON form of the examples file); a house table."""
 
 import json
 from pathlib import Path
 
+from scoring.hand import Hand
 from scoring.ruleset import RULESET_DIR
 
 # The 56 worked examples of the default table, vendored (provenance: tests/data/README.md).
@@ -31,3 +32,12 @@ def house_table(folder: Path) -> Path:
     path = folder / "house.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+# The hand the app's and the ledger's tests type, photograph and record: 自摸 by 東家 in the 東 round.
+HAND = Hand.from_json({
+    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
+    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
+    "seat": "E", "round": "E", "self_draw": True,
+})
+TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"  # HAND as a player types it

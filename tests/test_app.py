@@ -22,7 +22,7 @@ from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
 from tests.app_driver import choose, chosen, say_who_won
-from tests.example_hands import house_table
+from tests.example_hands import HAND, TYPED, house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.photo import flagged
 from vision.classes import CLASS_INDEX
@@ -35,12 +35,6 @@ from vision.read import read_detections
 APP = Path(__file__).resolve().parents[1] / "app.py"
 MODELS = Path(__file__).resolve().parents[1] / "models"
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"  # committed synthetic photos with their truth
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
-TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
 
 
 def total_shown(at) -> str:

@@ -15,8 +15,9 @@ from scoring.draft import add_tile, replace_tile
 from scoring.hand import Meld
 from scoring.tiles import tile_name
 from tests.app_driver import choose, ok, press
+from tests.example_hands import HAND
 from tests.fake_detections import laid_out, reading_at_a_table
-from tests.test_app_script import HAND, assert_simplified
+from tests.test_app_script import assert_simplified
 from ui.table import DB_ENV
 from ui.table_memory import confirmed_tiles
 from ui.teach_page import PAGE

@@ -23,10 +23,10 @@ from streamlit.testing.v1 import AppTest
 import vision.detector
 import vision.model_files
 import vision.read
-from scoring.hand import Hand
 from scoring.ruleset import available_rulesets
 from scoring.script import PHRASES, TRADITIONAL_ONLY, in_script, simplified
 from tests.app_driver import say_who_won
+from tests.example_hands import HAND, TYPED
 from tests.fake_detections import laid_out, reading_at_a_table
 from ui import chrome
 from ui.table import DB_ENV
@@ -34,12 +34,6 @@ from ui.text import SCRIPT_LABELS, ruleset_label
 from vision.notices import Notice
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
-TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
 T2S = opencc.OpenCC("t2s")
 TAIWAN_QUOTES = set("「」『』")  # OpenCC keeps them; a mainland text writes “” ‘’
 

@@ -18,16 +18,11 @@ from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
 from tests.app_driver import choose, chosen, ok, press, say_who_won
+from tests.example_hands import HAND, TYPED
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 E, S, W, N = SEATS
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
-TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
 RECORD, DRAW, SURE_DRAW = "胡了，記下這一局", "流局（沒人胡）", "確定流局"
 
 

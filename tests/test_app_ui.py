@@ -34,6 +34,7 @@ from scoring.hand import ALL_FLAGS, Hand, HandError, Meld, Situation
 from scoring.payout import Deal, Result
 from scoring.ruleset import RulesetError, available_rulesets
 from scoring.seats import SEATS, Seat, Wind
+from tests.example_hands import HAND
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from tests.limits import files_limited_to
 from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
@@ -49,11 +50,6 @@ from vision.read import read_detections
 
 ROOT = Path(__file__).resolve().parents[1]
 
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
 SELF_DRAW = Situation(self_draw=True)
 EAST_DRAWS = Result(Deal(), Seat.E)  # 東家 deals and self-draws, as the page starts
 STAKES = (100, 20, False)  # 底, 每台, 聽牌 declared

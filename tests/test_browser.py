@@ -27,6 +27,7 @@ from scoring.hand import Hand, Situation
 from scoring.payout import Deal, Result
 from scoring.script import in_script
 from scoring.seats import Seat
+from tests.example_hands import HAND, TYPED
 from tests.fake_detections import laid_out
 from ui.result import evaluate
 from vision.photo import load_photo, turned_level
@@ -39,12 +40,6 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
-TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
 # What the app shows for HAND once the players say 東家 self-drew: 東家 deals, 底 100, 每台 20.
 DEFAULTS = (Situation(), Result(Deal(), Seat.E), 100, 20, False, "tw16-2026.09-p0")
 TEXT_BOX = "或用文字輸入手牌"

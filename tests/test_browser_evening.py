@@ -24,6 +24,7 @@ from ledger import Ledger, read_csv, totals
 from scoring.hand import Hand, Meld, Situation
 from scoring.payout import Deal, Result, judge, judge_several, seat_hand
 from scoring.seats import SEATS, Seat, Wind
+from tests.example_hands import HAND, TYPED
 from tests.test_browser import (
     CHROMIUM_ARGS,
     PHONE,
@@ -46,12 +47,6 @@ SLOW = 45_000  # ms: two phones on a busy 2-core machine
 E, S, W, N = SEATS
 BASE, PER_TAI = 100, 20
 
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
-TYPED = "123456m 789p 2345s 和5s 碰777z 花1f"
 PLAIN = Hand.from_json({"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p",
                                       "6s", "7s", "8s", "5s"], "win": "5s", "seat": "E", "round": "E"})
 PLAIN_TYPED = "123456789m 234p 678s 5s 和5s"

@@ -21,12 +21,11 @@ from playwright.sync_api import expect
 import tests.test_browser as in_browser
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.script import in_script
+from tests.example_hands import HAND, TYPED
 from tests.test_browser import (
-    HAND,
     ROOT,
     SLOW,
     TEXT_BOX,
-    TYPED,
     fake_detector_app,
     say_who_won,
     screenshot,

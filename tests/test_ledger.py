@@ -45,13 +45,9 @@ from scoring.random_hands import random_winning_hand
 from scoring.score import score
 from scoring.seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
 from scoring.settle import settle
+from tests.example_hands import HAND
 
 ROOT = Path(__file__).resolve().parents[1]
-HAND = Hand.from_json({
-    "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"], "win": "5s",
-    "melds": [{"type": "pon", "tiles": ["7z", "7z", "7z"]}], "flowers": ["1f"],
-    "seat": "E", "round": "E", "self_draw": True,
-})
 
 
 E, S, W, N = SEATS

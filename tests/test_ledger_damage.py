@@ -32,7 +32,8 @@ from ledger import (
 )
 from scoring.payout import Deal, false_win
 from scoring.seats import SEATS, Wind
-from tests.test_ledger import HAND, IMPROVED, OTHER_HAND, E, N, S, W, played, shared
+from tests.example_hands import HAND
+from tests.test_ledger import IMPROVED, OTHER_HAND, E, N, S, W, played, shared
 
 # Six hands at 起莊 東家: 東家 self-draws (連莊), 西家 wins off 東家, a 流局, 北家 wins off 南家,
 # 南家 self-draws, 西家 wins off 北家; hand 3 is edited afterwards. A second table beside it.
