@@ -209,7 +209,7 @@ def test_a_row_holed_by_a_missed_tile_keeps_the_set_that_touches_its_end():
     """As on a generated evening's photo (`@406` seed 2005 hand 3, 1536 px): a tile missed inside the concealed row
     cuts it in two, 5m 5m 5m 5p | 7p … 2z 2z 西 西 西. The part after the hole makes no sets but for the 西 pon at its
     end, touching the 2z; that pon was kept out as an exposed meld, the rest joined to the row and the tile supposed
-    there. Touching the row, the pon is of it: the hand is concealed but for its exposed chi (門清 lost, not 三暗刻)."""
+    there. Touching the row, the 西 are of it: a concealed triplet (an 暗刻), not an exposed pon."""
     hand = Hand(("5m", "5m", "5m", "5p", "6p", "7p", "7s", "8s", "9s", "2z", "2z", "3z", "3z"), "3z",
                 (Meld("chi", ("7m", "8m", "9m")),), ("2f",), Situation())
     dets, codes = laid_out(hand, win_apart=False)
@@ -218,4 +218,3 @@ def test_a_row_holed_by_a_missed_tile_keeps_the_set_that_touches_its_end():
     assert read is not None and read.melds == hand.melds, reading.warnings
     assert Counter(read.concealed + (read.win,)) == Counter(hand.concealed + (hand.win,))  # which won: the player's tap
     assert [row.code for row in reading.best.supposed] == ["6p"]
-
