@@ -151,12 +151,30 @@ def mark_angle(xs: np.ndarray, ys: np.ndarray) -> float:
     return float(np.degrees(0.5 * np.arctan2(2 * cov[0, 1], cov[0, 0] - cov[1, 1])))
 
 
-def marked_photo(angle: float) -> np.ndarray:
-    """A photo whose white mark (the row's line) runs through its centre at `angle` degrees, clockwise as shown."""
+def marked_photo(angle: float, top: bool = False) -> np.ndarray:
+    """A photo whose white mark (the row's line) runs through its centre at `angle` degrees, clockwise as shown;
+    with `top`, a red dot on the side of the mark that is up when the tiles stand upright."""
     photo = np.zeros((900, 1400, 3), np.uint8)
     dx, dy = 400 * np.cos(np.radians(angle)), 400 * np.sin(np.radians(angle))
     cv2.line(photo, (round(700 - dx), round(450 - dy)), (round(700 + dx), round(450 + dy)), (255, 255, 255), 7)
+    if top:
+        cv2.circle(photo, (round(700 + 0.3 * dy), round(450 - 0.3 * dx)), 6, (0, 0, 255), -1)
     return photo
+
+
+class ReadsFlowersUprightOnly(SeesLevelRowsOnly):
+    """`SeesLevelRowsOnly`, but the flowers of a level row are flowers only where the red dot lies above it
+    (`marked_photo` with `top`); upside down they read as suit tiles, as the real classifier reads a set's flowers
+    upside down while it reads the suits surely either way up."""
+
+    def read(self, image):
+        dets = super().read(image)
+        ys, xs = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
+        mark_ys, _ = np.nonzero(image[:, :, 0] > 128)
+        if len(dets) < len(laid_out(HAND)[1]) or ys.mean() < mark_ys.mean():  # askew, or the dot above the row
+            return dets
+        codes = [{"1f": "5p", "5f": "1s"}.get(c, c) for c in laid_out(HAND)[1]]
+        return Detections(dets.boxes, one_hot(codes))
 
 
 @pytest.mark.parametrize("angle", [35.0, -30.0])
@@ -192,6 +210,21 @@ def test_a_hand_photographed_a_quarter_turn_round_is_read_turned_where_it_reads_
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)
     assert abs(reading.view.angle) == pytest.approx(90.0, abs=1.0) and not reading.view.half_turn
     assert read_photo(photo, SeesAnyAngle()).view == View()
+
+
+@pytest.mark.parametrize("angle", [35.0, -30.0])
+def test_a_hand_askew_and_upside_down_is_read_both_ways_up_once_level(angle):
+    """As on a generated evening's photo (`@170` seed 1004 hand 7, the camera turned -152 degrees): turned level but
+    not upside down, the suits read surely into a legal hand, and the two flowers, read as suit tiles, were set
+    apart; the reader stopped there and the hand lost its flowers' 台. Each turn that lays the rows level is now
+    read both ways up, and the reading the right way up, which keeps the flowers, is the surer one."""
+    photo = marked_photo(angle, top=True)
+    upright = read_photo(photo, ReadsFlowersUprightOnly())
+    assert same_hand(reading_hand(upright), HAND) and not upright.view.half_turn
+
+    reading = read_photo(cv2.rotate(photo, cv2.ROTATE_180), ReadsFlowersUprightOnly())
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
+    assert reading.view.half_turn and UPSIDE_DOWN in reading.warnings
 
 
 def test_a_level_reading_no_surer_than_the_askew_one_is_not_kept():

@@ -356,17 +356,18 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     """How the photo was turned to read it (`View()`: not at all) and its reading there, boxes in that view's
     pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is (`level_views`), is read
     again each way that lays them level, likeliest first, until one reads a legal hand surely
-    (`settings.sure_upright`) with its rows level; the reading kept is the best by `_standing`, the photo as it
-    is among them: the detector misses many tiles of a row at 30-45 degrees, and the layout finds no row in the
-    rest, and the boxes tell the rows' direction only roughly, which way up only the faces do (models/README.md,
-    "Askew rows", "Rows at any angle")."""
+    (`settings.sure_upright`) with its rows level, and that turn has been read both ways up; the reading kept is
+    the best by `_standing`, the photo as it is among them: the detector misses many tiles of a row at 30-45
+    degrees, and the layout finds no row in the rest, and the boxes tell the rows' direction only roughly, which
+    way up only the faces do, and the suits read surely either way up, the flowers not (models/README.md, "Askew
+    rows", "Rows at any angle")."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
     for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal):
         reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
         if _standing(reading) > _standing(best[1]):
             best = view, reading
         direction = _direction(best[1], settings)
-        if best[0] != View() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
+        if view.half_turn and best[0] != View() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
                 and direction is not None and abs(direction) < settings.askew_from:
             break
     return best
