@@ -214,7 +214,16 @@ def test_a_row_holed_by_a_missed_tile_keeps_the_set_that_touches_its_end():
                 (Meld("chi", ("7m", "8m", "9m")),), ("2f",), Situation())
     dets, codes = laid_out(hand, win_apart=False)
     reading = read_detections(dets[np.flatnonzero(np.arange(len(dets)) != codes.index("6p"))])
-    read = reading_hand(reading)
-    assert read is not None and read.melds == hand.melds, reading.warnings
-    assert Counter(read.concealed + (read.win,)) == Counter(hand.concealed + (hand.win,))  # which won: the player's tap
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
     assert [row.code for row in reading.best.supposed] == ["6p"]
+
+
+def test_a_supposed_tile_is_never_the_winning_tile():
+    """With no tile set apart, the winning tile is taken as the row's last ("win-not-apart"): the last the photo
+    shows, not the tile the reader supposes where one is missing (it was put last, and so named the winner)."""
+    dets, codes = laid_out(HAND, win_apart=False)
+    reading = read_detections(dets[np.flatnonzero(np.arange(len(dets)) != 4)])  # 5p missed
+    [supposed] = reading.best.supposed
+    concealed = next(g for g in reading.best.groups if g.kind == "concealed")
+    assert supposed.code == "5p" and concealed.win != supposed.id and reading.best.row(concealed.win).code == "2m"
+    assert same_hand(reading_hand(reading), HAND)

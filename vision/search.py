@@ -286,8 +286,10 @@ def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detecti
         return sub, groups, ()
     sub = _with_missing(sub, groups[0])
     added = (len(sub) - 1,)
-    row = groups[0].members  # the supposed tile goes in the row, before a winning tile set apart
-    row = row[:-1] + added + row[-1:] if groups[0].win_apart else row + added
+    # the supposed tile goes in the row before its last tile, which stays the winning tile: set apart, or taken as the
+    # last the photo shows ("win-not-apart"), never a tile the photo does not show
+    row = groups[0].members
+    row = row[:-1] + added + row[-1:]
     return sub, [TileGroup("concealed", row, win_apart=groups[0].win_apart), *groups[1:]], added
 
 
