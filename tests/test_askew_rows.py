@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scoring.hand import Hand
 from training.evaluate import reading_hand
 from vision.boxes import mapped, match, row_angle
+from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.labels import read_labels
@@ -163,18 +164,32 @@ def marked_photo(angle: float, top: bool = False) -> np.ndarray:
 
 
 class ReadsFlowersUprightOnly(SeesLevelRowsOnly):
-    """`SeesLevelRowsOnly`, but the flowers of a level row are flowers only where the red dot lies above it
-    (`marked_photo` with `top`); upside down they read as suit tiles, as the real classifier reads a set's flowers
-    upside down while it reads the suits surely either way up."""
+    """`SeesLevelRowsOnly`, but the flowers of a level row read right only where the red dot lies above it
+    (`marked_photo` with `top`); upside down, as the real classifier reads a set's flowers upside down while it
+    reads the suits surely either way up: `as_suits`, as suit tiles, else as other flowers, unsurely."""
+
+    def __init__(self, as_suits: bool = True) -> None:
+        self.as_suits = as_suits
 
     def read(self, image):
         dets = super().read(image)
-        ys, xs = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
-        mark_ys, _ = np.nonzero(image[:, :, 0] > 128)
-        if len(dets) < len(laid_out(HAND)[1]) or ys.mean() < mark_ys.mean():  # askew, or the dot above the row
+        codes = laid_out(HAND)[1]
+        if len(dets) < len(codes):  # askew
             return dets
-        codes = [{"1f": "5p", "5f": "1s"}.get(c, c) for c in laid_out(HAND)[1]]
-        return Detections(dets.boxes, one_hot(codes))
+        scores = one_hot(codes, rest=1e-4)
+        ys, _ = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
+        mark_ys, _ = np.nonzero(image[:, :, 0] > 128)
+        if ys.mean() > mark_ys.mean():  # the dot below the row: upside down
+            for i, (code, misread) in enumerate(zip(codes, self.misread(codes), strict=True)):
+                if misread != code:
+                    scores[i] = one_hot([misread], rest=1e-4)[0]
+                    if not self.as_suits:  # another flower, and the true one nearly as likely
+                        scores[i, [CLASS_INDEX[misread], CLASS_INDEX[code]]] = (0.3, 0.25)
+        return Detections(dets.boxes, scores)
+
+    def misread(self, codes: list[str]) -> list[str]:
+        upside_down = {"1f": "5p", "5f": "1s"} if self.as_suits else {"1f": "3f", "5f": "7f"}
+        return [upside_down.get(c, c) for c in codes]
 
 
 @pytest.mark.parametrize("angle", [35.0, -30.0])
@@ -225,6 +240,20 @@ def test_a_hand_askew_and_upside_down_is_read_both_ways_up_once_level(angle):
     reading = read_photo(cv2.rotate(photo, cv2.ROTATE_180), ReadsFlowersUprightOnly())
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
     assert reading.view.half_turn and UPSIDE_DOWN in reading.warnings
+
+
+def test_a_level_photo_taken_from_across_the_table_keeps_its_flowers():
+    """The suits read surely upside down, so a level photo taken from across the table read surely as it was and
+    was never read the other way up: its flowers read as other flowers. A sure reading that holds flowers is now
+    read turned too, and the turned one kept where it is as legal and surer (by `turned_flowers_by`); the photo
+    the right way up stays as it is."""
+    photo = marked_photo(0.0, top=True)
+    upright = read_photo(photo, ReadsFlowersUprightOnly(as_suits=False))
+    assert same_hand(reading_hand(upright), HAND) and upright.view == View()
+
+    reading = read_photo(cv2.rotate(photo, cv2.ROTATE_180), ReadsFlowersUprightOnly(as_suits=False))
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
+    assert reading.view == View(half_turn=True) and UPSIDE_DOWN in reading.warnings
 
 
 def test_a_level_reading_no_surer_than_the_askew_one_is_not_kept():

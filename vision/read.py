@@ -335,13 +335,18 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     photo read turned half a turn, and the turned reading is kept when it is clearly surer (by
     `settings.turned_by`) and shows no fewer tiles. Boxes are mapped back to `image`'s pixels, ids kept. A photo
     taken from across the table shows the tiles upside down; read as it is, it gave a legal but wrong hand. A
-    sure reading skips the second read, which doubles the time, and so does a photo of more tiles than a hand
-    shows or of none (models/README.md, "Reader decisions")."""
+    sure reading skips the second read, which doubles the time, unless it holds flowers: the suits read surely
+    either way up, the flowers not, so the turned reading is kept where it is as legal and surer by
+    `settings.turned_flowers_by`. A photo of more tiles than a hand shows, or of none, is not read turned
+    (models/README.md, "Reader decisions")."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
-    if view == View() and shown and _sureness(reading) < settings.sure_upright and shown <= MAX_HAND_TILES:
+    sure = _sureness(reading) >= settings.sure_upright
+    if view == View() and shown and shown <= MAX_HAND_TILES and (not sure or _holds_flowers(reading)):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
-        if _sureness(turned) > _sureness(reading) + settings.turned_by and len(turned.best.shown) >= shown:
+        by = settings.turned_flowers_by if sure else settings.turned_by  # sure: the flowers tell which way up
+        better = _sureness(turned) > _sureness(reading) + by and (turned.legal >= reading.legal or not sure)
+        if better and len(turned.best.shown) >= shown:
             reading, view = turned, View(half_turn=True)
     if view == View():
         return reading
@@ -433,6 +438,10 @@ def _standing(reading: PhotoReading) -> tuple[bool, float]:
 def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
     """Which way the rows of the reading's boxes run (`row_direction`), where it is sure."""
     return row_direction(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
+
+
+def _holds_flowers(reading: PhotoReading) -> bool:
+    return any(g.kind == "flowers" for g in reading.best.groups)
 
 
 def _sureness(reading: PhotoReading) -> float:

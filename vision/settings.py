@@ -102,6 +102,9 @@ class ReaderSettings(Settings):
     # vision.read: when a photo is read again turned half a turn
     sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
     turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
+    # a sure reading that holds flowers is read turned too (the suits read surely either way up, the flowers not),
+    # and the turned one kept when it is a legal hand as often and surer by this much
+    turned_flowers_by: float = 0.02
     # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
     # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
     # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
