@@ -100,7 +100,7 @@ class ReaderSettings(Settings):
     max_cost: float = 12.0  # a reading e^-12 less likely than the cheapest is no longer "close"
     per_group: int = 3  # readings kept per group (the concealed tiles, each meld) before combining them
     # vision.read: when a photo is read again turned half a turn
-    sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned
+    sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned, unless it holds flowers
     turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
     # a sure reading that holds flowers is read turned too (the suits read surely either way up, the flowers not),
     # and the turned one kept when it is a legal hand as often and surer by this much
