@@ -170,6 +170,7 @@ class ReadsFlowersUprightOnly(SeesLevelRowsOnly):
 
     def __init__(self, as_suits: bool = True) -> None:
         self.as_suits = as_suits
+        self.upside_down = {"1f": "5p", "5f": "1s"} if as_suits else {"1f": "3f", "5f": "7f"}
 
     def read(self, image):
         dets = super().read(image)
@@ -180,16 +181,13 @@ class ReadsFlowersUprightOnly(SeesLevelRowsOnly):
         ys, _ = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
         mark_ys, _ = np.nonzero(image[:, :, 0] > 128)
         if ys.mean() > mark_ys.mean():  # the dot below the row: upside down
-            for i, (code, misread) in enumerate(zip(codes, self.misread(codes), strict=True)):
-                if misread != code:
+            for i, code in enumerate(codes):
+                if code in self.upside_down:
+                    misread = self.upside_down[code]
                     scores[i] = one_hot([misread], rest=1e-4)[0]
                     if not self.as_suits:  # another flower, and the true one nearly as likely
                         scores[i, [CLASS_INDEX[misread], CLASS_INDEX[code]]] = (0.3, 0.25)
         return Detections(dets.boxes, scores)
-
-    def misread(self, codes: list[str]) -> list[str]:
-        upside_down = {"1f": "5p", "5f": "1s"} if self.as_suits else {"1f": "3f", "5f": "7f"}
-        return [upside_down.get(c, c) for c in codes]
 
 
 @pytest.mark.parametrize("angle", [35.0, -30.0])
