@@ -15,6 +15,7 @@ from training.evening import (
     FLOWER_ROW,
     evening,
     flower_outcomes,
+    from_across,
     hand_photo,
     run,
     teach_flowers,
@@ -102,6 +103,25 @@ def test_a_taught_evening_reads_the_same_hands_with_the_flowers_taught_first(det
     assert taught["hands 1-2 alone"] == plain["hands 1-2 alone"]
     assert run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector,
                taught=True)["taught"] is True
+
+
+def test_a_hand_photographed_from_across_the_table_is_the_same_hand_turned_a_half_turn(detector):
+    """`--turned`: each label box frames, in the turned photo, the same pixels turned; the camera's roll is half a
+    turn more; and the reader, which turns the photo back, reads the hand."""
+    rng = np.random.default_rng(3)
+    image, labels, truth = hand_photo(rng, tile_set_of(*DESIGN, rng), 384, photo_effects())
+    whole = [(c, *np.round(box)) for c, *box in labels]
+    turned, turned_labels, turned_truth = from_across(image, whole, truth)
+    assert turned.shape == image.shape and abs((turned_truth.roll - truth.roll) % 360 - 180) < 1e-6
+    assert turned_truth.hand == truth.hand and [c for c, *_ in turned_labels] == [c for c, *_ in labels]
+    for (_, x1, y1, x2, y2), (_, u1, v1, u2, v2) in zip(whole, turned_labels, strict=True):
+        tile = image[int(y1):int(y2), int(x1):int(x2)]
+        assert np.array_equal(turned[int(v1):int(v2), int(u1):int(u2)], tile[::-1, ::-1])
+    result = run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector, turned=True)
+    upright = run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector)
+    assert result["turned"] is True and upright["turned"] is False
+    read = result["all"]["hands 1-2 memory"]
+    assert read["hands"] == 1 and read["hand_tiles_read_right"] >= 0.8
 
 
 def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, capsys):

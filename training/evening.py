@@ -1,7 +1,7 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
     python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
-                               [--detail] [--taught] [--reader-settings FILE] [--detector-settings FILE]
+                               [--detail] [--taught] [--turned] [--reader-settings FILE] [--detector-settings FILE]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
@@ -24,6 +24,10 @@ a photo of the set's eight flowers in a row (a `flower_row` scene, drawn after t
 are the same as without it) is read, and the flowers it found are taught with their names (the player's
 taps), before hand 1.
 
+`--turned`: every hand is photographed from across the table, the photo turned a half turn (the suits read
+surely upside down, the flowers of an unseen set do not: the reader must find which way up the hand lies).
+The hands are the same as without it; the flower row is photographed by its owner, upright.
+
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
 each read and then taught its labelled tiles found; every tile is judged as `training.evaluate` judges a
@@ -40,7 +44,7 @@ import json
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -97,6 +101,14 @@ def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects)
         if hand and hand.flowers and hand.melds and all(None not in g.label_rows for g in groups):
             return photographed(rng, effects, image), labels, truth
     raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
+
+
+def from_across(image: np.ndarray, labels: list, truth: SceneTruth) -> tuple[np.ndarray, list, SceneTruth]:
+    """A hand photo as the player across the table takes it: turned a half turn, its label boxes (class, x1, y1,
+    x2, y2 in pixels) with it, and the camera's turn about its axis half a turn more."""
+    h, w = image.shape[:2]
+    turned = [(c, w - x2, h - y2, w - x1, h - y1) for c, x1, y1, x2, y2 in labels]
+    return cv2.rotate(image, cv2.ROTATE_180), turned, replace(truth, roll=(truth.roll + 360) % 360 - 180)
 
 
 def photographed(rng: np.random.Generator, effects, image: np.ndarray) -> np.ndarray:
@@ -222,16 +234,19 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
 
 
 def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
-            effects, show_detail: bool = False, taught: bool = False,
+            effects, show_detail: bool = False, taught: bool = False, turned: bool = False,
             reader: ReaderSettings = READER_DEFAULT) -> dict[str, Tally]:
     """One evening of one design: its hands read with and without the memory, by hand number; `taught`: the
-    memory first taught the set's flowers (`teach_flowers`)."""
+    memory first taught the set's flowers (`teach_flowers`); `turned`: each hand photographed from across the
+    table (`from_across`)."""
     rng = np.random.default_rng(seed)
     tile_set = tile_set_of(style, anchor, rng)
     memory = TableMemory.for_classifier(detector.classifier, settings=reader)
     # The hands are drawn before the flower row, as the set draws each face the first time it shows one: so
     # the hands are the same with `taught` as without it.
     photos = [hand_photo(rng, tile_set, size, effects) for _ in range(hands)]
+    if turned:
+        photos = [from_across(*photo) for photo in photos]
     if taught:
         teach_flowers(memory, detector, np.random.default_rng([seed, 1]), tile_set, size, effects)
     out = {f"{phase} {mode}": Tally() for phase in ("hands 1-2", "hands 3 on") for mode in ("memory", "alone")}
@@ -289,16 +304,16 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
 
 def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
         designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False,
-        taught: bool = False, reader: ReaderSettings = READER_DEFAULT) -> dict:
+        taught: bool = False, turned: bool = False, reader: ReaderSettings = READER_DEFAULT) -> dict:
     detector = detector or TileDetector()
     effects = photo_effects()
     by_design = {}
     for d, (style, anchor) in enumerate(designs):
         nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail, taught,
-                          reader)
+                          turned, reader)
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
-    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
+    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught, "turned": turned,
               "reader_settings": reader.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
@@ -321,6 +336,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--detail", action="store_true", help="a line per hand read with the memory (stderr)")
     parser.add_argument("--taught", action="store_true",
                         help="teach each evening's memory a photo of its eight flowers before hand 1")
+    parser.add_argument("--turned", action="store_true",
+                        help="photograph every hand from across the table (turned a half turn)")
     add_settings_arguments(parser)
     args = parser.parse_args(argv)
     reader, detector_settings = settings_from_arguments(args)
@@ -331,7 +348,7 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{root} is not a real set with a test split (images/test)")
     text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit,
                           detector=TileDetector(settings=detector_settings), show_detail=args.detail,
-                          taught=args.taught, reader=reader), indent=1)
+                          taught=args.taught, turned=args.turned, reader=reader), indent=1)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")
