@@ -21,7 +21,7 @@ from datasets.backgrounds import background
 from datasets.camera import apply, sample_camera, sample_size, sample_tile_px
 from datasets.printout import printout
 from datasets.recipe import Recipe
-from datasets.scene_layout import SURROUND_KINDS, TILE_D, layout
+from datasets.scene_layout import SURROUND_KINDS, TILE_D, Placed, layout
 from datasets.scene_truth import SceneTruth, TruthGroup
 from datasets.styles import SceneSet, pick_style
 from vision.classes import BACK, CLASS_INDEX
@@ -53,6 +53,15 @@ def _sprite_to_image(p, sprite_h, top_h, cam, squash=1.0):
     d = q1 - q0
     return (_affine(*q0, np.degrees(np.arctan2(d[1], d[0])), np.hypot(*d) / tb.TOP_W) @ np.diag([1, squash, 1])
             @ _affine(-tb.TOP_W / 2, -sprite_h))
+
+
+def half_turned(placed: list[Placed]) -> list[Placed]:
+    """The tiles turned half a turn on the table about the middle of their extent: laid out from the other side."""
+    if not placed:
+        return placed
+    xs, ys = [p.x for p in placed], [p.y for p in placed]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    return [replace(p, x=2 * cx - p.x, y=2 * cy - p.y) for p in placed]
 
 
 def _local_scale(M, pt):
@@ -246,14 +255,16 @@ def _glare(rng, img, cam):
 
 
 def render_scene(rng: np.random.Generator, which: str = "train", long_side: int = 640,
-                 recipe: Recipe | None = None, tile_set: SceneSet | None = None):
+                 recipe: Recipe | None = None, tile_set: SceneSet | None = None, facing_away: bool = False):
     """One scene: (BGR uint8 image, labels [(class index, x0, y0, x1, y1)], its SceneTruth), drawn
     with `recipe` (default: DEFAULT_RECIPE), its tiles of `tile_set` when given (one physical set
-    photographed all evening: training/evening.py), else of a set drawn from the `which` styles."""
+    photographed all evening: training/evening.py), else of a set drawn from the `which` styles.
+    `facing_away`: the tiles laid out by a player across the table from the camera (`half_turned`), their faces
+    upside down in the photo and their near edges toward the camera as ever."""
     recipe = recipe or DEFAULT_RECIPE
     width, height = sample_size(rng, long_side, recipe.aspects)
     lay = layout(rng, recipe)
-    kind, placed = lay.kind, lay.placed
+    kind, placed = lay.kind, half_turned(lay.placed) if facing_away else lay.placed
     sets = [tile_set or SceneSet(pick_style(rng, which), rng)]
     if tile_set is None and kind in ("rows", "loose") and rng.random() < recipe.second_set:
         sets.append(SceneSet(pick_style(rng, which), rng))
@@ -286,6 +297,8 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
         if not _in_view(cam, at.x, at.y):
             continue
         top = tile_set.top(p.code, rng)
+        if facing_away:
+            top = np.ascontiguousarray(top[::-1, ::-1])
         key = (id(tile_set), p.code, p.upright)
         if key not in bodies:
             sprite = tb.with_thickness(top, tile_set.palette, stand_edge if p.upright else edge, p.upright,

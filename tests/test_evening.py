@@ -13,9 +13,9 @@ from training.evening import (
     FIRST_HANDS,
     FLOWER_OUTCOMES,
     FLOWER_ROW,
+    PHOTOGRAPHERS,
     evening,
     flower_outcomes,
-    from_across,
     hand_photo,
     run,
     teach_flowers,
@@ -105,21 +105,32 @@ def test_a_taught_evening_reads_the_same_hands_with_the_flowers_taught_first(det
                taught=True)["taught"] is True
 
 
-def test_a_hand_photographed_from_across_the_table_is_the_same_hand_turned_a_half_turn(detector):
-    """`--turned`: each label box frames, in the turned photo, the same pixels turned; the camera's roll is half a
-    turn more; and the reader, which turns the photo back, reads the hand."""
-    rng = np.random.default_rng(3)
-    image, labels, truth = hand_photo(rng, tile_set_of(*DESIGN, rng), 384, photo_effects())
-    whole = [(c, *np.round(box)) for c, *box in labels]
-    turned, turned_labels, turned_truth = from_across(image, whole, truth)
-    assert turned.shape == image.shape and abs((turned_truth.roll - truth.roll) % 360 - 180) < 1e-6
-    assert turned_truth.hand == truth.hand and [c for c, *_ in turned_labels] == [c for c, *_ in labels]
-    for (_, x1, y1, x2, y2), (_, u1, v1, u2, v2) in zip(whole, turned_labels, strict=True):
-        tile = image[int(y1):int(y2), int(x1):int(x2)]
-        assert np.array_equal(turned[int(v1):int(v2), int(u1):int(u2)], tile[::-1, ::-1])
-    result = run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector, turned=True)
-    upright = run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector)
-    assert result["turned"] is True and upright["turned"] is False
+def test_the_player_across_the_table_photographs_the_owners_hand_turned_half_a_turn():
+    """`--photographer across`: the hand its owner would have photographed, the same tiles in the same groups, laid
+    out turned half a turn (the first tile of the row now lies at its right end), and the evening goes on as it
+    would after the owner's photo."""
+    hands = {}
+    for photographer in PHOTOGRAPHERS:
+        rng = np.random.default_rng(3)
+        tile_set, effects = tile_set_of(*DESIGN, rng), photo_effects()
+        hands[photographer] = hand_photo(rng, tile_set, 384, effects, photographer), hand_photo(rng, tile_set, 384,
+                                                                                                  effects)
+    (owner, after), (across, after_across) = hands["owner"], hands["across"]
+    assert across[2].hand == owner[2].hand and np.array_equal(after[0], after_across[0])
+    for mine, theirs in zip(owner[2].hand_groups(), across[2].hand_groups(), strict=True):
+        assert mine.tiles == theirs.tiles and [owner[1][r][0] for r in mine.label_rows] == \
+            [across[1][r][0] for r in theirs.label_rows]
+    row = next(g for g in owner[2].hand_groups() if g.kind == "concealed").label_rows
+    centre = lambda labels, r: (labels[r][1] + labels[r][3]) / 2  # noqa: E731
+    assert centre(owner[1], row[0]) < centre(owner[1], row[-1])
+    assert centre(across[1], row[0]) > centre(across[1], row[-1])
+
+
+def test_a_hand_photographed_from_across_the_table_is_read(detector):
+    """The reader turns the photo back and reads the hand; the JSON says who photographed it."""
+    result = run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector,
+                 photographer="across")
+    assert result["photographer"] == "across"
     read = result["all"]["hands 1-2 memory"]
     assert read["hands"] == 1 and read["hand_tiles_read_right"] >= 0.8
 

@@ -1,7 +1,8 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
     python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
-                               [--detail] [--taught] [--turned] [--reader-settings FILE] [--detector-settings FILE]
+                               [--detail] [--taught] [--photographer owner|across]
+                               [--reader-settings FILE] [--detector-settings FILE]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
 held-out real crops, `datasets/styles.py`), `--evenings` evenings of `--hands` generated photos of
@@ -24,9 +25,11 @@ a photo of the set's eight flowers in a row (a `flower_row` scene, drawn after t
 are the same as without it) is read, and the flowers it found are taught with their names (the player's
 taps), before hand 1.
 
-`--turned`: every hand is photographed from across the table, the photo turned a half turn (the suits read
-surely upside down, the flowers of an unseen set do not: the reader must find which way up the hand lies).
-The hands are the same as without it; the flower row is photographed by its owner, upright.
+`--photographer across`: every hand is photographed by the player across the table from its owner: the same
+hands (their tiles, groups and places) turned half a turn on the table, so their faces are upside down in the
+photo while each tile's near edge still faces the camera, laid flat as a hand shown to the table (a standing
+row would show its backs). The suits read surely either way up, the flowers of an unseen set do not: the reader
+must find which way up the hand lies. The flower row of `--taught` is photographed by its owner.
 
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
@@ -40,6 +43,7 @@ reader's settings say); the JSON names the settings it was read with.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import statistics
 import sys
@@ -70,6 +74,8 @@ from vision.settings import (
 )
 
 HANDS_ONLY = Recipe(name="evening", kinds={"hand": 1.0})
+HANDS_SHOWN = replace(HANDS_ONLY, standing_row=0.0)  # every hand laid flat, face up, for the whole table to see
+PHOTOGRAPHERS = ("owner", "across")  # who photographs each hand: its owner, or the player across the table
 FLOWER_ROW = Recipe(name="teach", kinds={"flower_row": 1.0})
 # The unseen designs: (style, the held-out crop number a set's crops are drawn nearest to, or None).
 DESIGNS = (("xmahjongg-real", None),) + tuple(("real-crops-held-out", (lo + hi) / 2) for lo, hi in HELD_OUT_CROP_RANGES)
@@ -91,24 +97,21 @@ def tile_set_of(style: str, anchor: float | None, rng: np.random.Generator) -> S
     return tile_set
 
 
-def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects) -> tuple[np.ndarray, list, SceneTruth]:
+def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects,
+               photographer: str = "owner") -> tuple[np.ndarray, list, SceneTruth]:
     """A photo of a whole winning hand (every tile in view, as a player shows it) with flowers and melds in
-    `tile_set`: (BGR image, labels, truth), passed through a phone's photo effects and JPEG as the generated
-    data sets are."""
+    `tile_set`, taken by `photographer` (`PHOTOGRAPHERS`): (BGR image, labels, truth), passed through a phone's
+    photo effects and JPEG as the generated data sets are. The player across the table photographs the hand
+    its owner would have, drawn from the same state of `rng`, which goes on as after the owner's photo."""
     for _ in range(TRIES):
+        before = copy.deepcopy(rng)
         image, labels, truth = render_scene(rng, "unseen", size, HANDS_ONLY, tile_set)
         hand, groups = truth.hand, truth.hand_groups()
         if hand and hand.flowers and hand.melds and all(None not in g.label_rows for g in groups):
+            if photographer == "across":
+                image, labels, truth = render_scene(before, "unseen", size, HANDS_SHOWN, tile_set, facing_away=True)
             return photographed(rng, effects, image), labels, truth
     raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
-
-
-def from_across(image: np.ndarray, labels: list, truth: SceneTruth) -> tuple[np.ndarray, list, SceneTruth]:
-    """A hand photo as the player across the table takes it: turned a half turn, its label boxes (class, x1, y1,
-    x2, y2 in pixels) with it, and the camera's turn about its axis half a turn more."""
-    h, w = image.shape[:2]
-    turned = [(c, w - x2, h - y2, w - x1, h - y1) for c, x1, y1, x2, y2 in labels]
-    return cv2.rotate(image, cv2.ROTATE_180), turned, replace(truth, roll=(truth.roll + 360) % 360 - 180)
 
 
 def photographed(rng: np.random.Generator, effects, image: np.ndarray) -> np.ndarray:
@@ -234,19 +237,17 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
 
 
 def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
-            effects, show_detail: bool = False, taught: bool = False, turned: bool = False,
+            effects, show_detail: bool = False, taught: bool = False, photographer: str = "owner",
             reader: ReaderSettings = READER_DEFAULT) -> dict[str, Tally]:
     """One evening of one design: its hands read with and without the memory, by hand number; `taught`: the
-    memory first taught the set's flowers (`teach_flowers`); `turned`: each hand photographed from across the
-    table (`from_across`)."""
+    memory first taught the set's flowers (`teach_flowers`); each hand photographed by `photographer`
+    (`hand_photo`)."""
     rng = np.random.default_rng(seed)
     tile_set = tile_set_of(style, anchor, rng)
     memory = TableMemory.for_classifier(detector.classifier, settings=reader)
     # The hands are drawn before the flower row, as the set draws each face the first time it shows one: so
     # the hands are the same with `taught` as without it.
-    photos = [hand_photo(rng, tile_set, size, effects) for _ in range(hands)]
-    if turned:
-        photos = [from_across(*photo) for photo in photos]
+    photos = [hand_photo(rng, tile_set, size, effects, photographer) for _ in range(hands)]
     if taught:
         teach_flowers(memory, detector, np.random.default_rng([seed, 1]), tile_set, size, effects)
     out = {f"{phase} {mode}": Tally() for phase in ("hands 1-2", "hands 3 on") for mode in ("memory", "alone")}
@@ -304,16 +305,17 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
 
 def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
         designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False,
-        taught: bool = False, turned: bool = False, reader: ReaderSettings = READER_DEFAULT) -> dict:
+        taught: bool = False, photographer: str = "owner", reader: ReaderSettings = READER_DEFAULT) -> dict:
     detector = detector or TileDetector()
     effects = photo_effects()
     by_design = {}
     for d, (style, anchor) in enumerate(designs):
         nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail, taught,
-                          turned, reader)
+                          photographer, reader)
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
-    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught, "turned": turned,
+    result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
+              "photographer": photographer,
               "reader_settings": reader.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
@@ -336,8 +338,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--detail", action="store_true", help="a line per hand read with the memory (stderr)")
     parser.add_argument("--taught", action="store_true",
                         help="teach each evening's memory a photo of its eight flowers before hand 1")
-    parser.add_argument("--turned", action="store_true",
-                        help="photograph every hand from across the table (turned a half turn)")
+    parser.add_argument("--photographer", choices=PHOTOGRAPHERS, default="owner",
+                        help="who photographs every hand: its owner, or the player across the table (the hand's "
+                             "faces upside down)")
     add_settings_arguments(parser)
     args = parser.parse_args(argv)
     reader, detector_settings = settings_from_arguments(args)
@@ -348,7 +351,7 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{root} is not a real set with a test split (images/test)")
     text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit,
                           detector=TileDetector(settings=detector_settings), show_detail=args.detail,
-                          taught=args.taught, turned=args.turned, reader=reader), indent=1)
+                          taught=args.taught, photographer=args.photographer, reader=reader), indent=1)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")
