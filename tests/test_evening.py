@@ -126,13 +126,15 @@ def test_the_player_across_the_table_photographs_the_owners_hand_turned_half_a_t
     assert centre(across[1], row[0]) > centre(across[1], row[-1])
 
 
-def test_a_hand_photographed_from_across_the_table_is_read(detector):
-    """The reader turns the photo back and reads the hand; the JSON says who photographed it."""
+def test_a_hand_photographed_from_across_the_table_is_read_turned_half_a_turn(detector, capsys):
+    """The reader turns the photo back, and `--detail` says so; the JSON says who photographed the hands."""
     result = run(evenings=1, hands=1, seed=5, size=384, real=[], designs=(DESIGN,), detector=detector,
-                 photographer="across")
+                 photographer="across", show_detail=True)
     assert result["photographer"] == "across"
     read = result["all"]["hands 1-2 memory"]
     assert read["hands"] == 1 and read["hand_tiles_read_right"] >= 0.8
+    assert re.search(r"hand 1: \d+ taps, camera turned -?\d+°, read turned -?\d+° and half a turn",
+                     capsys.readouterr().err)
 
 
 def test_the_detail_says_each_hands_taps_and_where_its_groups_differ(detector, capsys):

@@ -226,9 +226,12 @@ def teach_found(memory: TableMemory, detector: TileDetector, image: np.ndarray, 
 
 def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: int) -> str:
     """One hand's line of `--detail`: its taps, how far the camera was turned about its axis (the rows' angle in
-    the photo, give or take the perspective), and where the reading's groups (kind: codes) differ from the hand's,
-    both."""
+    the photo, give or take the perspective), how the reader turned the photo to read it where it did, and where
+    the reading's groups (kind: codes) differ from the hand's, both."""
     line = f"{name} hand {n + 1}: {taps} taps, camera turned {truth.roll:.0f}°"
+    view = reading.view
+    if view.angle or view.half_turn:
+        line += f", read turned {view.angle:.0f}°" + (" and half a turn" if view.half_turn else "")
     read, held = reading_groups(reading), truth_groups(truth)
     if read == held:
         return line + ", groups exact"
