@@ -54,7 +54,7 @@ def jpeg(width=1200, height=700) -> bytes:
 
 class FakeDetector:
     """Stands in for `TileDetector`: every photo shows HAND as laid out on the table. Reading a photo reads it
-    twice (`PER_PHOTO`): HAND holds flowers, so its sure reading is compared with the photo turned (vision.read)."""
+    twice (`PER_PHOTO`): a hand's photo is compared with the photo turned half a turn (vision.read)."""
 
     reads = 0
 

@@ -4,6 +4,7 @@ read one by one with the table's memory, each taught after it is read."""
 import re
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,6 +18,7 @@ from training.evening import (
     evening,
     flower_outcomes,
     hand_photo,
+    held_sideways,
     run,
     teach_flowers,
     tile_set_of,
@@ -124,6 +126,21 @@ def test_the_player_across_the_table_photographs_the_owners_hand_turned_half_a_t
     centre = lambda labels, r: (labels[r][1] + labels[r][3]) / 2  # noqa: E731
     assert centre(owner[1], row[0]) < centre(owner[1], row[-1])
     assert centre(across[1], row[0]) > centre(across[1], row[-1])
+
+
+@pytest.mark.parametrize(("clockwise", "turn", "quarter"), [(True, cv2.ROTATE_90_CLOCKWISE, 90),
+                                                       (False, cv2.ROTATE_90_COUNTERCLOCKWISE, -90)])
+def test_a_photo_taken_with_the_phone_held_sideways_is_the_photo_turned_a_quarter_turn(clockwise, turn, quarter):
+    """`--sideways`: each label box frames the same pixels turned, and the camera's roll is turned with them."""
+    rng = np.random.default_rng(3)
+    image, labels, truth = hand_photo(rng, tile_set_of(*DESIGN, rng), 384, photo_effects())
+    whole = [(c, *np.round(box)) for c, *box in labels]
+    turned, turned_labels, turned_truth = held_sideways(image, whole, truth, clockwise)
+    assert np.array_equal(turned, cv2.rotate(image, turn)) and turned_truth.hand == truth.hand
+    assert abs((turned_truth.roll - truth.roll - quarter) % 360) < 1e-6
+    for (c, x1, y1, x2, y2), (d, u1, v1, u2, v2) in zip(whole, turned_labels, strict=True):
+        tile = image[int(y1):int(y2), int(x1):int(x2)]
+        assert c == d and np.array_equal(turned[int(v1):int(v2), int(u1):int(u2)], cv2.rotate(tile, turn))
 
 
 def test_a_hand_photographed_from_across_the_table_is_read_turned_half_a_turn(detector, capsys):

@@ -54,7 +54,7 @@ def test_a_bad_value_is_refused_by_name(config, data, says):
         config.from_json(data)
 
 
-@pytest.mark.parametrize(("config", "field", "value"), [(ReaderSettings, "turned_by", 0.5),
+@pytest.mark.parametrize(("config", "field", "value"), [(ReaderSettings, "sure_upright", 0.5),
                                                        (DetectorSettings, "faint_flower", 0.5)])
 def test_a_file_that_is_not_json_is_refused_naming_it(tmp_path, config, field, value):
     path = tmp_path / "settings.json"

@@ -1,7 +1,7 @@
 """The evening benchmark: a table plays one set all evening, and each hand it confirms teaches its memory.
 
     python -m training.evening [--evenings 3] [--hands 8] [--seed 0] [--size 512] [--real DIR ...] [--json OUT]
-                               [--detail] [--taught] [--photographer owner|across]
+                               [--detail] [--taught] [--photographer owner|across] [--sideways]
                                [--reader-settings FILE] [--detector-settings FILE]
 
 For each unseen design (the styles never trained on: `xmahjongg-real`, and the three designs of the
@@ -30,6 +30,10 @@ hands (their tiles, groups and places) turned half a turn on the table, so their
 photo while each tile's near edge still faces the camera, laid flat as a hand shown to the table (a standing
 row would show its backs). The suits read surely either way up, the flowers of an unseen set do not: the reader
 must find which way up the hand lies. The flower row of `--taught` is photographed by its owner.
+
+`--sideways`: every photo is taken with the phone held sideways and saved without the turn (a phone that writes no
+EXIF orientation, a photo passed on through a chat app): turned a quarter turn as an image, clockwise for the
+odd hands and anticlockwise for the even ones, so the rows run up the photo.
 
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
@@ -112,6 +116,19 @@ def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects,
                 image, labels, truth = render_scene(before, "unseen", size, HANDS_SHOWN, tile_set, facing_away=True)
             return photographed(rng, effects, image), labels, truth
     raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
+
+
+def held_sideways(image: np.ndarray, labels: list, truth: SceneTruth,
+                  clockwise: bool) -> tuple[np.ndarray, list, SceneTruth]:
+    """A photo turned a quarter turn as an image, its label boxes (class, x1, y1, x2, y2 in pixels) with it, and
+    the camera's turn about its axis (`roll`, clockwise) with them."""
+    h, w = image.shape[:2]
+    if clockwise:  # (x, y) → (h - y, x)
+        turned, labels = cv2.ROTATE_90_CLOCKWISE, [(c, h - y2, x1, h - y1, x2) for c, x1, y1, x2, y2 in labels]
+    else:  # (x, y) → (y, w - x)
+        turned, labels = cv2.ROTATE_90_COUNTERCLOCKWISE, [(c, y1, w - x2, y2, w - x1) for c, x1, y1, x2, y2 in labels]
+    roll = truth.roll + (90 if clockwise else -90)
+    return cv2.rotate(image, turned), labels, replace(truth, roll=(roll + 180) % 360 - 180)
 
 
 def photographed(rng: np.random.Generator, effects, image: np.ndarray) -> np.ndarray:
@@ -241,16 +258,18 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
 
 def evening(detector: TileDetector, style: str, anchor: float | None, hands: int, seed: int, size: int,
             effects, show_detail: bool = False, taught: bool = False, photographer: str = "owner",
-            reader: ReaderSettings = READER_DEFAULT) -> dict[str, Tally]:
+            sideways: bool = False, reader: ReaderSettings = READER_DEFAULT) -> dict[str, Tally]:
     """One evening of one design: its hands read with and without the memory, by hand number; `taught`: the
     memory first taught the set's flowers (`teach_flowers`); each hand photographed by `photographer`
-    (`hand_photo`)."""
+    (`hand_photo`), the phone held `sideways` or not (`held_sideways`)."""
     rng = np.random.default_rng(seed)
     tile_set = tile_set_of(style, anchor, rng)
     memory = TableMemory.for_classifier(detector.classifier, settings=reader)
     # The hands are drawn before the flower row, as the set draws each face the first time it shows one: so
     # the hands are the same with `taught` as without it.
     photos = [hand_photo(rng, tile_set, size, effects, photographer) for _ in range(hands)]
+    if sideways:
+        photos = [held_sideways(*photo, clockwise=n % 2 == 0) for n, photo in enumerate(photos)]
     if taught:
         teach_flowers(memory, detector, np.random.default_rng([seed, 1]), tile_set, size, effects)
     out = {f"{phase} {mode}": Tally() for phase in ("hands 1-2", "hands 3 on") for mode in ("memory", "alone")}
@@ -308,17 +327,18 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
 
 def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit: int | None = None,
         designs=DESIGNS, detector: TileDetector | None = None, show_detail: bool = False,
-        taught: bool = False, photographer: str = "owner", reader: ReaderSettings = READER_DEFAULT) -> dict:
+        taught: bool = False, photographer: str = "owner", sideways: bool = False,
+        reader: ReaderSettings = READER_DEFAULT) -> dict:
     detector = detector or TileDetector()
     effects = photo_effects()
     by_design = {}
     for d, (style, anchor) in enumerate(designs):
         nights = [evening(detector, style, anchor, hands, seed + 1000 * d + e, size, effects, show_detail, taught,
-                          photographer, reader)
+                          photographer, sideways, reader)
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
     result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
-              "photographer": photographer,
+              "photographer": photographer, "sideways": sideways,
               "reader_settings": reader.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},
@@ -344,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--photographer", choices=PHOTOGRAPHERS, default="owner",
                         help="who photographs every hand: its owner, or the player across the table (the hand's "
                              "faces upside down)")
+    parser.add_argument("--sideways", action="store_true",
+                        help="every photo taken with the phone held sideways and saved without the turn")
     add_settings_arguments(parser)
     args = parser.parse_args(argv)
     reader, detector_settings = settings_from_arguments(args)
@@ -354,7 +376,8 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{root} is not a real set with a test split (images/test)")
     text = json.dumps(run(args.evenings, args.hands, args.seed, args.size, args.real, args.limit,
                           detector=TileDetector(settings=detector_settings), show_detail=args.detail,
-                          taught=args.taught, photographer=args.photographer, reader=reader), indent=1)
+                          taught=args.taught, photographer=args.photographer, sideways=args.sideways,
+                          reader=reader), indent=1)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")

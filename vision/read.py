@@ -330,23 +330,20 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
                settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
-    `settings` say): turned level first where its rows lie askew (`read_level`); then a reading of the photo as
-    it is, less sure of its tiles' faces than `settings.sure_upright` (mean certainty), is compared with the
-    photo read turned half a turn, and the turned reading is kept when it is clearly surer (by
-    `settings.turned_by`) and shows no fewer tiles. Boxes are mapped back to `image`'s pixels, ids kept. A photo
-    taken from across the table shows the tiles upside down; read as it is, it gave a legal but wrong hand. A
-    sure reading skips the second read, which doubles the time, unless it holds flowers: the suits read surely
-    either way up, the flowers not, so the turned reading is kept where it is as legal and surer by
-    `settings.turned_flowers_by`. A photo of more tiles than a hand shows, or of none, is not read turned
-    (models/README.md, "Reader decisions")."""
+    `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
+    is read turned half a turn too, and the turned reading kept where it stands better by `_standing` (as
+    `read_level` judges its turns), by `settings.turned_by` more in the sum of its boxes' scores, with at most
+    `settings.turned_more_tiles` tiles more. Boxes are mapped back to `image`'s pixels, ids kept. The player
+    across the table photographs the hand upside down; the suits read surely either way up, the flowers and
+    characters of an unseen set do not, so how sure the tiles' faces read did not tell which way up the photo lies
+    (models/README.md, "Which way up"). A photo of more tiles than a hand shows, or of none, is not read turned."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
-    sure = _sureness(reading) >= settings.sure_upright
-    if view == View() and shown and shown <= MAX_HAND_TILES and (not sure or _holds_flowers(reading)):
+    if view == View() and 0 < shown <= MAX_HAND_TILES:
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
-        by = settings.turned_flowers_by if sure else settings.turned_by  # sure: the flowers tell which way up
-        better = _sureness(turned) > _sureness(reading) + by and (turned.legal >= reading.legal or not sure)
-        if better and len(turned.best.shown) >= shown:
+        legal, held = _standing(reading)
+        if _standing(turned) > (legal, held + settings.turned_by) \
+                and len(turned.best.shown) <= shown + settings.turned_more_tiles:
             reading, view = turned, View(half_turn=True)
     if view == View():
         return reading
@@ -359,7 +356,8 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
                settings: ReaderSettings) -> tuple[View, PhotoReading]:
     """How the photo was turned to read it (`View()`: not at all) and its reading there, boxes in that view's
-    pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is (`level_views`), is read
+    pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is or shows a hand's tiles or
+    fewer (the detector reads tiles lying on their sides less surely), is read (`level_views`)
     again each way that lays them level, likeliest first, until one reads a legal hand surely
     (`settings.sure_upright`) with its rows level, and that turn has been read both ways up; the reading kept is
     the best by `_standing`, the photo as it is among them: the detector misses many tiles of a row at 30-45
@@ -367,7 +365,8 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     way up only the faces do, and the suits read surely either way up, the flowers not (models/README.md, "Askew
     rows", "Rows at any angle")."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
-    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal):
+    plumb = not best[1].legal or len(best[1].best.shown) <= MAX_HAND_TILES
+    for view in level_views(best[1].best.boxes, settings, plumb=plumb):
         reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
         if _standing(reading) > _standing(best[1]):
             best = view, reading
@@ -438,10 +437,6 @@ def _standing(reading: PhotoReading) -> tuple[bool, float]:
 def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
     """Which way the rows of the reading's boxes run (`row_direction`), where it is sure."""
     return row_direction(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
-
-
-def _holds_flowers(reading: PhotoReading) -> bool:
-    return any(g.kind == "flowers" for g in reading.best.groups)
 
 
 def _sureness(reading: PhotoReading) -> float:

@@ -99,12 +99,13 @@ class ReaderSettings(Settings):
     candidates: int = 4  # alternatives considered per tile
     max_cost: float = 12.0  # a reading e^-12 less likely than the cheapest is no longer "close"
     per_group: int = 3  # readings kept per group (the concealed tiles, each meld) before combining them
-    # vision.read: when a photo is read again turned half a turn
-    sure_upright: float = 0.9  # a reading surer than this (mean certainty) is not read turned, unless it holds flowers
-    turned_by: float = 0.05  # the turned reading replaces the upright one only when this much surer
-    # a sure reading that holds flowers is read turned too (the suits read surely either way up, the flowers not),
-    # and the turned one kept when it is a legal hand as often and surer by this much
-    turned_flowers_by: float = 0.02
+    # vision.read: a photo turned level is left once a turn reads a legal hand surer than this (mean certainty)
+    sure_upright: float = 0.9
+    # a photo of a hand read turned half a turn replaces its reading as it is where it stands better (a legal hand,
+    # then the sum of its boxes' scores) by this much in that sum, and shows at most `turned_more_tiles` more
+    # tiles: turned, a real game table's photo read 40 tiles, 15 more, from the table and the walls upside down
+    turned_by: float = 0.5
+    turned_more_tiles: int = 4
     # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
     # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
     # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
