@@ -357,17 +357,20 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
                settings: ReaderSettings) -> tuple[View, PhotoReading]:
     """How the photo was turned to read it (`View()`: not at all) and its reading there, boxes in that view's
     pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is or shows a hand's tiles or
-    fewer (the detector reads tiles lying on their sides less surely), is read (`level_views`)
-    again each way that lays them level, likeliest first, until one reads a legal hand surely
+    fewer (the detector reads tiles lying on their sides less surely), is read again each way that lays them level
+    (`level_views`), likeliest first, until one reads a legal hand surely
     (`settings.sure_upright`) with its rows level, and that turn has been read both ways up; the reading kept is
     the best by `_standing`, the photo as it is among them: the detector misses many tiles of a row at 30-45
     degrees, and the layout finds no row in the rest, and the boxes tell the rows' direction only roughly, which
     way up only the faces do, and the suits read surely either way up, the flowers not (models/README.md, "Askew
-    rows", "Rows at any angle")."""
+    rows", "Rows at any angle"). Where the photo as it is shows a hand's tiles or fewer, a turn that shows more is
+    not kept."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
-    plumb = not best[1].legal or len(best[1].best.shown) <= MAX_HAND_TILES
-    for view in level_views(best[1].best.boxes, settings, plumb=plumb):
+    hand_photo = 0 < len(best[1].best.shown) <= MAX_HAND_TILES
+    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal or hand_photo):
         reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
+        if hand_photo and len(reading.best.shown) > MAX_HAND_TILES:
+            continue  # turning a photo shows no more tiles: the table's pattern, read as tiles in this view
         if _standing(reading) > _standing(best[1]):
             best = view, reading
         direction = _direction(best[1], settings)
