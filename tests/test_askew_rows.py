@@ -278,7 +278,8 @@ def test_a_hand_askew_and_upside_down_is_read_both_ways_up_once_level(angle):
 def test_a_level_photo_taken_from_across_the_table_keeps_its_flowers():
     """The suits read surely upside down, so a level photo taken from across the table read surely as it was and
     was never read the other way up: its flowers read as other flowers. A photo of a hand is now read turned too,
-    and the turned reading kept where it stands better (`_standing`); the photo the right way up stays as it is."""
+    and the turned reading kept where it is as legal and holds its tiles more surely; the photo the right way up
+    stays as it is."""
     photo = marked_photo(0.0, top=True)
     upright = read_photo(photo, ReadsFlowersUprightOnly(as_suits=False))
     assert same_hand(reading_hand(upright), HAND) and upright.view == View()

@@ -331,8 +331,8 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
     `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
-    is read turned half a turn too, and the turned reading kept where it stands better by `_standing` (as
-    `read_level` judges its turns), by `settings.turned_by` more in the sum of its boxes' scores, with at most
+    is read turned half a turn too, and the turned reading kept where it is a legal hand as often and holds its
+    tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores, with at most
     `settings.turned_more_tiles` tiles more. Boxes are mapped back to `image`'s pixels, ids kept. The player
     across the table photographs the hand upside down; the suits read surely either way up, the flowers and
     characters of an unseen set do not, so how sure the tiles' faces read did not tell which way up the photo lies
@@ -341,8 +341,8 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     shown = len(reading.best.shown)
     if view == View() and 0 < shown <= MAX_HAND_TILES:
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
-        legal, held = _standing(reading)
-        if _standing(turned) > (legal, held + settings.turned_by) \
+        (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
+        if turned_legal >= legal and turned_held > held + settings.turned_by \
                 and len(turned.best.shown) <= shown + settings.turned_more_tiles:
             reading, view = turned, View(half_turn=True)
     if view == View():
