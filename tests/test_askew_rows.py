@@ -253,9 +253,9 @@ class SeesThePatternLevel(ReadsPlumbUnsurely):
         return Detections(np.concatenate([dets.boxes, boxes]), np.concatenate([dets.scores, one_hot(["back"] * 80)]))
 
 
-def test_a_turn_that_shows_more_tiles_than_a_hand_is_not_kept_for_a_photo_of_a_hand():
-    """Turning a photo shows no more tiles: a turn that reads more than a hand's tiles where the photo as it is read
-    a hand has read the table's pattern."""
+def test_a_turn_that_shows_a_hands_tiles_more_than_the_photo_as_it_is_is_not_kept():
+    """Turning a photo shows no more tiles: a turn that reads more than a hand's tiles more than the photo as it is
+    has read the table's pattern."""
     reading = read_photo(marked_photo(90.0), SeesThePatternLevel())
     assert reading.view == View() and reading_hand(reading) is not None
 

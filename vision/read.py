@@ -363,13 +363,13 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     the best by `_standing`, the photo as it is among them: the detector misses many tiles of a row at 30-45
     degrees, and the layout finds no row in the rest, and the boxes tell the rows' direction only roughly, which
     way up only the faces do, and the suits read surely either way up, the flowers not (models/README.md, "Askew
-    rows", "Rows at any angle"). Where the photo as it is shows a hand's tiles or fewer, a turn that shows more is
-    not kept."""
+    rows", "Rows at any angle"). A turn that shows more than a hand's tiles more than the photo as it is has read
+    the table's pattern, and is not kept."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
-    hand_photo = 0 < len(best[1].best.shown) <= MAX_HAND_TILES
-    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal or hand_photo):
+    shown = len(best[1].best.shown)
+    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal or 0 < shown <= MAX_HAND_TILES):
         reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
-        if hand_photo and len(reading.best.shown) > MAX_HAND_TILES:
+        if len(reading.best.shown) > shown + MAX_HAND_TILES:
             continue  # turning a photo shows no more tiles: the table's pattern, read as tiles in this view
         if _standing(reading) > _standing(best[1]):
             best = view, reading
