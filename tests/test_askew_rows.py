@@ -301,7 +301,7 @@ def test_a_turned_reading_is_kept_only_where_it_stands_better_by_half_a_sure_til
 
 class SeesThePatternTurned(ReadsFlowersUprightOnly):
     """`ReadsFlowersUprightOnly`, and where the red dot lies above the row, five sure 9p more below it: turned, a
-    real game table's photo read 40 tiles where it read 25 as it was, the table's pattern seen upside down."""
+    real game table's photo read 40 tiles where it read 15 as it was, the table seen upside down."""
 
     def read(self, image):
         dets = super().read(image)

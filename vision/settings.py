@@ -103,7 +103,7 @@ class ReaderSettings(Settings):
     sure_upright: float = 0.9
     # a photo of a hand read turned half a turn replaces its reading as it is where it is a legal hand as often and
     # the sum of its boxes' scores is this much more, and it shows at most `turned_more_tiles` more tiles: turned,
-    # a real game table's photo read 40 tiles, 15 more, from the table and the walls upside down
+    # a real game table's photo read 40 tiles where it read 15, the table and the walls upside down
     turned_by: float = 0.5
     turned_more_tiles: int = 4
     # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
