@@ -6,6 +6,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -189,24 +190,31 @@ def test_the_hand_figures_add_up_over_photos_and_by_scene():
 
 
 class CountingDetector:
-    """Stands in for the detector: the same two tiles on every photo, counting its reads."""
+    """Stands in for the detector: the same two tiles on every photo, counting its reads of each photo as it is
+    (`reads`) and turned half a turn, which a photo of a hand's tiles or fewer is read too (`turned`)."""
 
     def __init__(self) -> None:
-        self.reads = 0
+        self.reads = self.turned = 0
+        self.seen: list[np.ndarray] = []
 
     def read(self, image, conf=None) -> Detections:
-        self.reads += 1
+        if any(image.shape == s.shape and np.array_equal(cv2.rotate(image, cv2.ROTATE_180), s) for s in self.seen):
+            self.turned += 1
+        else:
+            self.reads += 1
+            self.seen.append(image)
         return Detections(np.array([box(0), box(12)], np.float32), one_hot(["1m", "2m"]))
 
 
 def test_cached_detections_are_reused_only_for_the_same_photo_and_settings_and_the_run_is_not_timed(tmp_path):
+    """The photo as it is comes from the cache; the photo turned (read live, as `CachedPhoto` says) does not."""
     samples = load_samples(DATA / "unseen-table-small", "val", 3)
     detector, cache = CountingDetector(), DetectionCache(tmp_path / "cache", {"sha256": {"tiles.onnx": "a"}})
     first = read_samples(samples, detector, None, cache=cache)
-    assert detector.reads == 3 and len(list((tmp_path / "cache").glob("*.npz"))) == 3
+    assert (detector.reads, detector.turned) == (3, 3) and len(list((tmp_path / "cache").glob("*.npz"))) == 3
     assert judge(first)["ms_per_photo"] is not None and "timing" not in judge(first)
     again = read_samples(samples, detector, None, cache=cache)
-    assert detector.reads == 3  # every photo's detections from the cache
+    assert (detector.reads, detector.turned) == (3, 6)  # every photo's own detections from the cache
     boxes = lambda reads: [r["reading"].best.boxes.tolist() for r in reads]  # noqa: E731
     assert boxes(again) == boxes(first)
     figures = judge(again)
