@@ -163,6 +163,13 @@ def marked_photo(angle: float, top: bool = False) -> np.ndarray:
     return photo
 
 
+def upside_down(image: np.ndarray) -> bool:
+    """The red dot of `marked_photo` with `top` lies below the row's mark: the tiles are upside down."""
+    dot_ys, _ = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
+    mark_ys, _ = np.nonzero(image[:, :, 0] > 128)
+    return dot_ys.mean() > mark_ys.mean()
+
+
 class ReadsFlowersUprightOnly(SeesLevelRowsOnly):
     """`SeesLevelRowsOnly`, but the flowers of a level row read right only where the red dot lies above it
     (`marked_photo` with `top`); upside down, as the real classifier reads a set's flowers upside down while it
@@ -178,9 +185,7 @@ class ReadsFlowersUprightOnly(SeesLevelRowsOnly):
         if len(dets) < len(codes):  # askew
             return dets
         scores = one_hot(codes, rest=1e-4)
-        ys, _ = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
-        mark_ys, _ = np.nonzero(image[:, :, 0] > 128)
-        if ys.mean() > mark_ys.mean():  # the dot below the row: upside down
+        if upside_down(image):
             for i, code in enumerate(codes):
                 if code in self.upside_down:
                     misread = self.upside_down[code]
@@ -305,9 +310,7 @@ class SeesThePatternTurned(ReadsFlowersUprightOnly):
 
     def read(self, image):
         dets = super().read(image)
-        ys, _ = np.nonzero((image[:, :, 2] > 128) & (image[:, :, 0] < 64))
-        marks, _ = np.nonzero(image[:, :, 0] > 128)
-        if len(dets) < len(laid_out(HAND)[1]) or ys.mean() > marks.mean():
+        if len(dets) < len(laid_out(HAND)[1]) or upside_down(image):
             return dets
         below = dets.boxes[:5] + np.float32([0, 8 * TILE_W, 0, 8 * TILE_W])
         return Detections(np.concatenate([dets.boxes, below]), np.concatenate([dets.scores, one_hot(["9p"] * 5)]))

@@ -339,7 +339,7 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     (models/README.md, "Which way up"). A photo of more tiles than a hand shows, or of none, is not read turned."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
-    if view == View() and 0 < shown <= MAX_HAND_TILES:
+    if view == View() and _of_a_hand(reading):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
         (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
         if turned_legal >= legal and turned_held > held + settings.turned_by \
@@ -367,7 +367,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     the table's pattern, and is not kept."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(best[1].best.shown)
-    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal or 0 < shown <= MAX_HAND_TILES):
+    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal or _of_a_hand(best[1])):
         reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
         if len(reading.best.shown) > shown + MAX_HAND_TILES:
             continue  # turning a photo shows no more tiles: the table's pattern, read as tiles in this view
@@ -440,6 +440,11 @@ def _standing(reading: PhotoReading) -> tuple[bool, float]:
 def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
     """Which way the rows of the reading's boxes run (`row_direction`), where it is sure."""
     return row_direction(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
+
+
+def _of_a_hand(reading: PhotoReading) -> bool:
+    """The reading shows some tiles and no more than a hand shows: a photo of a hand, not of a set or a table."""
+    return 0 < len(reading.best.shown) <= MAX_HAND_TILES
 
 
 def _sureness(reading: PhotoReading) -> float:
