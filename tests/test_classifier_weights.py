@@ -94,6 +94,36 @@ def test_a_checkpoint_of_other_crops_is_refused(tmp_path, real_crops):
                  batch=16, lr=1e-3, seed=0, checkpoint=checkpoint)
 
 
+def test_the_within_set_loss_pulls_a_flowers_views_together_against_its_own_sets_flowers():
+    """A set's two views of each flower alike → low loss; the views swapped between flowers → high. Another set's
+    crops are not compared: one identical to an anchor, alone of its class in its set, changes nothing."""
+    views = torch.nn.functional.normalize(torch.eye(8).repeat_interleave(2, 0) + 0.05 * torch.randn(16, 8), dim=1)
+    y, group = torch.arange(8).repeat_interleave(2), torch.zeros(16, dtype=torch.long)
+    alike = tc.within_set_contrast(views, y, group, 0.1)
+    swapped = tc.within_set_contrast(views, y.roll(1), group, 0.1)
+    assert alike < 0.1 < 1.0 < swapped
+    other_set = torch.cat([views, views[:1]]), torch.cat([y, torch.tensor([3])]), torch.cat([group, torch.tensor([1])])
+    assert torch.isclose(tc.within_set_contrast(*other_set, 0.1), alike)
+    assert tc.within_set_contrast(views[::2], y[::2], group[::2], 0.1) == 0  # each flower seen once: nothing to pull
+
+
+def test_training_with_sets_draws_whole_sets_and_a_checkpoint_counts_them(tmp_path, real_crops):
+    from training.flower_faces import flower_set_crops
+    sets = tmp_path / "sets.npz"
+    sx, sy, sg = flower_set_crops(4, seed=0, views=2)
+    np.savez(sets, x=sx, y=sy, group=sg)
+    batches = tc.SetBatches([sets], per_step=2)
+    drawn_x, drawn_y, drawn_group = batches.draw(torch.Generator().manual_seed(0))
+    assert len(drawn_y) == 32 and sorted(np.bincount(drawn_group.numpy(), minlength=4)) == [0, 0, 16, 16]
+    x, y = torch.from_numpy(real_crops[:32]), torch.arange(32) % 43
+    checkpoint = tmp_path / "state.pt"
+    run = tc.train(tc.TileNet(), x, y, (x, y), minutes=0.02, batch=16, lr=1e-3, seed=0, checkpoint=checkpoint,
+                   sets=batches, contrast=1.0)
+    assert run["steps"] > 0 and "within_set_contrast" in run["history"][-1]
+    with pytest.raises(SystemExit, match=r"set crops: 64, these 0"):
+        tc.train(tc.TileNet(), x, y, (x, y), minutes=0.01, batch=16, lr=1e-3, seed=0, checkpoint=checkpoint)
+
+
 def test_the_card_names_the_weights(committed):
     card = json.loads((MODELS_DIR / "classifier.json").read_text())
     assert card["sha256"] == committed.sha256

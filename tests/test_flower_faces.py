@@ -69,6 +69,44 @@ def test_crops_cycle_the_eight_flowers_and_repeat_from_their_seed():
     assert x.std() > 20  # a tile with ink on a table, not a blank crop
 
 
+def test_a_sets_eight_flowers_share_one_design_and_differ_in_their_own_marks():
+    """`flower_set`: one body, font, layout and number form for the eight, each flower its own face; the same
+    seed draws the same set."""
+    sprites = ff.flower_set(np.random.default_rng(5))
+    assert len(sprites) == 8 and len({s.shape for s in sprites}) == 1
+    corner = {tuple(s[3, sprites[0].shape[1] // 2]) for s in sprites}  # the body's edge, above the face
+    assert len(corner) == 1
+    faces = [s[:, :, :3].astype(np.int16) for s in sprites]
+    assert all(np.abs(faces[i] - faces[j]).mean() > 1 for i in range(8) for j in range(i + 1, 8))
+    design = int(np.random.default_rng(5).integers(2**63))
+    drawn = [ff.flower_design(f"{n}f", np.random.default_rng([design, 1])) for n in range(1, 9)]
+    assert len({(d["layout"], d["font"]) for d in drawn}) == 1
+    assert all(np.array_equal(a, b) for a, b in zip(sprites, ff.flower_set(np.random.default_rng(5)), strict=True))
+
+
+def test_set_crops_come_set_by_set_each_flower_seen_in_several_views():
+    x, y, group = ff.flower_set_crops(3, seed=2, views=2)
+    assert x.shape == (48, CROP_H, CROP_W, 3) and x.dtype == np.uint8
+    assert list(y[:16]) == [CLASS_INDEX[f"{n}f"] for n in range(1, 9) for _ in range(2)]
+    assert list(group) == [k for k in range(3) for _ in range(16)]
+    assert not np.array_equal(x[0], x[1])  # two views of one tile
+    again = ff.flower_set_crops(3, seed=2, views=2)[0]
+    assert np.array_equal(x, again)
+
+
+def test_the_command_writes_sets_with_their_group_and_refuses_honours_among_them(tmp_path):
+    out = tmp_path / "s.npz"
+    done = subprocess.run([sys.executable, "-m", "training.flower_faces", "--sets", "2", "--views", "3", "--out",
+                           str(out)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = np.load(out)
+    assert data["x"].shape[0] == 48 and list(np.bincount(data["group"])) == [24, 24]
+    refused = subprocess.run([sys.executable, "-m", "training.flower_faces", "--sets", "2", "--honours", "0.2",
+                              "--out", str(tmp_path / "t.npz")], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "--honours goes with --count" in refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "t.npz").exists()
+
+
 def test_honours_drawn_the_same_way_are_the_flowers_foils():
     """With `honours`, that share of the crops are 東南西北中發 in the flowers' fonts and inks (a large character
     alone is an honour, not a flower), and every flower still comes in turn."""

@@ -96,8 +96,9 @@ def drawable(char: str, font: tuple[str, int]) -> bool:
     return bool(mask.any()) and not np.array_equal(mask, glyph(LACKED, font))
 
 
-def restyled(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The glyph as another typeface might draw it: heavier or lighter, slanted, stretched, hollow, rough."""
+def restyled(mask: np.ndarray, rng: np.random.Generator, own: np.random.Generator | None = None) -> np.ndarray:
+    """The glyph as another typeface might draw it: heavier or lighter, slanted, stretched, hollow, rough; the
+    brush's roughness drawn from `own` where given (it takes as many draws as the glyph has pixels)."""
     m = mask.astype(np.float32) / 255
     h, w = m.shape
     pad = int(0.15 * max(h, w))
@@ -111,7 +112,8 @@ def restyled(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     affine = np.float32([[stretch, shear, -shear * h / 2 + (1 - stretch) * w / 2], [0, 1, 0]])
     m = cv2.warpAffine(m, affine, (w, h), flags=cv2.INTER_LINEAR)
     if rng.random() < 0.3:  # a brush's uneven edge: a smooth random displacement
-        field = [cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 6) * 25 for _ in range(2)]
+        field = [cv2.GaussianBlur((own or rng).normal(0, 1, (h, w)).astype(np.float32), (0, 0), 6) * 25
+                 for _ in range(2)]
         ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
         m = cv2.remap(m, xs + field[0], ys + field[1], cv2.INTER_LINEAR)
     if rng.random() < 0.12:  # outlined (hollow) characters
@@ -231,32 +233,36 @@ def flower_design(code: str, rng: np.random.Generator) -> dict:
     return {"char": char, "number": number, "layout": layout, "font": font}
 
 
-def flower_face(code: str, rng: np.random.Generator) -> np.ndarray:
-    """The RGBA face (FACE_W x FACE_H, float32) of one flower tile in a design drawn at random."""
+def flower_face(code: str, rng: np.random.Generator, own: np.random.Generator | None = None) -> np.ndarray:
+    """The RGBA face (FACE_W x FACE_H, float32) of one flower tile in a design drawn from `rng`. With `own`, its
+    picture and its strokes' roughness come from `own` and the rest from `rng`: the eight flowers drawn from
+    generators of one seed share the font, layout, number form, inks and places, as one set's flowers do
+    (`flower_set`)."""
     design = flower_design(code, rng)
+    own = own or rng
     char, number, font = design["char"], design["number"], design["font"]
     face = np.zeros((FACE_H, FACE_W, 4), np.float32)
     corners = [(4, 4), (FACE_W - 34, 4), (4, FACE_H - 38), (FACE_W - 34, FACE_H - 38)]
     order = rng.permutation(4)
     if design["layout"] == 0:  # the character large; perhaps a faint picture under it
         if rng.random() < 0.3:
-            picture(face, (10, 20, FACE_W - 10, FACE_H - 10), rng)
+            picture(face, (10, 20, FACE_W - 10, FACE_H - 10), own)
             face[:, :, 3] *= 0.5
-        paint(face, restyled(glyph(char, font), rng), LARGE_CHAR, ink(rng))
+        paint(face, restyled(glyph(char, font), rng, own), LARGE_CHAR, ink(rng))
     elif design["layout"] == 1:  # a picture, the character small in a corner
-        picture(face, (8, 30, FACE_W - 8, FACE_H - 6), rng)
+        picture(face, (8, 30, FACE_W - 8, FACE_H - 6), own)
         if char:
             x, y = corners[order[1]]
-            paint(face, restyled(glyph(char, font), rng), (x, y, x + 32, y + 34), ink(rng))
+            paint(face, restyled(glyph(char, font), rng, own), (x, y, x + 32, y + 34), ink(rng))
     else:  # the character over (or under) a picture
         char_top = rng.random() < 0.7
-        picture(face, (10, 82, FACE_W - 10, FACE_H - 4) if char_top else (10, 4, FACE_W - 10, 78), rng)
-        paint(face, restyled(glyph(char, font), rng), (24, 28, FACE_W - 18, 84) if char_top else
+        picture(face, (10, 82, FACE_W - 10, FACE_H - 4) if char_top else (10, 4, FACE_W - 10, 78), own)
+        paint(face, restyled(glyph(char, font), rng, own), (24, 28, FACE_W - 18, 84) if char_top else
               (24, 80, FACE_W - 18, FACE_H - 4), ink(rng))
     if number is not None:
         x, y = corners[order[0]]
         size = rng.uniform(24, 34)
-        paint(face, restyled(glyph(number, font), rng), (x, y, x + size, y + size), ink(rng))
+        paint(face, restyled(glyph(number, font), rng, own), (x, y, x + size, y + size), ink(rng))
     return face
 
 
@@ -274,11 +280,13 @@ def honour_face(code: str, rng: np.random.Generator) -> np.ndarray:
     return face
 
 
-def tile_sprite(code: str, rng: np.random.Generator) -> np.ndarray:
-    """A flower's (or an honour's) top on a body of random colour, with its edge strip seen from the front or not."""
+def tile_sprite(code: str, rng: np.random.Generator, face: np.ndarray | None = None) -> np.ndarray:
+    """A flower's (or an honour's) top on a body of random colour, with its edge strip seen from the front or not;
+    the face drawn from `rng` unless given."""
     palette = tb.scene_palette(rng)
     palette["body"] = np.clip(palette["body"] + rng.normal(0, 10, 3), 0, 255).astype(np.float32)
-    face = flower_face(code, rng) if code in FLOWER_CODES else honour_face(code, rng)
+    if face is None:
+        face = flower_face(code, rng) if code in FLOWER_CODES else honour_face(code, rng)
     top = tb.body_top(palette["body"], face, palette["face_scale"])
     if rng.random() < 0.5:
         return top
@@ -287,8 +295,21 @@ def tile_sprite(code: str, rng: np.random.Generator) -> np.ndarray:
 
 def flower_crop(code: str, rng: np.random.Generator) -> np.ndarray:
     """One crop as the classifier gets it: the tile among neighbours on a table, boxed, cut and scaled."""
+    return seen(tile_sprite(code, rng), rng)
 
-    sprite = tile_sprite(code, rng)
+
+def flower_set(rng: np.random.Generator) -> list[np.ndarray]:
+    """The eight flower tiles (BGRA tops, FLOWER_CODES' order) of one set: one body, font, layout, number form,
+    inks and places, each flower its own character, number and picture. Told apart only by those, as a table's
+    memory must tell its set's flowers apart (vision/memory.py)."""
+    design = int(rng.integers(2**63))
+    return [tile_sprite(code, np.random.default_rng([design, 0]),
+                        flower_face(code, np.random.default_rng([design, 1]), rng)) for code in FLOWER_CODES]
+
+
+def seen(sprite: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One view of a tile as the classifier gets it: among neighbours on a table, near or far, boxed, perhaps
+    compressed, cut and scaled."""
     scale = rng.uniform(0.25, 0.9)  # tiles of 30-110 px across: far and near
     sprite = cv2.resize(sprite, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     h, w = sprite.shape[:2]
@@ -343,23 +364,50 @@ def flower_crops(count: int, seed: int, honours: float = 0.0) -> tuple[np.ndarra
     return x, y
 
 
+def flower_set_crops(sets: int, seed: int, views: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`sets` sets' eight flowers (`flower_set`), each flower seen `views` times (`seen`): the crops, their class
+    ids, and each crop's set (0..sets-1)."""
+    rng = np.random.default_rng(seed)
+    x = np.empty((sets * len(FLOWER_CODES) * views, CROP_H, CROP_W, 3), np.uint8)
+    y = np.tile(np.repeat([CLASS_INDEX[c] for c in FLOWER_CODES], views), sets)
+    group = np.repeat(np.arange(sets), len(FLOWER_CODES) * views)
+    i = 0
+    for _ in range(sets):
+        for sprite in flower_set(rng):
+            for _ in range(views):
+                x[i] = seen(sprite, rng)
+                i += 1
+    return x, y, group
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m training.flower_faces", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, required=True, help="crops to write (the eight flowers in turn)")
+    size = parser.add_mutually_exclusive_group(required=True)
+    size.add_argument("--count", type=int, help="crops to write (the eight flowers in turn), each its own design")
+    size.add_argument("--sets", type=int, help="sets to write: each set's eight flowers in one design, each seen "
+                                               "--views times (the .npz also holds each crop's set, `group`)")
+    parser.add_argument("--views", type=int, default=2, help="with --sets: views of each flower")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True, help=".npz to write")
     parser.add_argument("--honours", type=float, default=0.0,
                         help="share of the crops that are honours drawn the same way (0-0.5), the flowers' foils")
     parser.add_argument("--sheet", type=Path, help="also write a contact sheet of the first 64 crops (PNG)")
     args = parser.parse_args(argv)
-    if args.count < 1:
-        raise SystemExit("--count must be at least 1")
+    for name in ("count", "sets", "views"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise SystemExit(f"--{name} must be at least 1")
     if not 0 <= args.honours <= 0.5:
         raise SystemExit("--honours must be between 0 and 0.5")
-    x, y = flower_crops(args.count, args.seed, args.honours)
+    if args.sets and args.honours:
+        raise SystemExit("--honours goes with --count: a set's crops are its flowers")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, x=x, y=y)
+    if args.sets:
+        x, y, group = flower_set_crops(args.sets, args.seed, args.views)
+        np.savez(args.out, x=x, y=y, group=group)
+    else:
+        x, y = flower_crops(args.count, args.seed, args.honours)
+        np.savez(args.out, x=x, y=y)
     if args.sheet:
         tiles = list(x[:64]) + [np.zeros_like(x[0])] * (-min(64, len(x)) % 8)
         rows = [np.hstack(tiles[i:i + 8]) for i in range(0, len(tiles), 8)]

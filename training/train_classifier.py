@@ -12,6 +12,12 @@ smoothing, AdamW with warm-up and a cosine decay fitted to the wall-clock budget
 models/tile_classifier.onnx (uint8 NHWC BGR crops in, logits and embeddings out, any batch size) and
 models/classifier.json (its hash and figures; `training/export.py` copies the name and hash into
 model.json). The unseen-styles crops are only ever judged, never trained on.
+
+`--sets FILE --contrast WEIGHT` adds what a table's memory needs (vision/memory.py compares the embeddings of
+one set's tiles): each step also takes `--sets-per-step` whole sets (`training.set_views`: one physical set in
+several photos; `training.flower_faces --sets`: a set's eight flowers in one design, each seen twice), and a
+supervised contrastive loss over each set's crops alone pulls a tile's views together and pushes the set's other
+tiles away (models/CLASSIFIER.md, "Tiles within a set").
 """
 
 from __future__ import annotations
@@ -135,6 +141,49 @@ def accuracy(net: TileNet, x: torch.Tensor, y: torch.Tensor, batch: int = 512) -
     return right / max(len(y), 1)
 
 
+def embed(net: TileNet, x: torch.Tensor) -> torch.Tensor:
+    """Unit embeddings of float crops: the pooled features a table's memory compares."""
+    return F.normalize(net.head[:2](net.features(x)), dim=1)
+
+
+def within_set_contrast(z: torch.Tensor, y: torch.Tensor, group: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Supervised contrastive loss of unit embeddings `z` over each crop's own set (`group`) alone: a crop's
+    likeness to the other views of its class in its set against its likeness to the set's other crops, averaged
+    over the crops whose class the set shows more than once."""
+    same_set = group[:, None] == group[None, :]
+    others = same_set & ~torch.eye(len(y), dtype=torch.bool, device=z.device)
+    positive = others & (y[:, None] == y[None, :])
+    logits = (z @ z.T / temperature).masked_fill(~others, float("-inf"))
+    log_p = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    has = positive.any(1)  # a tile its set shows once has nothing to be like
+    if not has.any():
+        return z.sum() * 0.0
+    return -(log_p.masked_fill(~positive, 0).sum(1)[has] / positive.sum(1)[has]).mean()
+
+
+class SetBatches:
+    """Draws of whole sets from .npz files of `training.set_views` or `training.flower_faces --sets` (x, y, and
+    group: each set's crops together)."""
+
+    def __init__(self, paths: list[Path], per_step: int) -> None:
+        parts = [np.load(p) for p in paths]
+        self.x = torch.from_numpy(np.ascontiguousarray(np.concatenate([d["x"] for d in parts])))
+        self.y = torch.from_numpy(np.concatenate([d["y"] for d in parts]).astype(np.int64))
+        groups = [d["group"] + k * (1 << 32) for k, d in enumerate(parts)]  # sets of different files stay apart
+        _, self.group = np.unique(np.concatenate(groups), return_inverse=True)
+        self.starts = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1]])
+        self.ends = np.r_[self.starts[1:], len(self.group)]
+        self.per_step = per_step
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def draw(self, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        chosen = torch.randperm(len(self.starts), generator=gen)[:self.per_step].numpy()
+        idx = torch.from_numpy(np.concatenate([np.arange(self.starts[k], self.ends[k]) for k in chosen]))
+        return self.x[idx], self.y[idx], torch.from_numpy(self.group[idx.numpy()])
+
+
 def learning_rate(progress: float, peak: float, warmup: float = 0.03) -> float:
     """Linear warm-up, then cosine to zero, over the fraction of the time budget spent."""
     if progress < warmup:
@@ -143,22 +192,25 @@ def learning_rate(progress: float, peak: float, warmup: float = 0.03) -> float:
 
 
 def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tensor, torch.Tensor], minutes: float,
-          batch: int, lr: float, seed: int, checkpoint: Path | None = None, every_minutes: float = 3.0) -> dict:
+          batch: int, lr: float, seed: int, checkpoint: Path | None = None, every_minutes: float = 3.0,
+          sets: SetBatches | None = None, contrast: float = 0.0, temperature: float = 0.1) -> dict:
     """Train for `minutes` of wall clock in all. With `checkpoint`, the whole state (weights, optimiser, random
     generator, place in the epoch, time spent) is saved there every `every_minutes`, and a run that finds it
     continues from it: the schedule runs on the time spent over all runs, so two runs of 30 minutes train as
-    one of 60."""
+    one of 60. With `sets`, each step also draws whole sets and adds `contrast` times `within_set_contrast` of
+    their crops (not their classes: a batch of flowers alone would teach the head that most tiles are flowers)."""
     gen = torch.Generator().manual_seed(seed)
     device = next(net.parameters()).device  # crops go there as uint8 and are augmented there
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     budget = 60 * minutes
     state = {"epoch": 0, "next": 0, "order": None, "spent": 0.0, "steps": 0, "history": [], "seen": 0, "correct": 0,
-             "loss_sum": 0.0, "crops": len(y)}
+             "loss_sum": 0.0, "crops": len(y), "set_crops": len(sets) if sets else 0, "contrast_sum": 0.0}
     if checkpoint and checkpoint.exists():
         saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
-        if saved["crops"] != len(y):
-            raise SystemExit(f"{checkpoint} was trained on {saved['crops']} crops, these are {len(y)}: "
-                             "the same --train files continue it (or remove it to start again)")
+        if saved["crops"] != len(y) or saved.get("set_crops", 0) != state["set_crops"]:
+            raise SystemExit(f"{checkpoint} was trained on {saved['crops']} crops, these are {len(y)} (set crops: "
+                             f"{saved.get('set_crops', 0)}, these {state['set_crops']}): the same --train and --sets "
+                             "files continue it (or remove it to start again)")
         net.load_state_dict(saved.pop("net"))
         opt.load_state_dict(saved.pop("opt"))
         gen.set_state(saved.pop("gen"))
@@ -171,7 +223,7 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
     while not done:
         if state["order"] is None:  # a new epoch
             state.update(epoch=state["epoch"] + 1, order=torch.randperm(len(y), generator=gen), next=0, seen=0,
-                         correct=0, loss_sum=0.0)
+                         correct=0, loss_sum=0.0, contrast_sum=0.0)
         order = state["order"]
         for i in range(state["next"], len(y) - batch + 1, batch):
             progress = (time.monotonic() - start) / budget
@@ -184,6 +236,12 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
             target = y[idx].to(device)
             logits = net(augment(x[idx].to(device), gen))
             loss = F.cross_entropy(logits, target, label_smoothing=0.1)
+            if sets:
+                set_x, set_y, set_group = sets.draw(gen)
+                apart = within_set_contrast(embed(net, augment(set_x.to(device), gen)), set_y.to(device),
+                                            set_group.to(device), temperature)
+                loss = loss + contrast * apart
+                state["contrast_sum"] += apart.item() * len(idx)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -202,6 +260,8 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
         state["history"].append({"epoch": state["epoch"], "crops": seen,
                                  "train_loss": round(state["loss_sum"] / max(seen, 1), 4),
                                  "train_top1": round(state["correct"] / max(seen, 1), 4), "val_top1": round(val_acc, 4),
+                                 **({"within_set_contrast": round(state["contrast_sum"] / max(seen, 1), 4)}
+                                    if sets else {}),
                                  "minutes": round((time.monotonic() - start) / 60, 2)})
         print(json.dumps(state["history"][-1]), flush=True)
         if not done:
@@ -289,9 +349,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint", type=Path,
                         help="save the training state here every few minutes; a run that finds it continues it")
     parser.add_argument("--checkpoint-minutes", type=float, default=3.0)
+    parser.add_argument("--sets", type=Path, nargs="*", default=[],
+                        help="whole sets (`training.set_views`, `training.flower_faces --sets`) to learn to tell a "
+                             "set's tiles apart")
+    parser.add_argument("--contrast", type=float, default=0.0,
+                        help="with --sets: the within-set contrastive loss's weight")
+    parser.add_argument("--sets-per-step", type=int, default=8, help="with --sets: whole sets drawn each step")
+    parser.add_argument("--temperature", type=float, default=0.1,
+                        help="with --sets: the contrastive loss's temperature")
     parser.add_argument("--out", type=Path, default=MODELS_DIR,
                         help="folder for the ONNX file, its torch weights and classifier.json")
     args = parser.parse_args(argv)
+    if bool(args.sets) != (args.contrast > 0):
+        parser.error("--sets and --contrast go together")
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -301,8 +371,9 @@ def main(argv: list[str] | None = None) -> None:
     params = sum(p.numel() for p in net.parameters())
     print(f"{len(y)} train crops, {len(val[1])} val crops, {params} parameters, {args.minutes} min on "
           f"{args.threads} thread(s)" + (f", from {args.start}" if args.start else ""), flush=True)
+    sets = SetBatches(args.sets, args.sets_per_step) if args.sets else None
     run = train(net, x, y, val, args.minutes, args.batch, args.lr, args.seed, args.checkpoint,
-                args.checkpoint_minutes)
+                args.checkpoint_minutes, sets, args.contrast, args.temperature)
     net = net.cpu()
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -321,6 +392,8 @@ def main(argv: list[str] | None = None) -> None:
         "network": {"stages": [list(s) for s in STAGES], "parameters": params},
         "training": {"train": [str(shown(p)) for p in args.train], "val": [str(shown(p)) for p in args.val],
                      "crops": len(y), "device": args.device,
+                     "sets": [str(shown(p)) for p in args.sets], "set_crops": len(sets) if sets else 0,
+                     "contrast": args.contrast, "sets_per_step": args.sets_per_step, "temperature": args.temperature,
                      "from": str(shown(args.start)) if args.start else None,
                      "minutes": args.minutes, "threads": args.threads,
                      "batch": args.batch, "lr": args.lr, "seed": args.seed, "epochs": run["epochs"],
