@@ -140,8 +140,10 @@ class ReaderSettings(Settings):
     # above it, less likely below, by `strength` per unit (the log-odds), at most `max_shift` up and `max_down`
     # down. Chosen on the evening benchmark and the real test splits read as evenings (training/evening.py,
     # models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
-    # on real photos another set of the collection), so the memory lowers a class little
-    similar: float = 0.75
+    # on real photos another set of the collection), so the memory lowers a class little. Both cut-offs are the
+    # classifier's: the one trained to tell a set's tiles apart puts a set's other tiles further from a crop than
+    # the one before it (0.75 and 0.85 then; models/CLASSIFIER.md, "Tiles within a set")
+    similar: float = 0.7
     strength: float = 15.0
     max_shift: float = 4.0
     max_down: float = 1.0
@@ -154,7 +156,7 @@ class ReaderSettings(Settings):
     # table has not shown yet (the bamboo bird) goes to the flower its examples say ("A class the table has not
     # shown")
     relative: float = 20.0
-    same_set: float = 0.85
+    same_set: float = 0.75
     # and there a linear probe fitted on the table's own examples (multinomial logistic regression over the classes
     # with examples: unit embeddings times `probe_scale`, L2 `probe_l2`, `probe_steps` steps of gradient descent
     # from zero at `probe_rate`) gives each of those classes `probe` times its log-probability less the
