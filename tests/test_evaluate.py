@@ -369,9 +369,9 @@ def test_every_evaluation_names_its_reader_settings_and_a_changed_one_changes_th
 
 def test_every_evaluation_names_its_detector_settings_and_a_changed_one_is_read_anew(tmp_path):
     """`--detector-settings`: with no second pass, the unseen scenes' tiles are read only at the first pass's
-    scale, further from the trained tile size, so fewer of the tiles found are right and the codes shown take
-    more taps. The JSON says which settings read it, and the detections cached with the defaults are not
-    reused for it (the cache's key holds the detector's settings)."""
+    scale, further from the trained tile size, so fewer of the tiles found are right (on three photos; on all 40 the
+    one pass also takes more taps, 3.18 against 2.95). The JSON says which settings read it, and the detections
+    cached with the defaults are not reused for it (the cache's key holds the detector's settings)."""
     cache = tmp_path / "cache"
     args = [str(DATA / "unseen-small"), "--no-map", "--no-peer", "--limit", "3", "--cache", str(cache)]
     main([*args, "--json", str(tmp_path / "default.json")])
@@ -384,7 +384,7 @@ def test_every_evaluation_names_its_detector_settings_and_a_changed_one_is_read_
     assert "timing" not in one_pass["read_path"] and len(list(cache.glob("*.npz"))) == 6
     read, read_once = default["read_path"], one_pass["read_path"]
     assert read_once["tiles"]["precision"] < read["tiles"]["precision"]
-    assert read_once["after_correction"]["taps"]["mean"] > read["after_correction"]["taps"]["mean"]
+    assert read_once["tiles"]["code_right_of_found"] < read["tiles"]["code_right_of_found"]
 
 
 @pytest.mark.parametrize(("option", "says"), [("--reader-settings", "unknown reader settings: max_cots"),
