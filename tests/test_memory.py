@@ -162,8 +162,8 @@ def test_of_two_classes_whose_examples_are_both_like_a_crop_the_likelier_wins():
 
     assert likelier([1.0, 0.0, 0.0]) == "6f"  # like its 6f at 1.0, its 8f at 0.95
     to_6f = READER_DEFAULT.same_set - 0.01  # and its 8f 0.04 less: both below same_set
-    across = (to_6f - 0.04 - 0.95 * to_6f) / 0.312
-    assert likelier([to_6f, across, np.sqrt(1 - to_6f**2 - across**2)]) == "8f"
+    off_axis = (to_6f - 0.04 - 0.95 * to_6f) / 0.312
+    assert likelier([to_6f, off_axis, np.sqrt(1 - to_6f**2 - off_axis**2)]) == "8f"
 
 
 def test_a_crop_of_this_set_goes_to_its_likest_example_over_a_class_the_table_has_not_shown():
