@@ -58,7 +58,11 @@ class TileNet(nn.Module):
         self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(c_in, classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
+        return self.head[2:](self.pooled(x))
+
+    def pooled(self, x: torch.Tensor) -> torch.Tensor:
+        """The pooled features before the linear layer: the embedding a table's memory compares."""
+        return self.head[:2](self.features(x))
 
 
 class CropInput(nn.Module):
@@ -70,7 +74,7 @@ class CropInput(nn.Module):
         self.net = net
 
     def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        pooled = self.net.head[:2](self.net.features(crops.permute(0, 3, 1, 2).float() / 255.0))
+        pooled = self.net.pooled(crops.permute(0, 3, 1, 2).float() / 255.0)
         return self.net.head[2:](pooled), pooled
 
 
@@ -139,11 +143,6 @@ def accuracy(net: TileNet, x: torch.Tensor, y: torch.Tensor, batch: int = 512) -
                      == y[i:i + batch]).sum()) for i in range(0, len(y), batch))
     net.train()
     return right / max(len(y), 1)
-
-
-def embed(net: TileNet, x: torch.Tensor) -> torch.Tensor:
-    """Unit embeddings of float crops: the pooled features a table's memory compares."""
-    return F.normalize(net.head[:2](net.features(x)), dim=1)
 
 
 def within_set_contrast(z: torch.Tensor, y: torch.Tensor, group: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -238,8 +237,8 @@ def train(net: TileNet, x: torch.Tensor, y: torch.Tensor, val: tuple[torch.Tenso
             loss = F.cross_entropy(logits, target, label_smoothing=0.1)
             if sets:
                 set_x, set_y, set_group = sets.draw(gen)
-                apart = within_set_contrast(embed(net, augment(set_x.to(device), gen)), set_y.to(device),
-                                            set_group.to(device), temperature)
+                apart = within_set_contrast(F.normalize(net.pooled(augment(set_x.to(device), gen)), dim=1),
+                                            set_y.to(device), set_group.to(device), temperature)
                 loss = loss + contrast * apart
                 state["contrast_sum"] += apart.item() * len(idx)
             opt.zero_grad(set_to_none=True)
