@@ -18,13 +18,12 @@ import numpy as np
 from datasets.recipe import Recipe
 from scoring.hand import Hand
 from scoring.random_hands import random_winning_hand
-from scoring.tiles import TILE_CODES
+from scoring.tiles import FLOWERS, TILE_CODES
 from vision.classes import BACK
 
 TILE_D = 1.36  # depth of a lying tile's top, in tile widths
 SURROUND_KINDS = ("wall", "discard", "other")  # tiles at the table that are not the player's hand
 DISCARDABLE = [c for c in TILE_CODES if not c.endswith("f")]  # flowers are never discarded
-FLOWER_CODES = [c for c in TILE_CODES if c.endswith("f")]
 
 
 @dataclass
@@ -173,7 +172,7 @@ def loose_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
 def flower_row_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     """The eight flowers of a set in one packed row, in any order: the photo a table takes to teach the app
     its set ("teach this set", ui/teach_page.py)."""
-    codes = [str(c) for c in rng.permutation(FLOWER_CODES)]
+    codes = [str(c) for c in rng.permutation(FLOWERS)]
     tiles, _ = _row(codes, 0.0, 0.0, rng, 0)
     return SceneLayout("flower_row", None, [SceneGroup("loose", codes)], tiles)
 

@@ -31,11 +31,11 @@ from PIL import Image, ImageDraw, ImageFont
 
 from datasets import tile_bodies as tb
 from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS, FONT_DIR, FONT_FILES, HONOUR_CHARS
+from scoring.tiles import FLOWERS
 from training.crops import JITTER
 from vision.classes import CLASS_INDEX
 from vision.crop_classifier import CROP_H, CROP_W, cut_crop
 
-FLOWER_CODES = tuple(f"{n}f" for n in range(1, 9))
 # 東南西北中發 drawn the same way: a large character alone is what tells them from a flower (白 has none)
 HONOUR_CODES = tuple(f"{n}z" for n in range(1, 7))
 WIND_LETTERS = "ESWN"  # the corner index some sets print on a wind
@@ -286,7 +286,7 @@ def tile_sprite(code: str, rng: np.random.Generator, face: np.ndarray | None = N
     palette = tb.scene_palette(rng)
     palette["body"] = np.clip(palette["body"] + rng.normal(0, 10, 3), 0, 255).astype(np.float32)
     if face is None:
-        face = flower_face(code, rng) if code in FLOWER_CODES else honour_face(code, rng)
+        face = flower_face(code, rng) if code in FLOWERS else honour_face(code, rng)
     top = tb.body_top(palette["body"], face, palette["face_scale"])
     if rng.random() < 0.5:
         return top
@@ -299,12 +299,12 @@ def flower_crop(code: str, rng: np.random.Generator) -> np.ndarray:
 
 
 def flower_set(rng: np.random.Generator) -> list[np.ndarray]:
-    """The eight flower tiles (BGRA tops, FLOWER_CODES' order) of one set: one body, font, layout, number form,
+    """The eight flower tiles (BGRA tops, FLOWERS' order) of one set: one body, font, layout, number form,
     inks and places, each flower its own character, number and picture. Told apart only by those, as a table's
     memory must tell its set's flowers apart (vision/memory.py)."""
     design = int(rng.integers(2**63))
     return [tile_sprite(code, np.random.default_rng([design, 0]),
-                        flower_face(code, np.random.default_rng([design, 1]), rng)) for code in FLOWER_CODES]
+                        flower_face(code, np.random.default_rng([design, 1]), rng)) for code in FLOWERS]
 
 
 def seen(sprite: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -357,7 +357,7 @@ def flower_crops(count: int, seed: int, honours: float = 0.0) -> tuple[np.ndarra
     made = {"f": 0, "z": 0}
     for i in range(count):
         kind = "z" if int((i + 1) * honours) > int(i * honours) else "f"  # `honours` of the first i, spread evenly
-        codes = HONOUR_CODES if kind == "z" else FLOWER_CODES
+        codes = HONOUR_CODES if kind == "z" else FLOWERS
         code = codes[made[kind] % len(codes)]
         made[kind] += 1
         x[i], y[i] = flower_crop(code, rng), CLASS_INDEX[code]
@@ -368,9 +368,9 @@ def flower_set_crops(sets: int, seed: int, views: int = 2) -> tuple[np.ndarray, 
     """`sets` sets' eight flowers (`flower_set`), each flower seen `views` times (`seen`): the crops, their class
     ids, and each crop's set (0..sets-1)."""
     rng = np.random.default_rng(seed)
-    x = np.empty((sets * len(FLOWER_CODES) * views, CROP_H, CROP_W, 3), np.uint8)
-    y = np.tile(np.repeat([CLASS_INDEX[c] for c in FLOWER_CODES], views), sets)
-    group = np.repeat(np.arange(sets), len(FLOWER_CODES) * views)
+    x = np.empty((sets * len(FLOWERS) * views, CROP_H, CROP_W, 3), np.uint8)
+    y = np.tile(np.repeat([CLASS_INDEX[c] for c in FLOWERS], views), sets)
+    group = np.repeat(np.arange(sets), len(FLOWERS) * views)
     i = 0
     for _ in range(sets):
         for sprite in flower_set(rng):

@@ -21,6 +21,7 @@ import numpy as np
 
 from datasets.photo import photo_effects
 from datasets.styles import SceneSet, pick_style
+from scoring.tiles import FLOWERS
 from training.crops import JITTER
 from training.evening import hand_photo
 from vision.classes import CLASS_INDEX, CLASSES
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     x, y, group = set_views(args.sets, args.photos, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, x=x, y=y, group=group)
-    flowers = int(np.isin(y, [CLASS_INDEX[f"{n}f"] for n in range(1, 9)]).sum())
+    flowers = int(np.isin(y, [CLASS_INDEX[c] for c in FLOWERS]).sum())
     print(f"{len(y)} crops of {CROP_H}x{CROP_W} ({flowers} of them flowers) from {args.sets} sets seen in "
           f"{args.photos} photos each → {args.out}")
 
