@@ -94,6 +94,22 @@ def test_set_crops_come_set_by_set_each_flower_seen_in_several_views():
     assert np.array_equal(x, again)
 
 
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_photographed_tile_keeps_its_box_about_it(seed):
+    """`photographed` tilts, turns and lights the canvas; the box it gives is the tile's as the photo shows it:
+    it holds all of the tile and little else."""
+    image = np.zeros((120, 150, 3), np.uint8)
+    image[30:90, 50:100] = 255
+    out, box = ff.photographed(image, np.float32([50, 30, 100, 90]), np.random.default_rng(seed), ff.A.Compose([]))
+    assert out.shape == image.shape and out.dtype == np.uint8
+    x1, y1, x2, y2 = box
+    assert 0 <= x1 < x2 <= 150 and 0 <= y1 < y2 <= 120
+    tile = out[:, :, 0] > 127
+    inside = tile[int(np.floor(y1)):int(np.ceil(y2)) + 1, int(np.floor(x1)):int(np.ceil(x2)) + 1].sum()
+    assert inside >= 0.99 * tile.sum() and inside >= 0.6 * (x2 - x1) * (y2 - y1)
+
+
 def test_the_command_writes_sets_with_their_group_and_refuses_honours_among_them(tmp_path):
     out = tmp_path / "s.npz"
     done = subprocess.run([sys.executable, "-m", "training.flower_faces", "--sets", "2", "--views", "3", "--out",

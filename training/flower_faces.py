@@ -16,6 +16,8 @@ beside neighbour tiles on a table, boxed as the generator boxes (whole body) or 
 face), and cut with `vision.crop_classifier.cut_crop` and the crops' box jitter (`training.crops.JITTER`).
 None of this reads the held-out designs (`datasets/styles.py`): they stay for judging.
 Output: an .npz with `x` (N, CROP_H, CROP_W, 3) uint8 BGR and `y` (N,) class ids, as `training.crops`.
+With `--sets`, whole sets for the within-set loss instead: each set's eight flowers in one design, each seen in
+`--views` views as one evening's photos show a tile (`photographed`), and each crop's set (`group`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ import os
 from functools import cache
 from pathlib import Path
 
+import albumentations as A
 import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from datasets import tile_bodies as tb
+from datasets.photo import apply_photo, photo_effects
 from datasets.tile_faces import FACE_H, FACE_W, FLOWER_CHARS, FONT_DIR, FONT_FILES, HONOUR_CHARS
 from scoring.tiles import FLOWERS
 from training.crops import JITTER
@@ -307,9 +311,10 @@ def flower_set(rng: np.random.Generator) -> list[np.ndarray]:
                         flower_face(code, np.random.default_rng([design, 1]), rng)) for code in FLOWERS]
 
 
-def seen(sprite: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def seen(sprite: np.ndarray, rng: np.random.Generator, effects: A.Compose | None = None) -> np.ndarray:
     """One view of a tile as the classifier gets it: among neighbours on a table, near or far, boxed, perhaps
-    compressed, cut and scaled."""
+    compressed, cut and scaled. With `effects` (a phone photo's, `datasets.photo.photo_effects`), also as one
+    evening's photos show a tile from one to the next (`photographed`)."""
     scale = rng.uniform(0.25, 0.9)  # tiles of 30-110 px across: far and near
     sprite = cv2.resize(sprite, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     h, w = sprite.shape[:2]
@@ -331,10 +336,32 @@ def seen(sprite: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         inset = rng.uniform(0.03, 0.1)
         box = np.float32([x0 + inset * w, y0 + inset * h, x0 + w - inset * w, y0 + h - inset * h])
     image = np.clip(image, 0, 255).astype(np.uint8)
-    if rng.random() < 0.5:  # a phone's compression
+    if effects is not None:
+        image, box = photographed(image, box, rng, effects)
+    elif rng.random() < 0.5:  # a phone's compression
         image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])[1],
                              cv2.IMREAD_COLOR)
     return cut_crop(image, box, jitter=rng.uniform(-JITTER, JITTER, 4))
+
+
+def photographed(image: np.ndarray, box: np.ndarray, rng: np.random.Generator,
+                 effects: A.Compose) -> tuple[np.ndarray, np.ndarray]:
+    """The canvas as a phone photo of a table shows it, and the tile's box in it: the camera's tilt foreshortens
+    the tile (its height to 55-100%, its far edge up to 15% narrower), the photo is turned up to 12°, and lit,
+    blurred and compressed by `effects`. The views of one drawn face then differ as an evening's photos of one
+    tile do (without them, two views of a face were alike enough that the within-set loss had nothing to learn:
+    models/CLASSIFIER.md, "Tiles within a set")."""
+    h, w = image.shape[:2]
+    squash, narrow, turn = rng.uniform(0.55, 1.0), rng.uniform(0.0, 0.15), rng.uniform(-12.0, 12.0)
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    tilted = np.float32([[narrow * w / 2, (1 - squash) * h], [w - narrow * w / 2, (1 - squash) * h], [w, h], [0, h]])
+    turned = cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0)
+    warp = np.vstack([turned, [0, 0, 1]]) @ cv2.getPerspectiveTransform(corners, tilted)
+    edge = tuple(int(v) for v in image[0, 0])
+    image = cv2.warpPerspective(image, warp, (w, h), borderMode=cv2.BORDER_CONSTANT, borderValue=edge)
+    x1, y1, x2, y2 = box
+    moved = cv2.perspectiveTransform(np.float32([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), warp)[0]
+    return apply_photo(effects, image, int(rng.integers(2**31))), np.float32([*moved.min(axis=0), *moved.max(axis=0)])
 
 
 def _over(image: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
@@ -365,9 +392,10 @@ def flower_crops(count: int, seed: int, honours: float = 0.0) -> tuple[np.ndarra
 
 
 def flower_set_crops(sets: int, seed: int, views: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`sets` sets' eight flowers (`flower_set`), each flower seen `views` times (`seen`): the crops, their class
-    ids, and each crop's set (0..sets-1)."""
+    """`sets` sets' eight flowers (`flower_set`), each flower seen `views` times as photos show it (`seen` with a
+    phone's effects): the crops, their class ids, and each crop's set (0..sets-1)."""
     rng = np.random.default_rng(seed)
+    effects = photo_effects()
     x = np.empty((sets * len(FLOWERS) * views, CROP_H, CROP_W, 3), np.uint8)
     y = np.tile(np.repeat([CLASS_INDEX[c] for c in FLOWERS], views), sets)
     group = np.repeat(np.arange(sets), len(FLOWERS) * views)
@@ -375,7 +403,7 @@ def flower_set_crops(sets: int, seed: int, views: int = 2) -> tuple[np.ndarray, 
     for _ in range(sets):
         for sprite in flower_set(rng):
             for _ in range(views):
-                x[i] = seen(sprite, rng)
+                x[i] = seen(sprite, rng, effects)
                 i += 1
     return x, y, group
 
@@ -386,7 +414,8 @@ def main(argv: list[str] | None = None) -> None:
     size = parser.add_mutually_exclusive_group(required=True)
     size.add_argument("--count", type=int, help="crops to write (the eight flowers in turn), each its own design")
     size.add_argument("--sets", type=int, help="sets to write: each set's eight flowers in one design, each seen "
-                                               "--views times (the .npz also holds each crop's set, `group`)")
+                                               "--views times as photos show it (the .npz also holds each crop's "
+                                               "set, `group`)")
     parser.add_argument("--views", type=int, default=2, help="with --sets: views of each flower")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True, help=".npz to write")

@@ -15,9 +15,9 @@ model.json). The unseen-styles crops are only ever judged, never trained on.
 
 `--sets FILE --contrast WEIGHT` adds what a table's memory needs (vision/memory.py compares the embeddings of
 one set's tiles): each step also takes `--sets-per-step` whole sets (`training.set_views`: one physical set in
-several photos; `training.flower_faces --sets`: a set's eight flowers in one design, each seen twice), and a
-supervised contrastive loss over each set's crops alone pulls a tile's views together and pushes the set's other
-tiles away (models/CLASSIFIER.md, "Tiles within a set").
+several photos; `training.flower_faces --sets`: a set's eight flowers in one design, each seen as photos show
+it), and a supervised contrastive loss over each set's crops alone pulls a tile's views together and pushes the
+set's other tiles away (models/CLASSIFIER.md, "Tiles within a set").
 """
 
 from __future__ import annotations
