@@ -348,9 +348,8 @@ def photographed(image: np.ndarray, box: np.ndarray, rng: np.random.Generator,
                  effects: A.Compose) -> tuple[np.ndarray, np.ndarray]:
     """The canvas as a phone photo of a table shows it, and the tile's box in it: the camera's tilt foreshortens
     the tile (its height to 55-100%, its far edge up to 15% narrower), the photo is turned up to 12°, and lit,
-    blurred and compressed by `effects`. The views of one drawn face then differ as an evening's photos of one
-    tile do (without them, two views of a face were alike enough that the within-set loss had nothing to learn:
-    models/CLASSIFIER.md, "Tiles within a set")."""
+    blurred and compressed by `effects`: the views of one drawn face differ as an evening's photos of one tile do,
+    which the within-set loss needs (models/CLASSIFIER.md, "Tiles within a set")."""
     h, w = image.shape[:2]
     squash, narrow, turn = rng.uniform(0.55, 1.0), rng.uniform(0.0, 0.15), rng.uniform(-12.0, 12.0)
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
