@@ -23,7 +23,7 @@ from vision.classes import BACK
 
 TILE_D = 1.36  # depth of a lying tile's top, in tile widths
 SURROUND_KINDS = ("wall", "discard", "other")  # tiles at the table that are not the player's hand
-DISCARDABLE = [c for c in TILE_CODES if not c.endswith("f")]  # flowers are never discarded
+DISCARDABLE = [c for c in TILE_CODES if c not in FLOWERS]  # flowers are never discarded
 
 
 @dataclass

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import albumentations as A
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -101,7 +102,7 @@ def test_a_photographed_tile_keeps_its_box_about_it(seed):
     it holds all of the tile and little else."""
     image = np.zeros((120, 150, 3), np.uint8)
     image[30:90, 50:100] = 255
-    out, box = ff.photographed(image, np.float32([50, 30, 100, 90]), np.random.default_rng(seed), ff.A.Compose([]))
+    out, box = ff.photographed(image, np.float32([50, 30, 100, 90]), np.random.default_rng(seed), A.Compose([]))
     assert out.shape == image.shape and out.dtype == np.uint8
     x1, y1, x2, y2 = box
     assert 0 <= x1 < x2 <= 150 and 0 <= y1 < y2 <= 120
