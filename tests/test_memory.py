@@ -18,7 +18,7 @@ from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.labels import read_labels
-from vision.memory import PER_CLASS, TableMemory, TableMemoryError, load_memory, unit
+from vision.memory import PER_CLASS, TableMemory, TableMemoryError, embed, load_memory, moved, steadied, unit
 from vision.photo import load_photo
 from vision.read import read_photo
 from vision.settings import READER_DEFAULT
@@ -225,6 +225,45 @@ def test_the_probe_is_fitted_again_when_the_examples_change():
     fresh.examples = {code: v.copy() for code, v in memory.examples.items()}
     np.testing.assert_array_equal(memory.blend(probs, crops), fresh.blend(probs, crops))
     assert np.abs(memory.blend(probs, crops) - before).max() > 0.01
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(-6, 6), st.integers(-6, 6), st.integers(0, 2**32 - 1))
+def test_a_moved_crop_shows_the_same_pixels_further_along(dx, dy, seed):
+    crops = np.random.default_rng(seed).integers(0, 256, (2, 64, 48, 3), dtype=np.uint8)
+    out = moved(crops, dx, dy)
+    assert out.shape == crops.shape and out.dtype == np.uint8
+    np.testing.assert_array_equal(out[:, max(dy, 0):64 + min(dy, 0), max(dx, 0):48 + min(dx, 0)],
+                                  crops[:, max(-dy, 0):64 - max(dy, 0), max(-dx, 0):48 - max(dx, 0)])
+
+
+def test_a_steadied_flower_moves_less_with_its_box_and_the_other_tiles_keep_their_embeddings(detector):
+    """A flower's steadied embedding changes less when its crop moves by a box's error than its crop's own does;
+    the crops not asked for are left as they were, and taught tiles other than flowers are not steadied."""
+    classifier = detector.classifier
+    image, boxes, codes = labelled(FLOWERED)
+    crops = classifier.crops(image, boxes)
+    plain = classifier.read_crops(crops)[1]
+    flowers = np.array([c.endswith("f") for c in codes])
+    steady = steadied(classifier, crops, plain, flowers, READER_DEFAULT.flower_view_shift)
+    np.testing.assert_array_equal(steady[~flowers], plain[~flowers])
+    np.testing.assert_array_equal(embed(classifier, image, boxes, codes)[~flowers], plain[~flowers])
+    np.testing.assert_allclose(embed(classifier, image, boxes, codes)[flowers], steady[flowers], rtol=1e-5)
+
+    nudged = moved(crops[flowers], 2, 1)
+    nudged_plain = classifier.read_crops(nudged)[1]
+    nudged_steady = steadied(classifier, nudged, nudged_plain, np.ones(len(nudged), bool),
+                             READER_DEFAULT.flower_view_shift)
+    drift = lambda a, b: float(np.mean(1 - np.sum(unit(a) * unit(b), axis=1)))  # noqa: E731
+    assert drift(steady[flowers], nudged_steady) < drift(plain[flowers], nudged_plain)
+    np.testing.assert_array_equal(steadied(classifier, crops, plain, flowers, 0), plain)
+
+
+def test_an_empty_memory_reads_crops_as_the_model_does():
+    """No examples, nothing to compare: the crops are not run through the classifier again."""
+    probs = np.random.default_rng(1).dirichlet(np.ones(len(CLASSES)), 3).astype(np.float32)
+    out = TableMemory("0" * 64).blend_crops(None, np.zeros((3, 64, 48, 3), np.uint8), probs, np.ones((3, 16)))
+    np.testing.assert_array_equal(out, probs)
 
 
 def flower_codes(reading) -> list[str]:

@@ -5,9 +5,10 @@
 For each unseen design of the evening benchmark (`training.evening.DESIGNS`), `--hands` generated photos of
 winning hands in one set of it; every labelled flower tile is cut as the reader cuts it and judged two ways:
 *model*, the crop classifier's top class is its flower; *nearest example*, among the flowers of the set's
-other photos the crop's likest by the classifier's embedding (what `vision.memory.TableMemory` compares) is
-of its flower, over the flowers whose flower another photo shows. The first is what a flower the memory has
-not been taught gets; the second, roughly, what the memory gives once it has one.
+other photos the crop's likest by the classifier's embedding, steadied as `vision.memory.TableMemory` compares
+flowers (`vision.memory.steadied`), is of its flower, over the flowers whose flower another photo shows. The
+first is what a flower the memory has not been taught gets; the second, roughly, what the memory gives once it
+has one.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from training.evening import DESIGNS, design_name, hand_photo, tile_set_of
 from vision.classes import CLASSES
 from vision.crop_classifier import TileClassifier
 from vision.detector import TileDetector
-from vision.memory import unit
+from vision.memory import steadied, unit
+from vision.settings import READER_DEFAULT
 
 
 def flower_crops(style: str, anchor: float | None, hands: int, seed: int, size: int,
@@ -62,6 +64,8 @@ def run(hands: int, seed: int, size: int) -> dict:
     for style, anchor in DESIGNS:
         crops, codes, photo = flower_crops(style, anchor, hands, seed, size, classifier)
         probs, embeddings = classifier.read_crops(crops)
+        embeddings = steadied(classifier, crops, embeddings, np.ones(len(crops), bool),
+                              READER_DEFAULT.flower_view_shift)
         out["designs"][design_name(style, anchor)] = judge(probs, embeddings, codes, photo)
     return out
 

@@ -100,7 +100,7 @@ def teach(ledger: Ledger, code: str, classifier: TileClassifier, image: np.ndarr
           codes: list[str]) -> TableMemory:
     """The table's memory taught these tiles (boxes xyxy in `image`'s pixels, each its code), written back
     to the ledger; returns the memory as stored. A memory that cannot be used is started afresh."""
-    embeddings = embed(classifier, image, boxes)  # before the write lock: the ledger is not held meanwhile
+    embeddings = embed(classifier, image, boxes, codes)  # before the write lock: the ledger is not held meanwhile
     taught = []
 
     def change(data: bytes | None) -> bytes:

@@ -157,12 +157,13 @@ class TileClassifier:
     def rescore(self, image: np.ndarray, dets: Detections, memory=None) -> Detections:
         """The same boxes; each tile's scores are the class probabilities from its crop of `image`
         (combined with the detector's per `weight`, then with a table's `memory` of its own tiles when
-        given: `vision.memory.TableMemory.blend`) times the detector's confidence in the tile."""
+        given: `vision.memory.TableMemory.blend_crops`) times the detector's confidence in the tile."""
         if not len(dets):
             return dets
-        probs, embeddings = self.read_crops(self.crops(image, dets.boxes))
+        crops = self.crops(image, dets.boxes)
+        probs, embeddings = self.read_crops(crops)
         probs = combine(dets.scores, probs, self.weight)
         if memory is not None:
             memory.check(self)
-            probs = memory.blend(probs, embeddings)
+            probs = memory.blend_crops(self, crops, probs, embeddings)
         return Detections(dets.boxes, (probs * dets.confidences[:, None]).astype(np.float32))

@@ -25,10 +25,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
+from scoring.tiles import FLOWERS
 from vision.classes import CLASSES
-from vision.crop_classifier import TileClassifier
+from vision.crop_classifier import CROP_H, CROP_W, TileClassifier
+from vision.detections import FLOWER_CLASSES
 from vision.notices import Notice, NoticeError
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -99,7 +102,17 @@ class TableMemory:
         if len(boxes) != len(codes):
             raise ValueError(f"{len(boxes)} boxes but {len(codes)} codes")
         if len(boxes):
-            self.add(embed(classifier, image, boxes), list(codes))
+            self.add(embed(classifier, image, boxes, codes, self.settings), list(codes))
+
+    def blend_crops(self, classifier: TileClassifier, crops: np.ndarray, probs: np.ndarray,
+                    embeddings: np.ndarray) -> np.ndarray:
+        """`blend` for the tiles of these crops (`classifier`'s probabilities and embeddings of them), each crop
+        the models hold likely a flower (`flower_views_from` of its probability or more) compared `steadied`, as
+        the flowers taught are."""
+        if not self.examples or not len(probs):
+            return probs
+        flowers = probs[:, FLOWER_CLASSES].sum(axis=1) >= self.settings.flower_views_from
+        return self.blend(probs, steadied(classifier, crops, embeddings, flowers, self.settings.flower_view_shift))
 
     def blend(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """Each tile's class probabilities (N, 43) with the table's examples' word, weighed as `settings` say: a
@@ -203,10 +216,37 @@ def fit_probe(examples: np.ndarray, labels: np.ndarray, classes: int,
     return weights * settings.probe_scale, bias
 
 
-def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """The embeddings a memory keeps of the tiles in these boxes (xyxy, `image`'s pixels): the costly part of
-    teaching, which the app does before it takes the ledger's write lock to `add` them."""
-    return classifier.read_crops(classifier.crops(image, boxes))[1]
+def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray, codes: list[str],
+          settings: ReaderSettings = READER_DEFAULT) -> np.ndarray:
+    """The embeddings a memory keeps of the tiles in these boxes (xyxy, `image`'s pixels) of these codes, the
+    flowers' `steadied`: the costly part of teaching, which the app does before it takes the ledger's write lock
+    to `add` them."""
+    crops = classifier.crops(image, boxes)
+    embeddings = classifier.read_crops(crops)[1]
+    return steadied(classifier, crops, embeddings, np.isin(list(codes), FLOWERS), settings.flower_view_shift)
+
+
+def steadied(classifier: TileClassifier, crops: np.ndarray, embeddings: np.ndarray, which: np.ndarray,
+             shift: int) -> np.ndarray:
+    """`embeddings` (of `crops`, by `classifier`) with those of the crops `which` replaced by the sum of the unit
+    embeddings of the crop and of the crop moved `shift` pixels left, right, up and down (its edge repeated):
+    one set's flowers differ in a few strokes, and one crop's embedding moves with its box's error about as
+    much (models/README.md, "Flowers steadied"). The memory compares directions only, so a sum is the mean."""
+    which = np.flatnonzero(which)
+    if not len(which) or shift <= 0:
+        return embeddings
+    moves = [(shift, 0), (-shift, 0), (0, shift), (0, -shift)]
+    views = np.concatenate([moved(crops[which], dx, dy) for dx, dy in moves])
+    sums = unit(embeddings[which]) + unit(classifier.read_crops(views)[1]).reshape(len(moves), len(which), -1).sum(0)
+    out = embeddings.copy()
+    out[which] = sums
+    return out
+
+
+def moved(crops: np.ndarray, dx: int, dy: int) -> np.ndarray:
+    """Each (CROP_H, CROP_W, 3) crop moved `dx` pixels right and `dy` down, the edge it leaves repeated."""
+    shift = np.float32([[1, 0, dx], [0, 1, dy]])
+    return np.stack([cv2.warpAffine(c, shift, (CROP_W, CROP_H), borderMode=cv2.BORDER_REPLICATE) for c in crops])
 
 
 def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:

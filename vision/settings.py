@@ -167,6 +167,13 @@ class ReaderSettings(Settings):
     probe_l2: float = 0.01
     probe_steps: int = 50
     probe_rate: float = 1.0
+    # a flower is compared steadied (`vision.memory.steadied`): by the mean of its unit embeddings over its crop and
+    # the crop moved `flower_view_shift` pixels (of its 48 x 64) each way. Read with a memory, a crop whose flower
+    # probability is `flower_views_from` or more is (a fifth of a hand photo's tiles: four more classifier runs
+    # each); taught, every flower is. On the evening benchmark's crops the likest taught flower was the right one
+    # for 83% of xmahjongg-real's flowers unsteadied, 92% steadied (models/README.md, "Flowers steadied")
+    flower_views_from: float = 0.2
+    flower_view_shift: int = 3
 
 
 @dataclass(frozen=True)
