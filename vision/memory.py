@@ -2,12 +2,13 @@
 
 A table plays one set all evening, and every hand the players confirm is a labelled photo of that set.
 The memory keeps, for each class, the embeddings of the newest PER_CLASS of its tiles (the crop
-classifier's pooled features before its linear layer: `TileClassifier.read_crops`), taught from a photo's
-boxes and the codes the players confirmed (`teach`). A photo read with it (`read_photo(..., memory=)`,
-`TileDetector.read(..., memory=)`) has each tile's class probabilities blended with how like the table's own
-examples its crop is (`blend`, by the memory's `ReaderSettings`), and with what a linear probe fitted on those
-examples says (`fit_probe`: it tells apart a set's alike tiles that a nearest example does not). Among the
-classes with no example yet the model decides; where a crop is plainly of this set, they count as `similar` like it.
+classifier's pooled features before its linear layer: `TileClassifier.read_crops`; a flower's `steadied` over
+small moves of its crop), taught from a photo's boxes and the codes the players confirmed (`teach`). A photo
+read with it (`read_photo(..., memory=)`, `TileDetector.read(..., memory=)`) has each tile's class
+probabilities blended with how like the table's own examples its crop is (`blend_crops`, `blend`, by the
+memory's `ReaderSettings`), and with what a linear probe fitted on those examples says (`fit_probe`: it tells
+apart a set's alike tiles that a nearest example does not). Among the classes with no example yet the model
+decides; where a crop is plainly of this set, they count as `similar` like it.
 
 The memory is stored with the table (the ledger's SQLite, a file for `python -m vision`) as bytes
 (`to_bytes` / `from_bytes`): JSON with a format name and version and the SHA-256 of the classifier whose
