@@ -15,16 +15,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.tiles import FLOWERS
-from vision.classes import CLASSES
 from vision.crop_classifier import TileClassifier
-from vision.detections import Detections
+from vision.detections import FLOWER_CLASSES, Detections
 from vision.hand_finding import weights
 from vision.model_files import MODELS_DIR, STRIDE, ModelCard, onnx_session
 from vision.photo import READ_SIDE, resized
 from vision.settings import DETECTOR_DEFAULT, DetectorSettings
-
-FLOWER_IDS = np.flatnonzero(np.isin(CLASSES, FLOWERS))
 
 
 def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
@@ -52,7 +48,7 @@ def decode(output: np.ndarray, conf: float, iou: float, flower_conf: float | Non
     top = scores.max(axis=1)
     keep = top >= conf
     if flower_conf is not None and flower_conf < conf:
-        keep |= (top >= flower_conf) & np.isin(scores.argmax(axis=1), FLOWER_IDS)
+        keep |= (top >= flower_conf) & FLOWER_CLASSES[scores.argmax(axis=1)]
         conf = flower_conf
     pred, scores = pred[keep], scores[keep]
     if not len(pred):
@@ -223,7 +219,7 @@ class TileDetector:
         if self.classifier is None:  # nothing says whether a faint box is a flower
             return dets[np.flatnonzero(surely)]
         dets = self.classifier.rescore(image, dets, memory)
-        flowers = dets.scores[:, FLOWER_IDS].sum(axis=1) / np.maximum(dets.presence, 1e-9)
+        flowers = dets.scores[:, FLOWER_CLASSES].sum(axis=1) / np.maximum(dets.presence, 1e-9)
         kept = surely | (flowers >= settings.faint_flower_sure)
         kept |= in_flower_run(dets.boxes, kept & (flowers >= 0.5), ~kept, settings.flower_run_touch)
         return dets[np.flatnonzero(kept)]
