@@ -25,6 +25,7 @@ from .test_layout_and_correction import HAND, same_hand
 
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
 ROW_AT_37 = Path(__file__).resolve().parent / "data" / "askew" / "row-at-37-degrees"
+HAND_AT_145 = Path(__file__).resolve().parent / "data" / "askew" / "hand-at-145-degrees"
 
 NEVER_LEVEL = ReaderSettings(askew_from=91.0)
 
@@ -258,6 +259,54 @@ class SeesThePatternLevel(ReadsPlumbUnsurely):
         return Detections(np.concatenate([dets.boxes, boxes]), np.concatenate([dets.scores, one_hot(["back"] * 80)]))
 
 
+class FindsLittleAskew:
+    """Reads HAND along the photo's white mark where it lies within 25 degrees of level, every tile surely; further
+    askew, two of its tiles (the real detector found 2 tiles of a generated evening's hand at 145 degrees)."""
+
+    def read(self, image):
+        angle, dets, _ = along_mark(image)
+        return dets if abs(angle) <= 25.0 else dets[[0, 1]]
+
+
+@pytest.mark.parametrize("angle", [35.0, -40.0, 145.0, 60.0])
+def test_a_hand_askew_of_which_next_to_nothing_is_found_as_it_is_is_read_turned_level(angle):
+    """Two tiles tell nothing of how the rows lie: the photo is read turned 45 degrees each way, and the turn that
+    finds the hand tells the rows' angle (without it, no hand)."""
+    photo = marked_photo(angle)
+    assert reading_hand(read_photo(photo, FindsLittleAskew(), settings=ReaderSettings(probe_turn=0.0))) is None
+
+    reading = read_photo(photo, FindsLittleAskew())
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)
+    assert (reading.view.angle - angle + 90) % 180 - 90 == pytest.approx(0.0, abs=1.0)
+
+
+class Counts:
+    """Finds the first `tiles` tiles of HAND laid out level in any photo, and counts the photos it reads."""
+
+    def __init__(self, tiles: int) -> None:
+        self.tiles, self.reads = tiles, 0
+
+    def read(self, image):
+        self.reads += 1
+        return laid_out(HAND)[0][np.arange(self.tiles)]
+
+
+def test_a_photo_of_a_few_tiles_is_read_turned_both_ways_then_as_it_is():
+    """A photo the detector finds two tiles in whichever way it is turned is read turned 45 degrees each way, and
+    keeps its reading as it is (and its half turn, as any photo of a hand's tiles or fewer)."""
+    detector = Counts(2)
+    reading = read_photo(marked_photo(0.0), detector)
+    assert reading.view == View() and len(reading.best.shown) == 2
+    assert detector.reads == 4
+
+
+def test_a_photo_where_no_tile_is_found_is_not_read_turned():
+    """A photo of no tiles (a 12 MP one is read at 512, 1024 and 2560 px) is not read again turned: three times as
+    long for a photo that is most likely not of a hand."""
+    detector = Counts(0)
+    assert len(read_photo(marked_photo(0.0), detector).best.shown) == 0 and detector.reads == 1
+
+
 def test_a_turn_that_shows_a_hands_tiles_more_than_the_photo_as_it_is_is_not_kept():
     """Turning a photo shows no more tiles: a turn that reads more than a hand's tiles more than the photo as it is
     has read the table's pattern."""
@@ -368,6 +417,21 @@ def test_the_real_detector_finds_a_row_at_37_degrees_once_the_photo_is_turned_le
     assert len(found) >= 20 and reading.legal
     assert sum(shown[j].code == codes[i] for i, j in found.items()) >= 18
     assert sorted(shown[j].code for i, j in found.items() if codes[i].endswith("f")) == ["1f", "3f", "6f", "8f"]
+
+
+def test_the_real_detector_reads_a_hand_at_145_degrees_of_which_it_finds_two_tiles_as_it_is(detector):
+    """A generated evening's photo of a hand upside down and 35 degrees askew, small in the photo: as it is the
+    detector finds 2 of its 18 tiles, and their rows' angle cannot be told; turned 45 degrees it finds most, and
+    the photo turned level and half a turn reads the hand."""
+    photo = load_photo(HAND_AT_145.with_suffix(".jpg"))
+    boxes, codes = read_labels(HAND_AT_145.with_suffix(".txt"), photo.shape[1], photo.shape[0])
+    assert len(read_photo(photo, detector, settings=ReaderSettings(probe_turn=0.0)).best.shown) <= 2
+
+    reading = read_photo(photo, detector)
+    found = match(boxes, reading.best.boxes)
+    assert reading.legal and reading.view.half_turn and UPSIDE_DOWN in reading.warnings
+    assert len(found) == len(codes) == 18
+    assert sum(reading.best.shown[j].code == codes[i] for i, j in found.items()) >= 17
 
 
 def test_a_photo_read_upside_down_is_seen_the_right_way_up(detector):

@@ -364,10 +364,13 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     degrees, and the layout finds no row in the rest, and the boxes tell the rows' direction only roughly, which
     way up only the faces do, and the suits read surely either way up, the flowers not (models/README.md, "Askew
     rows", "Rows at any angle"). A turn that shows more than a hand's tiles more than the photo as it is has read
-    the table's pattern, and is not kept."""
+    the table's pattern, and is not kept. Where the photo as it is shows some tiles but too few to tell how their rows
+    lie, they are told from the photo turned `settings.probe_turn` degrees each way (`_probed`); a photo where none is
+    found is not (a photo of no tiles would take three times as long; models/README.md, "Rows found turned")."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(best[1].best.shown)
-    for view in level_views(best[1].best.boxes, settings, plumb=not best[1].legal or _of_a_hand(best[1])):
+    boxes = _probed(detector, image, settings) if 0 < shown < settings.min_for_askew else best[1].best.boxes
+    for view in level_views(boxes, settings, plumb=not best[1].legal or _of_a_hand(best[1])):
         reading = read_detections(_detect(detector, view.photo(image), memory), rules, settings)
         if len(reading.best.shown) > shown + MAX_HAND_TILES:
             continue  # turning a photo shows no more tiles: the table's pattern, read as tiles in this view
@@ -378,6 +381,18 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
                 and direction is not None and abs(direction) < settings.askew_from:
             break
     return best
+
+
+def _probed(detector: Detector, image: np.ndarray, settings: ReaderSettings) -> np.ndarray:
+    """The boxes the detector finds in the photo turned by `settings.probe_turn` degrees one way or the other,
+    whichever finds more, in the photo's pixels: a row at 30-45 degrees is mostly missed as it is."""
+    found = []
+    for angle in (settings.probe_turn, -settings.probe_turn):
+        view = View(angle)
+        back = cv2.invertAffineTransform(view.to_seen(image.shape[1], image.shape[0]))
+        found.append(np.array([mapped(tuple(box), back) for box in detector.read(view.photo(image)).boxes],
+                              np.float32).reshape(-1, 4))
+    return max(found, key=len)
 
 
 def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT, plumb: bool = True) -> tuple[View, ...]:

@@ -117,6 +117,11 @@ class ReaderSettings(Settings):
     askew_from: float = 20.0
     askew_coherence: float = 0.5
     min_for_askew: int = 5
+    # a photo where the detector finds some tiles as it is but fewer than `min_for_askew` tells nothing of how their
+    # rows lie: it is read turned by `probe_turn` degrees each way, and the rows' angle taken from the turn that finds
+    # more (a hand at 145 degrees, upside down and askew: 2 tiles found as it is, 17 turned by -45; models/README.md,
+    # "Rows found turned")
+    probe_turn: float = 45.0
     # vision.hand_finding: which runs of tiles are one part
     # two tiles touch side by side when the gap between them is under `touch` of a tile's width, they overlap by
     # less than `stacked` of it (more is a tile lying on another), they share `level` of their height (a tilted
