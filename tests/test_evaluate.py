@@ -190,8 +190,9 @@ def test_the_hand_figures_add_up_over_photos_and_by_scene():
 
 
 class CountingDetector:
-    """Stands in for the detector: the same two tiles on every photo, counting its reads of each photo as it is
-    (`reads`) and turned half a turn, which a photo of a hand's tiles or fewer is read too (`turned`)."""
+    """Stands in for the detector: the same row of five tiles on every photo (enough to tell that the row lies level,
+    so the photo is not read turned to find it), counting its reads of each photo as it is (`reads`) and turned half
+    a turn, which a photo of a hand's tiles or fewer is read too (`turned`)."""
 
     def __init__(self) -> None:
         self.reads = self.turned = 0
@@ -203,7 +204,8 @@ class CountingDetector:
         else:
             self.reads += 1
             self.seen.append(image)
-        return Detections(np.array([box(0), box(12)], np.float32), one_hot(["1m", "2m"]))
+        row = np.array([box(12 * k) for k in range(5)], np.float32)
+        return Detections(row, one_hot([f"{k}m" for k in range(1, 6)]))
 
 
 def test_cached_detections_are_reused_only_for_the_same_photo_and_settings_and_the_run_is_not_timed(tmp_path):
