@@ -161,6 +161,10 @@ class View:
             to_seen = np.array([[-1.0, 0.0, width], [0.0, -1.0, height], [0.0, 0.0, 1.0]]) @ to_seen
         return to_seen[:2]
 
+    def to_photo(self, width: int, height: int) -> np.ndarray:
+        """The 2x3 transform back from the pixels of the photo as the reader saw it to those of a photo of this size."""
+        return cv2.invertAffineTransform(self.to_seen(width, height))
+
     def photo(self, image: np.ndarray) -> np.ndarray:
         """The photo as the reader saw it."""
         if self.angle:
@@ -349,8 +353,7 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
         return reading
     if view.half_turn:
         reading = replace(reading, warnings=(UPSIDE_DOWN, *reading.warnings))
-    to_seen = view.to_seen(image.shape[1], image.shape[0])
-    return replace(moved(reading, cv2.invertAffineTransform(to_seen)), view=view)
+    return replace(moved(reading, view.to_photo(image.shape[1], image.shape[0])), view=view)
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
@@ -389,7 +392,7 @@ def _probed(detector: Detector, image: np.ndarray, settings: ReaderSettings) -> 
     found = []
     for angle in (settings.probe_turn, -settings.probe_turn):
         view = View(angle)
-        back = cv2.invertAffineTransform(view.to_seen(image.shape[1], image.shape[0]))
+        back = view.to_photo(image.shape[1], image.shape[0])
         found.append(np.array([mapped(tuple(box), back) for box in detector.read(view.photo(image)).boxes],
                               np.float32).reshape(-1, 4))
     return max(found, key=len)
