@@ -87,10 +87,12 @@ def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
     out = capsys.readouterr().out
     assert "1 photos x 1" in out and "x the peer" in out
     line = next(line for line in out.splitlines() if line.startswith(photo.name))
-    assert re.search(r" \d+ tiles  ours +\d+  peer +\d+  \(decode \d+ detector \d+ crop \d+ after \d+\)", line)
+    assert re.search(r" \d+ tiles  ours +\d+  peer +\d+  \(decode \d+ detector \d+ crop \d+ after \d+ besides \d+\)",
+                     line)
     for stage in ("decode", "detector passes", "of them, the first pass's network", "crop classifier",
-                  "of it, cutting crops", "of it, the network", "after the detector"):
+                  "of it, cutting crops", "of it, the network", "after the detector", "besides the networks"):
         assert f"  {stage}" in out
+    assert re.search(r"^besides the networks : \d+\.\d\dx the peer at the median", out, re.M)
 
 
 def test_the_page_benchmark_times_the_run_that_reads_a_photo_and_the_runs_after_taps(capsys):

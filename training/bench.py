@@ -8,10 +8,10 @@ phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
-(`stage_times`: the networks' runs alone among them), for each photo (with the tiles it holds) and as
-medians. `--memory FILE` reads each photo a third time, with that table's memory (vision/memory.py,
-made by `python -m vision remember`), loaded afresh for each read as the app loads it after a lesson (so each
-read fits its probe), and says what the memory adds to a read.
+(`stage_times`: the networks' runs alone among them, and a whole read less all its networks' runs), for each
+photo (with the tiles it holds) and as medians. `--memory FILE` reads each photo a third time, with that table's
+memory (vision/memory.py, made by `python -m vision remember`), loaded afresh for each read as the app loads it after
+a lesson (so each read fits its probe), and says what the memory adds to a read.
 """
 
 from __future__ import annotations
@@ -71,11 +71,44 @@ def probe_fit(stored: bytes) -> float:
     return min(times)
 
 
+class TimedSession:
+    """An onnxruntime session whose runs add up their seconds in `seconds`."""
+
+    def __init__(self, session) -> None:
+        self.session, self.seconds = session, 0.0
+
+    def run(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return self.session.run(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def __getattr__(self, name: str):
+        return getattr(self.session, name)
+
+
+def besides_networks(detector: TileDetector, photo: Path) -> float:
+    """Seconds of one whole read of `photo` (`read_photo`, as the bench times ours) less its networks' runs, every
+    pass and turn of the detector and of the crop classifier: what no cheaper network can take off."""
+    owners = [o for o in (detector, detector.classifier) if o is not None]
+    timed = {o: TimedSession(o.session) for o in owners}
+    for owner, session in timed.items():
+        owner.session = session
+    try:
+        start = time.perf_counter()
+        read_photo(load_photo(photo), detector)
+        return time.perf_counter() - start - sum(t.seconds for t in timed.values())
+    finally:
+        for owner, session in timed.items():
+            owner.session = session.session
+
+
 def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
     """Seconds of each stage of one upright read of `photo`: decoding it, the detector's passes (and of them,
     the first pass's network run alone), the crop classifier (and of that, cutting the crops, and its network
     runs alone), everything after the detector. The parts are timed again on their own after the read, and
-    the passes are the read less the classifier."""
+    the passes are the read less the classifier. Then a whole read less its networks' runs (`besides_networks`)."""
     clock = time.perf_counter
     start = clock()
     image = load_photo(photo)
@@ -97,7 +130,8 @@ def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
         detector.classifier.read_crops(crops)
     return {"decode": decode, "detector passes": read - classify, "of them, the first pass's network": first_network,
             "crop classifier": classify, "of it, cutting crops": cut, "of it, the network": clock() - start,
-            "after the detector": after, "tiles": len(dets)}
+            "after the detector": after, "besides the networks": besides_networks(detector, photo),
+            "tiles": len(dets)}
 
 
 def per_photo(photo: Path, ours: float, peer: float, stages: dict[str, float]) -> str:
@@ -161,6 +195,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  of it, the probe's fit: {probe_fit(stored) * 1000:.1f} ms (a fresh memory's first blend, best of 5)")
     for name in [n for n in stages[0] if n != "tiles"] if stages else ():
         print(f"  {name:20s}: median {statistics.median(t[name] for t in stages) * 1000:7.1f} ms")
+    if stages:  # what stays however cheap the networks, beside the peer's whole time
+        besides = [t["besides the networks"] for t in stages]
+        shares = [b / p for b, p in zip(besides, peer, strict=True)]
+        print(f"besides the networks : {statistics.median(besides) * 1000 / mp:.2f}x the peer at the median "
+              f"(per photo {min(shares):.2f}-{max(shares):.2f}x)")
 
 
 if __name__ == "__main__":
