@@ -353,6 +353,33 @@ def test_a_turned_reading_is_kept_only_where_it_stands_better_by_half_a_sure_til
     assert strict.view == View() and UPSIDE_DOWN not in strict.warnings
 
 
+class SurerOfItsFacesUpright(SeesLevelRowsOnly):
+    """Level, every tile of HAND: upright at 0.85 alone; upside down at 0.9 with 白 at 0.3 beside it, each face read
+    at 0.75 while the boxes score 0.05 a tile more (turned, a generated evening photo, `xmahjongg-real` seed 9009
+    hand 5, showed a tile more and its boxes scored 1.2 more in all, its faces read at 0.85 where they read at 0.998
+    as it was: upside down, its 1s read as pins)."""
+
+    def read(self, image):
+        dets = super().read(image)
+        codes = laid_out(HAND)[1]
+        if not upside_down(image):
+            return Detections(dets.boxes, one_hot(codes, top=0.85, rest=1e-4))
+        scores = one_hot(codes, rest=1e-4)
+        scores[:, CLASS_INDEX["7z"]] = 0.3
+        return Detections(dets.boxes, scores)
+
+
+def test_a_turned_reading_less_sure_of_its_faces_is_not_kept():
+    """The turned reading stands better by the sum of its boxes' scores, but reads its faces less surely than the
+    photo as it is by more than `turned_less_sure`: the photo as it is is kept; a reader that allows it keeps the
+    turned one."""
+    photo = marked_photo(0.0, top=True)
+    reading = read_photo(photo, SurerOfItsFacesUpright())
+    assert reading.view == View() and same_hand(reading_hand(reading), HAND)
+    lax = read_photo(photo, SurerOfItsFacesUpright(), settings=ReaderSettings(turned_less_sure=0.3))
+    assert lax.view == View(half_turn=True) and UPSIDE_DOWN in lax.warnings
+
+
 class SeesThePatternTurned(ReadsFlowersUprightOnly):
     """`ReadsFlowersUprightOnly`, and where the red dot lies above the row, five sure 9p more below it: turned, a
     real game table's photo read 40 tiles where it read 15 as it was, the table seen upside down."""

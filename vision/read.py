@@ -337,17 +337,20 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
     is read turned half a turn too, and the turned reading kept where it is a legal hand as often and holds its
     tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores, with at most
-    `settings.turned_more_tiles` tiles more. Boxes are mapped back to `image`'s pixels, ids kept. The player
-    across the table photographs the hand upside down; the suits read surely either way up, the flowers and
-    characters of an unseen set do not, so how sure the tiles' faces read did not tell which way up the photo lies
-    (models/README.md, "Which way up"). A photo of more tiles than a hand shows, or of none, is not read turned."""
+    `settings.turned_more_tiles` tiles more, and reads its faces no less surely (`_sureness`) but for
+    `settings.turned_less_sure`. Boxes are mapped back to `image`'s pixels, ids kept. The player across the table
+    photographs the hand upside down; the suits read surely either way up, the flowers and characters of an unseen
+    set do not, so how sure the tiles' faces read did not tell which way up the photo lies, but a turned reading
+    much less sure of them is a misread (models/README.md, "Which way up", "Faces read less surely turned"). A photo
+    of more tiles than a hand shows, or of none, is not read turned."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
     if view == View() and _of_a_hand(reading):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
         (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
         if turned_legal >= legal and turned_held > held + settings.turned_by \
-                and len(turned.best.shown) <= shown + settings.turned_more_tiles:
+                and len(turned.best.shown) <= shown + settings.turned_more_tiles \
+                and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure:
             reading, view = turned, View(half_turn=True)
     if view == View():
         return reading

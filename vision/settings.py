@@ -106,6 +106,9 @@ class ReaderSettings(Settings):
     # a real game table's photo read 40 tiles where it read 15, the table and the walls upside down
     turned_by: float = 0.5
     turned_more_tiles: int = 4
+    # and its faces (their mean certainty) read no less surely but for `turned_less_sure`: upside down, a taught set's
+    # 1s read as pins into a legal hand with a tile more, its faces at 0.85 where they read at 0.998 as it was
+    turned_less_sure: float = 0.1
     # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
     # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
     # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
