@@ -30,11 +30,6 @@ HAND_AT_145 = Path(__file__).resolve().parent / "data" / "askew" / "hand-at-145-
 NEVER_LEVEL = ReaderSettings(askew_from=91.0)
 
 
-def back_to_photo(width: int, height: int, angle: float) -> np.ndarray:
-    """The 2x3 transform from the pixels of a photo of this size turned level by `angle` back to its own."""
-    return cv2.invertAffineTransform(View(angle).to_seen(width, height))
-
-
 def angle_of(boxes: np.ndarray) -> float:
     return row_angle(boxes, READER_DEFAULT.min_for_askew, READER_DEFAULT.askew_coherence)
 
@@ -86,7 +81,7 @@ def test_no_angle_from_too_few_boxes_or_boxes_in_no_common_direction():
 def test_a_photo_turned_level_maps_its_pixels_back_to_the_photo(angle):
     photo = np.zeros((300, 500, 3), np.uint8)
     photo[100:110, 400:420] = 255  # a tile-sized white mark
-    level, back = turned_level(photo, angle), back_to_photo(500, 300, angle)
+    level, back = turned_level(photo, angle), View(angle).to_photo(500, 300)
     ys, xs = np.nonzero(level[:, :, 0] > 128)
     centre = mapped((xs.mean() - 5, ys.mean() - 5, xs.mean() + 5, ys.mean() + 5), back)
     assert ((centre[0] + centre[2]) / 2, (centre[1] + centre[3]) / 2) == pytest.approx((409.5, 104.5), abs=1.0)
@@ -97,7 +92,7 @@ def test_a_photo_turned_level_maps_its_pixels_back_to_the_photo(angle):
 
 
 def test_a_large_photo_turned_level_stays_within_the_readers_side():
-    level, back = turned_level(np.zeros((3024, 4032, 3), np.uint8), 45.0), back_to_photo(4032, 3024, 45.0)
+    level, back = turned_level(np.zeros((3024, 4032, 3), np.uint8), 45.0), View(45.0).to_photo(4032, 3024)
     assert max(level.shape[:2]) <= READ_SIDE
     # a box keeps the size its tile has in the photo
     x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), back)
@@ -110,7 +105,7 @@ def test_a_large_photo_turned_level_stays_within_the_readers_side():
 def test_a_box_seen_turned_keeps_its_tiles_size_on_its_side_in_the_photo(angle, sides):
     """A tile 30 wide and 40 tall as the reader saw it, on a photo turned by `angle` to read it: in the photo its
     box keeps the tile's size, lying on its side where the turn is nearer a quarter than level or a half."""
-    x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), back_to_photo(500, 300, angle))
+    x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), View(angle).to_photo(500, 300))
     assert (x2 - x1, y2 - y1) == pytest.approx(sides)
 
 
