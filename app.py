@@ -375,6 +375,9 @@ if ss.photo is not None:
                            + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
         if verdict is None and why_not[0] == "error" and not photo_reading.legal:
             st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
+        small = next((w for w in photo_reading.warnings if w.code == "tiles-small"), None)
+        if small is not None:  # the one notice that says how to take the next photo: shown, not folded away
+            st.info(small.text(script))
         still_supposed = supposed_left(reading, draft)
         if still_supposed:
             st.info(t("照片上少一張：為了湊成胡牌，手牌裡補上了 "
@@ -386,9 +389,10 @@ if ss.photo is not None:
         if len(faces) < len(apart):
             st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
         reading_choices = st.container()  # filled in below, once the situation that scores them is known
-        if photo_reading.warnings:
-            with st.expander(t(f"讀牌提示（{len(photo_reading.warnings)}）")):
-                for warning in photo_reading.warnings:
+        folded = [w for w in photo_reading.warnings if w is not small]
+        if folded:
+            with st.expander(t(f"讀牌提示（{len(folded)}）")):
+                for warning in folded:
                     st.write(f"- {warning.text(script)}")
 
 # text entry

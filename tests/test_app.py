@@ -292,6 +292,15 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
     assert total_shown(at) == expected_total(HAND) and at.session_state["draft"].flowers
 
 
+def test_a_photo_of_small_tiles_says_how_to_take_the_next_one_where_it_is_seen(photo_read_as):
+    """The notice that the tiles are small is shown beside the photo, not folded away with the other notices."""
+    assert not any("像素寬" in i.value for i in photo_read_as(AT_A_TABLE).info)
+    at = photo_read_as(replace(AT_A_TABLE, warnings=(Notice.of("tiles-small", size=12), Notice.of("upside-down"))))
+    assert any("只有約 12 像素寬" in i.value and "靠近一點拍" in i.value for i in at.info)
+    assert [e.label for e in at.expander if "讀牌提示" in e.label] == ["讀牌提示（1）"]  # not again among the rest
+    assert total_shown(at) == expected_total(HAND)  # the hand is read and scored all the same
+
+
 def test_odd_readings_render(photo_read_as):
     """Every tile set apart, no hand, runner-ups with an added tile; then a reading of nothing."""
     everything = (TileGroup("unknown", tuple(range(20)), "apart"),)

@@ -337,6 +337,21 @@ def test_real_model_photo(page, app_url):
     screenshot(page, "browser-real-model-390.png")
 
 
+def test_a_photo_taken_from_too_far_says_to_take_the_next_one_closer(page, app_url):
+    """A committed sample at half its size (its tiles 12 px): the hand is read and scored, and the advice stands
+    beside the photo."""
+    from playwright.sync_api import expect
+
+    sample = cv2.imread(str(ROOT / "tests" / "data" / "samples" / "train-style-000000.jpg"))
+    far = cv2.imencode(".jpg", cv2.resize(sample, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))[1].tobytes()
+    page.goto(app_url)
+    say_who_won(page)
+    upload(page, "far.jpg", far)
+    expect(page.get_by_test_id("stMetricValue")).to_have_count(1, timeout=120_000)
+    expect(page.get_by_text("下一張靠近一點拍")).to_be_visible()
+    screenshot(page, "browser-too-far-390.png")
+
+
 @pytest.mark.parametrize("angle", [35.0, -60.0])
 def test_real_model_photo_taken_askew(page, app_url, angle):
     """A phone's 12 MP photo of the hand held at 35 degrees, or at -60 (its rows nearer plumb than level: read

@@ -24,7 +24,7 @@ SAMPLE = {
     "name": "hand.jpg", "why": "No such file or directory", "width": 10000, "height": 8001, "limit": 80,
     "what": "model", "path": "models/model.json", "actual": "0123456789ab", "expected": "ba9876543210",
     "shape": "[64, 48, 3]", "error": "ValueError: boom", "tile": "5p", "tiles": ("1m", "9p"), "format": "TIFF",
-    "version": "2", "made": "0123456789ab", "now": "ba9876543210", "line": 3,
+    "version": "2", "made": "0123456789ab", "now": "ba9876543210", "line": 3, "size": 12,
 }
 
 

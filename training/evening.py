@@ -193,6 +193,7 @@ class Tally:
     codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
     causes: list[dict[str, int]] = field(default_factory=list)  # per hand: its taps by what they fix (TAP_CAUSES)
     flowers_by_outcome: Counter = field(default_factory=Counter)  # the hands' flower tiles (`flower_outcomes`)
+    small: list[bool] = field(default_factory=list)  # per hand: read with the notice that its tiles are small
 
     def result(self) -> dict:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
@@ -202,7 +203,14 @@ class Tally:
                 "hand_tiles_read_right": rate(self.codes),
                 "taps_by_cause": {c: round(statistics.fmean(k[c] for k in self.causes), 3) if self.causes else None
                                   for c in TAP_CAUSES},
-                "flowers_by_outcome": self.outcomes() if self.flowers else None}
+                "flowers_by_outcome": self.outcomes() if self.flowers else None,
+                "small_tiles_notice": self.small_tiles()}
+
+    def small_tiles(self) -> dict:
+        """How many hands were read with the notice that their tiles are small, and the taps of those and the rest."""
+        mean = lambda v: round(statistics.fmean(v), 3) if v else None  # noqa: E731
+        return {"hands": sum(self.small), "taps": mean([t for t, s in zip(self.taps, self.small, strict=True) if s]),
+                "others_taps": mean([t for t, s in zip(self.taps, self.small, strict=True) if not s])}
 
     def outcomes(self) -> dict:
         counts = self.flowers_by_outcome
@@ -216,6 +224,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     verdict = judge_hand(reading, pairs, codes, truth)
     tally.taps.append(verdict.taps)
     tally.causes.append(verdict.causes)
+    tally.small.append(any(w.code == "tiles-small" for w in reading.warnings))
     shown = reading.best.shown
     tally.codes += [shown[pairs[r]].raw_code == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
@@ -249,6 +258,8 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
     view = reading.view
     if view.angle or view.half_turn:
         line += f", read turned {view.angle:.0f}°" + (" and half a turn" if view.half_turn else "")
+    if any(w.code == "tiles-small" for w in reading.warnings):
+        line += ", tiles small"
     read, held = reading_groups(reading), truth_groups(truth)
     if read == held:
         return line + ", groups exact"
@@ -322,6 +333,7 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
             into.codes += tally.codes
             into.causes += tally.causes
             into.flowers_by_outcome.update(tally.flowers_by_outcome)
+            into.small += tally.small
     return out
 
 

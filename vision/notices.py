@@ -103,6 +103,11 @@ CATALOGUE: dict[str, Words] = {
         "tile {number} read as {before}, corrected to {after} to make a legal hand",
         "第 {number} 張讀成{before}，為了湊成合法的胡牌改成{after}",
         "第 {number} 张读成{before}，为了凑成合法的胡牌改成{after}"),
+    "tiles-small": Words(
+        "the hand's tiles are about {size} pixels wide in this photo, and faces this small are often misread: "
+        "check each tile, and take the next photo closer",
+        "這張照片裡手牌每張只有約 {size} 像素寬，這麼小的牌面常會讀錯：請逐張檢查，下一張靠近一點拍",
+        "这张照片里手牌每张只有约 {size} 像素宽，这么小的牌面常会读错：请逐张检查，下一张靠近一点拍"),
     "upside-down": Words(
         "the photo shows the tiles upside down (taken from across the table): read turned half a turn",
         "照片裡的牌是倒的（從對面拍的）：已轉半圈再讀",

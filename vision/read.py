@@ -342,7 +342,8 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     photographs the hand upside down; the suits read surely either way up, the flowers and characters of an unseen
     set do not, so how sure the tiles' faces read did not tell which way up the photo lies, but a turned reading
     much less sure of them is a misread (models/README.md, "Which way up", "Faces read less surely turned"). A photo
-    of more tiles than a hand shows, or of none, is not read turned."""
+    of more tiles than a hand shows, or of none, is not read turned. A hand of tiles smaller than `settings.small_tile`
+    pixels is read with a notice to check them and take the next photo closer (`_small_tiles`)."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
     if view == View() and _of_a_hand(reading):
@@ -352,6 +353,9 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
                 and len(turned.best.shown) <= shown + settings.turned_more_tiles \
                 and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure:
             reading, view = turned, View(half_turn=True)
+    small = _small_tiles(reading.best, settings)
+    if small is not None:
+        reading = replace(reading, warnings=(small, *reading.warnings))
     if view == View():
         return reading
     if view.half_turn:
@@ -446,6 +450,17 @@ UPSIDE_DOWN = Notice.of("upside-down")
 def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
     """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none)."""
     return detector.read(image) if memory is None else detector.read(image, memory=memory)
+
+
+def _small_tiles(proposal: Proposal, settings: ReaderSettings) -> Notice | None:
+    """The notice that the hand's tiles (every tile shown, where none is the hand's) are under `settings.small_tile`
+    pixels on their short side at the median; None where they are not, or none is shown."""
+    hand = {i for g in proposal.groups if g.role == HAND for i in g.members}
+    boxes = np.array([row.box for row in proposal.shown if row.id in hand or not hand], np.float32).reshape(-1, 4)
+    if not len(boxes):
+        return None
+    side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    return Notice.of("tiles-small", size=round(side)) if side < settings.small_tile else None
 
 
 def _standing(reading: PhotoReading) -> tuple[bool, float]:

@@ -109,6 +109,10 @@ class ReaderSettings(Settings):
     # and its faces (their mean certainty) read no less surely but for `turned_less_sure`: upside down, a taught set's
     # 1s read as pins into a legal hand with a tile more, its faces at 0.85 where they read at 0.998 as it was
     turned_less_sure: float = 0.1
+    # a hand whose tiles are under `small_tile` pixels on their short side (the median) in the photo is read with a
+    # notice to check each tile and take the next photo closer: faces that small are often misread
+    # (models/README.md, "Tiles too small")
+    small_tile: float = 16.0
     # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
     # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
     # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
