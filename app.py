@@ -375,7 +375,7 @@ if ss.photo is not None:
                            + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
         if verdict is None and why_not[0] == "error" and not photo_reading.legal:
             st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
-        small = next((w for w in photo_reading.warnings if w.code == "tiles-small"), None)
+        small = photo_reading.warning("tiles-small")
         if small is not None:  # the one notice that says how to take the next photo: shown, not folded away
             st.info(small.text(script))
         still_supposed = supposed_left(reading, draft)

@@ -127,10 +127,10 @@ def test_a_hand_photographed_from_too_far_is_read_with_a_notice_to_take_it_close
     """A committed sample (its tiles 25 px on their short side) shrunk to half its size: the hand is read, with the
     notice that its tiles are small; as it is, without."""
     photo = load_photo(DATA / "samples" / "train-style-000000.jpg")
-    assert "tiles-small" not in {w.code for w in read_photo(photo, detector).warnings}
+    assert read_photo(photo, detector).warning("tiles-small") is None
     far = read_photo(cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA), detector)
-    small = [w for w in far.warnings if w.code == "tiles-small"]
-    assert far.legal and len(small) == 1 and dict(small[0].params)["size"] < 16
+    small = far.warning("tiles-small")
+    assert far.legal and small is not None and dict(small.params)["size"] < 16
 
 
 @pytest.mark.slow

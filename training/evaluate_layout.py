@@ -51,7 +51,7 @@ def evaluate_layout(samples: list[dict], noise: float = 0.0, seed: int = 0) -> d
         if truth is None or truth.hand is None or not truth.fully_labelled():
             continue
         hands += 1
-        warned_missing += any(w.code == "tile-may-be-missing" for w in reading.warnings)
+        warned_missing += reading.warning("tile-may-be-missing") is not None
         hand = reading_hand(reading)
         if hand is not None and same_hand(hand, truth.hand):
             exact += 1

@@ -224,7 +224,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     verdict = judge_hand(reading, pairs, codes, truth)
     tally.taps.append(verdict.taps)
     tally.causes.append(verdict.causes)
-    tally.small.append(any(w.code == "tiles-small" for w in reading.warnings))
+    tally.small.append(reading.warning("tiles-small") is not None)
     shown = reading.best.shown
     tally.codes += [shown[pairs[r]].raw_code == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
@@ -258,7 +258,7 @@ def detail(name: str, n: int, reading: PhotoReading, truth: SceneTruth, taps: in
     view = reading.view
     if view.angle or view.half_turn:
         line += f", read turned {view.angle:.0f}°" + (" and half a turn" if view.half_turn else "")
-    if any(w.code == "tiles-small" for w in reading.warnings):
+    if reading.warning("tiles-small") is not None:
         line += ", tiles small"
     read, held = reading_groups(reading), truth_groups(truth)
     if read == held:

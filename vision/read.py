@@ -192,6 +192,10 @@ class PhotoReading:
         """The best reading, then the runner-ups: index 0 is the best."""
         return (self.best, *self.runner_ups)
 
+    def warning(self, code: str) -> Notice | None:
+        """The reading's warning of this code (vision/notices.py), None where it gives none."""
+        return next((w for w in self.warnings if w.code == code), None)
+
     def to_json(self) -> dict:
         """The reader's part of the `vision read --json` contract (README, "Reading photos"): the best
         proposal's rows and groups, whether it is a legal hand, the confidence, the warnings (each
