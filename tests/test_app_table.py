@@ -209,6 +209,67 @@ def test_a_stale_undo_does_not_delete_another_phones_hand(db):
     assert not b.exception
 
 
+def test_a_delete_asked_before_another_phone_recorded_a_hand_says_so(db):
+    """B asks to delete hand 2, the last; A records hand 3; B is told why nothing was deleted."""
+    a = phone()
+    win_as(a, "東家")
+    win_as(a, "南家", "西家 放槍")
+    b = phone()
+    press(b, "刪掉最後一局（第 2 局）")
+    win_as(a, "西家")
+    ok(b.run())
+    assert any("別的手機剛記了第 3 局，第 2 局已經不是最後一局，這裡沒有刪掉任何一局" in w.value for w in b.warning)
+    assert len(Ledger(db).hands("friday")) == 3 and "刪掉最後一局（第 3 局）" in [x.label for x in b.button]
+
+
+def test_a_draw_asked_before_another_phone_recorded_the_hand_is_asked_again(db):
+    """B asks whether hand 1 was a 流局; A records hand 1 as a win; B is told, and its next 流局 is hand 2."""
+    a, b = phone(), phone()
+    press(b, DRAW)
+    assert any("確定第 1 局是流局" in w.value for w in b.warning)
+    win_as(a, "南家", "西家 放槍")
+    ok(b.run())
+    assert any("按「流局」時是第 1 局，別的手機已經記到第 1 局：沒有記流局" in w.value for w in b.warning)
+    assert not any("確定第" in w.value for w in b.warning) and len(Ledger(db).hands("friday")) == 1
+    press(b, DRAW)
+    press(b, SURE_DRAW)
+    assert [h.entry.winner for h in Ledger(db).hands("friday")] == [S, None]
+
+
+def test_an_edit_that_changes_who_deals_next_names_the_hand_to_check(db):
+    """Hand 1 was 東家's self-draw (東家 deals hand 2 again, 連莊 1); edited to 南家's, the deal would have passed:
+    hand 2 keeps the deal it was played under, and the player is told to check it."""
+    at = phone()
+    win_as(at, "東家")
+    win_as(at, "西家", "北家 放槍")
+    ok(at.selectbox(key="table_edit_pick").set_value(1).run())
+    press(at, "修改這一局")
+    choose(at, "how", "北家 放槍")  # still 東家's win: the deal after it is the same
+    press(at, "更新這一局")
+    assert not at.warning
+    ok(at.selectbox(key="table_edit_pick").set_value(1).run())
+    press(at, "修改這一局")
+    choose(at, "winner", "南家")
+    press(at, "更新這一局")
+    assert [h.entry.deal for h in Ledger(db).hands("friday")] == [Deal(), Deal(Wind.E, E, 1)]
+    assert any("第 2 局記的是 東風圈 · 莊家 東家 · 連莊 1，照改過的第 1 局該是 東風圈 · 莊家 南家" in w.value
+               for w in at.warning)
+
+
+def test_the_hand_to_edit_is_the_newest_until_one_is_picked(db):
+    a = phone()
+    win_as(a, "東家")
+    win_as(a, "南家")
+    assert a.selectbox(key="table_edit_pick").value == 2
+    b = phone()
+    win_as(b, "西家")
+    ok(a.run())
+    assert a.selectbox(key="table_edit_pick").value == 3  # another phone's hand: the picker moved to it
+    ok(a.selectbox(key="table_edit_pick").set_value(1).run())
+    press(a, "刪掉最後一局（第 3 局）")
+    assert a.selectbox(key="table_edit_pick").value == 1  # picked: kept while the evening stays as it is
+
+
 def test_a_stale_edit_does_not_overwrite_a_hand_changed_meanwhile(db):
     a = phone()
     win_as(a, "東家")

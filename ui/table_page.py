@@ -36,6 +36,7 @@ from ledger import (
     LedgerLine,
     Recorded,
     TableInfo,
+    deal_after_entry,
     draw,
     false_call,
     penalty,
@@ -271,10 +272,26 @@ def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], 
     ss.table_editing = ss.table_seen = ss.table_conflict = None
     _forget_lines()
     ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.entry, desk.table, 'traditional')}"
+    if editing is not None:
+        ss.table_deals_apart = _deals_apart(desk, done)
     learned = learn(done) if learn is not None else None
     if learned:
         ss.table_note += f"。{learned}"
     clear(Draft())  # the next hand starts empty, its deal filled in from the ledger
+
+
+def _deals_apart(desk: Desk, edited: Recorded) -> str | None:
+    """Where the hand after an edited one was recorded under another deal than the edit leads to: the hands after
+    an edit keep the deals they were played under (`Ledger.edit`), so the player is told which to check."""
+    after = next((h for h in desk.hands if h.seq == edited.seq + 1), None)
+    if after is None:
+        return None
+    played, follows = after.entry.deal, deal_after_entry(edited.entry, desk.table.first_dealer)
+    if played == follows:
+        return None
+    return (f"第 {after.seq} 局記的是 {deal_text(played, desk.table, 'traditional')}，照改過的第 {edited.seq} 局該是"
+            f" {deal_text(follows, desk.table, 'traditional')}。之後各局照當時打的莊家記帳，不會一起改；"
+            "莊家記錯的話，請一局一局改過")
 
 
 def _conflict_text(conflict: dict, verdict: Verdict | None, desk: Desk) -> str:
@@ -313,7 +330,14 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
         st.error(t("沒有記進牌桌（這一手還在）：" + ss.pop("table_failure")))
     if ss.get("table_note"):
         st.success(t(ss.pop("table_note")))
+    if ss.get("table_deals_apart"):
+        st.warning(t(ss.pop("table_deals_apart")))
     photo = ss.get("table_edit_photo") if editing else photo_id
+    asked = ss.get("table_confirm")
+    if asked and asked[0] == "draw" and asked[1] != expect:  # another phone recorded hands since it was asked
+        st.warning(t(f"按「流局」時是第 {asked[1]} 局，別的手機已經記到第 {ss.table_expect - 1} 局：沒有記流局。"
+                     f"現在要記的是第 {expect} 局，是流局的話請再按一次。"))
+        ss.table_confirm = None
     if ss.get("table_confirm") == ("draw", expect):
         st.warning(t(f"確定第 {expect} 局是流局（沒人胡，莊家連莊）？"))
         with st.container(horizontal=True):
@@ -388,6 +412,16 @@ def _undo(desk: Desk, seq: int, revision: int) -> None:
     ss.table_seen = None  # the deal goes back
 
 
+def _undo_gone(seq: int, last: Recorded) -> str:
+    """What another phone did to the evening since deleting hand `seq`, the last one then, was asked."""
+    if last.seq > seq:
+        later = f"第 {seq + 1} 局" if last.seq == seq + 1 else f"第 {seq + 1}～{last.seq} 局"
+        return f"別的手機剛記了{later}，第 {seq} 局已經不是最後一局"
+    if last.seq == seq:
+        return f"第 {seq} 局剛在別的手機上改過或重記了"
+    return f"第 {seq} 局已經在別的手機上刪掉了"
+
+
 def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     """The evening so far; `load(draft)` puts a hand's tiles on the page (for editing it)."""
     def t(text: str) -> str:
@@ -406,7 +440,7 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
     last, asked = hands[-1], ss.get("table_confirm")
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
-        st.warning(t(f"第 {asked[1]} 局在別的手機上改過或刪了，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
+        st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
         ss.table_confirm = asked = None
     if asked == ("undo", last.seq, last.revision):
         st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.entry, desk.table, 'traditional')}）？"))
@@ -415,6 +449,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
             st.button(t("不要刪"), on_click=_ask, args=(None,))
     else:
         st.button(t(f"刪掉最後一局（第 {last.seq} 局）"), on_click=_ask, args=(("undo", last.seq, last.revision),))
+    if ss.get("table_edit_last") != last.seq:  # a hand recorded or removed since: the picker goes to the newest
+        ss.table_edit_pick = ss.table_edit_last = last.seq
     with st.container(horizontal=True):
         seq = st.selectbox(t("要修改第幾局"), [h.seq for h in reversed(hands)], key="table_edit_pick", width=120)
         st.button(t("修改這一局"), on_click=_load, args=(desk, seq, load))
