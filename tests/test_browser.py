@@ -400,9 +400,16 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
         other = context.new_page()
         other.goto(f"{url}?table=evening")
         expect(other.get_by_text("牌桌 evening · 第 2 局 · 東風圈 · 莊家 東家 · 連莊 1")).to_be_visible(timeout=SLOW)
+        type_hand(page, TYPED)  # the first phone records hand 2; the second, left alone, shows it
+        say_who_won(page, "南家")
+        page.get_by_role("button", name="胡了，記下這一局").click()
+        expect(page.get_by_text("第 2 局記好了")).to_be_visible(timeout=SLOW)
+        expect(other.get_by_text("牌桌 evening · 第 3 局 · 東風圈 · 莊家 南家")).to_be_visible(timeout=SLOW)
+        expect(other.get_by_test_id("stTable").last).to_contain_text("南家 自摸", timeout=SLOW)
+        screenshot(other, "browser-ledger-second-phone-390.png")
     finally:
         context.close()
-    assert [h.entry.winner for h in Ledger(db).hands("evening")] == [Seat.E]
+    assert [h.entry.winner for h in Ledger(db).hands("evening")] == [Seat.E, Seat.S]
 
 def test_face_down_tiles_are_shown_as_tiles_to_name(page, face_down_url):
     """The page used to break below ② on any `back` in a reading (no 台, no save button)."""

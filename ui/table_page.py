@@ -4,7 +4,8 @@ shares (the file: `ui.table.db_path()`); the app calls three functions:
 - `open_desk` first: reads the table (again only when its revision moved: a long evening costs a
   rerun no more than a short one), fills in the next deal (莊家, 連莊, 圈風) and the table's 底, 每台
   and ruleset whenever the ledger changed on any phone (unless a hand is being entered), and shows
-  the table's line, its link and QR code, its settings;
+  the table's line, its link and QR code, its settings, and watches the table: a phone left alone runs
+  again within WATCH_SECONDS of another phone's write (`_watch`);
 - `confirm` under the result: records the hand as shown (or a 流局, or the hand being edited), as
   the hand number the page showed, so two phones confirming one hand record it once;
 - `render` at the bottom: totals, chart, the latest hands, undo, edit, CSV.
@@ -72,6 +73,7 @@ from ui.widgets import choice
 
 ss = st.session_state
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
+WATCH_SECONDS = 3  # how often a page at a table asks whether another phone wrote to it (one small query)
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.error(t("牌桌的帳本打不開，這一手還是可以算：" + str(exc)))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
+    _watch(ledger, code, desk.table.revision)
     seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
     if ss.get("table_editing") is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
@@ -186,6 +189,19 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk
+
+
+@st.fragment(run_every=WATCH_SECONDS)
+def _watch(ledger: Ledger, code: str, revision: int) -> None:
+    """Runs the page again once the table's revision moves past `revision`, the one this page's run read: a phone
+    that only watches shows each hand another phone records. A phone entering a hand keeps its deal as before
+    (`open_desk`'s `busy`). A file that fails is left for the page's next run to say so."""
+    try:
+        moved = ledger.revision(code) != revision
+    except LedgerError:
+        return
+    if moved:
+        st.rerun()
 
 
 def _nothing_taught(desk: Desk) -> bool:
