@@ -158,6 +158,7 @@ def test_an_edit_loads_every_field_and_changes_only_what_is_changed(db):
     ok(at.selectbox(key="table_edit_pick").set_value(1).run())
     press(at, "修改這一局")
     assert any("修改第 1 局" in m.value for m in at.markdown)
+    assert at.info[0].value == "牌桌 friday · 修改第 1 局 · 東風圈 · 莊家 東家"  # not the next hand's line
     assert (chosen(at, "winner"), chosen(at, "how"), chosen(at, "round")) == ("南家", "西家 放槍", "東風圈")
     assert shown_deal(at) == Deal() and at.checkbox(key="last_tile").value
     assert to_hand(at.session_state["draft"], HAND.situation) == HAND

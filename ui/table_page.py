@@ -171,8 +171,13 @@ def open_desk(script: str, busy: bool) -> Desk | None:
             not busy or refresh or seen is None or seen[0] != code):
         _fill_in(desk)
         ss.table_seen, ss.table_expect, ss.table_deal = (code, desk.table.revision), desk.next_seq, desk.deal
-    st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(ss.table_deal, desk.table, script))
-    if desk.next_seq != ss.table_expect and ss.get("table_editing") is None:
+    editing = ss.get("table_editing")
+    if editing is None:
+        st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(ss.table_deal, desk.table, script))
+    else:  # the hand being fixed, under the deal it was played under (as loaded, as the player changes it)
+        st.info(t(f"牌桌 {code} · 修改第 {editing[0]} 局 · ")
+                + deal_text(Deal(ss["round"], ss.dealer, ss.streak), desk.table, script))
+    if desk.next_seq != ss.table_expect and editing is None:
         st.caption(t(f"別的手機剛改了帳（現在記到第 {desk.next_seq - 1} 局）；記下這一手時會核對。"))
     for damaged in desk.evening.damaged:
         st.warning(t(damaged.message))

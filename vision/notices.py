@@ -159,9 +159,9 @@ CATALOGUE: dict[str, Words] = {
         "胡{tile}",
         "胡{tile}"),
     "alt-melds": Words(
-        "{count} meld(s) shown",
-        "副露 {count} 組",
-        "副露 {count} 组"),
+        "read with {count} meld(s) shown",
+        "當作副露 {count} 組（吃、碰、槓）",
+        "当作副露 {count} 组（吃、碰、杠）"),
     # vision/photo.py: PhotoError
     "photo-cannot-open": Words(
         "cannot open {name}: {why}",
