@@ -291,10 +291,6 @@ class Finds:
         return self.dets
 
 
-def small_notices(reading) -> list[Notice]:
-    return [w for w in reading.warnings if w.code == "tiles-small"]
-
-
 @pytest.mark.parametrize("scale", [0.4, 0.5, 0.6, 1.0])
 def test_a_hand_of_small_tiles_is_read_with_a_notice_to_take_the_next_photo_closer(scale):
     """Tiles 30 x 40 px laid out as a hand, shrunk: under 16 px on their short side, the faces of the generated
@@ -303,16 +299,15 @@ def test_a_hand_of_small_tiles_is_read_with_a_notice_to_take_the_next_photo_clos
     reading = read_photo(np.zeros((700, 1200, 3), np.uint8), Finds(Detections(dets.boxes * scale, dets.scores)))
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)
     side = round(30 * scale)
-    assert small_notices(reading) == ([Notice.of("tiles-small", size=side)] if side < 16 else [])
-    assert small_notices(read_photo(np.zeros((700, 1200, 3), np.uint8),
-                                    Finds(Detections(dets.boxes * scale, dets.scores)),
-                                    settings=ReaderSettings(small_tile=side))) == []
+    assert reading.warning("tiles-small") == (Notice.of("tiles-small", size=side) if side < 16 else None)
+    assert read_photo(np.zeros((700, 1200, 3), np.uint8), Finds(Detections(dets.boxes * scale, dets.scores)),
+                      settings=ReaderSettings(small_tile=side)).warning("tiles-small") is None
 
 
 def test_small_tiles_set_apart_from_the_hand_bring_no_notice():
     """A hand of 20 px tiles, and beyond it more tiles of 8 px (discards across the table) than it holds: the
     hand's tiles are the ones the player has to read right, and they are large enough."""
-    dets, codes = laid_out(HAND)
+    dets, _ = laid_out(HAND)
     hand = Detections(dets.boxes * (2 / 3) + 300, dets.scores)
     far = np.array([(100 + 10 * (k % 12), 40 + 12 * (k // 12), 108 + 10 * (k % 12), 51 + 12 * (k // 12))
                     for k in range(36)], np.float32)
@@ -320,4 +315,4 @@ def test_small_tiles_set_apart_from_the_hand_bring_no_notice():
     photo = Detections.concat([hand, Detections(far, one_hot([faces[k % len(faces)] for k in range(36)]))])
     reading = read_photo(np.zeros((700, 1200, 3), np.uint8), Finds(photo))
     assert reading.legal and len(reading.best.apart) == 36
-    assert small_notices(reading) == []
+    assert reading.warning("tiles-small") is None
