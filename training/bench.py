@@ -9,7 +9,7 @@ the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessin
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
 turn); the figures are the medians over the photos. `--stages` also says where our time goes
 (`stage_times`: the networks' runs alone among them, and a whole read less all its networks' runs, and that plus
-the first pass's network run: the read were every other network run free), for each photo (with the tiles it
+the first pass's network run: the read, were every other network run free), for each photo (with the tiles it
 holds) and as medians. `--memory FILE` reads each photo a third time, with that table's
 memory (vision/memory.py, made by `python -m vision remember`), loaded afresh for each read as the app loads it after
 a lesson (so each read fits its probe), and says what the memory adds to a read.
