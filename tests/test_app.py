@@ -88,6 +88,11 @@ def ok(at):
     return at
 
 
+def as_seen(labels) -> list[str]:
+    """A widget's option labels as the eye sees them (`ui.widgets.distinct` tells repeats apart unseen)."""
+    return [label.rstrip("\u200b") for label in labels]
+
+
 def test_typed_hand_scores_and_settles(app):
     at = ok(app(NoModel))
     assert not at.metric and not at.error and "先拍照" in at.info[0].value  # an empty hand is a prompt
@@ -216,7 +221,7 @@ def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     v = at.session_state["version"]
-    assert at.pills(key=f"tiles-meld:1-{v}").options == ["？"] * 4  # the kong of backs
+    assert as_seen(at.pills(key=f"tiles-meld:1-{v}").options) == ["？"] * 4  # the kong of backs
     assert at.error and save_button(at)
 
 
@@ -299,6 +304,27 @@ def test_a_photo_of_small_tiles_says_how_to_take_the_next_one_where_it_is_seen(p
     assert any("只有約 12 像素寬" in i.value and "靠近一點拍" in i.value for i in at.info)
     assert [e.label for e in at.expander if "讀牌提示" in e.label] == ["讀牌提示（1）"]  # not again among the rest
     assert total_shown(at) == expected_total(HAND)  # the hand is read and scored all the same
+
+
+def test_a_tap_on_one_of_equal_tiles_takes_that_tile(app):
+    """A pills widget maps the label tapped back to its option by the label, the last of equal labels winning: of
+    three 一萬 a tap on the first took the third (on a photo, the wrong box then turned red and was taught)."""
+    at = ok(app(NoModel))
+    ok(at.text_input(key="text").set_value("111m 234m 567p 789s 2s 和2s 碰555z").run())
+    tiles = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
+    assert as_seen(tiles.options[:3]) == ["一萬"] * 3 and len(set(tiles.options[:3])) == 3
+    ok(tiles.set_value(0).run())
+    assert at.session_state["selected"] == ("concealed", 0)
+    ok(at.pills(key=f"face-{at.session_state['version']}").set_value("9m").run())
+    assert [s.code for s in at.session_state["draft"].concealed[:3]] == ["9m", "1m", "1m"]
+
+
+def test_a_tap_on_one_of_equal_tiles_set_apart_pulls_that_tile(photo_read_as):
+    """Two 九萬 set apart: the first tapped joins the hand with its own box, the other stays apart."""
+    at = photo_read_as(reading_at_a_table(HAND, 4, ["9m", "9m", "1z"], {9: "5s"}))
+    assert as_seen(loose_pills(at).options) == ["九萬", "九萬", "東風"]
+    ok(loose_pills(at).set_value(17).run())  # the first 九萬's detection
+    assert at.session_state["draft"].concealed[-1] == Slot("9m", 17) and loose_pills(at).options[0] == "九萬"
 
 
 def test_odd_readings_render(photo_read_as):

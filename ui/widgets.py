@@ -10,11 +10,24 @@ callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 import streamlit as st
 
 ss = st.session_state
+
+
+def distinct(labels: Sequence[str]) -> tuple[str, ...]:
+    """The labels, each repeat of one with zero-width spaces after it (as many as the repeats before it): unseen,
+    but a radio or pills widget maps the label tapped back to its option by the label, the last of equal labels
+    winning (Streamlit's option mappings), so a tap on the first of three 一萬 took the third."""
+    seen: Counter = Counter()
+    out = []
+    for label in labels:
+        out.append(label + "\u200b" * seen[label])
+        seen[label] += 1
+    return tuple(out)
 
 
 def _key(name: str, labels: tuple[str, ...], index: int | None) -> str:
@@ -34,7 +47,7 @@ def choice(label: str, options: Sequence, name: str, format_func: Callable[[obje
     """A row of choices for `ss[name]` (None, or a value not among `options`: nothing chosen);
     `then(value)`, where given, runs once the value is set (a callback: before the next run)."""
     options = tuple(options)
-    labels = tuple(format_func(o) for o in options)
+    labels = distinct([format_func(o) for o in options])
     index = options.index(ss[name]) if ss.get(name) in options else None
     key = _key(name, labels, index)
     st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
