@@ -56,7 +56,7 @@ from ui.photo import (
     taken,
 )
 from ui.picture import Picture, jpeg
-from ui.result import evaluate, item_rows, net_line, payment_rows
+from ui.result import evaluate, item_rows, net_line, payment_rows, stake_words
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
 from ui.widgets import choice, distinct
@@ -491,10 +491,13 @@ def ask_kong_origins() -> None:
 
 
 ask_kong_origins()
+stakes = table_rules(ss.ruleset).settlement
 with st.container(horizontal=True):
     st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
-    st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100)
+    st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100,
+                    disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
     st.number_input(t("每台"), min_value=0, max_value=MAX_STAKE, step=10, key="per_tai", width=100)
+st.caption(t(stake_words(stakes)))
 
 # ④ result
 st.subheader(t("④ 台數"))

@@ -402,6 +402,20 @@ def test_first_turn_flags_reach_the_rulesets_that_score_them(app):
     assert "地胡" in str(at.table[0].value)
 
 
+def test_the_page_says_how_a_payment_is_worked_out_at_the_chosen_table(app):
+    """改良式 has no 底 and multiplies: the 底 box is greyed out and the words say so, and each payment shown is its
+    台 times 每台 times 2 (self-drawn): what the words say."""
+    at = ok(app(NoModel))
+    ok(at.text_input(key="text").set_value(TYPED).run())
+    assert any(c.value == "放槍的人付 底 + 台數 × 每台；自摸時三家各付 底 + 台數 × 每台（台數加上莊家、連莊的台）"
+               for c in at.caption) and not at.number_input(key="base").disabled
+    ok(at.selectbox(key="ruleset").set_value("tw16-improved").run())
+    assert any(c.value.startswith("這個規則沒有底。放槍的人付 台數 × 每台 × 3；自摸時三家各付 台數 × 每台 × 2")
+               for c in at.caption) and at.number_input(key="base").disabled
+    payers = at.table[1].value.to_dict("records")
+    assert payers and all(p["金額"] == int(str(p["台"]).split("（")[0]) * 20 * 2 for p in payers)
+
+
 def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path, monkeypatch):
     """A table dropped into the folder TAISHU_RULESETS names appears under 規則: no code touched."""
     house_table(tmp_path)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from scoring.draft import Draft, to_hand
 from scoring.hand import Hand, Situation
 from scoring.payout import Deal, Payout, Result, SharedVerdict, Verdict, judge, judge_several, seat_hand
-from scoring.ruleset import load_ruleset
+from scoring.ruleset import SettlementRules, load_ruleset
 from scoring.score import Score
 from scoring.seats import SEATS, Seat
 from ui.text import in_script, seat_label
@@ -77,6 +77,16 @@ def payment_rows(payout: Payout, ruleset: str, script: str, player=seat_label) -
             in_script("金額", script): p.amount,
         })
     return rows
+
+
+def stake_words(rules: SettlementRules) -> str:
+    """How one payment is worked out at this table (traditional characters): 底 + 台數 × 每台, times the ruleset's
+    multiplier for a discard or a self-draw (`scoring.settle`)."""
+    def amount(times: int) -> str:
+        return ("底 + " if rules.base else "") + "台數 × 每台" + (f" × {times}" if times != 1 else "")
+
+    return (("" if rules.base else "這個規則沒有底。") + f"放槍的人付 {amount(rules.discard_multiplier)}；"
+            f"自摸時三家各付 {amount(rules.self_draw_multiplier)}（台數加上莊家、連莊的台）")
 
 
 def signed(n: int) -> str:
