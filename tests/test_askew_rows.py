@@ -16,6 +16,7 @@ from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.labels import read_labels
+from vision.notices import Notice
 from vision.photo import READ_SIDE, load_photo, turned_level
 from vision.read import UPSIDE_DOWN, View, level_views, read_photo
 from vision.settings import READER_DEFAULT, ReaderSettings
@@ -439,6 +440,8 @@ def test_the_real_detector_finds_a_row_at_37_degrees_once_the_photo_is_turned_le
     assert len(found) >= 20 and reading.legal
     assert sum(shown[j].code == codes[i] for i, j in found.items()) >= 18
     assert sorted(shown[j].code for i, j in found.items() if codes[i].endswith("f")) == ["1f", "3f", "6f", "8f"]
+    differs = [d for alternative in reading.runner_ups for d in alternative.differs]  # its runner-ups hold no meld
+    assert Notice.of("alt-no-melds") in differs and Notice.of("alt-melds", count=0) not in differs
 
 
 def test_the_real_detector_reads_a_hand_at_145_degrees_of_which_it_finds_two_tiles_as_it_is(detector):

@@ -152,6 +152,18 @@ def test_correction_fixes_a_planted_misreading():
     assert Notice.of("tile-corrected", number=2, before="7m", after="2m") in reading.warnings
 
 
+def test_a_meld_corrected_into_a_set_is_not_said_to_be_no_set():
+    """The pon's first 中 read as 北: as laid out its tiles are no set, and the layout says so; the legal hand
+    reads it 中中中, so the reading says only what it corrected."""
+    dets, codes = laid_out(HAND)
+    first = codes.index("3z")
+    dets.scores[first, CLASS_INDEX["4z"]] = 0.95
+    dets.scores[first, CLASS_INDEX["3z"]] = 0.6
+    reading = read_detections(dets)
+    assert reading.legal and same_hand(reading_hand(reading), HAND)
+    assert reading.warning("tile-corrected") is not None and reading.warning("shown-not-set") is None
+
+
 def test_no_close_legal_reading_returns_the_raw_reading_with_a_warning():
     dets, codes = laid_out(HAND)
     for i in range(6):  # six tiles confidently wrong, nothing else in sight

@@ -158,6 +158,10 @@ CATALOGUE: dict[str, Words] = {
         "wins on {tile}",
         "胡{tile}",
         "胡{tile}"),
+    "alt-no-melds": Words(
+        "read with no meld shown",
+        "當作沒有副露（門清）",
+        "当作没有副露（门清）"),
     "alt-melds": Words(
         "read with {count} meld(s) shown",
         "當作副露 {count} 組（吃、碰、槓）",

@@ -235,7 +235,8 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
         return _no_legal_hand(dets, parts, layouts, settings)
     best = found[0]
     rows = _Rows(dets, parts, supposed_id)
-    warnings = list(layouts.of(best.members, best.backs_apart).warnings)
+    # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
+    warnings = [w for w in layouts.of(best.members, best.backs_apart).warnings if w.code != "shown-not-set"]
     proposal = rows.proposal(best)
     for k, row in enumerate(proposal.shown):
         if row.code != row.raw_code:
@@ -330,7 +331,7 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
     if c.draft.win.code != best.draft.win.code:
         differs.append(Notice.of("alt-wins-on", tile=c.draft.win.code))
     if sorted(m.kind for m in c.draft.melds) != sorted(m.kind for m in best.draft.melds):
-        differs.append(Notice.of("alt-melds", count=len(c.draft.melds)))
+        differs.append(Notice.of("alt-melds", count=len(c.draft.melds)) if c.draft.melds else Notice.of("alt-no-melds"))
     return tuple(differs)
 
 
