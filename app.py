@@ -384,9 +384,10 @@ if ss.photo is not None:
                       + "、".join(tile_label(code, script) for code in still_supposed) + "（不對就刪掉它）。"))
         faces = [i for i in apart if reading.row(i).code != BACK]  # a wall of backs is not worth a tap each
         if faces:
-            names = dict(zip(faces, distinct([tile_label(reading.row(i).code, script) for i in faces]), strict=True))
+            loose_labels = dict(zip(faces, distinct([tile_label(reading.row(i).code, script) for i in faces]),
+                                    strict=True))
             st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"loose-{ss.version}",
-                     on_change=on_pull, args=(reading,), format_func=names.__getitem__)
+                     on_change=on_pull, args=(reading,), format_func=loose_labels.__getitem__)
         if len(faces) < len(apart):
             st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
         reading_choices = st.container()  # filled in below, once the situation that scores them is known
@@ -423,11 +424,11 @@ for group in draft.groups():
                      format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{ss.version}",
                      on_change=on_kind, args=(m, reading), placeholder=t("選擇吃、碰、明槓或暗槓"))
     if slots:
-        names = distinct([("⚠" if marks.get(s.det) else "") + tile_label(s.code, script) for s in slots])
+        tile_labels = distinct([("⚠" if marks.get(s.det) else "") + tile_label(s.code, script) for s in slots])
         st.pills(
             group_label(group), range(len(slots)), key=f"tiles-{group}-{ss.version}", on_change=on_select,
             args=(group,), label_visibility="collapsed" if group.startswith("meld:") else "visible",
-            format_func=names.__getitem__,
+            format_func=tile_labels.__getitem__,
         )
     else:
         st.caption(f"{group_label(group)}：" + t("（空）"))

@@ -183,6 +183,12 @@ def flower_outcomes(reading: PhotoReading, pairs: dict[int, int], codes: list[st
     return out
 
 
+def mean_taps(taps) -> float | None:
+    """Taps per hand, to 3 places; None for no hands."""
+    taps = list(taps)
+    return round(statistics.fmean(taps), 3) if taps else None
+
+
 @dataclass
 class Tally:
     """Taps (and what they fix), groups-and-kinds exact and flower groups right over some of the evening's hands."""
@@ -197,20 +203,19 @@ class Tally:
 
     def result(self) -> dict:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
-        return {"hands": len(self.taps), "taps": round(statistics.fmean(self.taps), 3) if self.taps else None,
+        return {"hands": len(self.taps), "taps": mean_taps(self.taps),
                 "groups_exact": rate(self.exact), "whole_hands": len(self.exact),
                 "flower_groups_right": rate(self.flowers), "flower_hands": len(self.flowers),
                 "hand_tiles_read_right": rate(self.codes),
-                "taps_by_cause": {c: round(statistics.fmean(k[c] for k in self.causes), 3) if self.causes else None
-                                  for c in TAP_CAUSES},
+                "taps_by_cause": {c: mean_taps(k[c] for k in self.causes) for c in TAP_CAUSES},
                 "flowers_by_outcome": self.outcomes() if self.flowers else None,
                 "small_tiles_notice": self.small_tiles()}
 
     def small_tiles(self) -> dict:
         """How many hands were read with the notice that their tiles are small, and the taps of those and the rest."""
-        mean = lambda v: round(statistics.fmean(v), 3) if v else None  # noqa: E731
-        return {"hands": sum(self.small), "taps": mean([t for t, s in zip(self.taps, self.small, strict=True) if s]),
-                "others_taps": mean([t for t, s in zip(self.taps, self.small, strict=True) if not s])}
+        pairs = list(zip(self.taps, self.small, strict=True))
+        return {"hands": sum(self.small), "taps": mean_taps(t for t, s in pairs if s),
+                "others_taps": mean_taps(t for t, s in pairs if not s)}
 
     def outcomes(self) -> dict:
         counts = self.flowers_by_outcome
@@ -318,7 +323,7 @@ def real_evening(detector: TileDetector, root: Path, limit: int | None,
         pairs = match(s["boxes"], reading.best.boxes)
         taps["memory"].append(judge_hand(reading, pairs, s["codes"], None).taps)
         teach_found(memory, detector, image, reading, pairs, s["codes"], list(range(len(s["codes"]))))
-    return {"photos": len(samples), **{f"taps {k}": round(statistics.fmean(v), 3) if v else None
+    return {"photos": len(samples), **{f"taps {k}": mean_taps(v)
                                        for k, v in taps.items()}, "examples kept": len(memory)}
 
 
