@@ -44,7 +44,7 @@ def sample_tile_px(rng: np.random.Generator, long_side: int, bands) -> float:
     """A tile's width in pixels from the recipe's bands at 640 px (log-uniform in a band), scaled
     to `long_side`. The default: mostly 26-64, sometimes 16-26 (a row across a third of a photo)
     or close-ups. The reader resizes a photo so its tiles come out near the training median
-    (models/README.md), so the bulk of the range is where tiles are large enough to tell 七 from
+    (docs/decisions/detector-passes.md), so the bulk of the range is where tiles are large enough to tell 七 from
     四 apart."""
     return pick_in_bands(rng, bands, log=True) * long_side / 640
 

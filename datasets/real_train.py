@@ -1,4 +1,4 @@
-"""Real labelled photos made ready to train on beside generated scenes (issue 16, models/REAL_DATA.md).
+"""Real labelled photos made ready to train on beside generated scenes (models/REAL_DATA.md).
 
     python -m datasets real-train OUT [--sets DIR ...] [--size 512] [--quality 65] [--models models/]
 

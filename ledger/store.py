@@ -26,7 +26,7 @@ can be undone (when last) or edited like any other, and the next hand is recorde
 damaged table row (settings, revision) or damaged hand numbers make the table unreadable, a
 `LedgerError` that says so.
 
-The table's memory of its own tile set (issue 24: `vision/memory.py`'s bytes; the ledger does not read
+The table's memory of its own tile set (`vision/memory.py`'s bytes; the ledger does not read
 them) is kept beside the table with a revision of its own (`Ledger.memory`, `memory_revision`), so
 teaching it does not move the evening's revision (no phone re-reads the evening for it). A change
 (`change_memory`) runs its function on the stored bytes under the write lock: two phones teaching at
@@ -117,12 +117,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "UPDATE hands SET revision = coalesce((SELECT revision FROM tables WHERE code = hands.table_code), 0)",
         "UPDATE hands SET recorded_revision = revision",
     ),
-    (  # 4: the other lines of an evening (issue 26); NULL in every hand already there
+    (  # 4: the other lines of an evening; NULL in every hand already there
         "ALTER TABLE hands ADD COLUMN others TEXT",  # JSON: more winners off the same discard (一炮多響)
         "ALTER TABLE hands ADD COLUMN false_win TEXT",  # JSON: a 詐胡 (caller, 台 claimed, waits, payments)
         "ALTER TABLE hands ADD COLUMN reason TEXT",  # a penalty's reason (its payments need not balance)
     ),
-    (  # 5: the table's memory of its own tile set (issue 24); none at the tables already there
+    (  # 5: the table's memory of its own tile set; none at the tables already there
         """CREATE TABLE memories (
             table_code TEXT PRIMARY KEY REFERENCES tables(code),
             data BLOB,                        -- vision/memory.py TableMemory.to_bytes(); NULL once reset

@@ -19,7 +19,7 @@ from .tiles import FLOWERS, INDEX, WINDS, is_flower
 
 KONG_ORIGINS = tuple(KongOrigin)  # an open kong's origins in order, as the page offers them (scoring.melds)
 FLAGS = ("last_tile", "after_kong", "rob_kong", "heavenly")
-# Flags that only some rulesets score (issue 3); optional in the JSON form, written only when true.
+# Flags that only some rulesets score; optional in the JSON form, written only when true.
 FIRST_TURN_FLAGS = ("earthly", "human", "heavenly_ready", "earthly_ready", "after_flower")
 ALL_FLAGS = FLAGS + FIRST_TURN_FLAGS
 # What the table (not the situation) states of the winner that a ruleset's `impossible` record

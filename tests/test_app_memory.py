@@ -1,4 +1,4 @@
-"""The table's memory of its own set in the app (issue 24): the "teach this set" page, a hand recorded from a
+"""The table's memory of its own set in the app: the "teach this set" page, a hand recorded from a
 photo teaching it, the next photo read with it on another phone, a damaged memory reported and replaced.
 AppTest sessions (phones) at `?table=`, a real ledger file, the committed models on a committed sample photo
 of a design they never trained on: alone they misread its flowers (tests/test_memory.py)."""
@@ -241,8 +241,8 @@ def test_the_teach_page_asks_for_a_table_first(db):
 
 
 def test_a_table_that_has_taught_nothing_is_asked_first_to_teach_its_flowers(db):
-    """The evening benchmark with --taught (models/README.md): a set's eight flowers taught before the first hand
-    read better from it. Once the table's memory holds anything, the page no longer asks."""
+    """The evening benchmark with --taught (docs/decisions/teach-flowers-first.md): a set's eight flowers taught
+    before the first hand read better from it. Once the table's memory holds anything, the page no longer asks."""
     at = phone()
     ask = "這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"
     assert ask in [c.value for c in at.caption]

@@ -487,7 +487,7 @@ def test_the_evening_as_rows(tmp_path):
     assert totals_rows(table, hands, "traditional")[0] == {"玩家": "東家 阿明", "合計": 0}
 
 
-# -- several winners, 詐胡, penalties (issue 26) --------------------------------------------------------
+# -- several winners, 詐胡, penalties --------------------------------------------------------
 IMPROVED = "tw16-improved"  # 「無攔胡，放槍幾家付幾家」, 「詐胡通賠三家」
 OTHER_TYPED = "123456p 789m 2345s 和5s 碰666z"  # wins on HAND's 5s too
 SET_ASIDE = "這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌"

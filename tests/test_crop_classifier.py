@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 GUARD = REPO / "tests" / "network_guard"
 # Share of the labelled tiles of the committed sample photos the classifier reads right from their
-# label boxes (measured 51/52 train-style, 33/39 unseen-style; models/CLASSIFIER.md), with a margin.
+# label boxes (measured 51/52 train-style, 33/39 unseen-style), with a margin.
 SAMPLES_RIGHT_AT_LEAST = {"train-style": 0.9, "unseen-style": 0.75}
 
 
@@ -274,7 +274,7 @@ def test_read_takes_the_classes_from_the_classifier():
 
 
 def test_the_blend_weight_comes_from_the_model_card(tmp_path):
-    """`classifier_weight` is chosen per detector (models/README.md); a card without one reads with the
+    """`classifier_weight` is chosen per detector (docs/decisions/read-threshold.md); a card without one reads with the
     classifier alone."""
     card = json.loads((MODELS_DIR / "model.json").read_text())
     assert TileDetector(MODELS_DIR).classifier.weight == card["classifier_weight"]

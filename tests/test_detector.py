@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 GUARD = REPO / "tests" / "network_guard"
 # What the committed model must at least do on each committed sample photo. The hardest is the
-# unseen-style scene shot at a 53° tilt: 73% of its tiles found, 45% read right (models/README.md).
+# unseen-style scene shot at a 53° tilt: 73% of its tiles found, 45% read right.
 FOUND_AT_LEAST = 0.7
 READ_RIGHT_AT_LEAST = 0.4
 
@@ -509,7 +509,7 @@ def test_the_committed_hand_finder_is_the_one_its_card_records():
 @pytest.mark.parametrize("broken", ["model.json", "hand_finder.json"])
 def test_the_command_line_with_a_broken_model_file_says_so_with_status_2(tmp_path, broken):
     """A copy of the reader whose models/ holds a broken card or hand finder: a traceback and status 1
-    before (the README promises 2 and a message)."""
+    before (docs/command-line.md promises 2 and a message)."""
     for package in ("vision", "scoring"):
         shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     models = model_folder(tmp_path / "models")

@@ -1,5 +1,5 @@
-"""Flowers found and kept (issue 24): a run of flower-faced tiles apart from the hand is its flower group
-however unsure each flower's identity, and a hand holds each flower once, so one read twice is resolved."""
+"""Flowers found and kept (docs/decisions/flowers-kept.md): a run of flower-faced tiles apart from the hand is its
+flower group however unsure each flower's identity, and a hand holds each flower once, so one read twice is resolved."""
 
 import itertools
 from pathlib import Path

@@ -59,7 +59,7 @@ def test_random_hands_read_back(seed):
 @pytest.mark.parametrize("seed", range(40))
 def test_packed_rows_stay_whole_under_box_noise_like_the_detectors(seed):
     """Box edges off by 4.5% of a tile (the committed detector's centres are off by about 2.5%, edges 4.5%:
-    models/README.md) must not split a packed concealed row into groups."""
+    docs/decisions/layout-gaps.md) must not split a packed concealed row into groups."""
     hand = random_winning_hand(random.Random(seed))
     reading = read_detections(laid_out(hand, noise=0.045, seed=seed)[0])
     read = reading_hand(reading)
@@ -306,7 +306,7 @@ class Finds:
 @pytest.mark.parametrize("scale", [0.4, 0.5, 0.6, 1.0])
 def test_a_hand_of_small_tiles_is_read_with_a_notice_to_take_the_next_photo_closer(scale):
     """Tiles 30 x 40 px laid out as a hand, shrunk: under 16 px on their short side, the faces of the generated
-    evenings' hands were often misread (models/README.md, "Tiles too small"); the hand still reads."""
+    evenings' hands were often misread (docs/decisions/tiles-too-small.md); the hand still reads."""
     dets, _ = laid_out(HAND)
     reading = read_photo(np.zeros((700, 1200, 3), np.uint8), Finds(Detections(dets.boxes * scale, dets.scores)))
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)

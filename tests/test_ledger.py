@@ -251,7 +251,7 @@ def test_the_revision_moves_with_every_write_and_only_then(book):
 
 
 def test_a_stale_undo_does_not_remove_the_hand_recorded_in_its_place(book):
-    """Issue 23: phone B shows hand 4; phone A undoes 4 and records a corrected 4; B's undo must
+    """Phone B shows hand 4; phone A undoes 4 and records a corrected 4; B's undo must
     not remove A's hand. Two Ledger objects on one file: two phones, two connections."""
     phone_a, phone_b = book, Ledger(book.path)
     for _ in range(4):
@@ -554,7 +554,7 @@ def test_the_bench_times_each_operation_on_a_real_file():
     assert bad.returncode == 2 and "--hands" in bad.stderr and "Traceback" not in bad.stderr
 
 
-# -- several winners, 詐胡, penalties (issue 26) --------------------------------------------------------
+# -- several winners, 詐胡, penalties --------------------------------------------------------
 IMPROVED = "tw16-improved"  # 改良式: 「無攔胡，放槍幾家付幾家」 and 「詐胡通賠三家」
 OTHER_HAND = Hand.from_json({  # wins on HAND's 5s too: the two hands and the discard are one set's tiles
     "concealed": ["1p", "2p", "3p", "4p", "5p", "6p", "7m", "8m", "9m", "2s", "3s", "4s", "5s"], "win": "5s",

@@ -286,7 +286,7 @@ def test_a_schema_damaged_past_utf8_is_a_ledger_error(built, tmp_path, text):
 
 # -- no failure holds the file ------------------------------------------------------------------------
 def test_a_damaged_row_read_by_one_phone_leaves_the_file_free_for_the_other(built, tmp_path, monkeypatch):
-    """Issue 23: a failed read kept a transaction open and every later write, at every table, was
+    """A failed read kept a transaction open and every later write, at every table, was
     "database is locked". Phone A reads damaged rows and fails on a damaged table, keeping what it
     got (as Streamlit keeps an exception and its traceback); phone B writes at once."""
     monkeypatch.setattr(ledger.store, "BUSY_TIMEOUT_S", 0.5)
@@ -337,7 +337,7 @@ def test_a_flipped_byte_anywhere_is_a_sound_evening_a_report_or_a_ledger_error(b
     assert go_on(path) in ("refused", "read", "read and written")
 
 
-# -- the other lines of an evening: several winners, a 詐胡, a penalty (issue 26) -----------------------
+# -- the other lines of an evening: several winners, a 詐胡, a penalty -----------------------
 @pytest.fixture(scope="module")
 def lines(tmp_path_factory):
     """東家 (dealing) and 南家 win off 西家 (東家 keeps the deal), 北家 calls 詐胡, a penalty, 北家 and

@@ -1,8 +1,8 @@
-"""The other rules tables (issue 3), data-driven: tests/rulesets/<ruleset id>.json holds, for every
+"""The other rules tables, data-driven: tests/rulesets/<ruleset id>.json holds, for every
 entry of that ruleset (and of its options), a hand where it applies and one where it does not,
 each with the complete expected item list in display order and the seed's sentence it rests on;
 hands each table refuses (with a table where the refusal needs one, and the Chinese words the
-player reads); settlements by its payment formula; and (issue 26) one discard won by several
+player reads); settlements by its payment formula; and one discard won by several
 players and the penalty of a false win (詐胡), paid or refused as the table says."""
 
 import json

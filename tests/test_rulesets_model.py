@@ -1,4 +1,4 @@
-"""What issue 3 added around the tables: the situation flags, flower wins, check_hand with a
+"""What the other tables added around them: the situation flags, flower wins, check_hand with a
 ruleset, the ruleset data checks (shapes, payments, options, exclusions), the CLI and JSON
 interface naming a ruleset, and properties of every table on random legal hands."""
 
@@ -23,7 +23,7 @@ from tests.test_rulesets import OTHER_TABLES
 
 ROOT = Path(__file__).resolve().parents[1]
 ORPHANS = ["1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z", "2m", "3m", "4m"]
-# The three tables of the seeds (issue 3), for facts about them; OTHER_TABLES follows the files.
+# The three tables of the seeds, for facts about them; OTHER_TABLES follows the files.
 SEED_TABLES = ["tw16-common", "tw16-competition", "tw16-improved"]
 
 

@@ -1,4 +1,4 @@
-"""Situations (issue 13): what no table allows is refused under every ruleset, in English and in
+"""Situations: what no table allows is refused under every ruleset, in English and in
 Traditional Chinese; what one table gives to one seat (莊家專屬 / 閒家專屬) or rules out
 (改良式 「海底最後一張一定要打出」) is that table's data; and the settlement and exclusion
 mechanisms those tables needed. The seed lines behind each table's own cases are in
@@ -182,7 +182,7 @@ def test_a_record_may_name_the_tables_declaration_but_nothing_else_of_the_table(
         parse_ruleset(data)
 
 
-# -- kongs by origin (issue 26): 大明杠 "called", 加杠 "added" -----------------------------------
+# -- kongs by origin: 大明杠 "called", 加杠 "added" -----------------------------------
 
 AFTER_KONG = dict(PLAIN, concealed="123m 456m 45s 99s", self_draw=True, after_kong=True)
 

@@ -38,7 +38,7 @@ def test_every_predicate_is_documented_in_chinese():
     (RAW, lambda d: d["entries"][0].update(colour="red"), "unknown key"),
     (RAW, lambda d: d["entries"][1].pop("tai"), "missing 'tai'"),
     (RAW, lambda d: d["entries"].append(dict(d["entries"][2])), "appears twice"),
-    # the fields of the other tables (issue 3): shapes, payments
+    # the fields of the other tables: shapes, payments
     (IMPROVED, lambda d: _entry(d, "平胡").update(shape="pairs"), "cannot make a win of shape"),
     (IMPROVED, lambda d: _entry(d, "十三么").update(shape="standard"), "cannot make a win of shape"),
     (IMPROVED, lambda d: _entry(d, "天胡").update(payment={"drop": ["lunch"]}), "payment.drop"),

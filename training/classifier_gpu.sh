@@ -2,7 +2,7 @@
 # Crop-classifier candidates side by side on a lent GPU machine (the `device` tool: python3 with torch + CUDA,
 # 16 cores, no fonts, no package registry). Run from the repository root there, with these prepared here:
 #   data/real-train/   python -m datasets real-train data/real-train
-#   .fonts/            python -m training.font_subsets .fonts   (after installing the fonts CLASSIFIER.md names)
+#   .fonts/            python -m training.font_subsets .fonts   (after installing the fonts docs/data-and-training.md names)
 #   .whl/              wheels of what the machine lacks: albumentations, albucore, pydantic, pydantic-core,
 #                      annotated-types, typing-inspection, simsimd, stringzilla (cp312, x86-64)
 # pillow-heif (HEIC photos, imported by vision.photo) is missing there too, and its wheel does not fit in the

@@ -2,7 +2,7 @@
 
     python -m training.classifier_weights --crops TRAIN.npz ... [--check REAL.npz] [--onnx ONNX] [--out PT]
 
-Until issue 24 only the ONNX file was committed, and torch's export fuses each batch norm into its conv
+At first only the ONNX file was committed, and torch's export fuses each batch norm into its conv
 (a conv with a bias). `from_onnx` loads those convs into `TileNet` with identity norms holding the fused
 biases, then calibrates the norms on crops (`training.transplant.calibrate_norms`: weight σ, bias μ + fused
 bias, running stats of each conv's output), so eval mode computes the ONNX model's logits and train mode,

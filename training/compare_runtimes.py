@@ -4,8 +4,8 @@
 
 Measures, on the committed sample photos at the first-pass input size: start-up (a fresh
 process importing the runtime and loading the model), median forward-pass latency, and the
-installed size of each runtime's packages in this virtualenv. The choice is written down in
-models/README.md.
+installed size of each runtime's packages in this virtualenv. The figures are in
+docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -112,10 +112,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, help="the data.yaml it was trained on")
     parser.add_argument("--imgsz", type=int, default=512)
     parser.add_argument("--conf", type=float, default=0.25,
-                        help="tile threshold of the read path, chosen on held-out data (models/README.md)")
+                        help="tile threshold of the read path, chosen on held-out data "
+                             "(docs/decisions/read-threshold.md)")
     parser.add_argument("--classifier-weight", type=float, default=1.0,
                         help="the crop classifier's share in the class scores against this detector's "
-                             "(1: the classifier alone), chosen on held-out data (models/README.md)")
+                             "(1: the classifier alone), chosen on held-out data (docs/decisions/read-threshold.md)")
     parser.add_argument("--out", type=Path, default=MODELS_DIR,
                         help="model folder to write (default models/; another folder gets a copy of the crop "
                              "classifier too, a complete model to compare with `--models` of evaluate/audit)")

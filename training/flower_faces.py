@@ -1,4 +1,4 @@
-"""Flower tiles in many designs, as crops for the crop classifier (issue 24).
+"""Flower tiles in many designs, as crops for the crop classifier.
 
     python -m training.flower_faces --count 24000 --seed 0 --out data/crops/flowers-v1.npz
 
@@ -46,7 +46,7 @@ WIND_LETTERS = "ESWN"  # the corner index some sets print on a wind
 SIMPLIFIED = {"蘭": "兰"}  # the only flower character simplified Chinese writes otherwise
 NUMBER_FORMS = ("1234", "一二三四", "①②③④")
 NUMBER_FORM_WEIGHTS = (0.6, 0.3, 0.1)
-# (font file under FONT_ROOT, faces to take by index) of the Debian packages CLASSIFIER.md installs for training:
+# (font file under FONT_ROOT, faces to take by index) of the Debian packages docs/data-and-training.md installs:
 # the Noto CJK collections' JP, SC, TC and HK forms (not Mono, not KR) in four weights, and the brush (楷),
 # Song/Ming and Hei faces of Taiwan's, China's and Japan's free fonts: a set's flower characters are most often
 # brush-written. FONT_ROOT is the setting TAISHU_FONTS where set (a folder of `training.font_subsets`, carried to
@@ -349,7 +349,7 @@ def photographed(image: np.ndarray, box: np.ndarray, rng: np.random.Generator,
     """The canvas as a phone photo of a table shows it, and the tile's box in it: the camera's tilt foreshortens
     the tile (its height to 55-100%, its far edge up to 15% narrower), the photo is turned up to 12°, and lit,
     blurred and compressed by `effects`: the views of one drawn face differ as an evening's photos of one tile do,
-    which the within-set loss needs (models/CLASSIFIER.md, "Tiles within a set")."""
+    which the within-set loss needs (docs/decisions/tiles-within-a-set.md)."""
     h, w = image.shape[:2]
     squash, narrow, turn = rng.uniform(0.55, 1.0), rng.uniform(0.0, 0.15), rng.uniform(-12.0, 12.0)
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.getLogger("fontTools").setLevel(logging.ERROR)  # a line for every table it drops or repairs
     found = [path for path, _ in SYSTEM_FONTS if (FONT_ROOT / path).exists()]
     if not found:
-        raise SystemExit(f"none of the fonts of training.flower_faces is under {FONT_ROOT} (models/CLASSIFIER.md "
+        raise SystemExit(f"none of the fonts of training.flower_faces is under {FONT_ROOT} (docs/data-and-training.md "
                          "says which packages to install)")
     for path in found:
         write_subset(FONT_ROOT / path, args.out / path)

@@ -17,7 +17,7 @@ model.json). The unseen-styles crops are only ever judged, never trained on.
 one set's tiles): each step also takes `--sets-per-step` whole sets (`training.set_views`: one physical set in
 several photos; `training.flower_faces --sets`: a set's eight flowers in one design, each seen as photos show
 it), and a supervised contrastive loss over each set's crops alone pulls a tile's views together and pushes the
-set's other tiles away (models/CLASSIFIER.md, "Tiles within a set").
+set's other tiles away (docs/decisions/tiles-within-a-set.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One training session on a lent GPU machine (the `device` tool: python3 with torch + CUDA, 16 cores,
 # no package registry). Run from the repository root there, with these prepared here first:
-#   .whl/                      wheels of what the machine lacks (ultralytics, albumentations …; models/README.md)
+#   .whl/                      wheels of what the machine lacks (ultralytics, albumentations …; docs/data-and-training.md)
 #   data/real-train/           python -m datasets real-train data/real-train
 #   runs/transplant/peer43.pt  python -m training.transplant runs/transplant/peer43.pt
 # It generates the scenes on the machine's cores (they are too many to carry), then trains two detectors

@@ -2,7 +2,7 @@
 
 Handed a phone's 12 MP photo, `st.image` encodes it whole, opens it again, shrinks it to its
 largest width by a bilinear resample and encodes it again, on every run of the page, every tap
-included: most of a tap's run (`python -m training.page_bench`, README.md). So the page shrinks the
+included: most of a tap's run (`python -m training.page_bench`, docs/benchmarks.md). So the page shrinks the
 photo once (`vision.photo.resized`: by area), draws on that, and hands over the JPEG as it is sent.
 """
 

@@ -1,4 +1,4 @@
-"""The table's memory of its own tile set in the app (issue 24): read with the table's photos, taught by
+"""The table's memory of its own tile set in the app: read with the table's photos, taught by
 every hand recorded from a photo and by the "teach this set" page (`ui/teach_page.py`).
 
 The memory is the ledger's (`Ledger.memory`, schema v5), so every phone at the table and a restarted app

@@ -10,7 +10,7 @@ shares (the file: `ui.table.db_path()`); the app calls three functions:
   the hand number the page showed, so two phones confirming one hand record it once;
 - `render` at the bottom: totals, chart, the latest hands, undo, edit, CSV.
 
-Where the table's rules allow it (issue 26), `several_winners` (called before `confirm`) sets a
+Where the table's rules allow it, `several_winners` (called before `confirm`) sets a
 win aside while the next winner of the same discard is entered, or adds a winner to the last hand,
 and `confirm` records them as one hand; `confirm` also offers a 詐胡 (where the rules state its
 penalty) and a penalty, each recorded as a line of its own.
@@ -184,8 +184,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
     if _nothing_taught(desk):
-        # Taught its eight flowers first, a table's photos read better from its first hand (models/README.md,
-        # the evening benchmark with --taught); a table that recorded a hand from a photo has taught it already.
+        # Taught its eight flowers first, a table's photos read better from its first hand
+        # (docs/decisions/teach-flowers-first.md); a table that recorded a hand from a photo taught it already.
         st.caption(t("這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"))
         st.button(t("先教認這副牌的花"), on_click=teach_page.go_to, args=(teach_page.PAGE,), key="teach-first")
     with st.expander(t("邀請同桌的手機、牌桌設定")):
@@ -480,7 +480,7 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
 
 
 
-# -- one discard won by several seats, 詐胡, penalties (issue 26) ---------------------------------------------
+# -- one discard won by several seats, 詐胡, penalties ---------------------------------------------
 FORM_KEYS = ("false_caller", "false_claimed", "penalty_reason", *(f"{k}_{s.code}" for s in SEATS
                                                                    for k in ("false_ready", "false_wait", "penalty")))
 

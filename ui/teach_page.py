@@ -1,4 +1,4 @@
-"""The "teach this set" page (issue 24): a table whose set the models read badly (most often its flowers)
+"""The "teach this set" page: a table whose set the models read badly (most often its flowers)
 photographs the eight flowers, or any tiles, in a row; the page shows the tiles found, numbered in
 reading order and named as the models (with the table's memory) read them; the player taps a tile, then
 its real face, or leaves it out; saving teaches them to the table's memory in the ledger

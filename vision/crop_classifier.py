@@ -13,7 +13,7 @@ confidence shown to the player and the audit's precision ranking still weigh box
 legal-hand correction, which normalises each tile's scores, gets the classifier's probabilities.
 
 Crop size 64 x 48 (h x w): portrait, as tiles are, and tall enough that a 萬 numeral keeps its strokes
-while the network stays cheap to train (models/CLASSIFIER.md, "Recipe"). A box wider than tall (a
+while the network stays cheap to train (models/CLASSIFIER.md, "Model details"). A box wider than tall (a
 tile lying sideways, or a photo rolled by ~90°) is turned a quarter turn so every crop is portrait.
 """
 
@@ -78,7 +78,7 @@ def cut_crops(image: np.ndarray, boxes: np.ndarray, halve_from: float) -> np.nda
     """(N, CROP_H, CROP_W, 3) uint8 crops of every box. While even the smallest tile is `halve_from` times
     the crop's height (`DetectorSettings.halve_from`), they are cut from the photo halved (2x2 averages):
     shrinking each large tile by area cost more than halving the whole photo once, for the same codes
-    (models/README.md, "The reader's constants")."""
+    (docs/decisions/detector-passes.md)."""
     if not len(boxes):
         return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     scale = 1.0
@@ -112,7 +112,7 @@ class TileClassifier:
                  halve_from: float = DETECTOR_DEFAULT.halve_from) -> None:
         """`weight`: read-time scores are a weighted geometric mean of this classifier's softmax (weight)
         and the detector's scores normalised to sum 1 (1 - weight); the model card sets it per detector
-        (`classifier_weight` in model.json, chosen as models/README.md says). `halve_from`: from what tile
+        (`classifier_weight` in model.json, docs/decisions/read-threshold.md). `halve_from`: from what tile
         height the crops it reads and teaches a table's memory from are cut from a halved photo (`cut_crops`;
         the detector gives its settings')."""
         self.session = onnx_session(onnx, sha256, "classifier", threads)

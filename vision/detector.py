@@ -5,7 +5,7 @@ photo gets: a first pass finds the tiles and their sizes; tiles of one size that
 cluster (a photo of a table holds near tiles several times the size of far ones), and each cluster
 far from the size the model was trained on is read again, its region resized so its tiles come out at
 that size, so a photo of a table reads as a close-up does. Its numbers are `DetectorSettings`
-(vision/settings.py); the figures behind them: models/README.md, "Read path (v3)" and "The reader's constants".
+(vision/settings.py); why each: docs/decisions/detector-passes.md.
 """
 
 from __future__ import annotations

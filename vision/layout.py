@@ -22,8 +22,8 @@ from vision.settings import READER_DEFAULT, ReaderSettings
 # ReaderSettings fields (vision/settings.py). Within a run of touching tiles, a step between centres
 # `spacing_jump` longer than the steps around it is a gap between two groups: a meld pushed up beside the
 # concealed row, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
-# tilted tile's whole body overlaps its neighbours' by a varying amount (models/README.md, "The reader's
-# constants").
+# tilted tile's whole body overlaps its neighbours' by a varying amount
+# (docs/decisions/layout-gaps.md).
 # Between two groups of a row, only runs longer than any meld (a kong) can be one run with a tile missing.
 LONGEST_MELD = 4
 
@@ -101,7 +101,7 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
     """Where a row (its groups in order) has room for a tile the detector missed: (tile before, tile
     after, tiles that fit: a gap `room_for_a_tile` pitches wide holds one), measured gap by gap between
     neighbours, in the pitch of the group before (a group's small gaps summed make a phantom tile:
-    models/README.md, "Reader decisions").
+    docs/decisions/layout-gaps.md).
 
     Between two groups a hole is a missing tile only where both are longer than a meld and neither
     is flowers: a meld, the winning tile or the flowers are set apart from the row by about a tile."""

@@ -232,7 +232,7 @@ def steadied(classifier: TileClassifier, crops: np.ndarray, embeddings: np.ndarr
     """`embeddings` (of `crops`, by `classifier`) with those of the crops `which` replaced by the sum of the unit
     embeddings of the crop and of the crop moved `shift` pixels left, right, up and down (its edge repeated):
     one set's flowers differ in a few strokes, and one crop's embedding moves with its box's error about as
-    much (models/README.md, "Flowers steadied"). The memory compares directions only, so a sum is the mean."""
+    much (docs/decisions/flowers-steadied.md). The memory compares directions only, so a sum is the mean."""
     which = np.flatnonzero(which)
     if not len(which) or shift <= 0:
         return embeddings

@@ -111,7 +111,7 @@ def session_options(threads: int | None):
     between runs rather than spin. A read alternates two sessions (the detector's passes, the crop
     classifier) and the machine is shared: a pool spinning after its run takes a core from the other
     session and from every other job. Same kernels, same outputs; on this 2-core machine under load the
-    detector's passes and the classifier took about half as long (models/README.md, "Speed")."""
+    detector's passes and the classifier took about half as long (docs/decisions/read-speed.md)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()

@@ -89,7 +89,7 @@ def resized(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """`image` at `size` (w, h): enlarged bilinearly; shrunk by area averages, first halved while it stays at
     least four times the size. One area resize of a large photo costs its every pixel at the general path's
     price (8 MP to 512 px: 20 ms, to 239 px: 36 ms), each halving a tenth of that; the last step stays an
-    area resize by 2x or more, so a photo shrunk less than 4x is resized as before (models/README.md, "Speed")."""
+    area resize by 2x or more, so a photo shrunk less than 4x is resized as before (docs/decisions/read-speed.md)."""
     w, h = size
     while image.shape[1] >= 4 * w and image.shape[0] >= 4 * h:
         image = halved(image)
@@ -121,10 +121,10 @@ def turned_level(image: np.ndarray, angle: float) -> np.ndarray:
 def _whole_jpeg(img: Image.Image, data: bytes) -> np.ndarray | None:
     """A complete RGB or grey JPEG that needs no shrinking, decoded straight to BGR by OpenCV and turned by
     the orientation Pillow reads (EXIF, else XMP); None for every other photo, and where OpenCV does not
-    give an image of Pillow's size. Same libjpeg-turbo, same pixels (the 254 photos of models/README.md,
-    "Speed", read bit-identically), in a third of the CPU time for 12 MP: Pillow's array hand-over copies
-    the decoded photo twice and the BGR conversion once more. Only bytes Pillow has taken for a JPEG get
-    here, and only those ending in the end-of-image marker: OpenCV fills a truncated stream with grey
+    give an image of Pillow's size. Same libjpeg-turbo, same pixels (the 254 photos of
+    docs/decisions/read-speed.md read bit-identically), in a third of the CPU time for 12 MP: Pillow's array
+    hand-over copies the decoded photo twice and the BGR conversion once more. Only bytes Pillow has taken for a
+    JPEG get here, and only those ending in the end-of-image marker: OpenCV fills a truncated stream with grey
     where Pillow refuses it."""
     if img.format not in ("JPEG", "MPO") or img.mode not in ("RGB", "L") or max(img.size) > READ_SIDE \
             or not data.endswith(b"\xff\xd9"):

@@ -197,7 +197,7 @@ class PhotoReading:
         return next((w for w in self.warnings if w.code == code), None)
 
     def to_json(self) -> dict:
-        """The reader's part of the `vision read --json` contract (README, "Reading photos"): the best
+        """The reader's part of the `vision read --json` contract (docs/command-line.md): the best
         proposal's rows and groups, whether it is a legal hand, the confidence, the warnings (each
         `{"code", "text"}`, the English words of vision/notices.py; `params` too when it has any, tiles
         as codes), and each runner-up's rows, groups, probability and what differs."""
@@ -346,7 +346,7 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     `settings.turned_less_sure`. Boxes are mapped back to `image`'s pixels, ids kept. The player across the table
     photographs the hand upside down; the suits read surely either way up, the flowers and characters of an unseen
     set do not, so how sure the tiles' faces read did not tell which way up the photo lies, but a turned reading
-    much less sure of them is a misread (models/README.md, "Which way up", "Faces read less surely turned"). A photo
+    much less sure of them is a misread (docs/decisions/which-way-up.md). A photo
     of more tiles than a hand shows, or of none, is not read turned. A hand of tiles smaller than `settings.small_tile`
     pixels is read with a notice to check them and take the next photo closer (`_small_tiles`)."""
     view, reading = read_level(image, detector, rules, memory, settings)
@@ -377,11 +377,11 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     (`settings.sure_upright`) with its rows level, and that turn has been read both ways up; the reading kept is
     the best by `_standing`, the photo as it is among them: the detector misses many tiles of a row at 30-45
     degrees, and the layout finds no row in the rest, and the boxes tell the rows' direction only roughly, which
-    way up only the faces do, and the suits read surely either way up, the flowers not (models/README.md, "Askew
-    rows", "Rows at any angle"). A turn that shows more than a hand's tiles more than the photo as it is has read
+    way up only the faces do, and the suits read surely either way up, the flowers not
+    (docs/decisions/askew-rows.md). A turn that shows more than a hand's tiles more than the photo as it is has read
     the table's pattern, and is not kept. Where the photo as it is shows some tiles but too few to tell how their rows
     lie, they are told from the photo turned `settings.probe_turn` degrees each way (`_probed`); a photo where none is
-    found is not (a photo of no tiles would take three times as long; models/README.md, "Rows found turned")."""
+    found is not (a photo of no tiles would take three times as long; docs/decisions/rows-found-turned.md)."""
     best = View(), read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(best[1].best.shown)
     boxes = _probed(detector, image, settings) if 0 < shown < settings.min_for_askew else best[1].best.boxes

@@ -119,7 +119,7 @@ def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) ->
     the player to fix (the others stay offered beside it); where none is, the likeliest long row when it
     is not unlikely (`likeliest_shown_from`, `likeliest_shown_tiles`); none when the photo shows
     two rows no hand can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
-    models/README.md, "Reader decisions"."""
+    docs/decisions/hand-without-a-legal-reading.md."""
     inside = tuple(part.p_hand >= settings.shown_without_hand for part in parts)
     long_parts = [k for k, part in enumerate(parts) if len(part.members) >= settings.likeliest_shown_tiles]
     likeliest = max(long_parts, key=lambda k: parts[k].p_hand, default=None)
