@@ -5,10 +5,9 @@ those of the detector (its passes, faint flowers, crops).
 `read_detections` and `read_photo` take a `ReaderSettings` (`READER_DEFAULT` unless given) and pass it down; a
 `TileDetector` holds its `DetectorSettings` (`DETECTOR_DEFAULT` unless given). Every evaluation writes both into
 its JSON (`to_json`) and `training.evaluate` and `training.evening` vary them with `--reader-settings FILE
---detector-settings FILE` (`add_settings_arguments`, `settings_from_arguments`). The long reasons for the
-defaults are in models/README.md ("Reader decisions", "The reader's constants", "Faint flowers", "The table's
-memory"). Facts of the game (a hand's tile counts, class lists) and of the trained models (the crop's size) are
-not settings and stay module constants.
+--detector-settings FILE` (`add_settings_arguments`, `settings_from_arguments`). One line per knob; the name in
+brackets is the decision in docs/decisions/ (`NAME.md`) that holds its evidence. Facts of the game (a hand's tile
+counts, class lists) and of the trained models (the crop's size) are not settings and stay module constants.
 """
 
 from __future__ import annotations
@@ -73,23 +72,17 @@ class ReaderSettings(Settings):
     max_searched: int = 6  # of those whose tile counts can make a hand, how many are searched for codes
     visits_per_variant: int = 400  # readings of one group's codes tried per membership and grouping
     readings_per_variant: int = 4  # legal hands kept per membership and grouping (the best and runner-ups)
-    # a step between the concealed row's centres cut_step times the row's median is as likely a cut
-    # between a meld and the row as not; cut_scale: how sharply the odds turn around it
-    cut_step: float = 1.1
-    cut_scale: float = 0.03
+    cut_step: float = 1.1  # a row step this many times the row's median is as likely a meld's cut as not
+    cut_scale: float = 0.03  # how sharply those odds turn around `cut_step`
     max_cut_cost: float = 3.0  # groupings with melds cut off the row dearer than this are not tried
-    hole: float = 1.5  # a step with room for a tile is a missed tile as much as a cut: no more evidence than this
+    hole: float = 1.5  # a step with room for a tile: a missed tile as much as a cut, no more evidence than this
     missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
-    # the backs no concealed kong holds (`vision.groups.stray_backs`: mostly the table seen through a gap) set
-    # apart: tried beside the layout that keeps them (a tile lying face down), at this cost
-    stray_back_cost: float = 1.0
-    shown_without_hand: float = 0.5  # with no legal hand, parts likelier in the hand than not are shown as it
-    # with no legal hand and no part likelier in it than not, the likeliest part of this many tiles or more is
-    # shown as the hand, from this likely on: a hand's row set apart costs a tap a tile, shown as the hand only
-    # its misreads; shorter parts are more often loose tiles or discards (models/README.md, "Reader decisions")
-    likeliest_shown_from: float = 0.3
-    likeliest_shown_tiles: int = 12
-    # vision.layout: rows and groups of touching tiles
+    stray_back_cost: float = 1.0  # backs no concealed kong holds, set apart, tried at this cost
+    # vision.search: what is shown where no legal hand is found [hand-without-a-legal-reading]
+    shown_without_hand: float = 0.5  # the parts this likely in the hand are shown as it...
+    likeliest_shown_from: float = 0.3  # ...else the likeliest part, from this likely on...
+    likeliest_shown_tiles: int = 12  # ...of this many tiles or more
+    # vision.layout: rows and groups of touching tiles [layout-gaps]
     group_gap: float = 0.45  # boxes whose facing edges are closer than this many tile widths are one group
     row_tolerance: float = 0.5  # boxes whose centres differ by less than this many tile heights are one row
     spacing_jump: float = 0.25  # a step between centres this much longer than those around it cuts a group
@@ -99,142 +92,61 @@ class ReaderSettings(Settings):
     candidates: int = 4  # alternatives considered per tile
     max_cost: float = 12.0  # a reading e^-12 less likely than the cheapest is no longer "close"
     per_group: int = 3  # readings kept per group (the concealed tiles, each meld) before combining them
-    # vision.read: a photo turned level is left once a turn reads a legal hand surer than this (mean certainty)
-    sure_upright: float = 0.9
-    # a photo of a hand read turned half a turn replaces its reading as it is where it is a legal hand as often and
-    # the sum of its boxes' scores is this much more, and it shows at most `turned_more_tiles` more tiles: turned,
-    # a real game table's photo read 40 tiles where it read 15, the table and the walls upside down
-    turned_by: float = 0.5
-    turned_more_tiles: int = 4
-    # and its faces (their mean certainty) read no less surely but for `turned_less_sure`: upside down, a taught set's
-    # 1s read as pins into a legal hand with a tile more, its faces at 0.85 where they read at 0.998 as it was
-    turned_less_sure: float = 0.1
-    # a hand whose tiles are under `small_tile` pixels on their short side (the median) in the photo is read with a
-    # notice to check each tile and take the next photo closer: faces that small are often misread
-    # (models/README.md, "Tiles too small")
-    small_tile: float = 16.0
-    # a row photographed askew: the detector, trained on rows mostly level, misses many tiles of a row at 30-45
-    # degrees (6 of 21 on one generated evening photo at 37 degrees, all found once the photo was turned level),
-    # and the layout finds no row in the rest. The rows' angle is the mean direction from each box to its
-    # nearest, modulo 90 degrees (`vision.boxes.row_angle`: coherence 0-1 at least `askew_coherence`, over at
-    # least `min_for_askew` boxes), turned to the way they run modulo 180 (`row_direction`); from `askew_from`
-    # degrees (or plumb, where the photo as it is reads no legal hand) the photo is read again each way that lays
-    # them level, and the reading kept that is a legal hand where the others are not, or as legal surer of more
-    # tiles (models/README.md, "Askew rows")
-    askew_from: float = 20.0
-    askew_coherence: float = 0.5
-    min_for_askew: int = 5
-    # a photo where the detector finds some tiles as it is but fewer than `min_for_askew` tells nothing of how their
-    # rows lie: it is read turned by `probe_turn` degrees each way, and the rows' angle taken from the turn that finds
-    # more (a hand at 145 degrees, upside down and askew: 2 tiles found as it is, 17 turned by -45; models/README.md,
-    # "Rows found turned")
-    probe_turn: float = 45.0
+    # vision.read: which way up, askew, too small [which-way-up, askew-rows, rows-found-turned, tiles-too-small]
+    sure_upright: float = 0.9  # an askew photo's level turns end at a legal reading this sure (mean certainty)
+    turned_by: float = 0.5  # a half-turned reading is kept only where its boxes' scores sum this much more...
+    turned_more_tiles: int = 4  # ...it shows at most this many tiles more...
+    turned_less_sure: float = 0.1  # ...and its faces' mean certainty is no lower than this less
+    small_tile: float = 16.0  # a hand whose tiles' median short side is under this (px) carries a notice
+    askew_from: float = 20.0  # rows at this many degrees or more: the photo is read again turned level
+    askew_coherence: float = 0.5  # the boxes' common direction must be at least this coherent (0-1)...
+    min_for_askew: int = 5  # ...over at least this many boxes
+    probe_turn: float = 45.0  # 1-4 tiles found: read turned this many degrees each way to find the rows
     # vision.hand_finding: which runs of tiles are one part
-    # two tiles touch side by side when the gap between them is under `touch` of a tile's width, they overlap by
-    # less than `stacked` of it (more is a tile lying on another), they share `level` of their height (a tilted
-    # row still does; a wall behind the hand does not) and the shorter side of each is at least `same_size` of
-    # the other's (a tile of the next row in perspective is not)
-    touch: float = 0.3
-    stacked: float = 0.5
-    level: float = 0.5
-    same_size: float = 0.75
-    # flowers are never discarded and a player lays them apart from the hand, so a part of flowers alone is the
-    # hand's, as sure as the search never doubts (`max_flip`): the hand is legal without them, so unsure
-    # flowers were left out as strays (models/README.md, "Reader decisions")
-    flowers_kept: float = 1 - 1e-4
-    # where no legal hand is found, a face-up box the detector scores under `unsure_box` as a tile at all
-    # (`Detections.presence`) is read again as a part of its own, in the hand with that chance times its part's: a
-    # patterned mat between and beside the tiles is boxed as 8p or 9p (0.26-0.61, the hand's tiles 0.8 and up
-    # but flowers), and inside a row no legal hand holds it (models/README.md, "Boxes on the mat")
-    unsure_box: float = 0.7
-    # vision.memory: how a table's memory of its own tiles moves each tile's class odds
-    # a crop's cosine similarity to a class's nearest example is weighed against `similar`: likelier that class
-    # above it, less likely below, by `strength` per unit (the log-odds), at most `max_shift` up and `max_down`
-    # down. Chosen on the evening benchmark and the real test splits read as evenings (training/evening.py,
-    # models/README.md): a tile unlike its class's examples is often that class still (another pose, light, or
-    # on real photos another set of the collection), so the memory lowers a class little. Both cut-offs are the
-    # classifier's: the one trained to tell a set's tiles apart puts a set's other tiles further from a crop than
-    # the one before it (0.75 and 0.85 then; models/CLASSIFIER.md, "Tiles within a set")
-    similar: float = 0.7
-    strength: float = 15.0
-    max_shift: float = 4.0
-    max_down: float = 1.0
-    # a set's tiles look alike to the classifier (its flowers above all), so a crop is often above `similar` to
-    # the examples of two classes. Where its likest example is at least `same_set` like it (the table's own
-    # set), each class with examples also loses `relative` log-odds per unit its nearest example is less like
-    # the crop than that likest one. Below `same_set` the likest example is often of another set (the real
-    # collections mix sets), and the term cost taps there (models/README.md, "The table's memory"). A class with
-    # no example yet counts there as `similar` like the crop, so a set's flower the model reads as a tile the
-    # table has not shown yet (the bamboo bird) goes to the flower its examples say ("A class the table has not
-    # shown")
-    relative: float = 20.0
-    same_set: float = 0.75
-    # and there a linear probe fitted on the table's own examples (multinomial logistic regression over the classes
-    # with examples: unit embeddings times `probe_scale`, L2 `probe_l2`, `probe_steps` steps of gradient descent
-    # from zero at `probe_rate`) gives each of those classes `probe` times its log-probability less the
-    # likeliest's: it finds the few directions in which one set's alike flowers differ, where a cosine over all
-    # 192 features barely moves (models/README.md, "The table's memory")
-    probe: float = 1.0
-    probe_scale: float = 10.0
-    probe_l2: float = 0.01
-    probe_steps: int = 50
-    probe_rate: float = 1.0
-    # a flower is compared steadied (`vision.memory.steadied`): by the mean of its unit embeddings over its crop and
-    # the crop moved `flower_view_shift` pixels (of its 48 x 64) each way. Read with a memory, a crop whose flower
-    # probability is `flower_views_from` or more is (a fifth of a hand photo's tiles: four more classifier runs
-    # each); taught, every flower is. On the evening benchmark's crops the likest taught flower was the right one
-    # for 83% of xmahjongg-real's flowers unsteadied, 92% steadied (models/README.md, "Flowers steadied")
-    flower_views_from: float = 0.2
-    flower_view_shift: int = 3
+    touch: float = 0.3  # tiles touch side by side when the gap between them is under this of a tile's width...
+    stacked: float = 0.5  # ...they overlap by less than this of it (more is a tile lying on another)...
+    level: float = 0.5  # ...they share this much of their height (a wall behind the hand does not)...
+    same_size: float = 0.75  # ...and each one's shorter side is at least this of the other's
+    flowers_kept: float = 1 - 1e-4  # a part of flowers alone is the hand's this surely [flowers-kept]
+    unsure_box: float = 0.7  # no legal hand: face-up boxes under this presence are set apart [boxes-on-the-mat]
+    # vision.memory: how a table's memory of its own tiles moves each tile's class odds [table-memory]
+    similar: float = 0.7  # a crop this like a class's nearest example leaves that class as the model read it
+    strength: float = 15.0  # log-odds per unit of likeness above or below `similar`...
+    max_shift: float = 4.0  # ...at most this many up...
+    max_down: float = 1.0  # ...and this many down
+    relative: float = 20.0  # where the crop is of this set, log-odds lost per unit below its likest example
+    same_set: float = 0.75  # a crop this like its likest example is of the table's own set [tiles-within-a-set]
+    probe: float = 1.0  # weight of the probe fitted on the table's examples, where the crop is of this set
+    probe_scale: float = 10.0  # the probe's unit embeddings times this
+    probe_l2: float = 0.01  # the probe's L2 penalty
+    probe_steps: int = 50  # the probe's steps of full-batch gradient descent from zero
+    probe_rate: float = 1.0  # the probe's learning rate
+    flower_views_from: float = 0.2  # crops this likely a flower are compared steadied [flowers-steadied]
+    flower_view_shift: int = 3  # steadied: the crop and four copies moved this many pixels
 
 
 @dataclass(frozen=True)
 class DetectorSettings(Settings):
     what: ClassVar[str] = "detector"
 
-    # vision.detector: the first pass, and which clusters of tiles are read again at the trained size
+    # vision.detector: the passes, and which clusters of tiles are read again at the trained size [detector-passes]
     min_found_tile: float = 12.0  # below this width (px at the network input) the first pass misses tiles: look larger
-    # tiles found between these multiples of the trained tile width are read as found, in one pass (a second
-    # pass at the trained size reads them no better)
-    same_scale_from: float = 0.7
-    same_scale_to: float = 1.5
-    # tiles of one cluster differ in size by less than this factor (near tiles can be 5x far ones in a photo
-    # of a table), and lie within this many tile sizes of a neighbour of the cluster
-    cluster_size_ratio: float = 1.6
-    cluster_reach: float = 3.0
-    # second passes for at most this many clusters, the largest first (the rest keep the first pass):
-    # bounds the time a cluttered photo takes
-    max_second_passes: int = 3
-    # the first pass's largest input (long side) is this many times the card's max_side (2560 px): its memory
-    # and time grow with its area, and a read stays under 1 GB at this cap
-    first_pass_max: int = 2
-    # vision.detector: a photo squashed by a resize that did not keep its aspect (a data set's "stretch"
-    # export, a 16:9 frame shown square). An upright tile's face is about `upright_aspect` as wide as tall; no
-    # view of a table makes its tiles' median box narrower than `min_aspect` (a row seen end on: 0.5), so such
-    # a photo is read again with its width restored, by at most `max_restore`, judged on at least
-    # `min_for_aspect` boxes. Wide boxes are no such sign: tiles lying flat seen at a grazing angle reach 3-4
-    min_aspect: float = 0.45
-    upright_aspect: float = 0.75
-    max_restore: float = 6.0
-    min_for_aspect: int = 3
-    # vision.detector: a box whose likeliest class is a flower is kept from `faint_flower` up (others from the
-    # card's conf): a flower of a set the detector never saw scores low, and a hand without it loses its 台.
-    # Such a faint box is kept only where no surer box covers it and the crop classifier gives the flowers
-    # `faint_flower_sure` of its probability: the two bounds that kept faint flowers and no faint other tile
-    # (models/README.md, "Faint flowers")
-    faint_flower: float = 0.05
-    faint_flower_sure: float = 0.7
-    # a faint box kept although the classifier doubts it is a flower, where it lies inside a run of flowers: a box
-    # touching it on each side (facing edges closer than this many of its widths, as the reader's `touch`), the
-    # run holding two flowers or more. A player lays the flowers touching in a row, and one of a set the models
-    # never saw can read as no flower (models/README.md, "Faint flowers")
-    flower_run_touch: float = 0.3
-    # vision.detector: boxes overlapping more than this (IoU) are one tile, within a pass and across passes
-    nms_iou: float = 0.5
+    same_scale_from: float = 0.7  # clusters of tiles between these multiples of the trained width are read...
+    same_scale_to: float = 1.5  # ...as the first pass found them
+    cluster_size_ratio: float = 1.6  # tiles of one cluster differ in size by less than this factor...
+    cluster_reach: float = 3.0  # ...and lie within this many tile sizes of a neighbour of the cluster
+    max_second_passes: int = 3  # second passes for at most this many clusters, the largest first
+    first_pass_max: int = 2  # the first pass's largest input is this many times the card's max_side
+    min_aspect: float = 0.45  # a median box narrower than this (width / height) is a squashed photo...
+    upright_aspect: float = 0.75  # ...read again with its width restored so the median comes to this...
+    max_restore: float = 6.0  # ...by at most this factor...
+    min_for_aspect: int = 3  # ...judged on at least this many boxes
+    faint_flower: float = 0.05  # a flower box is kept from this score up... [faint-flowers]
+    faint_flower_sure: float = 0.7  # ...where the crop classifier gives the flowers this much [faint-flowers]
+    flower_run_touch: float = 0.3  # or it lies inside a run of flowers, touching within this of its width
+    nms_iou: float = 0.5  # boxes overlapping more than this (IoU) are one tile, within a pass and across passes
     region_margin: float = 1.5  # a second pass reads its cluster's region with this many tile widths around it
-    # vision.crop_classifier: the smallest tile's height, in crop heights, from which crops are cut from a
-    # halved photo (models/README.md, "The reader's constants")
-    halve_from: float = 4.0
+    halve_from: float = 4.0  # crops of tiles this many crop heights or taller are cut from a halved photo
 
 
 READER_DEFAULT = ReaderSettings()
