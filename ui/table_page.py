@@ -452,7 +452,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
-    st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
+    with st.container(key="hands"):  # its words are not broken inside (ui/chrome.py's style)
+        st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
     last, asked = hands[-1], ss.get("table_confirm")
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
         st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
