@@ -14,8 +14,9 @@ import tests.test_browser as in_browser
 from ledger import Ledger
 from tests.example_hands import HAND
 from tests.fake_detections import laid_out
+from tests.test_app_script import traditional_in
 from tests.test_browser import ROOT, SLOW, screenshot, upload
-from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words, traditional_in
+from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words
 from vision.detector import TileDetector
 from vision.memory import TableMemory
 from vision.photo import load_photo
