@@ -171,9 +171,10 @@ def _read(data: bytes, detector, place: Place, found: table_memory.Remembered, s
 
 
 def _new_version() -> int:
-    """A number this session has not keyed a row of pills with yet. The page's run ends in st.stop(), and after a run
-    stopped so Streamlit forgets no widget's value: a key used again (the next photo's first row, numbered from 0)
-    came back with the tap made under it before, and opened a face picker for a tile nobody tapped."""
+    """A number this session has not keyed a row of pills with yet. The page's run ends in st.stop(), and Streamlit
+    forgets the widgets a run did not draw only after a run that was not stopped: a key used again (the next photo's
+    first row, numbered from 0) came back with the tap made under it before, a face picker open for a tile nobody
+    tapped."""
     ss.teach_versions = ss.get("teach_versions", 0) + 1
     return ss.teach_versions
 
@@ -246,7 +247,7 @@ def _keep_largest() -> None:
     shown = ss.teach_photo
     boxes = np.asarray(shown["boxes"])
     largest = int(((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).argmax())
-    _set_codes(tuple(shown["codes"][i] or shown["read"][i] if i == largest else None for i in range(len(boxes))))
+    _set_codes(tuple((shown["codes"][i] or shown["read"][i]) if i == largest else None for i in range(len(boxes))))
 
 
 def _save(place: Place, classifier, shown: dict) -> None:
