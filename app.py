@@ -521,14 +521,14 @@ if reading_choices is not None and photo_reading.runner_ups:
         best = None
         for option in choices(photo_reading, the_flags(), None if isinstance(result, str) else result,
                               int(ss.base), int(ss.per_tai), bool(ss.ready), ss.ruleset):
-            tai = "？" if option.tai is None else option.tai
+            tai = "" if option.tai is None else f"{option.tai} 台"  # none before the winner is said, or no win there
             if option.alternative is None:
                 best = option.tai
-                label = f"最可能的讀法：{tai} 台"
+                label = "：".join(filter(None, ("最可能的讀法", tai)))
             else:
                 delta = "" if None in (best, option.tai) else f"（{option.tai - best:+d}）"
                 words = "、".join(d.text("traditional") for d in option.differs)
-                label = f"{tai} 台{delta}" + (f"：{words}" if words else "")
+                label = "：".join(filter(None, (tai + delta, words))) or "另一種讀法"
             st.button(("✓ " if option.alternative == ss.taken else "") + t(label),
                       key=f"take-{option.alternative}", on_click=on_take,
                       args=(photo_reading, option.alternative),

@@ -43,14 +43,15 @@ PHRASES = {
 }
 _PHRASE = re.compile("|".join(sorted(map(re.escape, PHRASES), key=len, reverse=True)))
 
-# 帳 is 账 (an account: 帳本, 總帳) in every use here; 帐 (a tent) never comes up. Quotes: 「」 in
+# 帳 is 账 (an account: 帳本, 總帳) in every use here; 帐 (a tent) never comes up. 著 is the particle
+# (放著, 留著, 蓋著), written 着 on the mainland; 著 there is zhù (著名), which never comes up. Quotes: 「」 in
 # Taiwan, “” on the mainland.
 _TRAD = (
     "門風莊連聽槓搶槍數錢讀輸項誰額贏個張這擇選請將換刪設為組點紅沒過確認無檔當機傳網頁動轉資夾則規種麼後補"
     "僅體簡與還實際處問題錯誤訊練從開關萬條發蘭見現記錄們會時裡來應該給對於號頭邊區語寫內嗎畫並長狀況準備報總"
     "單雙離減樣顯識別類標籤儲據鍵輪態計結讓腦電話線獨撈魚貼價壓縮檢視歸屬帶隨統廣義圖鏡東擊攝儘斷湊續閒順齊"
     "牆訓啟稱經瀏覽許註變賽進環帳幾匯掃碼剛壞專庫徑敗檻測偵兩試說財較鎖間陣雞餅龍瀝盃蓋複製載螢權側欄閉細節誌隱灣礎學"
-    "決罰詐響賠負場遲構憶舊滿佔寬約"
+    "決罰詐響賠負場遲構憶舊滿佔寬約著"
     "「」『』"
 )
 _SIMP = (
@@ -58,11 +59,11 @@ _SIMP = (
     "仅体简与还实际处问题错误讯练从开关万条发兰见现记录们会时里来应该给对于号头边区语写内吗画并长状况准备报总"
     "单双离减样显识别类标签储据键轮态计结让脑电话线独捞鱼贴价压缩检视归属带随统广义图镜东击摄尽断凑续闲顺齐"
     "墙训启称经浏览许注变赛进环账几汇扫码刚坏专库径败槛测侦两试说财较锁间阵鸡饼龙沥杯盖复制载萤权侧栏闭细节志隐湾础学"
-    "决罚诈响赔负场迟构忆旧满占宽约"
+    "决罚诈响赔负场迟构忆旧满占宽约着"
     "“”‘’"
 )
 TO_SIMPLIFIED = str.maketrans(_TRAD, _SIMP)
-TRADITIONAL_ONLY = frozenset(_TRAD)  # characters that a simplified text never holds
+TRADITIONAL_ONLY = frozenset(_TRAD)  # characters that a simplified text of this project never holds
 
 
 def simplified(text: str) -> str:

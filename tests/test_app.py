@@ -73,11 +73,12 @@ class NoModel:
 
 @pytest.fixture
 def app(monkeypatch):
-    def start(detector=FakeDetector):
+    def start(detector=FakeDetector, said: bool = True):
         monkeypatch.setattr(vision.detector, "TileDetector", detector)
         st.cache_resource.clear()
         FakeDetector.reads = 0
-        return say_who_won(ok(AppTest.from_file(str(APP), default_timeout=60).run()))  # 東家 自摸
+        at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
+        return say_who_won(at) if said else at  # 東家 自摸
 
     yield start
     st.cache_resource.clear()
@@ -233,9 +234,9 @@ AT_A_TABLE = reading_at_a_table(HAND, 4, ["9m", "1z", "back"], {9: "5s"})
 @pytest.fixture
 def photo_read_as(app, monkeypatch):
     """The page after uploading a photo that the reader reads as `reading`."""
-    def upload(reading):
+    def upload(reading, said: bool = True):
         monkeypatch.setattr(vision.read, "read_photo", lambda image, detector, rules=None, memory=None: reading)
-        at = ok(app(FakeDetector))
+        at = ok(app(FakeDetector, said))
         return ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
 
     return upload
@@ -297,6 +298,14 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
     assert total_shown(at) == expected_total(HAND) and at.session_state["draft"].flowers
 
 
+def test_a_runner_up_says_no_tai_before_the_winner_is_said(photo_read_as):
+    """Each reading's 台 depend on who won and how: until that is said, the buttons said 「？ 台」."""
+    at = photo_read_as(AT_A_TABLE, said=False)
+    assert [take_button(at, k).label for k in (None, 0, 1)] == ["✓ 最可能的讀法", "第 9 張二條改成五條", "梅不算"]
+    say_who_won(at)
+    assert take_button(at, None).label == "✓ 最可能的讀法：3 台" and take_button(at, 1).label == "2 台（-1）：梅不算"
+
+
 def test_a_photo_of_small_tiles_says_how_to_take_the_next_one_where_it_is_seen(photo_read_as):
     """The notice that the tiles are small is shown beside the photo, not folded away with the other notices."""
     assert not any("像素寬" in i.value for i in photo_read_as(AT_A_TABLE).info)
@@ -333,7 +342,7 @@ def test_odd_readings_render(photo_read_as):
     all_apart = replace(AT_A_TABLE, best=replace(AT_A_TABLE.best, groups=everything), legal=False)
     at = photo_read_as(all_apart)
     assert at.session_state["draft"].empty and len(loose_pills(at).options) == 19
-    assert take_button(at, None).label == "✓ 最可能的讀法：？ 台"
+    assert take_button(at, None).label == "✓ 最可能的讀法"  # no win there: no 台 to say
     ok(take_button(at, 1).click().run())
     assert total_shown(at) == "2 台"
     at = photo_read_as(read_detections(Detections.empty()))

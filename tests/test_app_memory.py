@@ -5,6 +5,8 @@ of a design they never trained on: alone they misread its flowers (tests/test_me
 
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -16,12 +18,13 @@ from scoring.hand import Meld
 from scoring.tiles import tile_name
 from tests.app_driver import choose, ok, press
 from tests.example_hands import HAND
-from tests.fake_detections import laid_out, reading_at_a_table
+from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from tests.test_app_script import assert_simplified
 from ui.table import DB_ENV
 from ui.table_memory import confirmed_tiles
 from ui.teach_page import PAGE
 from vision.boxes import match
+from vision.detections import Detections
 from vision.labels import read_labels
 from vision.memory import TableMemory
 from vision.photo import load_photo
@@ -70,6 +73,11 @@ def upload_hand(at: AppTest, key: str = "upload-0") -> AppTest:
     return ok(at.file_uploader(key=key).set_value(("hand.jpg", PHOTO, "image/jpeg")).run())
 
 
+def teach_row(at: AppTest, which: str):
+    """The teach page's row of the photo's tiles ("pick") or of faces ("face"), as drawn now."""
+    return at.pills(key=f"teach-{which}-{at.session_state['teach_photo']['version']}")
+
+
 def flowers_read(at: AppTest) -> tuple[list[str], list[str | None]]:
     """The draft's flowers as the page read them, and the sample's truth for each."""
     best = at.session_state["readings"][at.session_state["photo"]["key"]].best
@@ -93,15 +101,14 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
     shown = at.session_state["teach_photo"]
     truth = truth_of(shown["boxes"])
-    pick = at.pills(key="teach-pick-0")
+    pick = teach_row(at, "pick")
     assert len(pick.options) == len(truth) == 21 and pick.options[0].startswith("1 ")
     flowers = [i for i, code in enumerate(truth) if code and code.endswith("f")]
     for i in flowers:  # a tap on the tile, a tap on its face
-        version = at.session_state["teach_photo"]["version"]
-        ok(at.pills(key=f"teach-pick-{version}").set_value(i).run())
-        ok(at.pills(key=f"teach-face-{version}").set_value(truth[i]).run())
+        ok(teach_row(at, "pick").set_value(i).run())
+        ok(teach_row(at, "face").set_value(truth[i]).run())
     unmatched = next(i for i, code in enumerate(truth) if code and not code.endswith("f"))
-    ok(at.pills(key=f"teach-pick-{at.session_state['teach_photo']['version']}").set_value(unmatched).run())
+    ok(teach_row(at, "pick").set_value(unmatched).run())
     press(at, "不記這一張（不是牌、拍壞了）")
     named = at.session_state["teach_photo"]["codes"]
     assert [named[i] for i in flowers] == [truth[i] for i in flowers] and named[unmatched] is None
@@ -123,6 +130,76 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     assert not any(b.label.startswith("這一桌剛學了牌") for b in at.button)
 
 
+def test_a_face_picker_opens_only_for_a_tile_the_player_tapped(db):
+    """The page's run ends in st.stop(), after which Streamlit keeps every widget's value: the next photo's first row
+    of tiles came up with the last photo's first tap on it (「第 1 張是：」 with no tile chosen), and its second row,
+    after a tile left out, with the last photo's second tap; a face tapped then named a tile nobody picked."""
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+
+    def picker_shown() -> bool:
+        return any(str(p.key).startswith("teach-face-") for p in at.pills) or any(
+            b.label.startswith("不記這一張") for b in at.button)
+
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    for i in (0, 1):  # tile 1 named 梅, tile 2 left out
+        assert not picker_shown()
+        ok(teach_row(at, "pick").set_value(i).run())
+        assert picker_shown()
+        if i == 0:
+            ok(teach_row(at, "face").set_value("1f").run())
+        else:
+            press(at, "不記這一張（不是牌、拍壞了）")
+    kept = sum(c is not None for c in at.session_state["teach_photo"]["codes"])
+    press(at, f"記住這 {kept} 張牌")
+    ok(at.file_uploader(key="teach-upload-1").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
+    assert not picker_shown() and teach_row(at, "pick").value is None  # the next photo: nothing picked
+    ok(teach_row(at, "pick").set_value(4).run())
+    press(at, "不記這一張（不是牌、拍壞了）")
+    assert not picker_shown() and teach_row(at, "pick").value is None  # nor after a tile left out
+
+
+def close_up() -> tuple[bytes, Detections]:
+    """A flower of the sample photographed alone, close up, and a reading of it as the detector gave such photos of
+    a real set: the flower (misread, 菊) and slivers as tiles: of its base, of its neighbours at the edges."""
+    image = cv2.imread(str(FLOWERED.with_suffix(".jpg")))
+    boxes, codes = read_labels(FLOWERED.with_suffix(".txt"), image.shape[1], image.shape[0])
+    x0, y0, x1, y1 = next(b for b, c in zip(boxes, codes, strict=True) if c == "2f")
+    w, h = x1 - x0, y1 - y0
+    crop = image[int(y0 - h * 0.4):int(y1 + h * 0.4), int(x0 - w * 1.2):int(x1 + w * 1.2)]
+    photo = cv2.resize(crop, None, fx=4, fy=4)
+    tile = [w * 4.8, h * 1.6, w * 8.8, h * 5.6]  # the flower, in the close-up's pixels
+    slivers = [[w * 2.0, h * 1.6, w * 3.3, h * 5.6], [w * 3.4, h * 1.6, w * 4.7, h * 5.6],
+               [w * 8.9, h * 1.6, w * 10.2, h * 5.6], [w * 10.3, h * 1.6, w * 11.4, h * 5.6]]
+    read = Detections(np.array([*slivers[:2], tile, *slivers[2:]], np.float32),
+                      one_hot(["back", "6s", "3f", "1s", "back"]))
+    return cv2.imencode(".jpg", photo)[1].tobytes(), read
+
+
+def test_a_close_up_of_one_tile_is_one_tap_to_keep_that_tile_alone(db, monkeypatch):
+    """A flower photographed alone, close up, was read with slivers of its base as tiles, each one tap on it and one
+    on 不記 to leave out: a tap says the photo shows one tile, and only the largest is kept."""
+    data, read = close_up()
+
+    class CloseUp(vision.detector.TileDetector):  # the committed models (the memory's embeddings), reading so
+        def read(self, image, conf=None, memory=None):
+            return read
+
+    monkeypatch.setattr(vision.detector, "TileDetector", CloseUp)
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flower.jpg", data, "image/jpeg")).run())
+    assert len(teach_row(at, "pick").options) == 5
+    ok(teach_row(at, "pick").set_value(2).run())  # the flower, left out by a slip: the tap brings it back as read
+    press(at, "不記這一張（不是牌、拍壞了）")
+    press(at, "這張照片只有一張牌：只記最大的那張")
+    codes = at.session_state["teach_photo"]["codes"]
+    assert [c for c in codes if c] == ["3f"] and teach_row(at, "pick").options[codes.index("3f")].endswith(" 菊")
+    assert not any(b.label.startswith("這張照片只有一張牌") for b in at.button)  # one tile kept: nothing to drop
+    ok(teach_row(at, "pick").set_value(codes.index("3f")).run())
+    ok(teach_row(at, "face").set_value("2f").run())  # the player names it
+    press(at, "記住這 1 張牌")
+    assert at.success[0].value.startswith("記住了 1 張牌：蘭") and stored(db).counts() == {"2f": 1}
+
+
 def test_a_row_photographed_askew_is_named_on_the_photo_turned_level(db):
     """The teach page reads a photo whose row lies at 37 degrees turned level: 20 of its 21 tiles to name against
     14 as it is; the photo shown, and the crops taught, are the level one."""
@@ -132,7 +209,7 @@ def test_a_row_photographed_askew_is_named_on_the_photo_turned_level(db):
     ok(at.file_uploader(key="teach-upload-0").set_value(("row.jpg", row.read_bytes(), "image/jpeg")).run())
     shown = at.session_state["teach_photo"]
     photo = load_photo(row)
-    assert len(at.pills(key="teach-pick-0").options) == len(shown["boxes"]) >= 20
+    assert len(teach_row(at, "pick").options) == len(shown["boxes"]) >= 20
     assert shown["image"].shape != photo.shape  # the level photo's canvas holds the whole photo turned
     assert askew_angle(shown["boxes"]) == 0.0  # in the photo shown the row lies level
 
@@ -189,8 +266,8 @@ def test_the_teach_page_is_all_simplified(db):
     at = ok(phone("simplified").sidebar.radio[0].set_value(PAGE).run())
     assert_simplified(at, "the teach page")
     ok(at.file_uploader(key="teach-upload-0").set_value(("flowers.jpg", PHOTO, "image/jpeg")).run())
-    ok(at.pills(key="teach-pick-0").set_value(0).run())
-    assert at.pills(key="teach-face-0").options[-1] == "牌背"
+    ok(teach_row(at, "pick").set_value(0).run())
+    assert teach_row(at, "face").options[-1] == "牌背"
     assert_simplified(at, "the teach page naming a tile")
 
 

@@ -9,6 +9,7 @@ string of every element is read: labels, options as formatted, help, captions, t
 specs and data, and Streamlit's own words that the page is sent (ui/chrome.py).
 """
 
+import ast
 import io
 from pathlib import Path
 
@@ -33,13 +34,18 @@ from ui.table import DB_ENV
 from ui.text import SCRIPT_LABELS, ruleset_label
 from vision.notices import Notice
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
 T2S = opencc.OpenCC("t2s")
-TAIWAN_QUOTES = set("「」『』")  # OpenCC keeps them; a mainland text writes “” ‘’
+# Taiwan's forms that OpenCC keeps, as a mainland text writes them otherwise: the quotes 「」『』 (“” ‘’); 著 the
+# particle (放著: 着; OpenCC keeps 著 for 著名, which this project never writes); 瞭解 (了解), 藉由 (借由), 祇/衹 (只).
+TAIWAN_KEPT = set("「」『』著瞭藉祇衹")
+# The packages whose words reach the page beside app.py: every Chinese string in them is shown, or goes into what is.
+PAGE_PACKAGES = ("ui", "scoring", "ledger", "vision")
 
 
 def traditional_in(text: str) -> set[str]:
-    return {c for c in text if c in TAIWAN_QUOTES or T2S.convert(c) != c}
+    return {c for c in text if c in TAIWAN_KEPT or T2S.convert(c) != c}
 
 
 # -- the conversion -------------------------------------------------------------------------------
@@ -70,6 +76,38 @@ def test_each_phrase_is_a_mainland_word_and_not_the_characters_simplified():
     for taiwan, mainland in PHRASES.items():
         assert simplified(taiwan) == mainland and not traditional_in(mainland), taiwan
         assert T2S.convert(taiwan) != mainland, f"{taiwan}: the character map alone gives {mainland}"
+
+
+@pytest.mark.parametrize(("taiwan", "mainland"), [
+    ("這張牌還有別家胡（一炮多響）：先放著這一家", "这张牌还有别家胡（一炮多响）：先放着这一家"),
+    ("暗槓四張都蓋著", "暗杠四张都盖着"),
+])
+def test_a_particle_is_written_as_the_mainland_writes_it(taiwan, mainland):
+    assert simplified(taiwan) == mainland
+
+
+def page_strings() -> dict[str, list[str]]:
+    """Every Chinese string literal of the page's code (an f-string's literal parts; not docstrings), by file."""
+    out = {}
+    for path in [APP, *(p for package in PAGE_PACKAGES for p in sorted((ROOT / package).glob("*.py")))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+        out[path.relative_to(ROOT).as_posix()] = [
+            node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docs and any("\u4e00" <= c <= "\u9fff" for c in node.value)]
+    return out
+
+
+def test_every_string_the_page_shows_has_nothing_traditional_in_simplified():
+    """Every Chinese string of the page's code in simplified, whether or not a test reaches the state that shows it:
+    OpenCC judges each character (`traditional_in`), with Taiwan's forms it keeps (「先放著这一家」 was seen so)."""
+    strings = page_strings()
+    assert len(strings["ui/table_page.py"]) > 100 and len(strings["vision/notices.py"]) > 30
+    left = {(path, text): "".join(sorted(traditional_in(simplified(text))))
+            for path, texts in strings.items() for text in texts if traditional_in(simplified(text))}
+    assert not left, left
 
 
 @given(hs.text(alphabet="".join(TRADITIONAL_ONLY) + "".join(PHRASES) + "台牌局 abc123", max_size=40))

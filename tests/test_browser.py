@@ -21,12 +21,12 @@ import cv2
 import numpy as np
 import pytest
 
-from ledger import Ledger
+from ledger import Ledger, win
 from scoring.draft import from_hand
 from scoring.hand import Hand, Situation
-from scoring.payout import Deal, Result
+from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.script import in_script
-from scoring.seats import Seat
+from scoring.seats import Seat, Wind
 from tests.example_hands import HAND, TYPED
 from tests.fake_detections import laid_out
 from ui.result import evaluate
@@ -410,6 +410,31 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
     finally:
         context.close()
     assert [h.entry.winner for h in Ledger(db).hands("evening")] == [Seat.E, Seat.S]
+
+# How many lines each heading and cell of the page's last table takes.
+CELL_LINES = """() => [...[...document.querySelectorAll('[data-testid=stTable]')].pop().querySelectorAll('th p, td p')]
+  .map(p => { const r = document.createRange(); r.selectNodeContents(p);
+              return [p.innerText, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })"""
+
+
+def test_the_evenings_hands_break_lines_between_words_only(page, ledger_url):
+    """At 390 px with the players' names, the hands' 莊家 column stood one character a line (莊/家, 東/家/連1)."""
+    from playwright.sync_api import expect
+
+    url, db = ledger_url
+    book = Ledger(db)
+    book.open_table("names")
+    book.update_table("names", ("阿明", "阿華", "小美", "老王"), Seat.E, 100, 20, DEFAULTS[-1])
+    for seq, result in enumerate([Result(Deal(), Seat.E), Result(Deal(Wind.E, Seat.E, 1), Seat.S, Seat.W)], 1):
+        book.record("names", win(judge(seat_hand(HAND, result, 100, 20), result), None), seq)
+    page.goto(f"{url}?table=names")
+    expect(page.get_by_test_id("stTable").last).to_contain_text("東家 連1", timeout=SLOW)
+    cells = page.evaluate(CELL_LINES)
+    assert ["莊家", 1] in cells and ["東家", 1] in cells
+    broken = [(text, lines) for text, lines in cells if lines > len(text.split())]
+    assert not broken, broken
+    screenshot(page, "browser-ledger-hands-390.png")
+
 
 def test_face_down_tiles_are_shown_as_tiles_to_name(page, face_down_url):
     """The page used to break below ② on any `back` in a reading (no 台, no save button)."""

@@ -3,7 +3,8 @@
 uploaded, every expander open, the chart's and a help icon's tooltips shown:
 
 - no text on the screen, and no aria-label, title, placeholder or alt, holds a Latin word beyond
-  those a player writes too (`ALLOWED`); in 简体 no traditional character either (OpenCC judges);
+  those a player writes too (`ALLOWED`); in 简体 no traditional character either (OpenCC judges, with Taiwan's
+  forms it keeps: tests/test_app_script.py's `traditional_in`);
 - every radio, checkbox, pill and button is at least 44 px tall (a fingertip);
 - the script chosen is in the page's address beside `?table=` and survives a reload.
 
@@ -14,7 +15,6 @@ import os
 import re
 import textwrap
 
-import opencc
 import pytest
 from playwright.sync_api import expect
 
@@ -22,6 +22,7 @@ import tests.test_browser as in_browser
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.script import in_script
 from tests.example_hands import HAND, TYPED
+from tests.test_app_script import traditional_in
 from tests.test_browser import (
     ROOT,
     SLOW,
@@ -46,7 +47,6 @@ ALLOWED = {"m", "p", "s", "z", "f", "x", "jpg", "jpeg", "png", "webp", "heic", "
            "iphone", "taishu", "taishu_dataset_root"}
 URL = re.compile(r"https?://\S*")
 SMALLEST = 44  # px
-T2S = opencc.OpenCC("t2s")
 
 # Every text node a player can see (not icons drawn by a font, not <noscript>, <style>, <script>),
 # each selectbox's choice, and every attribute a screen reader or a hover shows.
@@ -79,10 +79,6 @@ TARGETS = """() => Array.from(document.querySelectorAll(
 
 def latin_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[A-Za-z][A-Za-z_]*", URL.sub(" ", text)) if w.lower() not in ALLOWED}
-
-
-def traditional_in(text: str) -> set[str]:
-    return {c for c in text if T2S.convert(c) != c}
 
 
 @pytest.fixture(scope="module")

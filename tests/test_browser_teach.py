@@ -12,9 +12,14 @@ from playwright.sync_api import expect
 
 import tests.test_browser as in_browser
 from ledger import Ledger
+from tests.example_hands import HAND
+from tests.fake_detections import laid_out
+from tests.test_app_script import traditional_in
 from tests.test_browser import ROOT, SLOW, screenshot, upload
-from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words, traditional_in
+from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words
+from vision.detector import TileDetector
 from vision.memory import TableMemory
+from vision.photo import load_photo
 
 # its fixtures: Chromium, a phone's page in it, and the app (the committed models) with a ledger file of its own
 browser, page, ledger_url = in_browser.browser, in_browser.page, in_browser.ledger_url
@@ -77,4 +82,21 @@ def test_a_row_photographed_askew_is_shown_level_to_name(page, ledger_url):
     expect(page.get_by_text(re.compile(r"找到 2[01] 张牌"))).to_be_visible(timeout=SLOW)
     settled(page)
     screenshot(page, "browser-teach-askew-390.png")
+    assert page.get_by_test_id("stException").count() == 0
+
+
+def test_a_lesson_given_on_another_phone_is_seen_without_a_tap(page, ledger_url):
+    """A phone left alone asked for the lesson (这副牌还没教过) minutes after another phone gave it, until the next hand
+    was recorded: it watches the table's memory as it watches its hands (`ui.table_page._watch`, every 3 s)."""
+    url, db = ledger_url
+    page.goto(f"{url}?table=0703&script=simplified")
+    ask = page.get_by_text("这副牌还没教过", exact=False)
+    expect(ask).to_be_visible(timeout=SLOW)
+    settled(page)
+    classifier = TileDetector().classifier  # what the other phone teaches: one flower of a committed sample
+    memory = TableMemory.for_classifier(classifier)
+    memory.teach(classifier, load_photo(FLOWERED.read_bytes()), laid_out(HAND)[0].boxes[:1], ["1f"])
+    Ledger(db).change_memory("0703", lambda _: memory.to_bytes())
+    expect(ask).to_have_count(0, timeout=SLOW)
+    expect(page.get_by_role("button", name="先教认这副牌的花")).to_have_count(0)
     assert page.get_by_test_id("stException").count() == 0

@@ -117,6 +117,9 @@ STYLE = """
   min-width: 44px; min-height: 44px; margin: -14px; display: flex; align-items: center; justify-content: center; }
 [data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
 [data-testid="stElementContainer"]:has(#taishu-chrome) { display: none; }
+/* The evening's hands (ui/table_page.py) break lines only between words: at 390 px with players' names the
+   dealer's column stood one character a line. A name too long for the width scrolls the table sideways. */
+.st-key-hands [data-testid="stTable"] p { word-break: keep-all !important; }
 /* The hand's 台 and money (app.py's summary) stay in view, under Streamlit's header (3.75rem). */
 [data-testid="stLayoutWrapper"]:has(> .st-key-summary) { position: sticky; top: 3.75rem; z-index: 99;
   background-color: rgb(255, 255, 255); padding: 4px 0; border-bottom: 1px solid rgba(49, 51, 63, 0.2); }

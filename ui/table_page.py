@@ -52,7 +52,7 @@ from scoring.payout import Deal, Verdict, false_win, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
-from ui import teach_page
+from ui import table_memory, teach_page
 from ui.chart import evening_chart
 from ui.result import SetAside, evaluate_several, signed
 from ui.table import (
@@ -165,7 +165,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.error(t("牌桌的帳本打不開，這一手還是可以算：" + str(exc)))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
-    _watch(ledger, code, desk.table.revision)
+    memory = table_memory.revision(desk)
+    _watch(ledger, code, desk.table.revision, memory)
     seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
     if ss.get("table_editing") is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
@@ -183,7 +184,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.warning(t(damaged.message))
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
-    if _nothing_taught(desk):
+    if memory == 0:  # never written (a damaged memory, or a ledger that cannot say, is not nothing)
         # Taught its eight flowers first, a table's photos read better from its first hand
         # (docs/decisions/teach-flowers-first.md); a table that recorded a hand from a photo taught it already.
         st.caption(t("這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"))
@@ -197,24 +198,17 @@ def open_desk(script: str, busy: bool) -> Desk | None:
 
 
 @st.fragment(run_every=WATCH_SECONDS)
-def _watch(ledger: Ledger, code: str, revision: int) -> None:
-    """Runs the page again once the table's revision moves past `revision`, the one this page's run read: a phone
-    that only watches shows each hand another phone records. A phone entering a hand keeps its deal as before
-    (`open_desk`'s `busy`). A file that fails is left for the page's next run to say so."""
+def _watch(ledger: Ledger, code: str, revision: int, memory: int | None) -> None:
+    """Runs the page again once the table's revision moves past `revision`, the one this page's run read, or its
+    memory's past `memory` (`ui.table_memory.revision`): a phone that only watches shows each hand another phone
+    records, and what another phone taught the table (no longer asking for a lesson given). A phone entering a hand
+    keeps its deal as before (`open_desk`'s `busy`). A file that fails is left for the page's next run to say so."""
     try:
-        moved = ledger.revision(code) != revision
+        moved = (ledger.revision(code), ledger.memory_revision(code)) != (revision, memory)
     except LedgerError:
         return
     if moved:
         st.rerun()
-
-
-def _nothing_taught(desk: Desk) -> bool:
-    """The table's memory was never written (a damaged one, or a ledger that cannot say, is not nothing)."""
-    try:
-        return desk.ledger.memory_revision(desk.code) == 0
-    except LedgerError:
-        return False
 
 
 def _invite(desk: Desk, script: str) -> None:
@@ -458,7 +452,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
-    st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
+    with st.container(key="hands"):  # its words are not broken inside (ui/chrome.py's style)
+        st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
     last, asked = hands[-1], ss.get("table_confirm")
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
         st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))

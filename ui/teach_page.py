@@ -166,8 +166,17 @@ def _read(data: bytes, detector, place: Place, found: table_memory.Remembered, s
     dets, _ = in_reading_order(dets, group_rows(dets))
     codes = tuple(dets.raw_codes) if len(dets) else ()  # as read: what the names start from
     ss.teach_photo = shown = {"id": pid, "image": image, "picture": Picture.of(image), "boxes": dets.boxes,
-                              "read": codes, "codes": codes, "version": 0}
+                              "read": codes, "codes": codes, "version": _new_version()}
     return shown
+
+
+def _new_version() -> int:
+    """A number this session has not keyed a row of pills with yet. The page's run ends in st.stop(), and Streamlit
+    forgets the widgets a run did not draw only after a run that was not stopped: a key used again (the next photo's
+    first row, numbered from 0) came back with the tap made under it before, a face picker open for a tile nobody
+    tapped."""
+    ss.teach_versions = ss.get("teach_versions", 0) + 1
+    return ss.teach_versions
 
 
 def _read_level(image: np.ndarray, detector, memory) -> tuple[np.ndarray, Detections]:
@@ -206,15 +215,20 @@ def _name_tiles(shown: dict, place: Place, classifier, script: str) -> None:
                  args=(picked,), format_func=lambda c: tile_name(c, script))
         st.button(t("不記這一張（不是牌、拍壞了）"), on_click=_leave_out, args=(picked,))
     kept = [i for i in range(n) if codes[i] is not None]
+    if len(kept) > 1:  # a close-up of one tile is read with slivers of its base as tiles: one tap, not one each
+        st.button(t("這張照片只有一張牌：只記最大的那張"), on_click=_keep_largest)
     st.button(t(f"記住這 {len(kept)} 張牌"), type="primary", disabled=not kept, on_click=_save,
               args=(place, classifier, shown))
 
 
+def _set_codes(codes: tuple[str | None, ...]) -> None:
+    """The photo's tiles named `codes` (None: left out); new widget keys, so the row starts with nothing picked."""
+    ss.teach_photo = {**ss.teach_photo, "codes": codes, "version": _new_version()}
+
+
 def _set_code(i: int, code: str | None) -> None:
-    """Tile `i` named `code` (None: left out); new widget keys, so the row starts with nothing picked."""
-    shown = ss.teach_photo
-    codes = shown["codes"][:i] + (code,) + shown["codes"][i + 1:]
-    ss.teach_photo = {**shown, "codes": codes, "version": shown["version"] + 1}
+    codes = ss.teach_photo["codes"]
+    _set_codes(codes[:i] + (code,) + codes[i + 1:])
 
 
 def _name(i: int) -> None:
@@ -225,6 +239,15 @@ def _name(i: int) -> None:
 
 def _leave_out(i: int) -> None:
     _set_code(i, None)
+
+
+def _keep_largest() -> None:
+    """The photo shows one tile: its largest box is that tile (kept, as named or else as read), every other left
+    out (what a close-up adds are slivers: of the tile's base, of its neighbours at the edge)."""
+    shown = ss.teach_photo
+    boxes = np.asarray(shown["boxes"])
+    largest = int(((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).argmax())
+    _set_codes(tuple((shown["codes"][i] or shown["read"][i]) if i == largest else None for i in range(len(boxes))))
 
 
 def _save(place: Place, classifier, shown: dict) -> None:
