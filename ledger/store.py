@@ -77,7 +77,8 @@ BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before
 CODE = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
 MAX_NAME = 24  # the page's names are at most this long
 MAX_NUMBER = 1_000_000_000  # a hand's number and a revision at most: far beyond any evening, within SQLite's
-# A table's memory at most: 43 classes x 4 examples x 192 floats is 89 KB as vision/memory.py stores it.
+# A table's memory at most: 43 classes x 4 examples x 192 floats is 89 KB as vision/memory.py stores it, which
+# refuses a memory beyond its MAX_BYTES, the same bound (the ledger does not import vision; a test ties them).
 MAX_MEMORY_BYTES = 512 * 1024
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
