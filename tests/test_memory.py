@@ -127,6 +127,29 @@ def test_a_huge_memory_file_is_refused_unread(tmp_path):
     assert out.returncode == 0 and out.stdout == "memory-too-big\n", out.stderr[-2000:]
 
 
+def test_a_memory_that_cannot_be_written_leaves_the_old_one_and_nothing_beside_it(tmp_path):
+    """On a full disk (here: files limited to 4 KB, RLIMIT_FSIZE) the write fails; a `.partial` was left."""
+    path = tmp_path / "table.json"
+    path.write_bytes(b"the memory as it was")
+    script = (
+        "import resource, signal, sys\n"
+        "import numpy as np\n"
+        "from pathlib import Path\n"
+        "from vision.memory import TableMemory, save_memory\n"
+        "memory = TableMemory('0' * 64, per_class=20)\n"
+        "memory.add(np.eye(20, 192, dtype=np.float32), ['1f'] * 20)  # 10 KB\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), as on a full disk\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        "    save_memory(memory, Path(sys.argv[1]))\n"
+        "except OSError as exc:\n"
+        "    print(exc.strerror)\n")
+    out = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout == "File too large\n", out.stderr[-2000:]
+    assert [p.name for p in tmp_path.iterdir()] == ["table.json"] and path.read_bytes() == b"the memory as it was"
+
+
 def test_a_memory_of_another_classifier_is_refused(detector, taught, tmp_path):
     foreign = TableMemory.from_bytes(taught.to_bytes())
     foreign.classifier = "f" * 64

@@ -22,7 +22,6 @@ import base64
 import binascii
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from scoring.tiles import FLOWERS
 from vision.classes import CLASSES
 from vision.crop_classifier import CROP_H, CROP_W, TileClassifier
 from vision.detections import FLOWER_CLASSES
+from vision.files import write_atomically
 from vision.notices import Notice, NoticeError
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -284,7 +284,6 @@ def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:
 
 
 def save_memory(memory: TableMemory, path: Path) -> None:
-    """Write the memory to `path` whole or not at all (a half-written memory would be refused as corrupt)."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_bytes(memory.to_bytes())
-    os.replace(partial, path)
+    """Write the memory to `path` whole or not at all (a half-written memory would be refused as corrupt), and
+    a failed write (a full disk) leaves nothing beside it."""
+    write_atomically(path, memory.to_bytes())
