@@ -58,6 +58,8 @@ def test_a_memory_round_trips_through_bytes(detector, taught):
     probs = np.random.default_rng(0).dirichlet(np.ones(len(CLASSES)), 5).astype(np.float32)
     embeddings = np.concatenate(list(taught.examples.values()))[:5]
     np.testing.assert_allclose(again.blend(probs, embeddings), taught.blend(probs, embeddings), atol=0.02)
+    empty = TableMemory(taught.classifier)  # no examples: no width (dim 0)
+    assert TableMemory.from_bytes(empty.to_bytes()) == empty
 
 
 def corrupted(data: bytes) -> dict[str, bytes]:
@@ -78,7 +80,6 @@ def corrupted(data: bytes) -> dict[str, bytes]:
         # a header that does not fit the examples: a bank of 10^9 examples a class (15 TiB), rows cut in halves
         "a billion a class": json.dumps({**card, "per_class": 1_000_000_000}).encode(),
         "half the width": json.dumps({**card, "dim": card["dim"] // 2}).encode(),
-        "no width": json.dumps({**card, "dim": 0}).encode(),
         "more than it keeps": json.dumps({**card, "examples": {code: base64.b64encode(
             np.eye(card["per_class"] + 1, card["dim"], dtype=np.float16).tobytes()).decode()}}).encode(),
         "too big": data + b" " * MAX_BYTES,
@@ -90,7 +91,7 @@ REFUSED_AS = {"truncated": "memory-not-memory", "not JSON": "memory-not-memory",
               "another format": "memory-not-memory", "another version": "memory-version",
               "bad base64": "memory-corrupt", "wrong length": "memory-corrupt", "not a class": "memory-corrupt",
               "no classifier": "memory-corrupt", "not finite": "memory-corrupt", "a billion a class": "memory-corrupt",
-              "half the width": "memory-corrupt", "no width": "memory-corrupt", "more than it keeps": "memory-corrupt",
+              "half the width": "memory-corrupt", "more than it keeps": "memory-corrupt",
               "too big": "memory-too-big"}
 
 

@@ -193,8 +193,9 @@ class TableMemory:
                                              expected=VERSION))
         try:
             dim, per_class, examples = int(card["dim"]), int(card["per_class"]), dict(card["examples"])
-            # no more examples of a class than fit in a memory's bytes (float16: 2 bytes a number)
-            if dim < 1 or not 1 <= per_class <= MAX_BYTES // (2 * dim):
+            # no more examples of a class than fit in a memory's bytes (float16: 2 bytes a number; an empty
+            # memory has no width)
+            if dim < 0 or not 1 <= per_class <= MAX_BYTES // (2 * max(dim, 1)):
                 raise ValueError(dim, per_class)
             memory = cls(str(card["classifier"]), per_class)
             for code, text in examples.items():
