@@ -30,6 +30,7 @@ from scoring.seats import Seat
 from tests.example_hands import HAND, TYPED
 from tests.fake_detections import laid_out
 from ui.result import evaluate
+from ui.widgets import MARKS
 from vision.photo import load_photo, turned_level
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -309,7 +310,9 @@ def test_a_tap_on_one_of_equal_tiles_takes_that_tile(page, app_url):
     settle(page)
     pills = page.get_by_test_id("stButtonGroup").filter(has=page.get_by_text("手牌", exact=True)).locator("button")
     expect(pills).to_have_count(15)
-    assert [re.sub("[\u200b\u2060]", "", p) for p in pills.all_inner_texts()[:4]] == ["一萬"] * 4
+    assert [re.sub(f"[{MARKS}]", "", p) for p in pills.all_inner_texts()[:4]] == ["一萬"] * 4
+    for k in range(4):  # as a screen reader says them
+        expect(pills.nth(k)).to_have_accessible_name("一萬")
     pills.nth(2).click()
     settle(page)
     expect(pills.nth(2)).to_have_attribute("aria-checked", "true")
