@@ -18,8 +18,8 @@ import streamlit as st
 ss = st.session_state
 
 
-# Unseen marks, which Markdown leaves alone and a label's accessible name drops (Playwright's too): a zero-width
-# space for a binary 0, a soft hyphen for a 1 (drawn only where a line breaks at it: never at a label's end).
+# Unseen marks, which Markdown leaves alone and Playwright drops from a label's name and text: a zero-width space
+# for a binary 0, a soft hyphen for a 1 (drawn only where a line breaks at it: never at a label's end).
 MARKS = "\u200b\u00ad"
 _BINARY = str.maketrans("01", MARKS)
 
