@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -74,10 +75,12 @@ from .rows import (
 )
 
 BUSY_TIMEOUT_S = 5.0  # a write waits this long for another phone's write before "locked"
-CODE = re.compile(r"[a-z0-9][a-z0-9-]{0,23}")
+CODE_LENGTH = 24
+CODE = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{CODE_LENGTH - 1}}}")
 MAX_NAME = 24  # the page's names are at most this long
 MAX_NUMBER = 1_000_000_000  # a hand's number and a revision at most: far beyond any evening, within SQLite's
-# A table's memory at most: 43 classes x 4 examples x 192 floats is 89 KB as vision/memory.py stores it.
+# A table's memory at most: 43 classes x 4 examples x 192 floats is 89 KB as vision/memory.py stores it, which
+# refuses a memory beyond its MAX_BYTES, the same bound (the ledger does not import vision; a test ties them).
 MAX_MEMORY_BYTES = 512 * 1024
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -196,12 +199,19 @@ class Evening:
 
 
 def table_code(text: str) -> str:
-    """A table's code from the page (untrusted): trimmed, lower case, 1-24 of a-z 0-9 -."""
-    code = text.strip().lower() if isinstance(text, str) else ""
-    if not CODE.fullmatch(code):
-        shown = "".join(ch for ch in str(text)[:40] if ch.isalnum() or ch in "-./ ")  # no markup back to the page
-        raise LedgerError(f"牌桌代號「{shown}」不能用：請用 1 到 24 個英文字母、數字或 -（開頭不能是 -）")
-    return code
+    """A table's code from the page (untrusted): invisible characters folded away (a zero-width space a chat
+    app adds to a link, a word joiner, a BOM: Unicode's format characters), trimmed, lower case, 1-24 of
+    a-z 0-9 -. A code refused is shown as typed, each character other than a letter, a digit or - as ？
+    (no markup or link back to the page, and never a code that would be taken)."""
+    code = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip().lower() \
+        if isinstance(text, str) else ""
+    if CODE.fullmatch(code):
+        return code
+    rule = "請用 1 到 24 個英文字母、數字或 -（開頭不能是 -）"
+    if not code:
+        raise LedgerError(f"牌桌代號是空的：{rule}")
+    shown = "".join(ch if ch.isalnum() or ch == "-" else "？" for ch in code[:CODE_LENGTH])
+    raise LedgerError(f"牌桌代號「{shown}{'…' if len(code) > CODE_LENGTH else ''}」不能用：{rule}")
 
 
 def _now() -> str:

@@ -18,8 +18,14 @@ from scoring.hand import Hand, HandError, Meld, Situation, Table
 from scoring.melds import KongOrigin, MeldKind
 from scoring.notation import format_compact, parse_hand
 from scoring.ruleset import Ruleset
-from scoring.tiles import is_flower
-from scoring.validate import check_hand
+from scoring.tiles import FLOWERS, is_flower
+from scoring.validate import HAND_SIZE, check_hand
+
+# The most tiles a hand shows: 16 held, the winning tile, one more for each of its kongs (a meld is 3 of the
+# 16), the 8 flowers. A typed hand may hold twice as many (a hand pasted twice is read, and told its count);
+# more is refused before it is laid out: the page lays out one widget per tile.
+HAND_MOST = HAND_SIZE + 1 + HAND_SIZE // 3 + len(FLOWERS)
+TYPED_MOST = 2 * HAND_MOST
 
 
 @dataclass(frozen=True)
@@ -210,8 +216,15 @@ def from_hand(hand: Hand) -> Draft:
 def from_text(text: str) -> Draft:
     """A typed hand (`scoring.notation.parse_hand`: compact `123m 77z` or Chinese names, 和/胡 before
     the winning tile, 吃/碰/槓/暗槓 before a meld, 花 before flowers); without 和 the last tile wins.
-    Raises HandError naming what it cannot read."""
+    Raises HandError naming what it cannot read, or more than TYPED_MOST tiles."""
     written = parse_hand(text)
+    count = len(written.concealed) + (written.win is not None) + len(written.flowers) \
+        + sum(len(m.tiles) for m in written.melds)
+    if count > TYPED_MOST:
+        raise HandError(f"{count} tiles written: a hand has at most {HAND_MOST} ({HAND_SIZE} held, the winning tile, "
+                        f"one more per kong, {len(FLOWERS)} flowers)",
+                        f"寫了 {count} 張牌，一手牌最多 {HAND_MOST} 張（手上 {HAND_SIZE} 張、胡的那張、每槓多一張、"
+                        f"{len(FLOWERS)} 張花）：一次輸入一手牌")
     concealed, win = list(written.concealed), written.win
     if win is None and concealed:
         win = concealed.pop()

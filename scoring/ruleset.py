@@ -342,7 +342,11 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
     read once per process."""
     base, *options = name.split("+")
     if base.endswith(".json"):
-        return _load(Path(base).resolve(), tuple(options))
+        try:
+            path = Path(base).resolve()
+        except (OSError, ValueError):  # a NUL in the name
+            raise _unknown(base) from None
+        return _load(path, tuple(options))
     return _load(_ruleset_file(base.replace("/", "-")), tuple(options))
 
 
@@ -353,8 +357,7 @@ def _load(path: Path, options: tuple[str, ...] = ()) -> Ruleset:
     except OSError:  # a name too long for a file
         found = False
     if not found:
-        known = ", ".join(available_rulesets())
-        raise RulesetError(f"no ruleset {brief(path.stem)} (known: {known})")
+        raise _unknown(path.stem)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
@@ -381,6 +384,17 @@ def _ruleset_dirs() -> list[Path]:
 
 
 def _ruleset_file(stem: str) -> Path:
-    """The file of a ruleset name; where none has it, the built-in path (its load says so)."""
-    paths = [folder / f"{stem}.json" for folder in _ruleset_dirs()]
-    return next((p for p in paths if p.is_file()), paths[-1])
+    """The file of a ruleset name, from the first folder that has it; a RulesetError naming the known
+    ones where none does (a name too long for a file, or with a NUL in it, is no ruleset either)."""
+    for folder in _ruleset_dirs():
+        path = folder / f"{stem}.json"
+        try:
+            if path.is_file():
+                return path
+        except (OSError, ValueError):
+            pass
+    raise _unknown(stem)
+
+
+def _unknown(name: str) -> RulesetError:
+    return RulesetError(f"no ruleset {brief(name)} (known: {', '.join(available_rulesets())})")

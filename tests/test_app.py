@@ -25,6 +25,7 @@ from tests.app_driver import choose, chosen, say_who_won
 from tests.example_hands import HAND, TYPED, house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.photo import flagged
+from ui.widgets import MARKS
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import TileGroup
@@ -91,7 +92,7 @@ def ok(at):
 
 def as_seen(labels) -> list[str]:
     """A widget's option labels as the eye sees them (`ui.widgets.distinct` tells repeats apart unseen)."""
-    return [label.rstrip("\u200b") for label in labels]
+    return [label.rstrip(MARKS) for label in labels]
 
 
 def test_typed_hand_scores_and_settles(app):
@@ -109,6 +110,16 @@ def test_typed_hand_scores_and_settles(app):
     ok(at.radio(key="script").set_value("simplified").run())  # the labels change, the choices stay
     assert at.metric[0].label == "合计" and chosen(at, "how") == "北家 放枪"
     assert [p["谁付"] for p in at.table[1].value.to_dict("records")] == ["北家"]
+
+
+def test_a_paste_of_thousands_of_tiles_is_refused_before_it_is_laid_out(app):
+    """3,000 tiles pasted were laid out as 3,000 pills, the k-th repeat of a label k zero-width spaces long:
+    4.5 million characters (12,000 tiles: 3 s a run, 2.5 GB, for every phone at the table)."""
+    at = ok(app(NoModel))
+    ok(at.text_input(key="text").set_value("1m" * 3000).run())
+    assert any(e.value.startswith("看不懂這手牌：寫了 3000 張牌，一手牌最多 30 張") for e in at.error)
+    assert at.session_state["draft"].empty
+    assert sum(len(label) for pills in at.pills for label in pills.options) < 500  # the 43 faces to tap
 
 
 def test_illegal_hands_and_bad_text_get_messages(app):

@@ -401,9 +401,11 @@ def test_a_long_evening_is_not_read_again_on_every_tap(db, monkeypatch):
 
 def test_a_bad_code_or_ledger_gets_a_message_and_the_hand_still_scores(db, monkeypatch):
     at = phone("../etc")
-    assert "牌桌代號「../etc」不能用" in at.error[0].value
+    assert "牌桌代號「？？？etc」不能用" in at.error[0].value
     at = phone("[x](https://example.com)")
-    assert "牌桌代號「xhttps//example.com」不能用" in at.error[0].value  # no link back to the page
+    assert "牌桌代號「？x？？https？？？example？com？」不能用" in at.error[0].value  # no link back to the page
+    at = phone("friday\u200b")  # a zero-width space a chat app added to the link: folded away
+    assert not at.error and at.info[0].value.startswith("牌桌 friday · 第 1 局")
     db.write_bytes(b"not a database at all" * 50)
     at = phone()
     assert "不是 SQLite 資料庫" in at.error[0].value

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from datasets.check import check
 from scoring.draft import (
+    HAND_MOST,
+    TYPED_MOST,
     Draft,
     MeldDraft,
     Slot,
@@ -42,6 +44,7 @@ from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, supp
 from ui.picture import SHOWN_WIDTH, Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
+from ui.widgets import MARKS, distinct
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
 from vision.draw import DIMMED, HIGHLIGHT, NORMAL
@@ -115,6 +118,20 @@ def test_typing_errors_say_what_is_wrong(text, message):
     with pytest.raises(HandError) as error:
         from_text(text)
     assert message in error.value.for_player  # what the app shows
+
+
+def test_a_typed_hand_holds_at_most_twice_what_a_hand_can():
+    assert HAND_MOST == 30 and len(from_text("東" * TYPED_MOST).concealed) == TYPED_MOST - 1  # the last one wins
+    with pytest.raises(HandError) as error:
+        from_text("123m 碰5z 花1f2f " + "9s" * (TYPED_MOST - 7))  # 8 + 53 tiles
+    assert error.value.for_player.startswith(f"寫了 {TYPED_MOST + 1} 張牌，一手牌最多 30 張")
+
+
+def test_repeated_labels_differ_unseen_by_marks_that_grow_with_the_log_of_their_number():
+    labels = distinct(["一萬"] * 4000 + ["二萬"])
+    assert len(set(labels)) == len(labels) and {label.rstrip(MARKS) for label in labels} == {"一萬", "二萬"}
+    assert labels[:2] == ("一萬", "一萬\u00ad") and labels[-1] == "二萬"
+    assert max(map(len, labels)) == len("一萬") + len(format(3999, "b"))  # 12 marks, not 3,999
 
 
 @pytest.mark.parametrize("draft, message", [

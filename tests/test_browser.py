@@ -30,6 +30,7 @@ from scoring.seats import Seat, Wind
 from tests.example_hands import HAND, TYPED
 from tests.fake_detections import laid_out
 from ui.result import evaluate
+from ui.widgets import MARKS
 from vision.photo import load_photo, turned_level
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -297,6 +298,25 @@ def test_typed_hand_shows_the_total_on_a_phone(page, app_url):
     expect(page.get_by_role("radio", name="北家 放枪")).to_be_checked()
     expect(page.get_by_role("radio", name="东家", exact=True).first).to_be_checked()
     expect(page.get_by_test_id("stTable").nth(1)).to_contain_text("北家")
+
+
+def test_a_tap_on_one_of_equal_tiles_takes_that_tile(page, app_url):
+    """Equal tiles differ unseen (`ui.widgets.distinct`): Streamlit maps a tapped pill back by its label, and
+    with equal labels a tap on the first of three took the last."""
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    type_hand(page, "1111m 234p 567s 789s 11z 和1z")
+    settle(page)
+    pills = page.get_by_test_id("stButtonGroup").filter(has=page.get_by_text("手牌", exact=True)).locator("button")
+    expect(pills).to_have_count(15)
+    assert [re.sub(f"[{MARKS}]", "", p) for p in pills.all_inner_texts()[:4]] == ["一萬"] * 4
+    for k in range(4):  # as a screen reader says them
+        expect(pills.nth(k)).to_have_accessible_name("一萬")
+    pills.nth(2).click()
+    settle(page)
+    expect(pills.nth(2)).to_have_attribute("aria-checked", "true")
+    assert [p.get_attribute("aria-checked") for p in pills.all()].count("true") == 1
 
 
 def test_a_broken_upload_gets_a_message_and_keeps_the_hand(page, app_url):

@@ -36,7 +36,8 @@ from tests.test_browser import (
 )
 from ui.text import SCRIPT_LABELS, SCRIPTS, ruleset_label
 
-browser, page = in_browser.browser, in_browser.page  # its fixtures: Chromium, and a phone's page in it
+# its fixtures: Chromium, a phone's page in it, the app served
+browser, page, app_url = in_browser.browser, in_browser.page, in_browser.app_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -213,3 +214,20 @@ def test_streamlits_passing_words_are_the_players_too(page, frame_server, script
     expect(page.get_by_role("dialog")).to_contain_text(t("連不上伺服器"), timeout=90_000)
     shown = page.evaluate(PAGE_WORDS)
     assert not {text: sorted(latin_words(text)) for text in shown if latin_words(text)}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_photo_too_big_to_upload_is_said_on_the_page_in_the_players_script(page, app_url, script, tmp_path):
+    """Streamlit says why it refused a file only in a tooltip shown on hover and in a 1 px alert for screen
+    readers that starts with the English "Error:"."""
+    big = tmp_path / "胡牌.jpg"
+    with big.open("wb") as fh:
+        fh.truncate(51 << 20)  # sparse: over the 50 MB the server takes (.streamlit/config.toml)
+    page.goto(f"{app_url}?script={script}")
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(big)
+    said = page.get_by_test_id("stFileChip").get_by_role("alert")
+    expect(said).to_have_text(re.compile(in_script(r"^上傳失敗：\s*檔案不能超過 50(\.0)?\s?MB。$", script)),
+                              timeout=SLOW)
+    box = said.bounding_box()
+    assert box["width"] > 100 and box["height"] > 10, box  # on the page for everyone to read
+    screenshot(page, f"browser-too-big-{script}-390.png")

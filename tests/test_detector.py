@@ -219,6 +219,14 @@ def test_read_under_a_named_table_and_a_table_that_does_not_exist():
     assert out.returncode == 2 and "no-such-table" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("name", ["a" * 300, "台" * 90], ids=["300-letters", "90-han"])
+def test_read_refuses_a_table_name_too_long_for_a_file_by_the_known_ones(name):
+    out = subprocess.run([sys.executable, "-m", "vision", "read", str(sample_images()[0]), "--json", "--ruleset", name],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and out.stdout == "", out.stderr[-2000:]
+    assert "known: tw16-2026.09-p0" in out.stderr and str(REPO) not in out.stderr
+
+
 def test_people_cli_prints_groups_and_annotates(tmp_path):
     out_png = tmp_path / "annotated.png"
     photo = sample_images()[0]

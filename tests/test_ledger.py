@@ -139,6 +139,23 @@ def test_a_table_is_made_once_and_its_code_is_checked(book):
         book.state("other")
 
 
+@pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e"])
+def test_a_code_is_read_without_the_invisible_characters_chat_apps_add(invisible):
+    assert table_code(f"{invisible}Friday{invisible}") == table_code(f"fri{invisible}day") == "friday"
+
+
+@pytest.mark.parametrize("bad", ["", " ", "a b", "../x", "-x", "x" * 25, "桌", "a;drop", "friday!", "friday\u00a0x",
+                                 "www.example.com", "fri\nday", "\u200b"])
+def test_a_code_refused_is_said_as_typed_never_as_a_code_that_would_be_taken(bad):
+    with pytest.raises(LedgerError, match="牌桌代號") as refused:
+        table_code(bad)
+    said = str(refused.value)
+    shown = said[said.index("「") + 1:said.index("」")] if "「" in said else ""
+    with pytest.raises(LedgerError):
+        table_code(shown)
+    assert "." not in shown and "/" not in shown  # no link back to the page
+
+
 def test_recording_advances_the_table_and_totals_are_the_payments(book):
     first = record_next(book, lambda d: played(HAND, d, winner=E))  # 東家 deals and wins
     second = record_next(book, lambda d: played(HAND, d, winner=W, discarder=E))  # 連莊 1, 西家 wins

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger import MAX_MEMORY_BYTES
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.labels import read_labels
-from vision.memory import PER_CLASS, TableMemory, TableMemoryError, embed, load_memory, moved, steadied, unit
+from vision.memory import MAX_BYTES, PER_CLASS, TableMemory, TableMemoryError, embed, load_memory, moved, steadied, unit
 from vision.photo import load_photo
 from vision.read import read_photo
 from vision.settings import READER_DEFAULT
@@ -57,6 +58,8 @@ def test_a_memory_round_trips_through_bytes(detector, taught):
     probs = np.random.default_rng(0).dirichlet(np.ones(len(CLASSES)), 5).astype(np.float32)
     embeddings = np.concatenate(list(taught.examples.values()))[:5]
     np.testing.assert_allclose(again.blend(probs, embeddings), taught.blend(probs, embeddings), atol=0.02)
+    empty = TableMemory(taught.classifier)  # no examples: no width (dim 0)
+    assert TableMemory.from_bytes(empty.to_bytes()) == empty
 
 
 def corrupted(data: bytes) -> dict[str, bytes]:
@@ -74,6 +77,12 @@ def corrupted(data: bytes) -> dict[str, bytes]:
         "no classifier": json.dumps({k: v for k, v in card.items() if k != "classifier"}).encode(),
         "not finite": json.dumps({**card, "examples": {code: base64.b64encode(
             np.full(card["dim"], np.inf, np.float16).tobytes()).decode()}}).encode(),
+        # a header that does not fit the examples: a bank of 10^9 examples a class (15 TiB), rows cut in halves
+        "a billion a class": json.dumps({**card, "per_class": 1_000_000_000}).encode(),
+        "half the width": json.dumps({**card, "dim": card["dim"] // 2}).encode(),
+        "more than it keeps": json.dumps({**card, "examples": {code: base64.b64encode(
+            np.eye(card["per_class"] + 1, card["dim"], dtype=np.float16).tobytes()).decode()}}).encode(),
+        "too big": data + b" " * MAX_BYTES,
     }
 
 
@@ -81,7 +90,9 @@ def corrupted(data: bytes) -> dict[str, bytes]:
 REFUSED_AS = {"truncated": "memory-not-memory", "not JSON": "memory-not-memory", "a list": "memory-not-memory",
               "another format": "memory-not-memory", "another version": "memory-version",
               "bad base64": "memory-corrupt", "wrong length": "memory-corrupt", "not a class": "memory-corrupt",
-              "no classifier": "memory-corrupt", "not finite": "memory-corrupt"}
+              "no classifier": "memory-corrupt", "not finite": "memory-corrupt", "a billion a class": "memory-corrupt",
+              "half the width": "memory-corrupt", "more than it keeps": "memory-corrupt",
+              "too big": "memory-too-big"}
 
 
 @pytest.mark.parametrize("damage", sorted(REFUSED_AS))
@@ -90,6 +101,54 @@ def test_a_corrupt_or_foreign_memory_is_refused_with_what_is_wrong(taught, damag
         TableMemory.from_bytes(corrupted(taught.to_bytes())[damage], "table.json")
     assert refused.value.notice.code == REFUSED_AS[damage]
     assert "table.json" in str(refused.value)
+
+
+def test_a_memory_is_bounded_as_the_ledger_stores_it():
+    assert MAX_BYTES == MAX_MEMORY_BYTES
+
+
+def test_a_huge_memory_file_is_refused_unread(tmp_path):
+    """A 1 GB file was read and decoded whole (2.2 GB at peak) before it was refused: under an address
+    space of what the process has plus 300 MB, it is refused by its size."""
+    huge = tmp_path / "table.json"
+    with huge.open("wb") as fh:
+        fh.truncate(1 << 30)  # sparse: no disk spent
+    script = (
+        "import re, resource, sys\n"
+        "from pathlib import Path\n"
+        "from vision.memory import TableMemoryError, load_memory\n"
+        "now = int(re.search(r'VmSize:\\s+(\\d+) kB', open('/proc/self/status').read())[1]) * 1024\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (now + (300 << 20),) * 2)\n"
+        "try:\n"
+        "    load_memory(Path(sys.argv[1]), None)\n"
+        "except TableMemoryError as exc:\n"
+        "    print(exc.notice.code)\n")
+    out = subprocess.run([sys.executable, "-c", script, str(huge)], cwd=REPO, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout == "memory-too-big\n", out.stderr[-2000:]
+
+
+def test_a_memory_that_cannot_be_written_leaves_the_old_one_and_nothing_beside_it(tmp_path):
+    """On a full disk (here: files limited to 4 KB, RLIMIT_FSIZE) the write fails; a `.partial` was left."""
+    path = tmp_path / "table.json"
+    path.write_bytes(b"the memory as it was")
+    script = (
+        "import resource, signal, sys\n"
+        "import numpy as np\n"
+        "from pathlib import Path\n"
+        "from vision.memory import TableMemory, save_memory\n"
+        "memory = TableMemory('0' * 64, per_class=20)\n"
+        "memory.add(np.eye(20, 192, dtype=np.float32), ['1f'] * 20)  # 10 KB\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), as on a full disk\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        "    save_memory(memory, Path(sys.argv[1]))\n"
+        "except OSError as exc:\n"
+        "    print(exc.strerror)\n")
+    out = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout == "File too large\n", out.stderr[-2000:]
+    assert [p.name for p in tmp_path.iterdir()] == ["table.json"] and path.read_bytes() == b"the memory as it was"
 
 
 def test_a_memory_of_another_classifier_is_refused(detector, taught, tmp_path):

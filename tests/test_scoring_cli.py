@@ -181,6 +181,20 @@ def test_a_broken_ruleset_file_is_an_error_not_a_traceback(tmp_path, text, said)
         assert said in p.stderr
 
 
+@pytest.mark.parametrize("name", ["a" * 300, "台" * 90], ids=["300-letters", "90-han"])
+def test_an_unknown_ruleset_name_of_any_length_is_refused_with_the_known_ones(name):
+    """A name too long for a file was an OSError traceback (exit 1), and with --json an internal error
+    naming the install path."""
+    for args in (("score", "123m 456m 789m 234p 45s 99s 和6s", "--ruleset", name),
+                 ("score", "--json", "--ruleset", name), ("rules", "--ruleset", name)):
+        p = run(*args, stdin="[]")
+        assert p.returncode == 2 and "Traceback" not in p.stderr and p.stdout == "", p.stderr
+        assert "known: tw16-2026.09-p0, tw16-common" in p.stderr and str(ROOT) not in p.stderr
+    hands = [plain(ruleset=name), plain(ruleset=name + ".json"), plain(ruleset="a\0b.json")]
+    p = run("score", "--json", stdin=json.dumps(hands))
+    assert p.returncode == 0 and all("known: tw16" in out["error"] for out in json.loads(p.stdout)), p.stdout
+
+
 def test_json_with_standard_input_closed_says_so():
     """`0<&-`: Python's sys.stdin is None, and reading it was an AttributeError traceback."""
     p = subprocess.run([sys.executable, "-m", "scoring", "score", "--json"], cwd=ROOT, capture_output=True, text=True,

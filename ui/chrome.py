@@ -55,6 +55,7 @@ WORDS = {
     "Add files": "加入檔案",
     "add icon": "加入",
     "Uploading...": "上傳中…",
+    "Error:": "上傳失敗：",  # before the reason a file was refused (too big, another type), under the file
     # the camera
     "Take Photo": "拍照",
     "Clear photo": "清除照片",
@@ -120,6 +121,11 @@ STYLE = """
 /* The evening's hands (ui/table_page.py) break lines only between words: at 390 px with players' names the
    dealer's column stood one character a line. A name too long for the width scrolls the table sideways. */
 .st-key-hands [data-testid="stTable"] p { word-break: keep-all !important; }
+/* Why the uploader refused a file (over 50 MB, another type) under its name, on the page: Streamlit says it in a
+   tooltip shown on hover (no phone hovers) and in an alert drawn 1 px wide for screen readers only. */
+[data-testid="stFileChip"]:has(> [role="alert"]) { flex-wrap: wrap; }
+[data-testid="stFileChip"] > [role="alert"] { position: static; width: 100%; height: auto; margin: 0;
+  overflow: visible; clip: auto; white-space: normal; font-size: 0.875rem; }
 /* The hand's 台 and money (app.py's summary) stay in view, under Streamlit's header (3.75rem). */
 [data-testid="stLayoutWrapper"]:has(> .st-key-summary) { position: sticky; top: 3.75rem; z-index: 99;
   background-color: rgb(255, 255, 255); padding: 4px 0; border-bottom: 1px solid rgba(49, 51, 63, 0.2); }

@@ -18,14 +18,21 @@ import streamlit as st
 ss = st.session_state
 
 
+# Unseen marks, which Markdown leaves alone and Playwright drops from a label's name and text: a zero-width space
+# for a binary 0, a soft hyphen for a 1 (drawn only where a line breaks at it: never at a label's end).
+MARKS = "\u200b\u00ad"
+_BINARY = str.maketrans("01", MARKS)
+
+
 def distinct(labels: Sequence[str]) -> tuple[str, ...]:
-    """The labels, each repeat of one with zero-width spaces after it (as many as the repeats before it): unseen,
-    but a radio or pills widget maps the label tapped back to its option by the label, the last of equal labels
-    winning (Streamlit's option mappings), so a tap on the first of three 一萬 took the third."""
+    """The labels, the k-th repeat of one with k after it in binary in unseen MARKS: a radio or pills widget maps
+    the label tapped back to its option by the label, the last of equal labels winning (Streamlit's option
+    mappings), so a tap on the first of three 一萬 took the third. Binary, so a mark grows with the log of the
+    repeats (k marks for the k-th grew the labels with the square of their number)."""
     seen: Counter = Counter()
     out = []
     for label in labels:
-        out.append(label + "\u200b" * seen[label])
+        out.append(label + (format(seen[label], "b").translate(_BINARY) if seen[label] else ""))
         seen[label] += 1
     return tuple(out)
 

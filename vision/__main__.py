@@ -152,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     remember.add_argument("--memory", type=Path, required=True, metavar="FILE", help="created if needed")
     args = parser.parse_args(argv)
 
+    try:  # an unknown table is refused before the models are loaded
+        rules = load_ruleset(args.ruleset) if args.command == "read" else None
+    except RulesetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         detector = TileDetector()
     except ModelError as exc:
@@ -167,11 +172,6 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     if args.command == "remember":
         return remember_tiles(args, detector, memory)
-    try:
-        rules = load_ruleset(args.ruleset)
-    except RulesetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     situation = Situation(seat_wind=args.seat, round=args.round, self_draw=args.self_draw)
     failed = False
     for n, path in enumerate(args.photos):

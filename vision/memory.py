@@ -22,7 +22,6 @@ import base64
 import binascii
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,11 +32,16 @@ from scoring.tiles import FLOWERS
 from vision.classes import CLASSES
 from vision.crop_classifier import CROP_H, CROP_W, TileClassifier
 from vision.detections import FLOWER_CLASSES
+from vision.files import write_atomically
 from vision.notices import Notice, NoticeError
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 FORMAT, VERSION = "taishu-table-memory", 1
 PER_CLASS = 4  # examples kept per class, the newest: a set's tiles of one code look alike, and lighting changes
+# The most bytes a memory is (a full one is about 89 KB), the ledger's bound (`ledger.MAX_MEMORY_BYTES`, which
+# cannot import vision): a memory file is refused beyond it before it is read.
+MAX_BYTES = 512 * 1024
+UNIT_TOLERANCE = 0.01  # a stored example's length off 1 (float16 rounding is about 0.001)
 
 
 class TableMemoryError(NoticeError, ValueError):
@@ -174,7 +178,10 @@ class TableMemory:
 
     @classmethod
     def from_bytes(cls, data: bytes, what: str = "the memory") -> TableMemory:
-        """A memory from `to_bytes`; a TableMemoryError naming `what` (a file's name) if it is not one."""
+        """A memory from `to_bytes`; a TableMemoryError naming `what` (a file's name) if it is not one: its
+        header (`per_class`, `dim`) must fit its examples, each of unit length (`add`), as many as it keeps."""
+        if len(data) > MAX_BYTES:
+            raise TableMemoryError(Notice.of("memory-too-big", name=what, limit=MAX_BYTES))
         try:
             card = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
@@ -186,17 +193,29 @@ class TableMemory:
                                              expected=VERSION))
         try:
             dim, per_class, examples = int(card["dim"]), int(card["per_class"]), dict(card["examples"])
+            # no more examples of a class than fit in a memory's bytes (float16: 2 bytes a number; an empty
+            # memory has no width)
+            if dim < 0 or not 1 <= per_class <= MAX_BYTES // (2 * max(dim, 1)):
+                raise ValueError(dim, per_class)
             memory = cls(str(card["classifier"]), per_class)
             for code, text in examples.items():
                 if code not in CLASSES:
                     raise ValueError(code)
                 vectors = np.frombuffer(base64.b64decode(text, validate=True), np.float16)
-                memory.examples[code] = vectors.reshape(-1, dim).astype(np.float32)[-per_class:]
+                memory.examples[code] = vectors.reshape(-1, dim).astype(np.float32)
         except (KeyError, TypeError, ValueError, binascii.Error):
             raise TableMemoryError(Notice.of("memory-corrupt", name=what)) from None
-        if per_class < 1 or not all(np.isfinite(v).all() for v in memory.examples.values()):
+        if not all(_fits(v, per_class) for v in memory.examples.values()):
             raise TableMemoryError(Notice.of("memory-corrupt", name=what))
         return memory
+
+
+def _fits(vectors: np.ndarray, per_class: int) -> bool:
+    """Examples as `add` keeps them: at most `per_class`, each of unit length (a zero embedding stays zero),
+    so a `dim` other than the one they were cut by shows."""
+    lengths = np.linalg.norm(vectors, axis=1)
+    return len(vectors) <= per_class and bool(
+        ((np.abs(lengths - 1) <= UNIT_TOLERANCE) | (lengths == 0)).all())
 
 
 def fit_probe(examples: np.ndarray, labels: np.ndarray, classes: int,
@@ -256,7 +275,8 @@ def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:
     if not path.exists():
         return TableMemory.for_classifier(classifier)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:
+            data = fh.read(MAX_BYTES + 1)  # enough to tell one too big (`from_bytes` refuses it) unread
     except OSError as exc:
         raise TableMemoryError(Notice.of("memory-not-memory", name=f"{path} ({exc.strerror})")) from None
     memory = TableMemory.from_bytes(data, str(path))
@@ -265,7 +285,6 @@ def load_memory(path: Path, classifier: TileClassifier) -> TableMemory:
 
 
 def save_memory(memory: TableMemory, path: Path) -> None:
-    """Write the memory to `path` whole or not at all (a half-written memory would be refused as corrupt)."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_bytes(memory.to_bytes())
-    os.replace(partial, path)
+    """Write the memory to `path` whole or not at all (a half-written memory would be refused as corrupt), and
+    a failed write (a full disk) leaves nothing beside it."""
+    write_atomically(path, memory.to_bytes())

@@ -239,6 +239,10 @@ CATALOGUE: dict[str, Words] = {
         "{name} is a damaged table memory (reset it and teach the set again)",
         "牌桌記憶壞了：請清除後重新教這副牌",
         "牌桌记忆坏了：请清除后重新教这副牌"),
+    "memory-too-big": Words(
+        "{name} is larger than a table memory can be ({limit} bytes at most)",
+        "牌桌記憶檔太大了，不是牌桌的記憶",
+        "牌桌记忆档太大了，不是牌桌的记忆"),
     "memory-other-classifier": Words(
         "the table memory was made with crop classifier {made}…, the models now read with {now}…: "
         "reset it and teach the set again",
