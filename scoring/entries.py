@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from .decompose import is_complete
+from .melds import MeldKind
 from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Decomposition, Set
 from .tiles import (
     DRAGON_TILES,
@@ -287,11 +288,11 @@ def last_tile(r: Decomposition, won_by: str | None = None) -> bool:
 
 
 def kong_source(m) -> str | None:
-    """What a meld is as a kong: "ankong" (暗杠), an open kong's origin ("called" 大明杠,
+    """What a meld is as a kong: MeldKind.ANKONG's code (暗杠), an open kong's origin ("called" 大明杠,
     "added" 加杠; None where not said), or None for a chi or pon."""
-    if m.kind == "ankong":
-        return "ankong"
-    return m.origin if m.kind == "kong" else None
+    if m.kind == MeldKind.ANKONG:
+        return MeldKind.ANKONG.value
+    return m.origin if m.kind == MeldKind.KONG else None
 
 
 @predicate(shapes=HAND_SHAPES, needs=("self_draw",), origin_arg="after")
@@ -306,7 +307,7 @@ def kong_replacement(r: Decomposition, flowers: bool = False, after: list[str] |
         return True
     if not s.after_kong:
         return False
-    kongs = [m for m in r.hand.melds if m.kind in ("kong", "ankong")]  # a kong is always a meld
+    kongs = [m for m in r.hand.melds if m.kind.is_kong]  # a kong is always a meld
     return bool(kongs) if after is None else any(kong_source(m) in after for m in kongs)
 
 
@@ -371,7 +372,7 @@ def mixed_triple_chow(r: Decomposition) -> Result:
     for g in _chows(r):
         # per start rank and suit: True when one such chow is not a chi
         d = by_start.setdefault(rank(g.tile), {})
-        d[suit(g.tile)] = d.get(suit(g.tile), False) or g.meld != "chi"
+        d[suit(g.tile)] = d.get(suit(g.tile), False) or g.meld != MeldKind.CHI
     for d in by_start.values():
         if len(d) == 3:
             if all(d.values()):
@@ -391,7 +392,7 @@ def pure_straight(r: Decomposition) -> Result:
             continue
         unchi = Counter(t for t in r.view.tiles if suit(t) == s)
         for m in r.hand.melds:
-            if m.kind == "chi":
+            if m.kind == MeldKind.CHI:
                 unchi.subtract(m.tiles)
         if len({rank(t) for t, n in unchi.items() if n > 0}) == 9:
             return True

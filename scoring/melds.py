@@ -1,4 +1,5 @@
-"""What a meld is: its kind (吃 碰 明槓 暗槓) and, for an open kong, where it came from (大明槓 加槓).
+"""What a meld is: its kind (吃 碰 明槓 暗槓) and, for an open kong, where it came from (大明槓 加槓); and
+what a group of tiles laid out is (`GroupKind`) and whether it is the hand's (`GroupRole`).
 
 The one place that names them. A `MeldKind` is a str enum: it equals its code ("chi", "pon",
 "kong", "ankong"), which is what the JSON form, the command line and every ruleset write, and it
@@ -9,6 +10,13 @@ tile added to one's own pon); some tables score 槓上開花 by it.
     MeldKind.PON.size == 3;  MeldKind.ANKONG.is_open is False
     MeldKind.KONG.name_in("traditional") == "明槓";  KongOrigin.ADDED.name_in("simplified") == "加杠"
     meld_kind("pon") is MeldKind.PON;  meld_kind("x") is None
+
+A group of tiles, as the photo's reader finds it and as a generated scene lays it out, has a `GroupKind`: the
+concealed tiles (the winning tile among them), a meld (the kinds equal MeldKind's codes: GroupKind.PON == "pon"),
+the flowers, or tiles that make no set ("unknown"); and a `GroupRole`: the hand's, or set apart from it (walls,
+discards, strays, a set's rows, scattered tiles).
+
+    GroupKind.PON.meld is MeldKind.PON;  GroupKind.CONCEALED.meld is None
 """
 
 from __future__ import annotations
@@ -63,6 +71,30 @@ class KongOrigin(_Named):
         origin._value_ = code
         origin.simplified, origin.traditional = simplified, traditional
         return origin
+
+
+class GroupKind(StrEnum):
+    """What a group of tiles laid out is; its value is the word the JSON forms write."""
+
+    CONCEALED = "concealed"  # the hand's concealed tiles, the winning tile among them
+    CHI = MeldKind.CHI.value
+    PON = MeldKind.PON.value
+    KONG = MeldKind.KONG.value
+    ANKONG = MeldKind.ANKONG.value
+    FLOWERS = "flowers"
+    UNKNOWN = "unknown"  # tiles that make no set
+
+    @property
+    def meld(self) -> MeldKind | None:
+        """The meld this kind of group is, None for the concealed tiles, the flowers and no set."""
+        return _KINDS.get(self.value)
+
+
+class GroupRole(StrEnum):
+    """Whether a group of tiles is the winning hand's or set apart from it."""
+
+    HAND = "hand"
+    APART = "apart"  # walls, discards, strays beside the hand; a set's rows, scattered tiles
 
 
 _KINDS = {k.value: k for k in MeldKind}

@@ -17,7 +17,9 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets.scene_truth import SceneTruth
 from scoring.hand import Hand
+from scoring.melds import GroupKind
 from training.evaluate import read_labels, reading_hand
 from vision.boxes import match
 from vision.classes import CLASSES
@@ -270,10 +272,11 @@ def test_a_photo_taken_from_across_the_table_reads_as_upright(detector, name):
 
 
 def truth_groups(scene: dict) -> list[tuple[str, int]]:
-    """The scene's groups as the reader reports them: the winning tile set apart is part of the concealed group."""
-    groups = [(g["kind"], len(g["tiles"])) for g in scene["groups"] if g["kind"] != "win"]
-    apart = sum(len(g["tiles"]) for g in scene["groups"] if g["kind"] == "win")
-    return sorted((kind, n + apart if kind == "concealed" else n) for kind, n in groups)
+    """The scene's groups as the reader reports them: the winning tile laid apart is one of the concealed tiles."""
+    groups = SceneTruth.from_json(scene).groups
+    concealed = sum(len(g.tiles) for g in groups if g.kind == GroupKind.CONCEALED)
+    return sorted([(g.kind, len(g.tiles)) for g in groups if g.kind != GroupKind.CONCEALED]
+                  + [(GroupKind.CONCEALED, concealed)])
 
 
 def test_layout_groups_of_the_sample_photos(detector):

@@ -28,6 +28,7 @@ import numpy as np
 
 from scoring.draft import whole_hand
 from scoring.hand import Hand, HandError, Situation
+from scoring.melds import GroupRole
 from scoring.notation import format_compact
 from scoring.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_rulesets, load_ruleset
 from scoring.score import score
@@ -37,7 +38,6 @@ from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
 from vision.draw import draw_boxes
 from vision.files import ImageWriteError, write_image
-from vision.groups import APART
 from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
 from vision.model_files import ModelError
@@ -75,7 +75,7 @@ def describe(path: str, reading: PhotoReading, situation: Situation) -> str:
     for g in best.groups:
         tiles = [best.row(i).code + ("?" if best.row(i).supposed else "") for i in g.members]
         apart = " (winning tile set apart)" if g.win_apart else ""
-        kind = "apart" if g.role == APART else g.kind
+        kind = GroupRole.APART.value if g.role == GroupRole.APART else g.kind.value
         lines.append(f"  {kind:<9} {' '.join(tiles)}{apart}")
     h = whole_hand(best.draft, situation) if reading.legal else None
     if h:

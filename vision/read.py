@@ -21,13 +21,13 @@ import cv2
 import numpy as np
 
 from scoring.draft import Draft, MeldDraft, Slot
-from scoring.melds import MeldKind, meld_kind
+from scoring.melds import GroupKind, GroupRole, MeldKind
 from scoring.ruleset import Ruleset, load_ruleset
 from vision.boxes import mapped, row_angle, row_direction
 from vision.classes import BACK
 from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
-from vision.groups import APART, HAND, TileGroup
+from vision.groups import TileGroup
 from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
@@ -97,7 +97,7 @@ class Proposal:
     @property
     def apart(self) -> tuple[int, ...]:
         """The ids of the tiles set apart from the hand (walls, discards, strays), in reading order."""
-        held = {i for g in self.groups if g.role == APART for i in g.members}
+        held = {i for g in self.groups if g.role == GroupRole.APART for i in g.members}
         return tuple(row.id for row in self.rows if row.id in held)
 
     @property
@@ -114,19 +114,19 @@ class Proposal:
         concealed: tuple[Slot, ...] = ()
         win, melds, flowers = None, [], []
         for g in self.groups:
-            if g.role != HAND:
+            if g.role != GroupRole.HAND:
                 continue
             slots = tuple(Slot(None if self.row(i).code == BACK else self.row(i).code, i) for i in g.members)
-            if g.kind == "concealed":
+            if g.kind == GroupKind.CONCEALED:
                 concealed = tuple(s for s in slots if s.det != g.win)
                 win = next((s for s in slots if s.det == g.win), None)
-            elif g.kind == "flowers":
+            elif g.kind == GroupKind.FLOWERS:
                 flowers.extend(slots)
-            elif g.kind == MeldKind.ANKONG:
+            elif g.kind == GroupKind.ANKONG:
                 face = next((s.code for s in slots if s.code is not None), None)
                 melds.append(MeldDraft(MeldKind.ANKONG, tuple(replace(s, code=face) for s in slots)))
             else:
-                melds.append(MeldDraft(meld_kind(g.kind), slots))
+                melds.append(MeldDraft(g.kind.meld, slots))
         return Draft(concealed, win, tuple(melds), tuple(flowers))
 
     def to_json(self) -> dict:
@@ -135,9 +135,9 @@ class Proposal:
         the photo showed it set apart."""
         return {
             "detections": [row.to_json(self.group_of(row.id)) for row in self.rows],
-            "groups": [{"kind": g.kind, "role": g.role, "tiles": [self.row(i).code for i in g.members],
+            "groups": [{"kind": g.kind.value, "role": g.role.value, "tiles": [self.row(i).code for i in g.members],
                         "ids": list(g.members),
-                        **({"win": g.win, "win_apart": g.win_apart} if g.kind == "concealed" else {})}
+                        **({"win": g.win, "win_apart": g.win_apart} if g.kind == GroupKind.CONCEALED else {})}
                        for g in self.groups],
         }
 
@@ -268,7 +268,7 @@ class _Rows:
         raw = self.dets.raw_codes
         why = [""] * len(self.dets)
         for g in c.groups:
-            if g.role == APART:
+            if g.role == GroupRole.APART:
                 part = next((p for p in self.parts if set(p.members) & set(g.members)), None)
                 for i in g.members:
                     why[i] = part.why if part else "doubled"
@@ -295,7 +295,7 @@ def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts, settin
     ms = likely_hand(parts, settings)
     hl = layouts.of(ms.members) if ms.members else None
     hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
-    groups = tuple(hand) + tuple(TileGroup("unknown", part.members, APART) for part in ms.loose)
+    groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.loose)
     problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
     why = [""] * len(dets)
     for part in ms.loose:
@@ -303,7 +303,8 @@ def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts, settin
             why[i] = part.why
     warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
     # the flowers shown each once even so (a flower read twice is a misread)
-    flowers = {i: c for g in hand if g.kind == "flowers" for i, c in as_distinct_flowers(dets, g.members).items()}
+    flowers = {i: c for g in hand if g.kind == GroupKind.FLOWERS
+               for i, c in as_distinct_flowers(dets, g.members).items()}
     codes = [flowers.get(i, c) for i, c in enumerate(raw)]
     why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
     ids = dets.data["id"]
@@ -318,8 +319,8 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
         return cand.codes.get(i, raw[i])
 
     shown = range(len(raw))  # the supposed tile's position is past these: told by alt-supposes
-    kept = {i for g in c.groups if g.role == HAND for i in g.members if i in shown}
-    best_kept = {i for g in best.groups if g.role == HAND for i in g.members if i in shown}
+    kept = {i for g in c.groups if g.role == GroupRole.HAND for i in g.members if i in shown}
+    best_kept = {i for g in best.groups if g.role == GroupRole.HAND for i in g.members if i in shown}
     differs = [Notice.of("alt-tile", number=i + 1, before=code(best, i), after=code(c, i))
                for i in sorted(kept & best_kept) if code(c, i) != code(best, i)]
     if kept - best_kept:
@@ -460,7 +461,7 @@ def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
 def _small_tiles(proposal: Proposal, settings: ReaderSettings) -> Notice | None:
     """The notice that the hand's tiles (every tile shown, where none is the hand's) are under `settings.small_tile`
     pixels on their short side at the median; None where they are not, or none is shown."""
-    hand = {i for g in proposal.groups if g.role == HAND for i in g.members}
+    hand = {i for g in proposal.groups if g.role == GroupRole.HAND for i in g.members}
     boxes = np.array([row.box for row in proposal.shown if row.id in hand or not hand], np.float32).reshape(-1, 4)
     if not len(boxes):
         return None
