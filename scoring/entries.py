@@ -46,7 +46,7 @@ NEEDS_OF: dict[str, int] = {}  # bits of reading.NEEDS
 CLAIMS: set[str] = set()
 # Predicates that read the origin of an open kong (大明杠 / 加杠) when the named argument is
 # given, and then only the situation and the melds: the scorer can ask, without scoring, whether
-# an origin the player did not say changes them (validate.kong_origins_needed).
+# an origin the player did not say changes them (score.kong_origins_needed).
 ORIGIN_ARGS: dict[str, str] = {}
 
 
