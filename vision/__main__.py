@@ -75,7 +75,7 @@ def describe(path: str, reading: PhotoReading, situation: Situation) -> str:
     for g in best.groups:
         tiles = [best.row(i).code + ("?" if best.row(i).supposed else "") for i in g.members]
         apart = " (winning tile set apart)" if g.win_apart else ""
-        kind = GroupRole.APART.value if g.role == GroupRole.APART else g.kind.value
+        kind = GroupRole.APART if g.role == GroupRole.APART else g.kind
         lines.append(f"  {kind:<9} {' '.join(tiles)}{apart}")
     h = whole_hand(best.draft, situation) if reading.legal else None
     if h:

@@ -25,11 +25,6 @@ class TileGroup:
     win: int | None = None  # the concealed group's winning tile (one of its members), named once it is read
     win_apart: bool = False  # concealed only: the layout saw its last member set apart (the winning tile)
 
-    def __post_init__(self) -> None:
-        # given as words too ("pon", "apart", a MeldKind): held as the values of scoring.melds
-        object.__setattr__(self, "kind", GroupKind(self.kind))
-        object.__setattr__(self, "role", GroupRole(self.role))
-
 
 def group_kind(codes: list[str]) -> GroupKind:
     """The kind a run of 3 or 4 shown tiles makes: a meld's, or UNKNOWN."""

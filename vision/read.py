@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from scoring.draft import Draft, MeldDraft, Slot
-from scoring.melds import GroupKind, GroupRole, MeldKind
+from scoring.melds import GroupKind, GroupRole, MeldKind, meld_kind
 from scoring.ruleset import Ruleset, load_ruleset
 from vision.boxes import mapped, row_angle, row_direction
 from vision.classes import BACK
@@ -126,7 +126,7 @@ class Proposal:
                 face = next((s.code for s in slots if s.code is not None), None)
                 melds.append(MeldDraft(MeldKind.ANKONG, tuple(replace(s, code=face) for s in slots)))
             else:
-                melds.append(MeldDraft(g.kind.meld, slots))
+                melds.append(MeldDraft(meld_kind(g.kind), slots))
         return Draft(concealed, win, tuple(melds), tuple(flowers))
 
     def to_json(self) -> dict:
@@ -135,7 +135,7 @@ class Proposal:
         the photo showed it set apart."""
         return {
             "detections": [row.to_json(self.group_of(row.id)) for row in self.rows],
-            "groups": [{"kind": g.kind.value, "role": g.role.value, "tiles": [self.row(i).code for i in g.members],
+            "groups": [{"kind": g.kind, "role": g.role, "tiles": [self.row(i).code for i in g.members],
                         "ids": list(g.members),
                         **({"win": g.win, "win_apart": g.win_apart} if g.kind == GroupKind.CONCEALED else {})}
                        for g in self.groups],
