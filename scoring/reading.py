@@ -2,7 +2,7 @@
 
 A hand has one or more readings (every split of the concealed tiles plus the winning tile,
 times every place the winning tile can sit in it); the scorer scores each and keeps the best.
-Facts about the whole hand (its waits, suits, flowers, situation) are computed once, in `View`.
+Facts about the whole hand (its waits, suits, flowers, situation) are computed once, in `HandView`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Set:
 
 # Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
 # its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
-# each in View.facts: flowers, four flowers or more (a 花杠), an honour tile, three or more of
+# each in HandView.facts: flowers, four flowers or more (a 花杠), an honour tile, three or more of
 # one honour (its pung), numbered tiles of one suit at most (a flush), no open meld (门清), a
 # single waiting tile, and the situation's flags.
 _HAND_FACTS = ("flowers", "four_flowers", "honours", "honour_pung", "flush", "concealed", "one_wait")
@@ -71,7 +71,7 @@ class Counted:
 
 
 @dataclass(frozen=True, slots=True)
-class View:
+class HandView:
     """Facts of the whole hand, shared by all its readings."""
 
     hand: Hand
@@ -93,7 +93,7 @@ class View:
 
     @classmethod
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
-           counted: Counted | None = None) -> View:
+           counted: Counted | None = None) -> HandView:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
         (see special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape). `counted`: what
@@ -150,7 +150,7 @@ class Decomposition:
     sets: tuple[Set, ...]
     pair: str | None
     win_group: Set | None
-    view: View
+    view: HandView
     shape: str = STANDARD
     pairs: tuple[str, ...] = ()
     # Read by many entries, so found once: the tiles of the pungs and kongs, and how many of
@@ -170,10 +170,10 @@ class Decomposition:
         return self.view.hand
 
 
-def readings(hand: Hand, view: View | None = None) -> Iterator[Decomposition]:
+def readings(hand: Hand, view: HandView | None = None) -> Iterator[Decomposition]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
-    view = view or View.of(hand)
+    view = view or HandView.of(hand)
     if hand.flower_win:
         return
     melded = _melded(hand)
@@ -286,7 +286,7 @@ def special_shape_possible(full: list[int], melded: bool, shapes) -> bool:
     )
 
 
-def special_readings(hand: Hand, view: View, shapes) -> Iterator[Decomposition]:
+def special_readings(hand: Hand, view: HandView, shapes) -> Iterator[Decomposition]:
     """Readings of the special shapes in `shapes` (the ruleset's): a flower win, or seven pairs
     / the thirteen orphans with one set, that set either the one meld or taken from the hand."""
     if hand.flower_win:

@@ -17,7 +17,7 @@ from operator import attrgetter, call
 from .hand import Hand, HandError, Meld
 from .melds import KongOrigin, MeldKind
 from .notation import format_chinese
-from .reading import Decomposition, View, readings
+from .reading import Decomposition, HandView, readings
 from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
 from .shapes import shape_wins, special_waits
 from .tiles import tile_name
@@ -99,7 +99,7 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
     if rules.origin_readers and hand.melds:
         check_kong_origins(hand, rules)
-    view = View.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
+    view = HandView.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
     found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
     scored = [(score_reading(r, rules), r) for r in found]
     assert scored, "check_hand passed, so the hand has a reading"
@@ -135,7 +135,7 @@ def kong_origins_needed(hand: Hand, ruleset: Ruleset | str | None = None) -> tup
         melds = list(hand.melds)
         for i, origin in zip(unknown, chosen, strict=True):
             melds[i] = Meld(MeldKind.KONG, melds[i].tiles, origin)
-        stated = Decomposition((), None, None, View.of(hand.replace(melds=tuple(melds)), with_waits=False))
+        stated = Decomposition((), None, None, HandView.of(hand.replace(melds=tuple(melds)), with_waits=False))
         outcome[chosen] = tuple(e.test(stated) for e in rules.origin_readers)
     # a kong matters when saying its origin otherwise, the others' kept, changes an outcome
     return tuple(i for k, i in enumerate(unknown)

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from .decompose import completing_faces, counts_of
 from .hand import Hand
-from .reading import Decomposition, View, special_readings, special_shape_possible
+from .reading import Decomposition, HandView, special_readings, special_shape_possible
 from .ruleset import Ruleset
 from .tiles import COPIES, PLAYING, TERMINALS_AND_HONOURS
 
 _ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
 
 
-def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Decomposition]:
+def shape_wins(hand: Hand, rules: Ruleset, view: HandView | None = None) -> list[Decomposition]:
     """The readings of a special shape that one of the ruleset's shape entries makes a win."""
     shapes = rules.shapes
     if not shapes:
         return []
-    view = view or View.of(hand)
+    view = view or HandView.of(hand)
     judges = [e for e in rules.entries if e.shape]
     return [r for r in special_readings(hand, view, shapes)
             if any(e.shape == r.shape and e.detect(r) for e in judges)]
@@ -54,6 +54,6 @@ def special_waits(hand: Hand, rules: Ruleset) -> tuple[str, ...]:
         if not possible:
             continue
         trial = hand.replace(win=PLAYING[i])
-        if shape_wins(trial, rules, View.of(trial, with_waits=False)):
+        if shape_wins(trial, rules, HandView.of(trial, with_waits=False)):
             out.append(PLAYING[i])
     return tuple(out)

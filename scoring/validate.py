@@ -14,8 +14,8 @@ from .hand import TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
 from .melds import MeldKind
 from .notation import format_chinese
-from .reading import Counted, Decomposition, View
-from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
+from .reading import Counted, Decomposition, HandView
+from .ruleset import DEALER_ROLES, DEFAULT_RULESET, Ruleset, load_ruleset
 from .shapes import shape_wins, special_waits
 from .tiles import COPIES, FLOWERS, INDEX, PLAYING, tile_name
 
@@ -145,9 +145,9 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     s = hand.situation
     stated = {}
     if rules.seated:
-        stated_only = Decomposition((), None, None, View.of(hand, with_waits=False))
+        stated_only = Decomposition((), None, None, HandView.of(hand, with_waits=False))
         stated = {e.seat: e for e in rules.seated if e.detect(stated_only)}
-    if len(stated) == len(SEATS):
+    if len(stated) == len(DEALER_ROLES):
         d, n = stated["dealer"], stated["non_dealer"]
         raise HandError(f"{d.name} and {n.name} under {rules.id}: {d.name} is the dealer's alone "
                         f"and {n.name} a non-dealer's, so one player cannot have both",
@@ -209,7 +209,7 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
 
 
 def checked_counts(hand: Hand, rules: Ruleset) -> Counted | None:
-    """check_hand, giving the scorer what it counted (see View.of); None for a flower win."""
+    """check_hand, giving the scorer what it counted (see HandView.of); None for a flower win."""
     flowers = hand.all_flowers()
     if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)

@@ -45,6 +45,8 @@ from vision.notices import Notice, NoticeError
 from vision.photo import PhotoError, load_photo
 from vision.read import PhotoReading, read_photo
 
+OLD_SEAT_FLAG = "--seat"  # `read`'s 门风 before its name said it takes a wind (`scoring score --winner` takes a seat)
+
 # A label box may overhang the photo's edge by this share of its side (labelling tools round), no more.
 LABEL_OVERHANG = 0.02
 
@@ -138,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     read.add_argument("photos", nargs="+")
     read.add_argument("--json", action="store_true", help="one JSON object per photo per line")
     read.add_argument("--annotate", metavar="OUT.png", help="write the (first) photo with boxes and codes")
-    read.add_argument("--seat", default="E", choices=WINDS, help="门风 (default E)")
+    read.add_argument("--seat-wind", OLD_SEAT_FLAG, dest="seat_wind", default="E", choices=WINDS,
+                      help="门风, the winner's seat wind (default E)")
     read.add_argument("--round", default="E", choices=WINDS, help="圈风 (default E)")
     read.add_argument("--self-draw", action="store_true")
     read.add_argument("--ruleset", default=DEFAULT_RULESET,
@@ -151,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
                           help="YOLO labels of the photo: class cx cy w h, normalised, our 43 classes")
     remember.add_argument("--memory", type=Path, required=True, metavar="FILE", help="created if needed")
     args = parser.parse_args(argv)
+    if args.command == "read" and any(a == OLD_SEAT_FLAG or a.startswith(f"{OLD_SEAT_FLAG}=")
+                                      for a in (sys.argv[1:] if argv is None else argv)):
+        print(f"note: {OLD_SEAT_FLAG} is now --seat-wind (门风, a wind: E S W N)", file=sys.stderr)
 
     try:
         detector = TileDetector()
@@ -172,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     except RulesetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    situation = Situation(seat_wind=args.seat, round=args.round, self_draw=args.self_draw)
+    situation = Situation(seat_wind=args.seat_wind, round=args.round, self_draw=args.self_draw)
     failed = False
     for n, path in enumerate(args.photos):
         try:

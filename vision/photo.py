@@ -111,7 +111,7 @@ def level_transform(width: int, height: int, angle: float) -> tuple[np.ndarray, 
 
 def turned_level(image: np.ndarray, angle: float) -> np.ndarray:
     """The photo turned by `angle` degrees as `level_transform` says, grey outside it as the detector's
-    letterbox (its pixels map back to the photo's by that transform inverted: `vision.read.View`)."""
+    letterbox (its pixels map back to the photo's by that transform inverted: `vision.read.PhotoView`)."""
     affine, size = level_transform(image.shape[1], image.shape[0], angle)
     shrunk = np.linalg.det(affine[:, :2]) < 1.0 - 1e-9  # the square of the scale
     return cv2.warpAffine(image, affine, size, flags=cv2.INTER_AREA if shrunk else cv2.INTER_LINEAR,

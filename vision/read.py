@@ -143,7 +143,7 @@ class Proposal:
 
 
 @dataclass(frozen=True)
-class View:
+class PhotoView:
     """How `read_photo` turned the photo to read it: by `angle` degrees (counter-clockwise as shown) to lay its
     rows level, then half a turn or not. A reading's boxes are in the photo's own pixels; its tiles' faces were
     read as this view shows them, and a table's memory is taught them so (`seen`)."""
@@ -185,7 +185,7 @@ class PhotoReading:
     confidence: float
     warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
     runner_ups: tuple[Proposal, ...] = ()  # up to 3 other legal hands, likeliest first
-    view: View = View()  # how the photo was turned to be read (`read_photo`)
+    view: PhotoView = PhotoView()  # how the photo was turned to be read (`read_photo`)
 
     @property
     def proposals(self) -> tuple[Proposal, ...]:
@@ -352,17 +352,17 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     pixels is read with a notice to check them and take the next photo closer (`_small_tiles`)."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
-    if view == View() and _of_a_hand(reading):
+    if view == PhotoView() and _of_a_hand(reading):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
         (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
         if turned_legal >= legal and turned_held > held + settings.turned_by \
                 and len(turned.best.shown) <= shown + settings.turned_more_tiles \
                 and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure:
-            reading, view = turned, View(half_turn=True)
+            reading, view = turned, PhotoView(half_turn=True)
     small = _small_tiles(reading.best, settings)
     if small is not None:
         reading = replace(reading, warnings=(small, *reading.warnings))
-    if view == View():
+    if view == PhotoView():
         return reading
     if view.half_turn:
         reading = replace(reading, warnings=(UPSIDE_DOWN, *reading.warnings))
@@ -370,8 +370,8 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
-               settings: ReaderSettings) -> tuple[View, PhotoReading]:
-    """How the photo was turned to read it (`View()`: not at all) and its reading there, boxes in that view's
+               settings: ReaderSettings) -> tuple[PhotoView, PhotoReading]:
+    """How the photo was turned to read it (`PhotoView()`: not at all) and its reading there, boxes in that view's
     pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is or shows a hand's tiles or
     fewer (the detector reads tiles lying on their sides less surely), is read again each way that lays them level
     (`level_views`), likeliest first, until one reads a legal hand surely
@@ -383,7 +383,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     the table's pattern, and is not kept. Where the photo as it is shows some tiles but too few to tell how their rows
     lie, they are told from the photo turned `settings.probe_turn` degrees each way (`_probed`); a photo where none is
     found is not (a photo of no tiles would take three times as long; docs/decisions/rows-found-turned.md)."""
-    best = View(), read_detections(_detect(detector, image, memory), rules, settings)
+    best = PhotoView(), read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(best[1].best.shown)
     boxes = _probed(detector, image, settings) if 0 < shown < settings.min_for_askew else best[1].best.boxes
     for view in level_views(boxes, settings, plumb=not best[1].legal or _of_a_hand(best[1])):
@@ -393,7 +393,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
         if _standing(reading) > _standing(best[1]):
             best = view, reading
         direction = _direction(best[1], settings)
-        if view.half_turn and best[0] != View() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
+        if view.half_turn and best[0] != PhotoView() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
                 and direction is not None and abs(direction) < settings.askew_from:
             break
     return best
@@ -404,14 +404,15 @@ def _probed(detector: Detector, image: np.ndarray, settings: ReaderSettings) -> 
     whichever finds more, in the photo's pixels: a row at 30-45 degrees is mostly missed as it is."""
     found = []
     for angle in (settings.probe_turn, -settings.probe_turn):
-        view = View(angle)
+        view = PhotoView(angle)
         back = view.to_photo(image.shape[1], image.shape[0])
         found.append(np.array([mapped(tuple(box), back) for box in detector.read(view.photo(image)).boxes],
                               np.float32).reshape(-1, 4))
     return max(found, key=len)
 
 
-def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT, plumb: bool = True) -> tuple[View, ...]:
+def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT,
+                plumb: bool = True) -> tuple[PhotoView, ...]:
     """The ways to turn a photo that lay level the rows of tiles in these boxes, likeliest first: none where they
     lie level already, within `settings.askew_from` degrees. The rows' angle modulo 90 degrees (`row_angle`) is
     turned to the nearest direction the rows run modulo 180 (`row_direction`, where it is sure): a row plumb or
@@ -427,7 +428,7 @@ def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT, pl
         return ()
     other = angle - 90 * np.sign(angle)
     turns = (angle, other) if abs(other) >= settings.askew_from else (angle,)
-    return tuple(View(float(turn), half_turn) for turn in turns for half_turn in (False, True))
+    return tuple(PhotoView(float(turn), half_turn) for turn in turns for half_turn in (False, True))
 
 
 def askew_angle(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT) -> float:
