@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 
 from .decompose import is_complete
 from .melds import MeldKind
@@ -423,6 +424,11 @@ def kongs(r: Decomposition, count: int) -> bool:
     return sum(g.kind == "kong" for g in r.sets) >= count
 
 
+def _pair(r: Decomposition) -> str:
+    """The pair of a standard reading, the shape an entry reads unless it says others (`predicate`)."""
+    return cast(str, r.pair)
+
+
 def _group_tiles(g: Set) -> tuple[str, ...]:
     if g.kind == "chow":
         i = PLAYING.index(g.tile)
@@ -441,7 +447,7 @@ def outside_hand(r: Decomposition, honours: bool, chows_only: bool = False) -> R
     chows = _chows(r)
     if not chows or (chows_only and len(chows) < len(r.sets)):
         return False
-    if not all(any(outside(t) for t in _group_tiles(g)) for g in r.sets) or not outside(r.pair):
+    if not all(any(outside(t) for t in _group_tiles(g)) for g in r.sets) or not outside(_pair(r)):
         return False
     if r.view.has_honours != honours:
         return False
@@ -490,7 +496,7 @@ def pungs_of(r: Decomposition, tiles: list) -> bool:
 def pungs_and_pair(r: Decomposition, tiles: list[str]) -> bool:
     """桃园三结义 (中 发 白 and 3万 3筒 3条): all five sets are pungs, and the five pungs and the
     pair are exactly the listed tiles."""
-    return _all_pungs(r) and sorted([*r.pung_tiles, r.pair]) == sorted(tiles)
+    return _all_pungs(r) and sorted([*r.pung_tiles, _pair(r)]) == sorted(tiles)
 
 
 @predicate
@@ -499,7 +505,7 @@ def straight_and_honours(r: Decomposition, honours: list[str]) -> bool:
     sets and the pair (chi and pon allowed)."""
     starts = {g.tile for g in _chows(r)}
     line = any(all(f"{n}{s}" in starts for n in (1, 4, 7)) for s in "mps")
-    rest = sorted([*(g.tile for g in r.sets if g.is_pung), r.pair])
+    rest = sorted([*(g.tile for g in r.sets if g.is_pung), _pair(r)])
     return line and len(_chows(r)) == 3 and rest == sorted(honours)
 
 
@@ -554,7 +560,7 @@ def nine_gates(r: Decomposition, pure: bool) -> bool:
         if any(g.meld is not None for g in core):
             continue
         tiles = [t for g in core for t in (_group_tiles(g) if g.kind == "chow" else (g.tile,) * 3)]
-        tiles += [r.pair, r.pair]
+        tiles += [_pair(r)] * 2
         if any(suit(t) != s for t in tiles):
             continue
         counts = [0] * 9

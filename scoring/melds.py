@@ -52,11 +52,13 @@ class MeldKind(_Named):
     is_open: bool  # called from another player: 吃, 碰 and 明槓 open the hand (break 门清); 暗槓 not
     is_kong: bool
 
-    def __new__(cls, code: str, size: int, set_kind: str, simplified: str, traditional: str) -> MeldKind:
+    def __new__(cls, code: str, *facts: Any) -> MeldKind:
+        # a member's code, size, set kind and names, as listed above (`MeldKind(code)` finds a member)
+        tiles, in_reading, simplified, traditional = facts
         kind = str.__new__(cls, code)
         kind._value_ = code
-        kind.size, kind.set_kind, kind.simplified, kind.traditional = size, set_kind, simplified, traditional
-        kind.is_open, kind.is_kong = code != "ankong", size == 4
+        kind.size, kind.set_kind, kind.simplified, kind.traditional = tiles, in_reading, simplified, traditional
+        kind.is_open, kind.is_kong = code != "ankong", tiles == 4
         return kind
 
 
@@ -66,7 +68,9 @@ class KongOrigin(_Named):
     CALLED = "called", "大明杠", "大明槓"  # called on another player's discard
     ADDED = "added", "加杠", "加槓"  # a fourth tile added to one's own pon (another may rob it: 抢杠)
 
-    def __new__(cls, code: str, simplified: str, traditional: str) -> KongOrigin:
+    def __new__(cls, code: str, *names: str) -> KongOrigin:
+        # a member's code and names, as listed above (`KongOrigin(code)` finds a member)
+        simplified, traditional = names
         origin = str.__new__(cls, code)
         origin._value_ = code
         origin.simplified, origin.traditional = simplified, traditional

@@ -59,8 +59,8 @@ def random_winning_hand(
     """
     while True:
         left = dict.fromkeys(PLAYING, COPIES)
-        sets = [_pick_set(rng, left, chow_prob, honour_prob) for _ in range(5)]
-        if any(s is None for s in sets):
+        sets = [s for s in [_pick_set(rng, left, chow_prob, honour_prob) for _ in range(5)] if s is not None]
+        if len(sets) < 5:
             continue
         pool = PLAYING[27:] if rng.random() < honour_prob else NUMBERED
         pair_choices = [t for t in pool if left[t] >= 2] or [t for t in PLAYING if left[t] >= 2]

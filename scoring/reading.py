@@ -7,10 +7,11 @@ Facts about the whole hand (its waits, suits, flowers, situation) are computed o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
+from typing import cast
 
 from .decompose import CHOW, Memo, counts_of, splits, waits
 from .hand import Hand, Situation
@@ -95,7 +96,7 @@ class HandView:
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
            counted: Counted | None = None) -> HandView:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
-        (see special_waits), added to the standard waits; with_waits=False skips the waits (a
+        (scoring.shapes.special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape). `counted`: what
         validate.checked_counts counted of this hand, so as not to count it again."""
         win = None if hand.flower_win else INDEX[hand.win]
@@ -110,7 +111,7 @@ class HandView:
             full, held, found = list(counted.full), list(counted.won), counted.splits
             full[win] -= 1
             held[win] -= 1
-        w = waits(full, held) if with_waits else ()
+        w: Sequence[int] = waits(full, held) if with_waits else ()
         if extra_waits:
             w = sorted(set(w).union(INDEX[t] for t in extra_waits))
         if win is not None:
@@ -198,12 +199,14 @@ def readings(hand: Hand, view: HandView | None = None) -> Iterator[Decomposition
 # Groups are values: one instance per value (a few hundred), made once.
 _group = cache(Set)
 # The sets formed in the hand, by shape (decompose.SetShape): concealed, or completed by a
-# discard; None where no chow begins.
+# discard; None where no chow begins (no split's shape is one: typed as sets).
 _CHOWS = [i for i in range(27) if i % 9 <= 6]
-_IN_HAND = tuple([_group("pung", t, None, True) for t in PLAYING]
-                 + [_group("chow", PLAYING[i], None, True) if i in _CHOWS else None for i in range(34)])
-_BY_DISCARD = tuple([_group("pung", t, None, False) for t in PLAYING]
-                    + [_group("chow", PLAYING[i], None, False) if i in _CHOWS else None for i in range(34)])
+_IN_HAND = cast("tuple[Set, ...]", tuple(
+    [_group("pung", t, None, True) for t in PLAYING]
+    + [_group("chow", PLAYING[i], None, True) if i in _CHOWS else None for i in range(34)]))
+_BY_DISCARD = cast("tuple[Set, ...]", tuple(
+    [_group("pung", t, None, False) for t in PLAYING]
+    + [_group("chow", PLAYING[i], None, False) if i in _CHOWS else None for i in range(34)]))
 # By tile index, the sets that hold that tile: where a winning tile can sit.
 _HOLDING = [frozenset([i] + [CHOW + c for c in _CHOWS if c <= i <= c + 2]) for i in range(34)]
 
@@ -303,13 +306,9 @@ def special_readings(hand: Hand, view: HandView, shapes) -> Iterator[Decompositi
     options = [(None, full)] if melded else [(s, _without(full, s)) for s in _set_shapes(full)]
     for shape in wanted:
         for set_shape, rest in options:
-            if shape == "pairs":
-                pairs, pair = _seven_pairs(rest), None
-                ok = pairs is not None
-            else:
-                pairs, pair = (), _thirteen_orphans(rest)
-                ok = pair is not None
-            if not ok:
+            pairs: tuple[str, ...] | None = _seven_pairs(rest) if shape == "pairs" else ()
+            pair = None if shape == "pairs" else _thirteen_orphans(rest)
+            if pairs is None or (shape == "orphans" and pair is None):
                 continue
             places: list = [None] if rest[w] else []  # the winning tile in a pair / the 14
             if set_shape is not None:

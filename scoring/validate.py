@@ -173,15 +173,16 @@ def check_impossible(hand: Hand, rules: Ruleset, table: Table | None) -> None:
             raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
 
 
-def check_discarder(winner: str, table: Table) -> None:
+def check_discarder(winner: str, table: Table) -> str:
     """A win off a discard needs a discarder who is not the winner (also checked when settling
-    with a table given apart from the hand)."""
+    with a table given apart from the hand): the discarder, when it is one."""
     if table.discarder is None:
         raise HandError("table.discarder: a win off a discard needs the discarder's seat",
                         "胡別人的牌：請選放槍的人")
     if table.discarder == winner:
         raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder",
                         "放槍的人不能是胡牌的人")
+    return table.discarder
 
 
 def _not_a_win(hand: Hand, rules: Ruleset) -> HandError:

@@ -163,11 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if detector.classifier is None and args.memory:
+    classifier = detector.classifier
+    if classifier is None and args.memory:
         print("error: the model card names no crop classifier, which a table's memory needs", file=sys.stderr)
         return 2
     try:
-        memory = load_memory(args.memory, detector.classifier) if args.memory else None
+        memory = load_memory(args.memory, classifier) if args.memory and classifier is not None else None
     except TableMemoryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3

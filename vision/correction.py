@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -125,6 +125,7 @@ def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
 
     parts = []  # per group: its cheapest acceptable readings, [(cost, codes)]
     for g in groups:
+        accept: Callable[..., bool] | None
         if g.kind == GroupKind.FLOWERS:
             accept = None
         elif g.kind == GroupKind.CONCEALED:  # all eight flowers win whatever the tiles where the table has 花胡

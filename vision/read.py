@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -32,7 +33,7 @@ from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.photo import level_transform, turned_level
-from vision.search import Candidate, Layouts, a_set_laid_out, likely_hand, photo_group, search
+from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 
@@ -112,7 +113,9 @@ class Proposal:
         when all four are face down; a group that makes no set keeps its tiles with the kind left to the
         player; any other face-down tile is unknown. Tiles set apart stay out."""
         concealed: tuple[Slot, ...] = ()
-        win, melds, flowers = None, [], []
+        win: Slot | None = None
+        melds: list[MeldDraft] = []
+        flowers: list[Slot] = []
         for g in self.groups:
             if g.role != GroupRole.HAND:
                 continue
@@ -236,7 +239,8 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     best = found[0]
     rows = _Rows(dets, parts, supposed_id)
     # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
-    warnings = [w for w in layouts.of(best.members, best.backs_apart).warnings if w.code != "shown-not-set"]
+    laid_out = cast(HandLayout, layouts.of(best.members, best.backs_apart))  # the best candidate's, so made
+    warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
     proposal = rows.proposal(best)
     for k, row in enumerate(proposal.shown):
         if row.code != row.raw_code:
@@ -329,9 +333,10 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
         differs.append(Notice.of("alt-set-apart", tiles=tuple(code(best, i) for i in sorted(best_kept - kept))))
     if c.added != best.added:
         differs.append(Notice.of("alt-supposes", tile=c.added[0]) if c.added else Notice.of("alt-no-supposed"))
-    if c.draft.win.code != best.draft.win.code:
-        differs.append(Notice.of("alt-wins-on", tile=c.draft.win.code))
-    if sorted(m.kind for m in c.draft.melds) != sorted(m.kind for m in best.draft.melds):
+    win, best_win = cast(Slot, c.draft.win), cast(Slot, best.draft.win)  # legal hands' drafts name their winning tiles
+    if win.code != best_win.code:
+        differs.append(Notice.of("alt-wins-on", tile=win.code))
+    if sorted(map(str, (m.kind for m in c.draft.melds))) != sorted(map(str, (m.kind for m in best.draft.melds))):
         differs.append(Notice.of("alt-melds", count=len(c.draft.melds)) if c.draft.melds else Notice.of("alt-no-melds"))
     return tuple(differs)
 
@@ -455,8 +460,12 @@ UPSIDE_DOWN = Notice.of("upside-down")
 
 
 def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
-    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none)."""
-    return detector.read(image) if memory is None else detector.read(image, memory=memory)
+    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none;
+    `vision.detector.TileDetector` does)."""
+    if memory is None:
+        return detector.read(image)
+    remembers: Any = detector
+    return remembers.read(image, memory=memory)
 
 
 def _small_tiles(proposal: Proposal, settings: ReaderSettings) -> Notice | None:

@@ -18,10 +18,11 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
-from scoring.draft import Draft
+from scoring.draft import Draft, Slot
 from scoring.melds import GroupKind, GroupRole, MeldKind
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
@@ -59,9 +60,10 @@ class Candidate:
         """The hand, a supposed kong's face left out: hands differing only there are one reading (asked
         of every candidate found so far as each membership is weighed: kept once made)."""
         d = self.draft
+        win = cast(Slot, d.win)  # a legal hand's draft names its winning tile
         melds = sorted((MeldKind.ANKONG, ("?",)) if m.kind == MeldKind.ANKONG and m.tiles[0].code in self.kongs
                        else (m.kind, tuple(s.code for s in m.tiles)) for m in d.melds)
-        return (tuple(sorted(s.code for s in d.concealed)), d.win.code, tuple(melds),
+        return (tuple(sorted(s.code for s in d.concealed)), win.code, tuple(melds),
                 tuple(sorted(s.code for s in d.flowers)))
 
 
