@@ -220,8 +220,9 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     Each row's id is its detection's index in `dets`."""
     rules = rules or load_ruleset()
     supposed_id = len(dets)
-    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets, settings))
-    if not len(dets):
+    dets, layout = in_reading_order(dets.with_facts(id=range(supposed_id)), group_rows(dets, settings))
+    rows = _Rows.of(dets, supposed_id)
+    if not rows.ids:
         return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
     parts = find_parts(dets, layout, settings)
     layouts = Layouts(dets, flower_tiles(parts), settings)
@@ -235,13 +236,14 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
             if found:
                 parts, layouts = apart, again
     if not found:
-        return _no_legal_hand(dets, parts, layouts, settings)
+        return _no_legal_hand(dets, rows, parts, layouts, settings)
     best = found[0]
-    rows = _Rows(dets, parts, supposed_id)
     # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
     laid_out = cast(HandLayout, layouts.of(best.members, best.backs_apart))  # the best candidate's, so made
+    proposal = rows.proposal(best, parts)
+    runner_ups = tuple(replace(rows.proposal(c, parts), probability=math.exp(best.cost - c.cost),
+                               differs=_differs(c, best, rows.raw)) for c in found[1:])
     warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
-    proposal = rows.proposal(best)
     for k, row in enumerate(proposal.shown):
         if row.code != row.raw_code:
             warnings.append(Notice.of("tile-corrected", number=k + 1, before=row.raw_code, after=row.code))
@@ -252,34 +254,47 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
         warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
     warnings += [Notice.of("kong-supposed", tile=face) for face in best.kongs]
     confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
-    runner_ups = tuple(replace(rows.proposal(c), probability=math.exp(best.cost - c.cost),
-                               differs=_differs(c, best, dets.raw_codes)) for c in found[1:])
     return PhotoReading(proposal, True, confidence, tuple(warnings), runner_ups)
 
 
 @dataclass(frozen=True)
 class _Rows:
-    """Candidates of one photo as proposals: positions in reading order become row ids."""
+    """The rows of one photo's proposals, read off its detections once, as soon as they are in reading order (each
+    with its `id` fact): the one place where positions in reading order become row ids."""
 
-    dets: Detections  # in reading order, each with its `id` fact
-    parts: list[Part]
     supposed_id: int  # the id a supposed tile takes: past every detection's
+    ids: list[int]  # per position, its detection's id
+    raw: list[str]  # per position, the detector's top class
+    conf: list[float]
+    certainty: list[float]
+    boxes: list[tuple[float, float, float, float]]
+
+    @classmethod
+    def of(cls, dets: Detections, supposed_id: int) -> _Rows:
+        return cls(supposed_id, dets.data["id"].tolist(), dets.raw_codes, dets.confidences.tolist(),
+                   dets.certainty.tolist(), [tuple(box) for box in dets.boxes.tolist()])
 
     def id_of(self, position: int) -> int:
-        return self.supposed_id if position == len(self.dets) else int(self.dets.data["id"][position])
+        return self.supposed_id if position == len(self.ids) else self.ids[position]
 
-    def proposal(self, c: Candidate) -> Proposal:
-        raw = self.dets.raw_codes
-        why = [""] * len(self.dets)
+    def shown(self, codes: list[str], why: list[str]) -> tuple[Row, ...]:
+        """A row per detection, read as `codes`, each with why its code or place is as it is."""
+        facts = zip(self.ids, codes, self.raw, self.conf, self.certainty, self.boxes, why, strict=True)
+        return tuple(Row(*fact) for fact in facts)
+
+    def proposal(self, c: Candidate, parts: list[Part]) -> Proposal:
+        """Candidate `c` as a proposal, a tile set apart saying why (the photo's `parts` it was read from)."""
+        raw = self.raw
+        why = [""] * len(raw)
         for g in c.groups:
             if g.role == GroupRole.APART:
-                part = next((p for p in self.parts if set(p.members) & set(g.members)), None)
+                part = next((p for p in parts if set(p.members) & set(g.members)), None)
                 for i in g.members:
                     why[i] = part.why if part else "doubled"
-        codes = [c.codes.get(i, raw[i]) for i in range(len(self.dets))]
+        codes = [c.codes.get(i, raw[i]) for i in range(len(raw))]
         why = ["legal hand" if code != raw[i] else w for i, (code, w) in enumerate(zip(codes, why, strict=True))]
         supposed = tuple(Row(self.supposed_id, code, code, 0.0, 0.0, None, supposed=True) for code in c.added)
-        return Proposal(shown_rows(self.dets, codes, why) + supposed, tuple(self.group(g) for g in c.groups))
+        return Proposal(self.shown(codes, why) + supposed, tuple(self.group(g) for g in c.groups))
 
     def group(self, g: TileGroup) -> TileGroup:
         return replace(g, members=tuple(self.id_of(i) for i in g.members),
@@ -288,20 +303,19 @@ class _Rows:
 
 def shown_rows(dets: Detections, codes: list[str], why: list[str]) -> tuple[Row, ...]:
     """A row per detection (in `dets`' order, each with its `id` fact)."""
-    facts = zip(dets.data["id"].tolist(), codes, dets.raw_codes, dets.confidences.tolist(), dets.certainty.tolist(),
-                map(tuple, dets.boxes.tolist()), why, strict=True)
-    return tuple(Row(*fact) for fact in facts)
+    return _Rows.of(dets, len(dets)).shown(codes, why)
 
 
-def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts, settings: ReaderSettings) -> PhotoReading:
+def _no_legal_hand(dets: Detections, rows: _Rows, parts: list[Part], layouts: Layouts,
+                   settings: ReaderSettings) -> PhotoReading:
     """The likeliest hand tiles as read, for the player to fix, with why no legal hand was found."""
-    raw = dets.raw_codes
+    raw = rows.raw
     ms = likely_hand(parts, settings)
     hl = layouts.of(ms.members) if ms.members else None
     hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
     groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.loose)
     problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
-    why = [""] * len(dets)
+    why = [""] * len(raw)
     for part in ms.loose:
         for i in part.members:
             why[i] = part.why
@@ -311,10 +325,8 @@ def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts, settin
                for i, c in as_distinct_flowers(dets, g.members).items()}
     codes = [flowers.get(i, c) for i, c in enumerate(raw)]
     why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
-    ids = dets.data["id"]
-    groups = tuple(replace(g, members=tuple(int(ids[i]) for i in g.members),
-                           win=None if g.win is None else int(ids[g.win])) for g in groups)
-    return PhotoReading(Proposal(shown_rows(dets, codes, why), groups), False, 0.0, tuple(warnings))
+    return PhotoReading(Proposal(rows.shown(codes, why), tuple(rows.group(g) for g in groups)), False, 0.0,
+                        tuple(warnings))
 
 
 def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...]:
