@@ -10,7 +10,10 @@ import pytest
 from scoring.hand import Hand, HandError
 from scoring.ruleset import load_ruleset
 from scoring.score import score
+from tests.fake_detections import laid_out
+from tests.test_layout_and_correction import HAND
 from training.module_walk import walk
+from vision.read import read_detections
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "data" / "samples" / "train-style-000000.json"
@@ -42,3 +45,14 @@ def test_the_command_reports_a_hand_and_names_a_bad_file(tmp_path):
     run = subprocess.run([sys.executable, "-m", "training.module_walk", "--hand", str(bad)],
                          capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 1 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr
+
+
+def test_one_read_walks_detections_layout_parts_search_notices_and_returns_once():
+    """A read's path through the modules: the rows are read off the detections once, in reading order, and the
+    proposals are all made before the warnings (made one by one, each went back to the detections and then to
+    the notices: five returns more in this read)."""
+    reading, found = walk(read_detections, laid_out(HAND)[0], load_ruleset())
+    assert reading.legal and reading.runner_ups
+    assert found.path == ["vision.detections", "vision.layout", "vision.detections", "vision.hand_finding",
+                          "vision.search", "vision.notices"]
+    assert found.returns == [2]  # the detections, put in reading order by the layout
