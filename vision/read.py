@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import cv2
 import numpy as np
@@ -35,6 +35,9 @@ from vision.notices import Notice
 from vision.photo import level_transform, turned_level
 from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
+
+if TYPE_CHECKING:  # the memory is the detector's to use (`vision.detector.TileDetector.read`): not imported to read
+    from vision.memory import TableMemory
 
 
 @dataclass(frozen=True)
@@ -353,7 +356,7 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
     return tuple(differs)
 
 
-def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None,
+def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory: TableMemory | None = None,
                settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
@@ -386,7 +389,7 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     return replace(moved(reading, view.to_photo(image.shape[1], image.shape[0])), view=view)
 
 
-def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
+def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,
                settings: ReaderSettings) -> tuple[PhotoView, PhotoReading]:
     """How the photo was turned to read it (`PhotoView()`: not at all) and its reading there, boxes in that view's
     pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is or shows a hand's tiles or
@@ -471,7 +474,7 @@ MAX_HAND_TILES = 30
 UPSIDE_DOWN = Notice.of("upside-down")
 
 
-def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
+def _detect(detector: Detector, image: np.ndarray, memory: TableMemory | None) -> Detections:
     """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none;
     `vision.detector.TileDetector` does)."""
     if memory is None:
