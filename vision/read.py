@@ -316,10 +316,10 @@ def _no_legal_hand(dets: Detections, rows: _Rows, parts: list[Part], layouts: La
     ms = likely_hand(parts, settings)
     hl = layouts.of(ms.members) if ms.members else None
     hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
-    groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.loose)
+    groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.apart)
     problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
     why = [""] * len(raw)
-    for part in ms.loose:
+    for part in ms.apart:
         for i in part.members:
             why[i] = part.why
     warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]

@@ -81,7 +81,8 @@ class Membership:
                             for i in part.members))
 
     @property
-    def loose(self) -> tuple[Part, ...]:
+    def apart(self) -> tuple[Part, ...]:
+        """The parts set apart from the hand."""
         return tuple(part for part, keep in zip(self.parts, self.inside, strict=True) if not keep)
 
 
@@ -334,10 +335,10 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         hl = layouts.of(ms.members, backs_apart)
         if hl is None:
             continue
-        loose = [TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.loose]
+        apart = [TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.apart]
         dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, stray backs
         if dropped:
-            loose.append(TileGroup(GroupKind.UNKNOWN, tuple(dropped), GroupRole.APART))
+            apart.append(TileGroup(GroupKind.UNKNOWN, tuple(dropped), GroupRole.APART))
         merged = merged_into_row(list(hl.groups), hl.runs)
         groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
         variants = [(cost, v) for cost, g in groupings for v in
@@ -352,7 +353,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
             hidden = kongs_of_backs(groups, sub.raw_codes)
             for cost, codes, draft in itertools.islice(
                     legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
-                mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(loose)
+                mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(apart)
                 out.append(Candidate(ms.cost + cost + extra, mapped,
                                      {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
                                      tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)),
