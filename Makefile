@@ -22,6 +22,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean-venv:
 	rm -rf $(VENV)

@@ -21,7 +21,7 @@ from datasets.backgrounds import background
 from datasets.camera import apply, sample_camera, sample_size, sample_tile_px
 from datasets.printout import printout
 from datasets.recipe import Recipe
-from datasets.scene_layout import SURROUND_KINDS, TILE_D, Placed, layout
+from datasets.scene_layout import TILE_D, Placed, layout
 from datasets.scene_truth import SceneTruth, TruthGroup
 from datasets.styles import SceneSet, pick_style
 from vision.classes import BACK, CLASS_INDEX
@@ -365,14 +365,15 @@ def render_scene(rng: np.random.Generator, which: str = "train", long_side: int 
     by_group = {}
     for p in placed:
         by_group.setdefault(p.group, []).append(rows.get(id(p)))
-    groups = [TruthGroup(g.kind, tuple(g.tiles), tuple(by_group.get(i, []))) for i, g in enumerate(lay.groups)]
+    groups = [TruthGroup(g.kind, tuple(g.tiles), tuple(by_group.get(i, [])), g.role, g.win_apart, g.surround)
+              for i, g in enumerate(lay.groups)]
     truth = SceneTruth(
         kind=kind,
         hand=lay.hand,
         # The hand's groups (or a set's rows, loose tiles); the tiles around it at a table (walls,
         # discards, the other players' rows and melds) are its surround: not the hand.
-        groups=tuple(g for g in groups if g.kind not in SURROUND_KINDS),
-        surround=tuple(g for g in groups if g.kind in SURROUND_KINDS),
+        groups=tuple(g for g in groups if g.surround is None),
+        surround=tuple(g for g in groups if g.surround is not None),
         clutter=tuple(things),
         console=bool(console),
         style=tuple(s.style.name for s in sets),

@@ -17,12 +17,13 @@ import numpy as np
 
 from datasets.recipe import Recipe
 from scoring.hand import Hand
+from scoring.melds import GroupKind, GroupRole, MeldKind
 from scoring.random_hands import random_winning_hand
 from scoring.tiles import FLOWERS, TILE_CODES
 from vision.classes import BACK
 
 TILE_D = 1.36  # depth of a lying tile's top, in tile widths
-SURROUND_KINDS = ("wall", "discard", "other")  # tiles at the table that are not the player's hand
+SURROUNDS = ("wall", "discard", "other")  # where tiles at the table lie that are not the player's hand
 DISCARDABLE = [c for c in TILE_CODES if c not in FLOWERS]  # flowers are never discarded
 
 
@@ -39,8 +40,11 @@ class Placed:
 
 @dataclass
 class SceneGroup:
-    kind: str  # concealed | chi | pon | kong | ankong | flowers | win | loose, or one of SURROUND_KINDS
+    kind: GroupKind  # a hand's group's; UNKNOWN for tiles set apart
     tiles: list[str]
+    role: GroupRole = GroupRole.HAND  # APART: a set's rows, scattered tiles, what surrounds the hand at a table
+    win_apart: bool = False  # the winning tile laid apart from the concealed row (a concealed group of one)
+    surround: str | None = None  # at a table, not the hand: one of SURROUNDS
 
 
 @dataclass
@@ -85,10 +89,10 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
     melds = []
     for m in hand.melds:
         tiles = list(m.tiles)
-        if m.kind == "ankong":  # shown face down: back,face,face,back or four backs
+        if m.kind == MeldKind.ANKONG:  # shown face down: back,face,face,back or four backs
             tiles = [BACK, tiles[1], tiles[2], BACK] if rng.random() < 0.6 else [BACK] * 4
-        melds.append(SceneGroup(m.kind, tiles))
-    flowers = SceneGroup("flowers", list(hand.flowers)) if hand.flowers else None
+        melds.append(SceneGroup(GroupKind(m.kind), tiles))
+    flowers = SceneGroup(GroupKind.FLOWERS, list(hand.flowers)) if hand.flowers else None
 
     # Main row: [melds beside] concealed [win apart].
     melds_beside = bool(melds) and rng.random() < recipe.melds_beside
@@ -99,11 +103,11 @@ def hand_scene(rng: np.random.Generator, recipe: Recipe, standing: float | None 
             tiles, x = _row(g.tiles, x, 0.0, rng, len(groups) - 1)
             placed += tiles
             x += rng.uniform(0.15, 0.8)
-    groups.append(SceneGroup("concealed", row_codes))
+    groups.append(SceneGroup(GroupKind.CONCEALED, row_codes))
     tiles, x = _row(row_codes, x, 0.0, rng, len(groups) - 1, upright=upright)
     placed += tiles
     if win_apart:
-        groups.append(SceneGroup("win", [hand.win]))
+        groups.append(SceneGroup(GroupKind.CONCEALED, [hand.win], win_apart=True))
         tiles, x = _row([hand.win], x + rng.uniform(0.25, 1.0), 0.0, rng, len(groups) - 1,
                         upright=upright)
         placed += tiles
@@ -145,7 +149,7 @@ def rows_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     for _ in range(int(rng.integers(2, 6))):
         n = int(rng.integers(4, 18))
         codes = [_random_code(rng) for _ in range(n)]
-        groups.append(SceneGroup("loose", codes))
+        groups.append(_apart(codes))
         tiles, _ = _row(codes, rng.uniform(-1, 1), y, rng, len(groups) - 1)
         placed += tiles
         y += TILE_D + rng.uniform(0.05, 0.6)
@@ -163,7 +167,7 @@ def loose_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
         x, y = rng.uniform(0, spread, 2)
         if all((p.x - x) ** 2 + (p.y - y) ** 2 > 1.8**2 for p in placed):
             code = _random_code(rng)
-            groups.append(SceneGroup("loose", [code]))
+            groups.append(_apart([code]))
             angle = rng.uniform(-180, 180) if rng.random() < 0.5 else rng.normal(0, 10)
             placed.append(Placed(code, len(groups) - 1, x, y, angle))
     return SceneLayout("loose", None, groups, placed)
@@ -174,7 +178,13 @@ def flower_row_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     its set ("teach this set", ui/teach_page.py)."""
     codes = [str(c) for c in rng.permutation(FLOWERS)]
     tiles, _ = _row(codes, 0.0, 0.0, rng, 0)
-    return SceneLayout("flower_row", None, [SceneGroup("loose", codes)], tiles)
+    return SceneLayout("flower_row", None, [_apart(codes)], tiles)
+
+
+def _apart(codes: list[str], surround: str | None = None) -> SceneGroup:
+    """Tiles that are not the hand's: a set's row, a loose tile, or (`surround`) a wall, discards, another
+    player's tiles."""
+    return SceneGroup(GroupKind.UNKNOWN, codes, GroupRole.APART, surround=surround)
 
 
 def _random_code(rng):
@@ -245,8 +255,8 @@ def table_scene(rng: np.random.Generator, recipe: Recipe) -> SceneLayout:
     if rng.random() < recipe.console:
         console = (cx, cy, rng.uniform(4.5, 7.0), rng.normal(0, 2))
 
-    def add(kind, tiles):
-        groups.append(SceneGroup(kind, [p.code for p in tiles]))
+    def add(surround, tiles):
+        groups.append(_apart([p.code for p in tiles], surround))
         for p in tiles:
             p.group = len(groups) - 1
         placed.extend(tiles)

@@ -4,15 +4,17 @@ each image (`scenes/<split>/<stem>.json`), and what the evaluators read back
 
     truth = SceneTruth.read(Path("set/scenes/val/000000.json"))
     truth.hand                    # the scorer's Hand shown, or None (loose tiles, clutter)
-    [g.kind for g in truth.hand_groups()]   # concealed, chi, pon, kong, ankong, flowers, win
+    [g.kind for g in truth.hand_groups()]   # GroupKind: concealed (and the winning tile laid apart), a meld, flowers
     truth.to_json()               # the file's object again, key for key
 
 The JSON form is the generator's, unchanged: `image`, `seed`, `index` (where the set's writer put
 it), `hand` (Hand.to_json), `kind`, `groups` (the hand's groups, or a set's rows or loose tiles:
-`kind`, `tiles`, `label_rows`), `surround` (a table's walls, discards and the other players'
-tiles), `clutter`, `console`, `style`, `surface`, `width`, `height`, `tile_px`, `tilt`, `roll`,
-`upright`, `occluder`, `rack`. Sets written before `surround`, `clutter`, `console` and `rack`
-existed read with them empty or false. A file that is not such an object is a SceneTruthError
+`kind`, `tiles`, `label_rows`; a group's `kind` is its GroupKind's value, or "win" for the winning tile laid
+apart, "loose" for tiles set apart, a surround's place: `TruthGroup.word`), `surround` (a table's walls,
+discards and the other players' tiles), `clutter`, `console`, `style`, `surface`, `width`, `height`,
+`tile_px`, `tilt`, `roll`, `upright`, `occluder`, `rack`. Sets written before `surround`, `clutter`,
+`console` and `rack` existed read with them empty or false. A file that is not such an object, or a
+group whose `kind` is none of those words, is a SceneTruthError
 naming the file and the key.
 """
 
@@ -23,9 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from datasets.scene_layout import SURROUNDS
 from scoring.hand import Hand, HandError, brief
+from scoring.melds import GroupKind, GroupRole
 
-LOOSE = "loose"  # a group of tiles set apart from the hand (a set's rows, scattered tiles)
+# The file's words for the groups that are not one of a hand's kinds (scoring.melds.GroupKind)
+WIN_APART, LOOSE = "win", "loose"  # the winning tile laid apart from the concealed row; tiles set apart
 
 
 class SceneTruthError(ValueError):
@@ -37,12 +42,22 @@ class TruthGroup:
     """A group of tiles the scene laid out (datasets.scene_layout.SceneGroup) and where each one is in
     the image's label file."""
 
-    kind: str  # concealed | chi | pon | kong | ankong | flowers | win | loose, or wall | discard | other
+    kind: GroupKind  # a hand's group's (datasets.scene_layout.SceneGroup); UNKNOWN for tiles set apart
     tiles: tuple[str, ...]
     label_rows: tuple[int | None, ...]  # per tile, its line in the label file; None: not labelled (hidden)
+    role: GroupRole = GroupRole.HAND
+    win_apart: bool = False  # the winning tile laid apart from the concealed row (a concealed group of one)
+    surround: str | None = None  # at a table, not the hand: one of datasets.scene_layout.SURROUNDS
+
+    @property
+    def word(self) -> str:
+        """The file's word for its kind (the generator's JSON form)."""
+        if self.surround is not None:
+            return self.surround
+        return WIN_APART if self.win_apart else LOOSE if self.role == GroupRole.APART else self.kind.value
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "tiles": list(self.tiles), "label_rows": list(self.label_rows)}
+        return {"kind": self.word, "tiles": list(self.tiles), "label_rows": list(self.label_rows)}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> TruthGroup:
@@ -51,7 +66,7 @@ class TruthGroup:
         rows = _list(data["label_rows"], f"{where}.label_rows", int, none=True)
         if len(rows) != len(tiles):
             raise SceneTruthError(f"{where}: {len(tiles)} tiles but {len(rows)} label_rows")
-        return cls(_of(data["kind"], f"{where}.kind", str), tiles, rows)
+        return cls(tiles=tiles, label_rows=rows, **_of_word(_of(data["kind"], f"{where}.kind", str), f"{where}.kind"))
 
 
 @dataclass(frozen=True)
@@ -81,9 +96,9 @@ class SceneTruth:
     index: int | None = None
 
     def hand_groups(self) -> tuple[TruthGroup, ...]:
-        """The groups that make the winning hand: all but the loose ones (what surrounds the hand at
+        """The groups that make the winning hand: all but those set apart (what surrounds the hand at
         a table is in `surround`)."""
-        return tuple(g for g in self.groups if g.kind != LOOSE)
+        return tuple(g for g in self.groups if g.role == GroupRole.HAND)
 
     def fully_labelled(self) -> bool:
         """Every tile of every group has a label row (none hidden)."""
@@ -136,6 +151,20 @@ class SceneTruth:
 
     def write(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), ensure_ascii=False), encoding="utf-8")
+
+
+def _of_word(word: str, where: str) -> dict:
+    """A group's kind, role and place from the file's word for it (`TruthGroup.word`)."""
+    if word in SURROUNDS:
+        return {"kind": GroupKind.UNKNOWN, "role": GroupRole.APART, "surround": word}
+    if word == LOOSE:
+        return {"kind": GroupKind.UNKNOWN, "role": GroupRole.APART}
+    if word == WIN_APART:
+        return {"kind": GroupKind.CONCEALED, "win_apart": True}
+    try:
+        return {"kind": GroupKind(word)}
+    except ValueError:
+        raise SceneTruthError(f"{where}: no group's kind: {brief(word)}") from None
 
 
 def _object(data: Any, where: str, needed: tuple[str, ...]) -> dict:

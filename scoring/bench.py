@@ -27,6 +27,7 @@ import random
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from . import decompose
 from .cli import score_json
@@ -105,7 +106,7 @@ def bench(hands: int = 2000, seed: int = 0, repeat: int = 1, ruleset: str = DEFA
     made = [random_winning_hand(rng, table_prob=0.0) for _ in range(hands)]
     as_json = [h.to_json() for h in made]
     rules = load_ruleset(ruleset)
-    report = {"hands": hands, "seed": seed, "repeat": repeat, "ruleset": rules.id}
+    report: dict[str, Any] = {"hands": hands, "seed": seed, "repeat": repeat, "ruleset": rules.id}
     paths = {"score": (_scoring(lambda h: score(h, rules)), made),
              "score_json": (lambda j: score_json(j, rules), as_json)}
     if rules.id == load_ruleset(DEFAULT_RULESET).id:  # the reference knows the default table only

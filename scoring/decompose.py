@@ -9,6 +9,7 @@ look-ups once its suits' shapes have been seen, and there are few shapes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache, partial
 from itertools import compress, product
 from operator import getitem, mul
@@ -216,7 +217,7 @@ def is_complete(counts) -> bool:
     return NEITHER not in fits and fits.count(PAIR) == 1
 
 
-def splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
+def splits(counts: Sequence[int]) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
     """Every (pair index, sets) that uses all of `counts`: the readings of a complete hand;
     by pair index, then the sets from the lowest index, a pung before a chow."""
     return HAND_SPLITS[tuple(counts)]
@@ -240,7 +241,7 @@ def _splits(counts: Counts) -> tuple[tuple[int, tuple[SetShape, ...]], ...]:
 HAND_SPLITS = Memo(_splits, limit=1 << 12)
 
 
-def waits(concealed: Counts, held: Counts) -> tuple[int, ...]:
+def waits(concealed: Sequence[int], held: Sequence[int]) -> tuple[int, ...]:
     """听: faces that complete the concealed tiles, except a face all 4 of which are already
     held (in the concealed tiles and the melds, `held`), which cannot be drawn.
 

@@ -90,7 +90,11 @@ def _with_slots(draft: Draft, group: str, slots: tuple[Slot, ...]) -> Draft:
         melds = list(draft.melds)
         melds[m] = replace(melds[m], tiles=slots)
         return replace(draft, melds=tuple(melds))
-    return replace(draft, **{group: slots})
+    if group == "flowers":
+        return replace(draft, flowers=slots)
+    if group == "concealed":
+        return replace(draft, concealed=slots)
+    raise ValueError(f"no group of a draft: {group!r}")
 
 
 # -- edits ---------------------------------------------------------------------------------------
@@ -139,7 +143,7 @@ def set_win(draft: Draft, index: int) -> Draft:
     return replace(draft, concealed=tuple(concealed), win=chosen)
 
 
-def set_meld_kind(draft: Draft, m: int, kind: str, spare: int | None = None) -> Draft:
+def set_meld_kind(draft: Draft, m: int, kind: MeldKind | str, spare: int | None = None) -> Draft:
     """Change what a meld is (`kind`: a MeldKind or its code). Three alike turned into a kong get
     their fourth tile: the photo's tile `spare` (a box the reader set apart, `ui.photo.spare_for`)
     when it shows one, else a tile without a box. A tile whose box the draft already holds is never
@@ -155,15 +159,15 @@ def set_meld_kind(draft: Draft, m: int, kind: str, spare: int | None = None) -> 
     return replace(draft, melds=tuple(melds))
 
 
-def set_kong_origin(draft: Draft, m: int, origin: str | None) -> Draft:
+def set_kong_origin(draft: Draft, m: int, origin: KongOrigin | str | None) -> Draft:
     """Say where open kong `m` came from (the scorer checks `origin`: an open kong's only)."""
     melds = list(draft.melds)
-    melds[m] = replace(melds[m], origin=origin)
+    melds[m] = replace(melds[m], origin=None if origin is None else KongOrigin(origin))
     return replace(draft, melds=tuple(melds))
 
 
-def add_meld(draft: Draft, kind: str) -> Draft:
-    return replace(draft, melds=draft.melds + (MeldDraft(kind),))
+def add_meld(draft: Draft, kind: MeldKind | str) -> Draft:
+    return replace(draft, melds=draft.melds + (MeldDraft(MeldKind(kind)),))
 
 
 def remove_meld(draft: Draft, m: int) -> Draft:
@@ -181,13 +185,20 @@ def to_hand(draft: Draft, situation: Situation, table: Table | None = None) -> H
     for m, meld in enumerate(draft.melds, 1):
         if meld.kind is None:
             raise HandError(f"副露 {m}：請選擇是吃、碰、明槓還是暗槓")
-        if any(s.code is None for s in meld.tiles):
+        tiles = _named(meld.tiles)
+        if tiles is None:
             raise HandError(f"副露 {m}：請選出是哪張牌")
-        melds.append(Meld(meld.kind, tuple(s.code for s in meld.tiles), meld.origin))
-    if any(s.code is None for s in (*draft.concealed, draft.win, *draft.flowers)):
+        melds.append(Meld(meld.kind, tiles, meld.origin))
+    concealed, win, flowers = _named(draft.concealed), draft.win.code, _named(draft.flowers)
+    if concealed is None or win is None or flowers is None:
         raise HandError("有一張牌還沒選出是哪張")
-    return Hand(tuple(s.code for s in draft.concealed), draft.win.code, tuple(melds),
-                tuple(s.code for s in draft.flowers), situation, table)
+    return Hand(concealed, win, tuple(melds), flowers, situation, table)
+
+
+def _named(slots: tuple[Slot, ...]) -> tuple[str, ...] | None:
+    """The slots' codes, None where one is not named yet."""
+    codes = tuple(s.code for s in slots if s.code is not None)
+    return codes if len(codes) == len(slots) else None
 
 
 def whole_hand(draft: Draft, situation: Situation) -> Hand | None:

@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 
 from .decompose import is_complete
+from .melds import MeldKind
 from .reading import HAND_SHAPES, NEEDS, SHAPES, STANDARD, Decomposition, Set
 from .tiles import (
     DRAGON_TILES,
@@ -45,7 +47,7 @@ NEEDS_OF: dict[str, int] = {}  # bits of reading.NEEDS
 CLAIMS: set[str] = set()
 # Predicates that read the origin of an open kong (大明杠 / 加杠) when the named argument is
 # given, and then only the situation and the melds: the scorer can ask, without scoring, whether
-# an origin the player did not say changes them (validate.kong_origins_needed).
+# an origin the player did not say changes them (score.kong_origins_needed).
 ORIGIN_ARGS: dict[str, str] = {}
 
 
@@ -287,11 +289,11 @@ def last_tile(r: Decomposition, won_by: str | None = None) -> bool:
 
 
 def kong_source(m) -> str | None:
-    """What a meld is as a kong: "ankong" (暗杠), an open kong's origin ("called" 大明杠,
+    """What a meld is as a kong: MeldKind.ANKONG's code (暗杠), an open kong's origin ("called" 大明杠,
     "added" 加杠; None where not said), or None for a chi or pon."""
-    if m.kind == "ankong":
-        return "ankong"
-    return m.origin if m.kind == "kong" else None
+    if m.kind == MeldKind.ANKONG:
+        return MeldKind.ANKONG.value
+    return m.origin if m.kind == MeldKind.KONG else None
 
 
 @predicate(shapes=HAND_SHAPES, needs=("self_draw",), origin_arg="after")
@@ -306,7 +308,7 @@ def kong_replacement(r: Decomposition, flowers: bool = False, after: list[str] |
         return True
     if not s.after_kong:
         return False
-    kongs = [m for m in r.hand.melds if m.kind in ("kong", "ankong")]  # a kong is always a meld
+    kongs = [m for m in r.hand.melds if m.kind.is_kong]  # a kong is always a meld
     return bool(kongs) if after is None else any(kong_source(m) in after for m in kongs)
 
 
@@ -371,7 +373,7 @@ def mixed_triple_chow(r: Decomposition) -> Result:
     for g in _chows(r):
         # per start rank and suit: True when one such chow is not a chi
         d = by_start.setdefault(rank(g.tile), {})
-        d[suit(g.tile)] = d.get(suit(g.tile), False) or g.meld != "chi"
+        d[suit(g.tile)] = d.get(suit(g.tile), False) or g.meld != MeldKind.CHI
     for d in by_start.values():
         if len(d) == 3:
             if all(d.values()):
@@ -391,7 +393,7 @@ def pure_straight(r: Decomposition) -> Result:
             continue
         unchi = Counter(t for t in r.view.tiles if suit(t) == s)
         for m in r.hand.melds:
-            if m.kind == "chi":
+            if m.kind == MeldKind.CHI:
                 unchi.subtract(m.tiles)
         if len({rank(t) for t, n in unchi.items() if n > 0}) == 9:
             return True
@@ -422,6 +424,11 @@ def kongs(r: Decomposition, count: int) -> bool:
     return sum(g.kind == "kong" for g in r.sets) >= count
 
 
+def _pair(r: Decomposition) -> str:
+    """The pair of a standard reading, the shape an entry reads unless it says others (`predicate`)."""
+    return cast(str, r.pair)
+
+
 def _group_tiles(g: Set) -> tuple[str, ...]:
     if g.kind == "chow":
         i = PLAYING.index(g.tile)
@@ -440,7 +447,7 @@ def outside_hand(r: Decomposition, honours: bool, chows_only: bool = False) -> R
     chows = _chows(r)
     if not chows or (chows_only and len(chows) < len(r.sets)):
         return False
-    if not all(any(outside(t) for t in _group_tiles(g)) for g in r.sets) or not outside(r.pair):
+    if not all(any(outside(t) for t in _group_tiles(g)) for g in r.sets) or not outside(_pair(r)):
         return False
     if r.view.has_honours != honours:
         return False
@@ -489,7 +496,7 @@ def pungs_of(r: Decomposition, tiles: list) -> bool:
 def pungs_and_pair(r: Decomposition, tiles: list[str]) -> bool:
     """桃园三结义 (中 发 白 and 3万 3筒 3条): all five sets are pungs, and the five pungs and the
     pair are exactly the listed tiles."""
-    return _all_pungs(r) and sorted([*r.pung_tiles, r.pair]) == sorted(tiles)
+    return _all_pungs(r) and sorted([*r.pung_tiles, _pair(r)]) == sorted(tiles)
 
 
 @predicate
@@ -498,7 +505,7 @@ def straight_and_honours(r: Decomposition, honours: list[str]) -> bool:
     sets and the pair (chi and pon allowed)."""
     starts = {g.tile for g in _chows(r)}
     line = any(all(f"{n}{s}" in starts for n in (1, 4, 7)) for s in "mps")
-    rest = sorted([*(g.tile for g in r.sets if g.is_pung), r.pair])
+    rest = sorted([*(g.tile for g in r.sets if g.is_pung), _pair(r)])
     return line and len(_chows(r)) == 3 and rest == sorted(honours)
 
 
@@ -553,7 +560,7 @@ def nine_gates(r: Decomposition, pure: bool) -> bool:
         if any(g.meld is not None for g in core):
             continue
         tiles = [t for g in core for t in (_group_tiles(g) if g.kind == "chow" else (g.tile,) * 3)]
-        tiles += [r.pair, r.pair]
+        tiles += [_pair(r)] * 2
         if any(suit(t) != s for t in tiles):
             continue
         counts = [0] * 9

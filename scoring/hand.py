@@ -9,6 +9,7 @@ whether it is a legal win is `scoring.validate.check_hand`.
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import chain
@@ -117,7 +118,7 @@ def checked_int(value: Any, where: str, maximum: int, minimum: int = 0) -> int:
     return value
 
 
-_keyset = cache(frozenset)  # a tuple of known keys as a set, made once
+_keyset: Callable[[tuple[str, ...]], frozenset[str]] = cache(frozenset)  # a tuple of known keys as a set, made once
 
 
 def _object(value: Any, where: str, known: tuple[str, ...]) -> dict:

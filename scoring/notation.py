@@ -55,9 +55,9 @@ def parse_tiles(text: str) -> tuple[str, ...]:
                 i = j + 1
                 continue
         for size in range(min(_LONGEST, n - i), 0, -1):
-            code = CHINESE_NAMES.get(text[i:i + size])
-            if code is not None:
-                out.append(code)
+            named = CHINESE_NAMES.get(text[i:i + size])
+            if named is not None:
+                out.append(named)
                 i += size
                 break
         else:

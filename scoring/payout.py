@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from .hand import MAX_STREAK, Hand, HandError, Table
 from .ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
@@ -86,7 +87,7 @@ def result_of(hand: Hand, dealer: Seat) -> Result:
     table = hand.table
     if table is None or table.dealer != Wind.E:
         raise HandError("a seated hand has its table, the dealer as E (門風)")
-    discarder = None if hand.self_draw else seat_with_wind(table.discarder, dealer)
+    discarder = None if hand.self_draw else seat_with_wind(cast(str, table.discarder), dealer)
     winner = seat_with_wind(hand.seat_wind, dealer)
     return Result(Deal(Wind(hand.situation.round), dealer, table.streak), winner, discarder)
 
@@ -121,7 +122,7 @@ class Payout:
         return self.net[seat]
 
     @property
-    def nets(self) -> tuple[int, int, int, int]:
+    def nets(self) -> tuple[int, ...]:
         """Each seat's money in seat order 東家 南家 西家 北家."""
         return tuple(self.net[s] for s in SEATS)
 
@@ -157,14 +158,14 @@ class SharedVerdict:
 
     @property
     def discarder(self) -> Seat:
-        return self.verdicts[0].result.discarder
+        return cast(Seat, self.verdicts[0].result.discarder)  # one discard's: judge_several refuses a win without one
 
     @property
     def winners(self) -> tuple[Seat, ...]:
         return tuple(v.result.winner for v in self.verdicts)
 
     @property
-    def nets(self) -> tuple[int, int, int, int]:
+    def nets(self) -> tuple[int, ...]:
         return tuple(self.net[s] for s in SEATS)
 
 
@@ -187,7 +188,8 @@ def judge_several(wins: Sequence[tuple[Hand, Result]], ruleset: Ruleset | str = 
     if first.discarder is None or any((r.deal, r.discarder) != (first.deal, first.discarder) for _, r in wins):
         raise HandError("several winners: every win is off one discard, under one deal",
                         "一炮多響：每一家都要胡同一個人打出的牌、在同一局")
-    ordered = sorted(wins, key=lambda win: turn_after(first.discarder, win[1].winner))
+    discarder = first.discarder
+    ordered = sorted(wins, key=lambda win: turn_after(discarder, win[1].winner))
     if any(result_of(hand, first.deal.dealer) != result for hand, result in ordered):
         raise HandError("the hand's winds and table are not the result's: give it them with seat_hand")
     scored = [(score(hand, rules), hand) for hand, _ in ordered]
@@ -220,7 +222,7 @@ class FalseWinPayout:
     net: dict[Seat, int]
 
     @property
-    def nets(self) -> tuple[int, int, int, int]:
+    def nets(self) -> tuple[int, ...]:
         return tuple(self.net[s] for s in SEATS)
 
 

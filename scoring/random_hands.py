@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from .hand import Hand, Meld, Situation, Table
+from .melds import MeldKind
 from .tiles import COPIES, FLOWERS, NUMBERED, PLAYING, WINDS
 
 
@@ -58,8 +59,8 @@ def random_winning_hand(
     """
     while True:
         left = dict.fromkeys(PLAYING, COPIES)
-        sets = [_pick_set(rng, left, chow_prob, honour_prob) for _ in range(5)]
-        if any(s is None for s in sets):
+        sets = [s for s in [_pick_set(rng, left, chow_prob, honour_prob) for _ in range(5)] if s is not None]
+        if len(sets) < 5:
             continue
         pool = PLAYING[27:] if rng.random() < honour_prob else NUMBERED
         pair_choices = [t for t in pool if left[t] >= 2] or [t for t in PLAYING if left[t] >= 2]
@@ -73,16 +74,16 @@ def random_winning_hand(
         if kind == "chow":
             tiles = [f"{int(t[0]) + k}{t[1]}" for k in range(3)]
             if rng.random() < meld_prob:
-                melds.append(Meld("chi", tuple(tiles)))
+                melds.append(Meld(MeldKind.CHI, tuple(tiles)))
             else:
                 concealed += tiles
             continue
         melded = rng.random() < meld_prob
         if left[t] >= 1 and rng.random() < kong_prob:
             left[t] -= 1
-            melds.append(Meld("kong" if melded else "ankong", (t,) * 4))
+            melds.append(Meld(MeldKind.KONG if melded else MeldKind.ANKONG, (t,) * 4))
         elif melded:
-            melds.append(Meld("pon", (t,) * 3))
+            melds.append(Meld(MeldKind.PON, (t,) * 3))
         else:
             concealed += [t] * 3
     rng.shuffle(concealed)
@@ -118,7 +119,7 @@ def _random_situation(rng: random.Random, melds: list[Meld], robbable: bool) -> 
     `robbable`: the winner holds no other copy of the winning tile, so it can be a robbed
     kong's fourth."""
     self_draw = rng.random() < 0.4
-    has_kong = any(m.kind in ("kong", "ankong") for m in melds)
+    has_kong = any(m.kind.is_kong for m in melds)
     heavenly = self_draw and not melds and rng.random() < 0.05
     after_kong = self_draw and has_kong and not heavenly and rng.random() < 0.2
     rob_kong = not self_draw and rng.random() < 0.05 and robbable

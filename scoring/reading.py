@@ -2,15 +2,16 @@
 
 A hand has one or more readings (every split of the concealed tiles plus the winning tile,
 times every place the winning tile can sit in it); the scorer scores each and keeps the best.
-Facts about the whole hand (its waits, suits, flowers, situation) are computed once, in `View`.
+Facts about the whole hand (its waits, suits, flowers, situation) are computed once, in `HandView`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
+from typing import cast
 
 from .decompose import CHOW, Memo, counts_of, splits, waits
 from .hand import Hand, Situation
@@ -48,7 +49,7 @@ class Set:
 
 # Facts of a hand without which some entries cannot hold (an entry's `needs`, declared with
 # its predicate): the scorer does not run those entries on a hand that lacks the fact. One bit
-# each in View.facts: flowers, four flowers or more (a 花杠), an honour tile, three or more of
+# each in HandView.facts: flowers, four flowers or more (a 花杠), an honour tile, three or more of
 # one honour (its pung), numbered tiles of one suit at most (a flush), no open meld (门清), a
 # single waiting tile, and the situation's flags.
 _HAND_FACTS = ("flowers", "four_flowers", "honours", "honour_pung", "flush", "concealed", "one_wait")
@@ -71,7 +72,7 @@ class Counted:
 
 
 @dataclass(frozen=True, slots=True)
-class View:
+class HandView:
     """Facts of the whole hand, shared by all its readings."""
 
     hand: Hand
@@ -93,9 +94,9 @@ class View:
 
     @classmethod
     def of(cls, hand: Hand, extra_waits: tuple[str, ...] = (), with_waits: bool = True,
-           counted: Counted | None = None) -> View:
+           counted: Counted | None = None) -> HandView:
         """`extra_waits`: tiles that complete the hand in a special shape the ruleset allows
-        (see special_waits), added to the standard waits; with_waits=False skips the waits (a
+        (scoring.shapes.special_waits), added to the standard waits; with_waits=False skips the waits (a
         trial hand that only asks whether it is a special shape). `counted`: what
         validate.checked_counts counted of this hand, so as not to count it again."""
         win = None if hand.flower_win else INDEX[hand.win]
@@ -110,7 +111,7 @@ class View:
             full, held, found = list(counted.full), list(counted.won), counted.splits
             full[win] -= 1
             held[win] -= 1
-        w = waits(full, held) if with_waits else ()
+        w: Sequence[int] = waits(full, held) if with_waits else ()
         if extra_waits:
             w = sorted(set(w).union(INDEX[t] for t in extra_waits))
         if win is not None:
@@ -150,7 +151,7 @@ class Decomposition:
     sets: tuple[Set, ...]
     pair: str | None
     win_group: Set | None
-    view: View
+    view: HandView
     shape: str = STANDARD
     pairs: tuple[str, ...] = ()
     # Read by many entries, so found once: the tiles of the pungs and kongs, and how many of
@@ -170,10 +171,10 @@ class Decomposition:
         return self.view.hand
 
 
-def readings(hand: Hand, view: View | None = None) -> Iterator[Decomposition]:
+def readings(hand: Hand, view: HandView | None = None) -> Iterator[Decomposition]:
     """Every split of the concealed tiles plus the winning tile, and every distinct place of
     the winning tile in it. Assumes a legal hand (see validate.check_hand)."""
-    view = view or View.of(hand)
+    view = view or HandView.of(hand)
     if hand.flower_win:
         return
     melded = _melded(hand)
@@ -198,12 +199,14 @@ def readings(hand: Hand, view: View | None = None) -> Iterator[Decomposition]:
 # Groups are values: one instance per value (a few hundred), made once.
 _group = cache(Set)
 # The sets formed in the hand, by shape (decompose.SetShape): concealed, or completed by a
-# discard; None where no chow begins.
+# discard; None where no chow begins (no split's shape is one: typed as sets).
 _CHOWS = [i for i in range(27) if i % 9 <= 6]
-_IN_HAND = tuple([_group("pung", t, None, True) for t in PLAYING]
-                 + [_group("chow", PLAYING[i], None, True) if i in _CHOWS else None for i in range(34)])
-_BY_DISCARD = tuple([_group("pung", t, None, False) for t in PLAYING]
-                    + [_group("chow", PLAYING[i], None, False) if i in _CHOWS else None for i in range(34)])
+_IN_HAND = cast("tuple[Set, ...]", tuple(
+    [_group("pung", t, None, True) for t in PLAYING]
+    + [_group("chow", PLAYING[i], None, True) if i in _CHOWS else None for i in range(34)]))
+_BY_DISCARD = cast("tuple[Set, ...]", tuple(
+    [_group("pung", t, None, False) for t in PLAYING]
+    + [_group("chow", PLAYING[i], None, False) if i in _CHOWS else None for i in range(34)]))
 # By tile index, the sets that hold that tile: where a winning tile can sit.
 _HOLDING = [frozenset([i] + [CHOW + c for c in _CHOWS if c <= i <= c + 2]) for i in range(34)]
 
@@ -286,7 +289,7 @@ def special_shape_possible(full: list[int], melded: bool, shapes) -> bool:
     )
 
 
-def special_readings(hand: Hand, view: View, shapes) -> Iterator[Decomposition]:
+def special_readings(hand: Hand, view: HandView, shapes) -> Iterator[Decomposition]:
     """Readings of the special shapes in `shapes` (the ruleset's): a flower win, or seven pairs
     / the thirteen orphans with one set, that set either the one meld or taken from the hand."""
     if hand.flower_win:
@@ -303,13 +306,9 @@ def special_readings(hand: Hand, view: View, shapes) -> Iterator[Decomposition]:
     options = [(None, full)] if melded else [(s, _without(full, s)) for s in _set_shapes(full)]
     for shape in wanted:
         for set_shape, rest in options:
-            if shape == "pairs":
-                pairs, pair = _seven_pairs(rest), None
-                ok = pairs is not None
-            else:
-                pairs, pair = (), _thirteen_orphans(rest)
-                ok = pair is not None
-            if not ok:
+            pairs: tuple[str, ...] | None = _seven_pairs(rest) if shape == "pairs" else ()
+            pair = None if shape == "pairs" else _thirteen_orphans(rest)
+            if pairs is None or (shape == "orphans" and pair is None):
                 continue
             places: list = [None] if rest[w] else []  # the winning tile in a pair / the 14
             if set_shape is not None:

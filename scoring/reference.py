@@ -302,7 +302,7 @@ def score_hand(hand: dict) -> tuple[int, dict[str, int]]:
     full[w] += 1
     best: list[tuple[str, int]] | None = None
     for pair, shapes in _splits(full):
-        places = ["pair"] if pair == w else []
+        places: list[str | int] = ["pair"] if pair == w else []
         places += [k for k, (kind, i) in enumerate(shapes)
                    if (kind == "pung" and i == w) or (kind == "chow" and i <= w <= i + 2)]
         for place in places:

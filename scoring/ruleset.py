@@ -50,7 +50,8 @@ _ENTRY_KEYS = {"name", "trad", "tai", "tai_open", "when", "args", "excludes", "r
 _PAYMENT_KEYS = {"base", "drop", "discard_multiplier", "self_draw_multiplier"}
 MULTIPLIERS = ("discard_multiplier", "self_draw_multiplier")
 _EXTRAS = ("dealer", "streak", "pull", "ready")
-SEATS = ("dealer", "non_dealer")
+# whose alone an entry stated by a seat is (an Entry's `seat`: 莊家專屬, 閒家專屬); the seats are scoring.seats.SEATS
+DEALER_ROLES = ("dealer", "non_dealer")
 KONG_SOURCES = (MeldKind.ANKONG, *KongOrigin)  # what an entry reading kongs' origins may name
 
 
@@ -178,7 +179,7 @@ class Ruleset:
     def detectors(self, shape: str, facts: int) -> tuple[tuple[Any, ...], tuple[Entry, ...]]:
         """The tests and the entries that scoring a reading runs through, in display order:
         those that read its `shape`, less those that need a fact its hand lacks (`facts`: the
-        View's bits of reading.NEEDS). Found once per shape and facts."""
+        HandView's bits of reading.NEEDS). Found once per shape and facts."""
         key = (shape, facts)
         found = self._detectors.get(key)
         if found is None:
@@ -239,8 +240,8 @@ def _entry(raw: dict, where: str) -> Entry:
         raise RulesetError(f"{where} ({raw['name']}): {origin_arg} lists kongs by source, of "
                            f"{', '.join(KONG_SOURCES)}, not {brief(sources)}")
     seat = raw.get("seat")
-    if seat is not None and (seat not in SEATS or raw["when"] not in CLAIMS):
-        raise RulesetError(f"{where} ({raw['name']}): seat must be one of {SEATS}, on a stated "
+    if seat is not None and (seat not in DEALER_ROLES or raw["when"] not in CLAIMS):
+        raise RulesetError(f"{where} ({raw['name']}): seat must be one of {DEALER_ROLES}, on a stated "
                            f"situation ({', '.join(sorted(CLAIMS))})")
     return Entry(
         name=raw["name"],

@@ -1,4 +1,5 @@
-"""Score a hand: check it, read it every way, score each reading, keep the best.
+"""Score a hand: check it, ask an open kong's origin where the 台 depend on it, read it every way (its
+standard splits and the ruleset's special shapes), score each reading, keep the best.
 
     from scoring import Hand, score
     result = score(Hand.from_json({...}))
@@ -10,14 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, compress, repeat
+from itertools import chain, compress, product, repeat
 from operator import attrgetter, call
 
-from .hand import Hand, HandError
-from .reading import Decomposition, View, readings
+from .hand import Hand, HandError, Meld
+from .melds import KongOrigin, MeldKind
+from .notation import format_chinese
+from .reading import Decomposition, HandView, readings
 from .ruleset import DEFAULT_RULESET, Entry, Item, Ruleset, load_ruleset
+from .shapes import shape_wins, special_waits
 from .tiles import tile_name
-from .validate import check_kong_origins, checked_counts, shape_wins, special_waits
+from .validate import checked_counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +99,7 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
     counted = checked_counts(hand, rules)  # check_hand, keeping what it counted
     if rules.origin_readers and hand.melds:
         check_kong_origins(hand, rules)
-    view = View.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
+    view = HandView.of(hand, special_waits(hand, rules) if rules.shapes else (), counted=counted)
     found = readings(hand, view) if not rules.shapes else (*readings(hand, view), *shape_wins(hand, rules, view))
     scored = [(score_reading(r, rules), r) for r in found]
     assert scored, "check_hand passed, so the hand has a reading"
@@ -106,6 +110,50 @@ def score(hand: Hand, ruleset: Ruleset | str | None = None) -> Score:
         raise HandError(f"not a win under {rules.id}: {total} 台, and a win needs at least "
                         f"{rules.min_tai} 台 (起胡)", f"{rules.id} 要 {rules.min_tai} 台起胡，這手只有 {total} 台")
     return Score(items, total, view.waits, reading, rules.id)
+
+
+class KongOriginNeeded(HandError):
+    """The 台 depend on where an open kong came from (大明杠 or 加杠) and the hand does not say;
+    `melds`: the places in hand.melds of the kongs to ask about."""
+
+    def __init__(self, message: str, zh: str, melds: tuple[int, ...]) -> None:
+        super().__init__(message, zh)
+        self.melds = melds
+
+
+def kong_origins_needed(hand: Hand, ruleset: Ruleset | str | None = None) -> tuple[int, ...]:
+    """The places in `hand.melds` of the open kongs whose origin (大明杠 "called", 加杠 "added")
+    the hand does not say and its 台 under `ruleset` depend on: what a page asks before scoring,
+    a photo showing both alike. Empty when there is nothing to ask. Reads the situation and the
+    melds only (the entries that read origins read nothing else), so it needs no legal hand."""
+    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
+    unknown = [i for i, m in enumerate(hand.melds) if m.kind is MeldKind.KONG and m.origin is None]
+    if not unknown or not rules.origin_readers:
+        return ()
+    outcome = {}
+    for chosen in product(KongOrigin, repeat=len(unknown)):
+        melds = list(hand.melds)
+        for i, origin in zip(unknown, chosen, strict=True):
+            melds[i] = Meld(MeldKind.KONG, melds[i].tiles, origin)
+        stated = Decomposition((), None, None, HandView.of(hand.replace(melds=tuple(melds)), with_waits=False))
+        outcome[chosen] = tuple(e.test(stated) for e in rules.origin_readers)
+    # a kong matters when saying its origin otherwise, the others' kept, changes an outcome
+    return tuple(i for k, i in enumerate(unknown)
+                 if any(outcome[c] != outcome[(*c[:k], o, *c[k + 1:])] for c in outcome for o in KongOrigin))
+
+
+def check_kong_origins(hand: Hand, rules: Ruleset) -> None:
+    """Raise KongOriginNeeded where the 台 depend on an open kong's origin the hand does not say."""
+    needed = kong_origins_needed(hand, rules)
+    if not needed:
+        return
+    shown = ", ".join(f"{format_chinese(hand.melds[i].tiles)} (melds[{i}])" for i in needed)
+    zh = "、".join(tile_name(hand.melds[i].tiles[0], "traditional") for i in needed)
+    raise KongOriginNeeded(
+        f"kong origin: under {rules.id} the 台 depend on whether the open kong {shown} was called on "
+        "a discard (大明杠, \"origin\": \"called\") or added to one's own pon (加杠, \"added\"); say which",
+        f"這個規則的台數要看明槓（{zh}）是大明槓（槓別人打的牌）還是加槓（碰了再加第四張）：請說是哪一種",
+        needed)
 
 
 def _dealer_on_every_payment(hand: Hand, rules: Ruleset) -> int:

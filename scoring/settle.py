@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
+from typing import cast
 
 from .hand import Hand, HandError, Table, brief, checked_int
 from .ruleset import DEFAULT_RULESET, Ruleset, SettlementRules, load_ruleset
@@ -85,8 +86,7 @@ def settle(result: Score | int, hand: Hand, table: Table | None = None,
     if hand.situation.self_draw:
         payers = [w for w in WINDS if w != winner]
     else:
-        check_discarder(winner, table)
-        payers = [table.discarder]
+        payers = [check_discarder(winner, table)]
     payments = []
     key = "self_draw_multiplier" if hand.situation.self_draw else "discard_multiplier"
     times = next((v for e in special for k, v in e.payment_times if k == key), getattr(rules, key))
@@ -145,7 +145,8 @@ def settle_several_winners(wins: Sequence[tuple[Score | int, Hand]],
     for one in settled:
         for seat, amount in one.net.items():
             net[seat] += amount
-    return SharedDiscard(hands[0].table.discarder, settled, net)
+    table = cast(Table, hands[0].table)  # each hand has its table (_check_one_discard)
+    return SharedDiscard(check_discarder(hands[0].seat_wind, table), settled, net)
 
 
 def _check_one_discard(hands: list[Hand]) -> None:
@@ -160,7 +161,7 @@ def _check_one_discard(hands: list[Hand]) -> None:
     seats = [h.seat_wind for h in hands]
     if len(set(seats)) < len(seats):
         raise HandError("several winners: each winner is a different seat", "一炮多響：同一家不能胡兩次")
-    shared = {replace(h.table, declared_ready=False) for h in hands}
+    shared = {replace(cast(Table, h.table), declared_ready=False) for h in hands}  # none is None: refused above
     if len(shared) > 1:
         raise HandError("several winners: one discard has one table (dealer, streak, 底, 每台, "
                         "discarder); the hands give different ones",

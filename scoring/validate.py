@@ -1,24 +1,23 @@
 """Is this a legal win? Every problem raises HandError with a message that names it.
 
 A win is 5 sets and a pair; under a ruleset with special shapes (十三么, 瀝咕瀝咕, 大车轮,
-a flower win …) also a hand of such a shape that one of its shape entries recognises.
+a flower win …) also a hand of such a shape that one of its shape entries recognises
+(`scoring.shapes`). Checking only: the scorer (`scoring.score`) reads and scores the hand it passes.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from itertools import product
 
-from .decompose import completing_faces, counts_of, splits, waits
+from .decompose import counts_of, splits, waits
 from .hand import TABLE_FLAGS, Hand, HandError, Meld, Table
 from .legal import can_win
-from .melds import KongOrigin, MeldKind
+from .melds import MeldKind
 from .notation import format_chinese
-from .reading import Counted, Decomposition, View, special_readings, special_shape_possible
-from .ruleset import DEFAULT_RULESET, SEATS, Ruleset, load_ruleset
-from .tiles import COPIES, FLOWERS, INDEX, PLAYING, TERMINALS_AND_HONOURS, tile_name
-
-_ORPHAN_INDEX = tuple(PLAYING.index(t) for t in TERMINALS_AND_HONOURS)
+from .reading import Counted, Decomposition, HandView
+from .ruleset import DEALER_ROLES, DEFAULT_RULESET, Ruleset, load_ruleset
+from .shapes import shape_wins, special_waits
+from .tiles import COPIES, FLOWERS, INDEX, PLAYING, tile_name
 
 HAND_SIZE = 16  # tiles held before the win, a kong counting as 3
 
@@ -146,9 +145,9 @@ def check_ruleset_situation(hand: Hand, rules: Ruleset) -> None:
     s = hand.situation
     stated = {}
     if rules.seated:
-        stated_only = Decomposition((), None, None, View.of(hand, with_waits=False))
+        stated_only = Decomposition((), None, None, HandView.of(hand, with_waits=False))
         stated = {e.seat: e for e in rules.seated if e.detect(stated_only)}
-    if len(stated) == len(SEATS):
+    if len(stated) == len(DEALER_ROLES):
         d, n = stated["dealer"], stated["non_dealer"]
         raise HandError(f"{d.name} and {n.name} under {rules.id}: {d.name} is the dealer's alone "
                         f"and {n.name} a non-dealer's, so one player cannot have both",
@@ -174,103 +173,16 @@ def check_impossible(hand: Hand, rules: Ruleset, table: Table | None) -> None:
             raise HandError(f"{' and '.join(x.flags)} under {rules.id}: {x.why}", x.zh)
 
 
-class KongOriginNeeded(HandError):
-    """The 台 depend on where an open kong came from (大明杠 or 加杠) and the hand does not say;
-    `melds`: the places in hand.melds of the kongs to ask about."""
-
-    def __init__(self, message: str, zh: str, melds: tuple[int, ...]) -> None:
-        super().__init__(message, zh)
-        self.melds = melds
-
-
-def kong_origins_needed(hand: Hand, ruleset: Ruleset | str | None = None) -> tuple[int, ...]:
-    """The places in `hand.melds` of the open kongs whose origin (大明杠 "called", 加杠 "added")
-    the hand does not say and its 台 under `ruleset` depend on: what a page asks before scoring,
-    a photo showing both alike. Empty when there is nothing to ask. Reads the situation and the
-    melds only (the entries that read origins read nothing else), so it needs no legal hand."""
-    rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset or DEFAULT_RULESET)
-    unknown = [i for i, m in enumerate(hand.melds) if m.kind is MeldKind.KONG and m.origin is None]
-    if not unknown or not rules.origin_readers:
-        return ()
-    outcome = {}
-    for chosen in product(KongOrigin, repeat=len(unknown)):
-        melds = list(hand.melds)
-        for i, origin in zip(unknown, chosen, strict=True):
-            melds[i] = Meld(MeldKind.KONG, melds[i].tiles, origin)
-        stated = Decomposition((), None, None, View.of(hand.replace(melds=tuple(melds)), with_waits=False))
-        outcome[chosen] = tuple(e.test(stated) for e in rules.origin_readers)
-    # a kong matters when saying its origin otherwise, the others' kept, changes an outcome
-    return tuple(i for k, i in enumerate(unknown)
-                 if any(outcome[c] != outcome[(*c[:k], o, *c[k + 1:])] for c in outcome for o in KongOrigin))
-
-
-def check_kong_origins(hand: Hand, rules: Ruleset) -> None:
-    """Raise KongOriginNeeded where the 台 depend on an open kong's origin the hand does not say."""
-    needed = kong_origins_needed(hand, rules)
-    if not needed:
-        return
-    shown = ", ".join(f"{format_chinese(hand.melds[i].tiles)} (melds[{i}])" for i in needed)
-    zh = "、".join(tile_name(hand.melds[i].tiles[0], "traditional") for i in needed)
-    raise KongOriginNeeded(
-        f"kong origin: under {rules.id} the 台 depend on whether the open kong {shown} was called on "
-        "a discard (大明杠, \"origin\": \"called\") or added to one's own pon (加杠, \"added\"); say which",
-        f"這個規則的台數要看明槓（{zh}）是大明槓（槓別人打的牌）還是加槓（碰了再加第四張）：請說是哪一種",
-        needed)
-
-
-def check_discarder(winner: str, table: Table) -> None:
+def check_discarder(winner: str, table: Table) -> str:
     """A win off a discard needs a discarder who is not the winner (also checked when settling
-    with a table given apart from the hand)."""
+    with a table given apart from the hand): the discarder, when it is one."""
     if table.discarder is None:
         raise HandError("table.discarder: a win off a discard needs the discarder's seat",
                         "胡別人的牌：請選放槍的人")
     if table.discarder == winner:
         raise HandError(f"table.discarder: the winner ({winner}) cannot be the discarder",
                         "放槍的人不能是胡牌的人")
-
-
-def shape_wins(hand: Hand, rules: Ruleset, view: View | None = None) -> list[Decomposition]:
-    """The readings of a special shape that one of the ruleset's shape entries makes a win."""
-    shapes = rules.shapes
-    if not shapes:
-        return []
-    view = view or View.of(hand)
-    judges = [e for e in rules.entries if e.shape]
-    return [r for r in special_readings(hand, view, shapes)
-            if any(e.shape == r.shape and e.detect(r) for e in judges)]
-
-
-def special_waits(hand: Hand, rules: Ruleset) -> tuple[str, ...]:
-    """Tiles that complete the 16 held tiles in a special shape of the ruleset (十三么 waits on
-    its missing tile, 瀝咕瀝咕 on its single)."""
-    if not rules.shapes:  # most tables
-        return ()
-    shapes = rules.shapes & {"pairs", "orphans"}
-    if not shapes or hand.flower_win or len(hand.melds) > 1:
-        return ()
-    held = counts_of(hand.held_tiles())
-    c = counts_of(hand.concealed)
-    near_pairs = "pairs" in shapes and sum(n // 2 for n in c) >= 5
-    near_orphans = "orphans" in shapes and sum(1 for i in _ORPHAN_INDEX if c[i]) >= 10
-    if not (near_pairs or near_orphans):
-        return ()
-    # a tile that completes a special shape pairs a held tile, completes a set near held
-    # tiles, or is a missing 么九 tile
-    candidates = set(completing_faces(tuple(c))) | (set(_ORPHAN_INDEX) if near_orphans else set())
-    out = []
-    melded = bool(hand.melds)
-    for i in sorted(candidates):
-        if held[i] >= COPIES:
-            continue
-        c[i] += 1
-        possible = special_shape_possible(c, melded, shapes)
-        c[i] -= 1
-        if not possible:
-            continue
-        trial = hand.replace(win=PLAYING[i])
-        if shape_wins(trial, rules, View.of(trial, with_waits=False)):
-            out.append(PLAYING[i])
-    return tuple(out)
+    return table.discarder
 
 
 def _not_a_win(hand: Hand, rules: Ruleset) -> HandError:
@@ -298,7 +210,7 @@ def check_hand(hand: Hand, ruleset: Ruleset | str | None = None) -> None:
 
 
 def checked_counts(hand: Hand, rules: Ruleset) -> Counted | None:
-    """check_hand, giving the scorer what it counted (see View.of); None for a flower win."""
+    """check_hand, giving the scorer what it counted (see HandView.of); None for a flower win."""
     flowers = hand.all_flowers()
     if flowers and len(set(flowers)) < len(flowers):
         f, n = next((f, n) for f, n in Counter(flowers).items() if n > 1)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from scoring.hand import Hand
+from scoring.melds import GroupRole
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
-from vision.groups import APART, TileGroup
+from vision.groups import TileGroup
 from vision.notices import Notice
 from vision.read import PhotoReading, Proposal, Row, shown_rows
 
@@ -136,9 +137,9 @@ def reading_at_a_table(hand: Hand, missed: int, apart: list[str], recoded: dict[
     shift = [i - (i > missed) for i in recoded]  # detection index of each recoded concealed tile
     new_codes = dict(zip(shift, recoded.values(), strict=True))
     misread = proposal([new_codes.get(i, c) for i, c in enumerate(codes)],
-                       (*groups, TileGroup("flowers", flowers), TileGroup("unknown", loose, APART)), 0.5,
+                       (*groups, TileGroup("flowers", flowers), TileGroup("unknown", loose, GroupRole.APART)), 0.5,
                        (Notice.of("alt-tile", number=i + 1, before=codes[i], after=c) for i, c in new_codes.items()))
-    no_flowers = proposal(codes, (*groups, TileGroup("unknown", flowers + loose, APART)), 0.25,
+    no_flowers = proposal(codes, (*groups, TileGroup("unknown", flowers + loose, GroupRole.APART)), 0.25,
                           (Notice.of("alt-set-apart", tiles=hand.flowers),))
-    best = proposal(codes, (*groups, TileGroup("flowers", flowers), TileGroup("unknown", loose, APART)))
+    best = proposal(codes, (*groups, TileGroup("flowers", flowers), TileGroup("unknown", loose, GroupRole.APART)))
     return PhotoReading(best, True, 0.8, (), (misread, no_flowers))

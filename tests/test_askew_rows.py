@@ -18,7 +18,7 @@ from vision.detector import TileDetector
 from vision.labels import read_labels
 from vision.notices import Notice
 from vision.photo import READ_SIDE, load_photo, turned_level
-from vision.read import UPSIDE_DOWN, View, level_views, read_photo
+from vision.read import UPSIDE_DOWN, PhotoView, level_views, read_photo
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
@@ -63,7 +63,7 @@ def test_a_hand_at_any_angle_is_first_turned_by_its_rows_direction(angle):
         return
     off = (views[0].angle - angle + 90) % 180 - 90
     assert off == pytest.approx(0.0, abs=0.5) and not views[0].half_turn
-    assert views[1] == View(views[0].angle, half_turn=True)  # the tiles may face away from the camera
+    assert views[1] == PhotoView(views[0].angle, half_turn=True)  # the tiles may face away from the camera
     # then the turn a quarter round from it, unless that is the photo as it is
     assert all(abs(((v.angle - views[0].angle) % 180) - 90) < 1e-6 for v in views[2:])
     assert all(abs(v.angle) >= READER_DEFAULT.askew_from for v in views)
@@ -82,7 +82,7 @@ def test_no_angle_from_too_few_boxes_or_boxes_in_no_common_direction():
 def test_a_photo_turned_level_maps_its_pixels_back_to_the_photo(angle):
     photo = np.zeros((300, 500, 3), np.uint8)
     photo[100:110, 400:420] = 255  # a tile-sized white mark
-    level, back = turned_level(photo, angle), View(angle).to_photo(500, 300)
+    level, back = turned_level(photo, angle), PhotoView(angle).to_photo(500, 300)
     ys, xs = np.nonzero(level[:, :, 0] > 128)
     centre = mapped((xs.mean() - 5, ys.mean() - 5, xs.mean() + 5, ys.mean() + 5), back)
     assert ((centre[0] + centre[2]) / 2, (centre[1] + centre[3]) / 2) == pytest.approx((409.5, 104.5), abs=1.0)
@@ -93,7 +93,7 @@ def test_a_photo_turned_level_maps_its_pixels_back_to_the_photo(angle):
 
 
 def test_a_large_photo_turned_level_stays_within_the_readers_side():
-    level, back = turned_level(np.zeros((3024, 4032, 3), np.uint8), 45.0), View(45.0).to_photo(4032, 3024)
+    level, back = turned_level(np.zeros((3024, 4032, 3), np.uint8), 45.0), PhotoView(45.0).to_photo(4032, 3024)
     assert max(level.shape[:2]) <= READ_SIDE
     # a box keeps the size its tile has in the photo
     x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), back)
@@ -106,7 +106,7 @@ def test_a_large_photo_turned_level_stays_within_the_readers_side():
 def test_a_box_seen_turned_keeps_its_tiles_size_on_its_side_in_the_photo(angle, sides):
     """A tile 30 wide and 40 tall as the reader saw it, on a photo turned by `angle` to read it: in the photo its
     box keeps the tile's size, lying on its side where the turn is nearer a quarter than level or a half."""
-    x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), View(angle).to_photo(500, 300))
+    x1, y1, x2, y2 = mapped((100.0, 100.0, 130.0, 140.0), PhotoView(angle).to_photo(500, 300))
     assert (x2 - x1, y2 - y1) == pytest.approx(sides)
 
 
@@ -228,7 +228,7 @@ def test_a_hand_photographed_a_quarter_turn_round_is_read_turned():
         assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)
         assert abs(reading.view.angle) == pytest.approx(90.0, abs=1.0) and not reading.view.half_turn
     assert reading_hand(read_photo(photo, ReadsPlumbUnsurely(), settings=NEVER_LEVEL)) is not None  # legal as it is
-    assert read_photo(photo, SeesAnyAngle()).view == View()
+    assert read_photo(photo, SeesAnyAngle()).view == PhotoView()
 
 
 class ReadsPlumbUnsurely:
@@ -292,7 +292,7 @@ def test_a_photo_of_a_few_tiles_is_read_turned_both_ways_then_as_it_is():
     keeps its reading as it is (and its half turn, as any photo of a hand's tiles or fewer)."""
     detector = Counts(2)
     reading = read_photo(marked_photo(0.0), detector)
-    assert reading.view == View() and len(reading.best.shown) == 2
+    assert reading.view == PhotoView() and len(reading.best.shown) == 2
     assert detector.reads == 4
 
 
@@ -307,7 +307,7 @@ def test_a_turn_that_shows_a_hands_tiles_more_than_the_photo_as_it_is_is_not_kep
     """Turning a photo shows no more tiles: a turn that reads more than a hand's tiles more than the photo as it is
     has read the table's pattern."""
     reading = read_photo(marked_photo(90.0), SeesThePatternLevel())
-    assert reading.view == View() and reading_hand(reading) is not None
+    assert reading.view == PhotoView() and reading_hand(reading) is not None
 
 
 @pytest.mark.parametrize("angle", [35.0, -30.0])
@@ -332,11 +332,11 @@ def test_a_level_photo_taken_from_across_the_table_keeps_its_flowers():
     stays as it is."""
     photo = marked_photo(0.0, top=True)
     upright = read_photo(photo, ReadsFlowersUprightOnly(as_suits=False))
-    assert same_hand(reading_hand(upright), HAND) and upright.view == View()
+    assert same_hand(reading_hand(upright), HAND) and upright.view == PhotoView()
 
     reading = read_photo(cv2.rotate(photo, cv2.ROTATE_180), ReadsFlowersUprightOnly(as_suits=False))
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
-    assert reading.view == View(half_turn=True) and UPSIDE_DOWN in reading.warnings
+    assert reading.view == PhotoView(half_turn=True) and UPSIDE_DOWN in reading.warnings
 
 
 def test_a_turned_reading_is_kept_only_where_it_stands_better_by_half_a_sure_tile():
@@ -344,9 +344,9 @@ def test_a_turned_reading_is_kept_only_where_it_stands_better_by_half_a_sure_til
     boxes score 1.4 more in all, so it is kept; a reader asking for more than that keeps the photo as it is."""
     photo = cv2.rotate(marked_photo(0.0, top=True), cv2.ROTATE_180)
     detector = ReadsFlowersUprightOnly(as_suits=False)
-    assert read_photo(photo, detector).view == View(half_turn=True)
+    assert read_photo(photo, detector).view == PhotoView(half_turn=True)
     strict = read_photo(photo, detector, settings=ReaderSettings(turned_by=1.5))
-    assert strict.view == View() and UPSIDE_DOWN not in strict.warnings
+    assert strict.view == PhotoView() and UPSIDE_DOWN not in strict.warnings
 
 
 class SurerOfItsFacesUpright(SeesLevelRowsOnly):
@@ -371,9 +371,9 @@ def test_a_turned_reading_less_sure_of_its_faces_is_not_kept():
     turned one."""
     photo = marked_photo(0.0, top=True)
     reading = read_photo(photo, SurerOfItsFacesUpright())
-    assert reading.view == View() and same_hand(reading_hand(reading), HAND)
+    assert reading.view == PhotoView() and same_hand(reading_hand(reading), HAND)
     lax = read_photo(photo, SurerOfItsFacesUpright(), settings=ReaderSettings(turned_less_sure=0.3))
-    assert lax.view == View(half_turn=True) and UPSIDE_DOWN in lax.warnings
+    assert lax.view == PhotoView(half_turn=True) and UPSIDE_DOWN in lax.warnings
 
 
 class SeesThePatternTurned(ReadsFlowersUprightOnly):
@@ -390,9 +390,9 @@ class SeesThePatternTurned(ReadsFlowersUprightOnly):
 
 def test_a_turned_reading_of_many_more_tiles_is_not_kept():
     photo = cv2.rotate(marked_photo(0.0, top=True), cv2.ROTATE_180)
-    assert read_photo(photo, SeesThePatternTurned(as_suits=False)).view == View()
+    assert read_photo(photo, SeesThePatternTurned(as_suits=False)).view == PhotoView()
     more = ReaderSettings(turned_more_tiles=5)
-    assert read_photo(photo, SeesThePatternTurned(as_suits=False), settings=more).view == View(half_turn=True)
+    assert read_photo(photo, SeesThePatternTurned(as_suits=False), settings=more).view == PhotoView(half_turn=True)
 
 
 def test_a_level_reading_no_surer_than_the_askew_one_is_not_kept():

@@ -18,6 +18,7 @@ from datasets.printout import printout
 from datasets.scene import _affine, _blend, visibility
 from datasets.scene_layout import Placed, SceneGroup, SceneLayout
 from datasets.styles import UNSEEN_WEIGHTS
+from scoring.melds import GroupKind, GroupRole
 from tests.limits import files_limited_to
 from tests.shared import needs_shared
 from vision.classes import CLASSES
@@ -118,7 +119,7 @@ def test_scene_boxes_cover_the_drawn_tiles(monkeypatch):
 
 
 def _scene_with(monkeypatch, placed):
-    groups = [SceneGroup("loose", [p.code]) for p in placed]
+    groups = [SceneGroup(GroupKind.UNKNOWN, [p.code], GroupRole.APART) for p in placed]
     monkeypatch.setattr(scene, "layout", lambda rng, recipe: SceneLayout("rows", None, groups, placed))
 
 

@@ -12,8 +12,9 @@ from datasets import scene
 from datasets.__main__ import main
 from datasets.generate import generate, make_sample
 from datasets.recipe import RECIPES, TABLE, Recipe, load_recipe
-from datasets.scene_layout import SURROUND_KINDS, Placed, SceneGroup, SceneLayout
+from datasets.scene_layout import SURROUNDS, Placed, SceneGroup, SceneLayout
 from datasets.scene_truth import SceneTruth
+from scoring.melds import GroupKind, GroupRole
 from vision.classes import BACK, CLASSES
 
 ONLY_TABLES = replace(TABLE, kinds={"table": 1.0})
@@ -24,7 +25,7 @@ ALL_CLUTTER = {k: 1.0 for k in TABLE.clutter}
 def _rows_by_kind(truth):
     out = {}
     for g in truth.groups + truth.surround:
-        out.setdefault(g.kind, []).extend(r for r in g.label_rows if r is not None)
+        out.setdefault(g.word, []).extend(r for r in g.label_rows if r is not None)
     return out
 
 
@@ -33,24 +34,27 @@ def test_table_scenes_label_walls_as_backs_and_discards_apart_from_the_hand():
     for index in range(8):
         _, labels, truth = scene.render_scene(np.random.default_rng([21, index]), recipe=ONLY_TABLES)
         assert truth.kind == "table"
-        assert all(g.kind not in SURROUND_KINDS for g in truth.groups)
-        assert all(g.kind in SURROUND_KINDS for g in truth.surround)
+        assert all(g.surround is None and g.role == GroupRole.HAND for g in truth.groups)
+        assert all(g.surround in SURROUNDS and g.role == GroupRole.APART for g in truth.surround)
         rows = _rows_by_kind(truth)
         every = [r for rs in rows.values() for r in rs]
         assert sorted(every) == list(range(len(labels)))  # each box is one tile of one group
         for g in truth.surround:
             for code, row in zip(g.tiles, g.label_rows, strict=True):
                 assert row is None or CLASSES[labels[row][0]] == code
-            if g.kind == "wall":
+            if g.surround == "wall":
                 assert set(g.tiles) == {BACK}
-            if g.kind == "discard":
+            if g.surround == "discard":
                 assert BACK not in g.tiles and not any(c.endswith("f") for c in g.tiles)
         kinds_seen |= {k for k, rs in rows.items() if rs}
     assert {"wall", "discard", "concealed"} <= kinds_seen, kinds_seen
 
 
-def _layout_of(monkeypatch, placed, kind="wall"):
-    groups = [SceneGroup(kind, [p.code for p in placed])]
+def _layout_of(monkeypatch, placed, concealed=False):
+    """A table scene of these tiles alone: a wall's, or the hand's concealed row."""
+    codes = [p.code for p in placed]
+    groups = [SceneGroup(GroupKind.CONCEALED, codes) if concealed else
+              SceneGroup(GroupKind.UNKNOWN, codes, GroupRole.APART, surround="wall")]
     monkeypatch.setattr(scene, "layout", lambda rng, recipe: SceneLayout("table", None, groups, placed))
 
 
@@ -130,7 +134,7 @@ def test_generated_table_set_partitions_its_label_rows(tmp_path):
 @pytest.mark.parametrize("seed", range(3))
 def test_a_rack_hides_the_feet_of_the_standing_row_and_gets_no_box(monkeypatch, seed):
     row = [Placed(code, 0, x + 0.5, 0, 0, upright=True) for x, code in enumerate(["1m", "2m", "3m", "4m", "5m"])]
-    _layout_of(monkeypatch, row, kind="concealed")
+    _layout_of(monkeypatch, row, concealed=True)
     quiet = replace(TABLE, glare=0.0, occluder=0.0, printout=0.0, clutter=NO_CLUTTER)
     _, bare, truth = scene.render_scene(np.random.default_rng([7, seed]), recipe=replace(quiet, rack=0.0))
     _, racked, racked_truth = scene.render_scene(np.random.default_rng([7, seed]), recipe=replace(quiet, rack=1.0))

@@ -17,7 +17,9 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets.scene_truth import SceneTruth
 from scoring.hand import Hand
+from scoring.melds import GroupKind
 from training.evaluate import read_labels, reading_hand
 from vision.boxes import match
 from vision.classes import CLASSES
@@ -278,10 +280,11 @@ def test_a_photo_taken_from_across_the_table_reads_as_upright(detector, name):
 
 
 def truth_groups(scene: dict) -> list[tuple[str, int]]:
-    """The scene's groups as the reader reports them: the winning tile set apart is part of the concealed group."""
-    groups = [(g["kind"], len(g["tiles"])) for g in scene["groups"] if g["kind"] != "win"]
-    apart = sum(len(g["tiles"]) for g in scene["groups"] if g["kind"] == "win")
-    return sorted((kind, n + apart if kind == "concealed" else n) for kind, n in groups)
+    """The scene's groups as the reader reports them: the winning tile laid apart is one of the concealed tiles."""
+    groups = SceneTruth.from_json(scene).groups
+    concealed = sum(len(g.tiles) for g in groups if g.kind == GroupKind.CONCEALED)
+    return sorted([(g.kind, len(g.tiles)) for g in groups if g.kind != GroupKind.CONCEALED]
+                  + [(GroupKind.CONCEALED, concealed)])
 
 
 def test_layout_groups_of_the_sample_photos(detector):
@@ -532,11 +535,23 @@ def test_the_command_line_with_a_broken_model_file_says_so_with_status_2(tmp_pat
 def test_a_seat_or_round_that_is_not_one_wind_is_a_wrong_command_line(seat):
     """argparse took "ES" as one of the choices "ESWN" (a substring), and the scorer's HandError came
     out as a traceback."""
-    for flag in ("--seat", "--round"):
+    seat_wind = "--seat-wind/--seat"  # the old name of the flag still taken
+    for flag, named in (("--seat-wind", seat_wind), ("--seat", seat_wind), ("--round", "--round")):
         p = subprocess.run([sys.executable, "-m", "vision", "read", str(sample_images()[0]), flag, seat], cwd=REPO,
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr[-2000:]
-        assert f"argument {flag}: invalid choice: '{seat}'" in p.stderr
+        assert f"argument {named}: invalid choice: '{seat}'" in p.stderr
+
+
+def test_the_seat_wind_is_the_hands_and_the_old_flag_still_says_it_with_a_note():
+    photo = str(sample_images()[0])
+    new, old, plain = (subprocess.run([sys.executable, "-m", "vision", "read", photo, "--json", *flags], cwd=REPO,
+                                      capture_output=True, text=True, timeout=120)
+                       for flags in (["--seat-wind", "S"], ["--seat=S"], []))
+    assert new.returncode == old.returncode == plain.returncode == 0, (new.stderr, old.stderr)
+    assert new.stdout == old.stdout and json.loads(new.stdout)["hand"]["seat"] == "S"
+    assert json.loads(plain.stdout)["hand"]["seat"] == "E"
+    assert "--seat is now --seat-wind" in old.stderr and "--seat" not in new.stderr + plain.stderr
 
 
 def test_photo_and_annotation_names_that_are_not_utf8_are_read_written_and_printed(tmp_path):

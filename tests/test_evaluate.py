@@ -12,6 +12,7 @@ import pytest
 
 from datasets.real import OTHER, REAL_LABELLED, REAL_SETS, scene_type
 from datasets.scene_truth import SceneTruth, TruthGroup
+from scoring.melds import GroupKind, GroupRole
 from tests.fake_detections import one_hot
 from tests.shared import needs_shared
 from training.evaluate import (
@@ -30,7 +31,7 @@ from training.real_table import table
 from vision.boxes import match
 from vision.detections import Detections
 from vision.detector import TileDetector
-from vision.groups import APART, TileGroup
+from vision.groups import TileGroup
 from vision.read import PhotoReading, Proposal, Row, shown_rows
 from vision.settings import DETECTOR_DEFAULT, READER_DEFAULT, ReaderSettings
 
@@ -62,7 +63,7 @@ def reading_of(boxes: np.ndarray, codes: list[str], groups: list[tuple[str, list
     set apart), the tiles `added` supposed rows of the concealed group."""
     dets = Detections(np.asarray(boxes, np.float32), one_hot(codes)).with_facts(id=range(len(codes)))
     supposed = tuple(Row(len(codes) + k, code, code, 0.0, 0.0, None, supposed=True) for k, code in enumerate(added))
-    kinds = tuple(TileGroup("unknown", tuple(members), APART) if kind == "loose" else
+    kinds = tuple(TileGroup(GroupKind.UNKNOWN, tuple(members), GroupRole.APART) if kind == "loose" else
                   TileGroup(kind, (*members, *(r.id for r in supposed)) if kind == "concealed" else tuple(members))
                   for kind, members in groups)
     return PhotoReading(Proposal((*shown_rows(dets, codes, [""] * len(codes)), *supposed), kinds), True, 1.0, ())
@@ -141,7 +142,8 @@ def test_a_supposed_tile_fills_a_missed_one_of_its_code_and_any_other_costs_a_ta
 
 
 def test_a_supposed_tile_the_photo_hides_is_right_but_such_a_hand_is_not_judged_whole():
-    scene = replace(SCENE, groups=(*SCENE.groups[:2], TruthGroup("win", ("5z",), (None,))))
+    hidden_win = TruthGroup(GroupKind.CONCEALED, ("5z",), (None,), win_apart=True)
+    scene = replace(SCENE, groups=(*SCENE.groups[:2], hidden_win))
     keep = [i for i in range(9) if i != 4]  # the winning tile is out of frame: no label, no detection
     groups = [("concealed", [0, 1, 2, 3]), ("pon", [4, 5, 6]), ("loose", [7])]
     hidden = judged(groups, keep=keep, added=("5z",), scene=scene)

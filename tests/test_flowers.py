@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.hand import Hand, Meld, Situation
+from scoring.melds import GroupRole
 from scoring.tiles import FLOWERS
 from training.evaluate import reading_hand
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import distinct_readings
 from vision.detections import Detections
 from vision.detector import TileDetector, in_flower_run
-from vision.groups import APART
 from vision.hand_finding import backs_beside_flowers, find_parts, flower_tiles, flowers_cut_off, flowers_of
 from vision.layout import Layout
 from vision.read import read_detections, read_photo
@@ -62,7 +62,7 @@ def test_a_row_of_unsure_flowers_apart_from_the_hand_is_its_flower_group():
     assert reading_hand(reading) is not None, reading.warnings
     assert len(reading_hand(reading).flowers) == 3 and len(set(reading_hand(reading).flowers)) == 3
     assert flower_group(reading) == sorted(reading_hand(reading).flowers)
-    loose = {i for g in reading.best.groups if g.role == APART for i in g.members}
+    loose = {i for g in reading.best.groups if g.role == GroupRole.APART for i in g.members}
     flowers = [one, three, six]  # a row's id is its detection's index
     assert len(loose) == len(photo) - len(dets) and not loose & set(flowers)
     assert reading.best.row(flowers[1]).code in FLOWERS and reading.best.row(flowers[1]).why == "legal hand"

@@ -10,12 +10,12 @@ import pytest
 
 from scoring.draft import to_hand
 from scoring.hand import Hand, Meld, Situation
+from scoring.melds import GroupRole
 from scoring.ruleset import load_ruleset
 from training.evaluate import reading_hand
 from vision.__main__ import as_json
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
-from vision.groups import APART
 from vision.hand_finding import Part
 from vision.notices import Notice
 from vision.read import read_detections
@@ -29,7 +29,7 @@ ORPHANS = Hand(("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z"
 
 
 def hand_tiles(reading) -> set[int]:
-    return {i for g in reading.best.groups if g.role != APART for i in g.members}
+    return {i for g in reading.best.groups if g.role != GroupRole.APART for i in g.members}
 
 
 @pytest.mark.parametrize("table", [
@@ -45,7 +45,7 @@ def test_the_hand_is_found_among_the_tiles_around_it(table):
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND), reading.warnings
     kept = hand_tiles(reading)
     assert kept == set(range(len(hand_dets)))  # the rows' ids are the photo's detections: the hand's come first
-    loose = [i for g in reading.best.groups if g.role == APART for i in g.members]
+    loose = [i for g in reading.best.groups if g.role == GroupRole.APART for i in g.members]
     assert len(loose) == len(photo) - len(hand_dets)  # set apart, not dropped
     out = reading.to_json()
     assert {"apart"} <= {g["role"] for g in out["groups"]} and len(out["detections"]) == len(photo)

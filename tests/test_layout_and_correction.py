@@ -13,7 +13,7 @@ from training.evaluate import load_samples, reading_hand
 from training.evaluate_layout import evaluate_layout
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
-from vision.groups import meld_kind, split_melds
+from vision.groups import group_kind, split_melds
 from vision.layout import group_rows, resolve_slots
 from vision.notices import Notice
 from vision.read import UPSIDE_DOWN, read_detections, read_photo
@@ -190,15 +190,15 @@ def test_melds_pushed_together_are_split():
     assert [(g.kind, len(g.members)) for g in groups] == [("pon", 3), ("chi", 3), ("kong", 4)]
 
 
-def test_meld_kinds():
-    assert meld_kind(["1m", "2m", "3m"]) == "chi"
-    assert meld_kind(["3m", "1m", "2m"]) == "chi"
-    assert meld_kind(["1z", "2z", "3z"]) == "unknown"
-    assert meld_kind(["5p"] * 3) == "pon"
-    assert meld_kind(["5p"] * 4) == "kong"
-    assert meld_kind(["back", "5p", "5p", "back"]) == "ankong"
-    assert meld_kind(["back"] * 4) == "ankong"
-    assert meld_kind(["1f", "2f", "3f"]) == "unknown"
+def test_group_kinds():
+    assert group_kind(["1m", "2m", "3m"]) == "chi"
+    assert group_kind(["3m", "1m", "2m"]) == "chi"
+    assert group_kind(["1z", "2z", "3z"]) == "unknown"
+    assert group_kind(["5p"] * 3) == "pon"
+    assert group_kind(["5p"] * 4) == "kong"
+    assert group_kind(["back", "5p", "5p", "back"]) == "ankong"
+    assert group_kind(["back"] * 4) == "ankong"
+    assert group_kind(["1f", "2f", "3f"]) == "unknown"
 
 
 def test_no_tiles():

@@ -16,8 +16,8 @@ from scoring import Hand, HandError, Meld, Situation, Table, available_rulesets,
 from scoring.cli import score_json
 from scoring.random_hands import random_winning_hand, winning_hands
 from scoring.ruleset import DEFAULT_RULESET, EXTRA_RULESETS, RULESET_DIR, RulesetError, parse_ruleset
+from scoring.score import KongOriginNeeded, kong_origins_needed
 from scoring.settle import settle
-from scoring.validate import KongOriginNeeded, kong_origins_needed
 from tests.example_hands import PLAIN, house_table, plain
 from tests.test_rulesets import OTHER_TABLES
 

@@ -16,8 +16,8 @@ from scoring import Hand, HandError, Meld, Table, available_rulesets, load_rules
 from scoring.cli import score_json
 from scoring.notation import parse_hand
 from scoring.ruleset import RULESET_DIR, RulesetError, parse_ruleset
+from scoring.score import KongOriginNeeded, kong_origins_needed
 from scoring.settle import settle, settle_several_winners
-from scoring.validate import KongOriginNeeded, kong_origins_needed
 from tests.test_rulesets import build
 
 PLAIN = {"concealed": "123m 456m 789m 234p 45s 99s", "win": "6s"}  # 门清 + 平胡, waits 3s 6s

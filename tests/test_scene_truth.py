@@ -14,6 +14,7 @@ import pytest
 from datasets.generate import generate, make_sample
 from datasets.scene_truth import SceneTruth, SceneTruthError
 from scoring.hand import Hand
+from scoring.melds import GroupKind
 
 DATA = Path(__file__).resolve().parent / "data"
 COMMITTED = sorted([*DATA.glob("*/scenes/*/*.json"), *(DATA / "samples").glob("*.json")])
@@ -53,8 +54,9 @@ def test_a_generated_set_writes_the_value_the_generator_drew(tmp_path):
 
 def test_the_hand_groups_are_the_groups_but_the_loose_ones():
     truth = SceneTruth.read(next(p for p in COMMITTED if json.loads(p.read_text())["kind"] == "table"))
-    assert truth.hand_groups() == tuple(g for g in truth.groups if g.kind != "loose")
-    assert {g.kind for g in truth.hand_groups()} <= {"concealed", "win", "chi", "pon", "kong", "ankong", "flowers"}
+    assert truth.hand_groups() == tuple(g for g in truth.groups if g.word != "loose")
+    assert {g.word for g in truth.hand_groups()} <= {"concealed", "win", "chi", "pon", "kong", "ankong", "flowers"}
+    assert {g.kind for g in truth.hand_groups()} <= set(GroupKind) - {GroupKind.UNKNOWN}
     shown = Counter(t for g in truth.hand_groups() for t in g.tiles if t != "back")  # a 暗槓 lies face down
     assert not shown - Counter(truth.hand.all_tiles() + truth.hand.flowers)
 
@@ -73,6 +75,8 @@ GOOD = json.loads(next(p for p in COMMITTED if "surround" in p.read_text()).read
     (lambda d: {**d, "groups": [{"kind": "pon", "tiles": ["1m"] * 3, "label_rows": [0, 1, True]}]},
      r"scene.groups\[0\].label_rows\[2\]: expected int"),
     (lambda d: {**d, "surround": "walls"}, "scene.surround: expected a list"),
+    (lambda d: {**d, "groups": [{"kind": "pung", "tiles": ["1m"] * 3, "label_rows": [0, 1, 2]}]},
+     r"scene.groups\[0\].kind: no group's kind: 'pung'"),
 ])
 def test_a_damaged_scene_says_what_is_wrong(change, message):
     with pytest.raises(SceneTruthError, match=message):

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from scoring.hand import Hand, HandError, Meld
-from scoring.melds import KongOrigin, MeldKind, kong_origin, meld_kind
+from scoring.melds import GroupKind, GroupRole, KongOrigin, MeldKind, kong_origin, meld_kind
 from scoring.notation import parse_hand
 from scoring.tiles import SCRIPTS
 from scoring.validate import check_hand
@@ -80,3 +80,12 @@ def test_a_meld_read_again_is_the_same_value_and_a_wrong_one_is_refused_however_
     assert Hand.from_json({"concealed": ["1m", "2m", "3m", "4p"], "win": "4p", "seat": "E", "round": "E",
                            "melds": [good] * 3 + [{"type": "pon", "tiles": ["5z"] * 3}]}).melds[:3] == (
         Meld.from_json(good),) * 3
+
+
+def test_a_groups_kind_is_a_meld_kind_where_it_is_a_meld_and_writes_the_same_word():
+    """One vocabulary from photo to ledger: a reading's group of a meld names the meld the hand holds."""
+    assert {k.meld for k in GroupKind} - {None} == set(MeldKind)
+    for kind in MeldKind:
+        assert GroupKind(kind) == kind and GroupKind(kind).meld is kind and json.dumps(GroupKind(kind)) == f'"{kind}"'
+    assert [k for k in GroupKind if k.meld is None] == [GroupKind.CONCEALED, GroupKind.FLOWERS, GroupKind.UNKNOWN]
+    assert [r.value for r in GroupRole] == ["hand", "apart"]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from scoring import Hand, HandError, Meld, available_rulesets, load_ruleset, score
 from scoring.random_hands import winning_hands
-from scoring.reading import View, readings
+from scoring.reading import HandView, readings
 from scoring.settle import settle
 from scoring.validate import check_hand, checked_counts
 
@@ -84,7 +84,7 @@ def test_an_entry_the_scorer_skips_for_a_missing_fact_would_not_hold(hand, name)
         check_hand(hand, rules)
     except HandError:  # not a win at this table (起胡)
         return
-    view = View.of(hand)
+    view = HandView.of(hand)
     skipped = [e for e in rules.entries if e.needs & ~view.facts]
     for reading in readings(hand, view):
         assert not [e.name for e in skipped if reading.shape in e.reads and e.test(reading)]
@@ -97,8 +97,8 @@ def test_the_view_from_check_hands_counts_is_the_view_of_the_hand(hand):
     afresh, and the counts are as they were after (nothing lent, changed and given back)."""
     counted = checked_counts(hand, RULES)
     before = (counted.full, counted.won, counted.splits)
-    view = View.of(hand, counted=counted)
-    afresh = View.of(hand)
+    view = HandView.of(hand, counted=counted)
+    afresh = HandView.of(hand)
     def seen(v):
         return (v.waits, v.counts, v.facts, v.suits,
                 [(r.sets, r.pair, r.win_group, r.pung_tiles, r.concealed_pungs) for r in readings(hand, v)])

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from scoring.hand import Hand, Meld, Situation
+from scoring.melds import GroupRole
 from tests.test_layout_and_correction import HAND
 from training.evaluate import reading_hand
 from vision.detections import Detections
-from vision.groups import APART, meld_kind, stray_backs
+from vision.groups import group_kind, stray_backs
 from vision.layout import Layout, without
 from vision.read import read_detections
 
@@ -76,7 +77,7 @@ def test_a_back_read_in_the_gap_between_two_melds_is_set_apart_and_both_melds_re
     dets, back = gap_read_as_back(TWO_MELDS)
     reading = read_detections(dets)
     assert same_hand(reading_hand(reading), TWO_MELDS)
-    apart = [reading.best.row(i).box for g in reading.best.groups if g.role == APART for i in g.members]
+    apart = [reading.best.row(i).box for g in reading.best.groups if g.role == GroupRole.APART for i in g.members]
     assert len(apart) == 1 and np.allclose(apart[0], dets.boxes[back])
 
 
@@ -85,7 +86,7 @@ def test_a_tile_lying_face_down_in_the_row_stays_in_the_hand():
     codes[0] = "back"
     reading = read_detections(Detections(dets.boxes, one_hot(codes)))
     assert same_hand(reading_hand(reading), HAND)
-    assert not [g for g in reading.best.groups if g.role == APART]
+    assert not [g for g in reading.best.groups if g.role == GroupRole.APART]
 
 
 @pytest.mark.parametrize(("codes", "kind"), [
@@ -94,4 +95,4 @@ def test_a_tile_lying_face_down_in_the_row_stays_in_the_hand():
     (["1s", "1s", "1s", "back"], "unknown"),  # a pon beside a gap read as a back
 ])
 def test_a_concealed_kong_shows_four_backs_or_two_and_two_faces(codes, kind):
-    assert meld_kind(codes) == kind
+    assert group_kind(codes) == kind

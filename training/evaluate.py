@@ -74,12 +74,12 @@ from datasets.scene_truth import SceneTruth, SceneTruthError
 from datasets.yolo import label_path_of
 from scoring.draft import whole_hand
 from scoring.hand import Hand, Situation
+from scoring.melds import GroupKind, GroupRole
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.detector import TileDetector
-from vision.groups import HAND
 from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
 from vision.photo import load_photo
@@ -181,31 +181,30 @@ def face_up(code: str) -> bool:
     return code != "back"
 
 
-# The scene truth's hand group kinds in the reading's: the winning tile is one of the concealed tiles.
-TRUTH_KIND = {"win": "concealed"}
-
-
-def group_multiset(groups: list[tuple[str, list[str]]]) -> Counter:
-    """A hand's groups as a multiset of (kind, sorted codes), its concealed pieces merged into one."""
-    concealed = tuple(sorted(c for kind, codes in groups if kind == "concealed" for c in codes))
-    shown = Counter((kind, tuple(sorted(codes))) for kind, codes in groups if kind != "concealed")
-    return shown + Counter([("concealed", concealed)] if concealed else [])
+def group_multiset(groups: list[tuple[GroupKind, list[str]]]) -> Counter:
+    """A hand's groups as a multiset of (kind, sorted codes), its concealed pieces (the winning tile laid
+    apart among them) merged into one."""
+    concealed = tuple(sorted(c for kind, codes in groups if kind == GroupKind.CONCEALED for c in codes))
+    shown = Counter((kind, tuple(sorted(codes))) for kind, codes in groups if kind != GroupKind.CONCEALED)
+    return shown + Counter([(GroupKind.CONCEALED, concealed)] if concealed else [])
 
 
 def truth_groups(truth: SceneTruth) -> Counter:
-    return group_multiset([(TRUTH_KIND.get(g.kind, g.kind), g.tiles) for g in truth.hand_groups()])
+    return group_multiset([(g.kind, list(g.tiles)) for g in truth.hand_groups()])
 
 
 def reading_groups(reading: PhotoReading) -> Counter:
     """The groups of the hand shown: every group but those set apart (a supposed tile in its group)."""
     best = reading.best
-    return group_multiset([(g.kind, [best.row(i).code for i in g.members]) for g in best.groups if g.role == HAND])
+    return group_multiset([(g.kind, [best.row(i).code for i in g.members])
+                           for g in best.groups if g.role == GroupRole.HAND])
 
 
 def in_hand(reading: PhotoReading) -> list[bool]:
     """Per detection (the best proposal's shown rows): in a group of the hand's (not set apart, not doubled)."""
     best = reading.best
-    return [best.group_of(row.id) >= 0 and best.groups[best.group_of(row.id)].role == HAND for row in best.shown]
+    return [best.group_of(row.id) >= 0 and best.groups[best.group_of(row.id)].role == GroupRole.HAND
+            for row in best.shown]
 
 
 def reading_hand(reading: PhotoReading) -> Hand | None:
@@ -470,7 +469,7 @@ def judge(reads: list[dict]) -> dict:
         by_scene[s["scene"]].add(read)
         truth = s["truth"]
         for group in truth.groups if truth else ():
-            if group.kind != "concealed" or None in group.label_rows or not group.label_rows:
+            if group.kind != GroupKind.CONCEALED or group.win_apart or None in group.label_rows or not group.label_rows:
                 continue
             rows += 1
             hit = [pairs.get(r) for r in group.label_rows]

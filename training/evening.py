@@ -63,6 +63,7 @@ from datasets.recipe import Recipe
 from datasets.scene import render_scene
 from datasets.scene_truth import SceneTruth
 from datasets.styles import HELD_OUT_CROP_RANGES, SceneSet, load_style
+from scoring.melds import GroupKind
 from training.evaluate import TAP_CAUSES, in_hand, is_real, judge_hand, load_samples, reading_groups, truth_groups
 from vision.boxes import match
 from vision.classes import CLASSES
@@ -156,7 +157,7 @@ def teach_flowers(memory: TableMemory, detector: TileDetector, rng: np.random.Ge
 
 def flower_ids(reading: PhotoReading) -> set[int]:
     """The row ids of the tiles the best reading's flower group holds."""
-    return {i for g in reading.best.groups if g.kind == "flowers" for i in g.members}
+    return {i for g in reading.best.groups if g.kind == GroupKind.FLOWERS for i in g.members}
 
 
 def flower_group(reading: PhotoReading) -> Counter:
@@ -234,7 +235,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     tally.codes += [shown[pairs[r]].raw_code == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
         tally.exact.append(verdict.groups_exact)
-    shown = [g for g in truth.hand_groups() if g.kind == "flowers"]
+    shown = [g for g in truth.hand_groups() if g.kind == GroupKind.FLOWERS]
     if shown and None not in shown[0].label_rows:
         tally.flowers.append(flower_group(reading) == Counter(shown[0].tiles))
         tally.flowers_by_outcome.update(flower_outcomes(reading, pairs, codes, list(shown[0].label_rows)))

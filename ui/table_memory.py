@@ -25,7 +25,7 @@ from scoring.draft import Draft
 from ui.photo import box_codes
 from vision.crop_classifier import TileClassifier
 from vision.memory import TableMemory, TableMemoryError, embed
-from vision.read import View
+from vision.read import PhotoView
 
 log = logging.getLogger("taishu")
 ss = st.session_state
@@ -127,7 +127,7 @@ def confirmed_tiles(proposal, draft: Draft) -> tuple[np.ndarray, list[str]]:
     return proposal.boxes[kept], [codes[k] for k in kept]
 
 
-def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, view: View,
+def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, view: PhotoView,
                draft: Draft, done: Recorded) -> str | None:
     """After hand `done` is recorded: the table's memory taught the tiles of this photo's reading as the
     player fixed them, each as the reader saw it (`view`: the photo turned level or half a turn, as it was read).

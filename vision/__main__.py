@@ -28,6 +28,7 @@ import numpy as np
 
 from scoring.draft import whole_hand
 from scoring.hand import Hand, HandError, Situation
+from scoring.melds import GroupRole
 from scoring.notation import format_compact
 from scoring.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_rulesets, load_ruleset
 from scoring.score import score
@@ -37,13 +38,14 @@ from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
 from vision.draw import draw_boxes
 from vision.files import ImageWriteError, write_image
-from vision.groups import APART
 from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
 from vision.model_files import ModelError
 from vision.notices import Notice, NoticeError
 from vision.photo import PhotoError, load_photo
 from vision.read import PhotoReading, read_photo
+
+OLD_SEAT_FLAG = "--seat"  # `read`'s 门风 before its name said it takes a wind (`scoring score --winner` takes a seat)
 
 # A label box may overhang the photo's edge by this share of its side (labelling tools round), no more.
 LABEL_OVERHANG = 0.02
@@ -75,7 +77,7 @@ def describe(path: str, reading: PhotoReading, situation: Situation) -> str:
     for g in best.groups:
         tiles = [best.row(i).code + ("?" if best.row(i).supposed else "") for i in g.members]
         apart = " (winning tile set apart)" if g.win_apart else ""
-        kind = "apart" if g.role == APART else g.kind
+        kind = GroupRole.APART if g.role == GroupRole.APART else g.kind
         lines.append(f"  {kind:<9} {' '.join(tiles)}{apart}")
     h = whole_hand(best.draft, situation) if reading.legal else None
     if h:
@@ -138,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     read.add_argument("photos", nargs="+")
     read.add_argument("--json", action="store_true", help="one JSON object per photo per line")
     read.add_argument("--annotate", metavar="OUT.png", help="write the (first) photo with boxes and codes")
-    read.add_argument("--seat", default="E", choices=WINDS, help="门风 (default E)")
+    read.add_argument("--seat-wind", OLD_SEAT_FLAG, dest="seat_wind", default="E", choices=WINDS,
+                      help="门风, the winner's seat wind (default E)")
     read.add_argument("--round", default="E", choices=WINDS, help="圈风 (default E)")
     read.add_argument("--self-draw", action="store_true")
     read.add_argument("--ruleset", default=DEFAULT_RULESET,
@@ -151,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
                           help="YOLO labels of the photo: class cx cy w h, normalised, our 43 classes")
     remember.add_argument("--memory", type=Path, required=True, metavar="FILE", help="created if needed")
     args = parser.parse_args(argv)
+    if args.command == "read" and any(a == OLD_SEAT_FLAG or a.startswith(f"{OLD_SEAT_FLAG}=")
+                                      for a in (sys.argv[1:] if argv is None else argv)):
+        print(f"note: {OLD_SEAT_FLAG} is now --seat-wind (门风, a wind: E S W N)", file=sys.stderr)
 
     try:  # an unknown table is refused before the models are loaded
         rules = load_ruleset(args.ruleset) if args.command == "read" else None
@@ -162,17 +168,18 @@ def main(argv: list[str] | None = None) -> int:
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if detector.classifier is None and args.memory:
+    classifier = detector.classifier
+    if classifier is None and args.memory:
         print("error: the model card names no crop classifier, which a table's memory needs", file=sys.stderr)
         return 2
     try:
-        memory = load_memory(args.memory, detector.classifier) if args.memory else None
+        memory = load_memory(args.memory, classifier) if args.memory and classifier is not None else None
     except TableMemoryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
     if args.command == "remember":
         return remember_tiles(args, detector, memory)
-    situation = Situation(seat_wind=args.seat, round=args.round, self_draw=args.self_draw)
+    situation = Situation(seat_wind=args.seat_wind, round=args.round, self_draw=args.self_draw)
     failed = False
     for n, path in enumerate(args.photos):
         try:

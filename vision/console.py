@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import signal
 import sys
+from typing import cast
 
 
 def as_a_command() -> None:
@@ -15,4 +17,4 @@ def as_a_command() -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:  # None when started with it closed; print() then writes nothing
-            stream.reconfigure(errors="backslashreplace")
+            cast(io.TextIOWrapper, stream).reconfigure(errors="backslashreplace")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -20,12 +20,13 @@ from scoring.decompose import counts_of
 from scoring.draft import Draft, MeldDraft, Slot, check_win
 from scoring.hand import HandError
 from scoring.legal import can_win
+from scoring.melds import GroupKind, MeldKind
 from scoring.ruleset import Ruleset
 from scoring.tiles import FLOWERS, TILE_CODES, tile_name
 from scoring.tiles import INDEX as PLAYING_INDEX
 from vision.classes import BACK, CLASS_INDEX
 from vision.detections import Detections
-from vision.groups import TileGroup, meld_kind
+from vision.groups import TileGroup, group_kind
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -33,9 +34,9 @@ FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
 def _allowed(group: TileGroup, raw: str, hidden: bool) -> tuple[str, ...]:
-    if group.kind == "flowers":
+    if group.kind == GroupKind.FLOWERS:
         return FLOWERS
-    if group.kind == "ankong" and raw == BACK and not hidden:
+    if group.kind == GroupKind.ANKONG and raw == BACK and not hidden:
         return (BACK,)
     return FACES
 
@@ -43,38 +44,39 @@ def _allowed(group: TileGroup, raw: str, hidden: bool) -> tuple[str, ...]:
 def kongs_of_backs(groups: list[TileGroup], raw: list[str]) -> frozenset[int]:
     """The first tile of each concealed kong shown as four backs: the one whose face the search
     supposes (any face is as likely; the player names it), the other three stay backs."""
-    return frozenset(g.members[0] for g in groups if g.kind == "ankong" and all(raw[i] == BACK for i in g.members))
+    return frozenset(g.members[0] for g in groups if g.kind == GroupKind.ANKONG
+                     and all(raw[i] == BACK for i in g.members))
 
 
 def build_draft(groups: list[TileGroup], codes: dict[int, str]) -> Draft:
     """The draft of a reading's hand groups (the concealed one first; its last member the winning
     tile), its codes as read; raises HandError when a meld is no set."""
     concealed = groups[0]
-    if concealed.kind != "concealed" or not concealed.members:
+    if concealed.kind != GroupKind.CONCEALED or not concealed.members:
         raise HandError("no concealed tiles", "沒有手牌")
     tiles = [codes[i] for i in concealed.members]
     melds = []
     for g in groups[1:]:
-        if g.kind == "flowers":
+        if g.kind == GroupKind.FLOWERS:
             continue
         shown = [codes[i] for i in g.members]
-        kind = meld_kind(shown)
-        if kind == "unknown":
+        kind = group_kind(shown).meld
+        if kind is None:
             raise HandError(f"{' '.join(shown)} is not a set",
                             f"{''.join(tile_name(c, 'traditional') for c in shown)} 不成一組")
-        if kind == "ankong":
+        if kind == MeldKind.ANKONG:
             shown = [next(c for c in shown if c != BACK)] * 4  # four backs are no ankong (kongs_of_backs)
         melds.append(MeldDraft(kind, tuple(Slot(c) for c in shown)))
-    flowers = tuple(Slot(codes[i]) for g in groups if g.kind == "flowers" for i in g.members)
+    flowers = tuple(Slot(codes[i]) for g in groups if g.kind == GroupKind.FLOWERS for i in g.members)
     return Draft(tuple(Slot(c) for c in tiles[:-1]), Slot(tiles[-1]), tuple(melds), flowers)
 
 
 def count_problem(groups: list[TileGroup]) -> Notice | None:
     """What makes these groups no winning hand whatever their tiles read (a photo of a whole set,
     a tile missed by the detector): no code change can fix a count, so correction need not search."""
-    concealed = groups[0] if groups and groups[0].kind == "concealed" else None
-    melds = [g for g in groups[1:] if g.kind != "flowers"]
-    flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
+    concealed = groups[0] if groups and groups[0].kind == GroupKind.CONCEALED else None
+    melds = [g for g in groups[1:] if g.kind != GroupKind.FLOWERS]
+    flowers = sum(len(g.members) for g in groups if g.kind == GroupKind.FLOWERS)
     if concealed is None:
         return Notice.of("no-concealed-tiles")
     if any(len(g.members) not in (3, 4) for g in melds):
@@ -110,28 +112,29 @@ def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
             s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
             p = s / s.sum()
             # every flower is a candidate: a hand holds each once, so one read twice takes another
-            kept = len(allowed) if i in wide or g.kind == "flowers" else settings.candidates
+            kept = len(allowed) if i in wide or g.kind == GroupKind.FLOWERS else settings.candidates
             top = np.argsort(-p, kind="stable")[:kept]
             out.append([(-math.log(p[k]), allowed[k]) for k in top])
         return out
 
-    n_melds = len([g for g in groups[1:] if g.kind != "flowers"])
-    flowers = sum(len(g.members) for g in groups if g.kind == "flowers")
+    n_melds = len([g for g in groups[1:] if g.kind != GroupKind.FLOWERS])
+    flowers = sum(len(g.members) for g in groups if g.kind == GroupKind.FLOWERS)
 
     def can_win_as(counts: list[int] | None) -> bool:
         return counts is None or can_win(counts, n_melds, rules.shapes)
 
     parts = []  # per group: its cheapest acceptable readings, [(cost, codes)]
     for g in groups:
-        if g.kind == "flowers":
+        accept: Callable[..., bool] | None
+        if g.kind == GroupKind.FLOWERS:
             accept = None
-        elif g.kind == "concealed":  # all eight flowers win whatever the tiles where the table has 花胡
+        elif g.kind == GroupKind.CONCEALED:  # all eight flowers win whatever the tiles where the table has 花胡
             accept = None if "flowers" in rules.shapes and flowers == len(FLOWERS) else can_win_as
         else:
-            accept = lambda codes: meld_kind(list(codes)) != "unknown"  # noqa: E731
+            accept = lambda codes: group_kind(list(codes)) != GroupKind.UNKNOWN  # noqa: E731
         # A kong of backs: any face, each as likely, so keep them all (the first ones may clash with the hand).
         keep = len(FACES) if hidden & set(g.members) else settings.per_group
-        found = distinct_readings(options(g), keep) if g.kind == "flowers" else \
+        found = distinct_readings(options(g), keep) if g.kind == GroupKind.FLOWERS else \
             list(itertools.islice(k_best(options(g), accept, settings.visits_per_variant, settings.max_cost,
                                           accept is can_win_as), keep))
         if not found:

@@ -7,14 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.melds import MeldKind
+from scoring.melds import GroupKind, GroupRole
 from scoring.tiles import is_flower, is_honour, rank, suit
 from vision.classes import BACK
 from vision.layout import Layout
 from vision.notices import Notice
-
-KINDS = ("concealed", *MeldKind, "flowers", "unknown")
-ROLES = (HAND, APART) = ("hand", "apart")  # in the winning hand, or set apart from it (walls, discards, strays)
 
 
 @dataclass(frozen=True)
@@ -22,33 +19,33 @@ class TileGroup:
     """Tiles the reading puts together: what they are (`kind`: the concealed tiles, a meld, the
     flowers, or tiles that make no set) and, apart from that, whether they are the hand's (`role`)."""
 
-    kind: str  # one of KINDS: "concealed", a MeldKind's code, "flowers", "unknown"
+    kind: GroupKind
     members: tuple[int, ...]  # in reading order: detection positions while laid out, row ids in a reading
-    role: str = HAND
+    role: GroupRole = GroupRole.HAND
     win: int | None = None  # the concealed group's winning tile (one of its members), named once it is read
     win_apart: bool = False  # concealed only: the layout saw its last member set apart (the winning tile)
 
 
-def meld_kind(codes: list[str]) -> str:
-    """The kind a run of 3 or 4 shown tiles makes, or "unknown"."""
+def group_kind(codes: list[str]) -> GroupKind:
+    """The kind a run of 3 or 4 shown tiles makes: a meld's, or UNKNOWN."""
     faces = [c for c in codes if c != BACK]
     # a concealed kong shows four backs (one of them named by the search: `kongs_of_backs`), or two and the two
     # faces between; three faces and a back are a meld beside the table seen through a gap (`stray_backs`)
     if len(codes) == 4 and len(faces) < 4:
-        return "ankong" if len(faces) <= 2 and len(set(faces)) <= 1 else "unknown"
+        return GroupKind.ANKONG if len(faces) <= 2 and len(set(faces)) <= 1 else GroupKind.UNKNOWN
     if BACK in codes or any(is_flower(c) for c in codes):
-        return "unknown"
+        return GroupKind.UNKNOWN
     if len(set(codes)) == 1 and len(codes) in (3, 4):
-        return "pon" if len(codes) == 3 else "kong"
+        return GroupKind.PON if len(codes) == 3 else GroupKind.KONG
     if len(codes) == 3 and not any(is_honour(c) for c in codes) and len({suit(c) for c in codes}) == 1:
         ranks = sorted(rank(c) for c in codes)
         if ranks == [ranks[0], ranks[0] + 1, ranks[0] + 2]:
-            return "chi"
-    return "unknown"
+            return GroupKind.CHI
+    return GroupKind.UNKNOWN
 
 
 def shown_kong(codes: list[str]) -> bool:
-    """Whether four tiles show a concealed kong laid with a back at each end (`meld_kind` names its faces)."""
+    """Whether four tiles show a concealed kong laid with a back at each end (`group_kind` names its faces)."""
     return len(codes) == 4 and codes[0] == codes[3] == BACK
 
 
@@ -81,7 +78,7 @@ def stray_backs(layout: Layout, codes: list[str], conf: np.ndarray | None = None
 def sets_of(members: tuple[int, ...], codes: list[str]) -> list[TileGroup] | None:
     """A group of shown tiles cut into melds (`split_melds`), or None where they are not all sets."""
     melds = split_melds(members, codes) if len(members) >= 3 else []
-    return melds if melds and all(g.kind != "unknown" for g in melds) else None
+    return melds if melds and all(g.kind != GroupKind.UNKNOWN for g in melds) else None
 
 
 def _cuts(n: int) -> list[list[int]]:
@@ -101,10 +98,10 @@ def split_melds(members: tuple[int, ...], codes: list[str]) -> list[TileGroup]:
     for sizes in _cuts(len(members)):
         starts = [sum(sizes[:k]) for k in range(len(sizes))]
         parts = [members[a:a + n] for a, n in zip(starts, sizes, strict=True)]
-        groups = [TileGroup(meld_kind([codes[i] for i in part]), part) for part in parts]
-        candidates.append(((sum(g.kind != "unknown" for g in groups), -sizes.count(4)), groups))
+        groups = [TileGroup(group_kind([codes[i] for i in part]), part) for part in parts]
+        candidates.append(((sum(g.kind != GroupKind.UNKNOWN for g in groups), -sizes.count(4)), groups))
     if not candidates:
-        return [TileGroup("unknown", members)]
+        return [TileGroup(GroupKind.UNKNOWN, members)]
     return max(candidates, key=lambda c: c[0])[1]
 
 
@@ -115,7 +112,7 @@ def classify(layout: Layout, codes: list[str]) -> tuple[list[TileGroup], list[No
     plain = [tuple(i for i in g if not is_flower(codes[i])) for g in layout.groups]
     order = [gi for row in layout.rows for gi in row if plain[gi]]
     if not order:
-        return ([TileGroup("flowers", flowers)] if flowers else []), [Notice.of("only-flowers")]
+        return ([TileGroup(GroupKind.FLOWERS, flowers)] if flowers else []), [Notice.of("only-flowers")]
 
     # The concealed tiles are the longest group; 17 − 3 per meld tiles, so ≡ 2 (mod 3) with the
     # winning tile, ≡ 1 when the winning tile lies apart.
@@ -137,17 +134,17 @@ def classify(layout: Layout, codes: list[str]) -> tuple[list[TileGroup], list[No
     if not win_apart:
         warnings.append(Notice.of("win-not-apart"))
 
-    groups = [TileGroup("concealed", members, win_apart=win_apart)]
+    groups = [TileGroup(GroupKind.CONCEALED, members, win_apart=win_apart)]
     for gi in order:
         if gi == concealed:
             continue
         if len(plain[gi]) < 3:
-            groups.append(TileGroup("unknown", plain[gi]))
+            groups.append(TileGroup(GroupKind.UNKNOWN, plain[gi]))
             warnings.append(Notice.of("stray-group", count=len(plain[gi])))
             continue
         groups.extend(split_melds(plain[gi], codes))
     if flowers:
-        groups.append(TileGroup("flowers", flowers))
-    if any(g.kind == "unknown" for g in groups[1:]):
+        groups.append(TileGroup(GroupKind.FLOWERS, flowers))
+    if any(g.kind == GroupKind.UNKNOWN for g in groups[1:]):
         warnings.append(Notice.of("shown-not-set"))
     return groups, warnings

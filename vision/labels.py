@@ -34,7 +34,8 @@ def parse_line(text: str) -> tuple[int, float, float, float, float] | str:
         return "coordinates are not numbers"
     if not all(math.isfinite(v) for v in values):
         return "coordinates are not finite"
-    return (cls, *values)
+    cx, cy, w, h = values
+    return cls, cx, cy, w, h
 
 
 def to_xyxy(cx: float, cy: float, w: float, h: float, width: int, height: int) -> np.ndarray:
@@ -51,10 +52,10 @@ def read_labels(label: Path, width: int, height: int) -> tuple[np.ndarray, list[
         parsed = parse_line(text)
         if isinstance(parsed, str):
             raise LabelError(f"{label}:{n}: {parsed}")
-        cls, *box = parsed
+        cls, cx, cy, w, h = parsed
         if not 0 <= cls < len(CLASSES):
             raise LabelError(f"{label}:{n}: class {cls} is not in 0..{len(CLASSES) - 1}")
-        boxes.append(to_xyxy(*box, width, height))
+        boxes.append(to_xyxy(cx, cy, w, h, width, height))
         codes.append(CLASSES[cls])
     return np.array(boxes, np.float32).reshape(-1, 4), codes
 

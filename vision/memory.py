@@ -24,6 +24,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -242,7 +243,7 @@ def embed(classifier: TileClassifier, image: np.ndarray, boxes: np.ndarray, code
     flowers' `steadied`: the costly part of teaching, which the app does before it takes the ledger's write lock
     to `add` them."""
     crops = classifier.crops(image, boxes)
-    embeddings = classifier.read_crops(crops)[1]
+    embeddings = cast(np.ndarray, classifier.read_crops(crops)[1])  # a memory's classifier embeds (`for_classifier`)
     return steadied(classifier, crops, embeddings, np.isin(list(codes), FLOWERS), settings.flower_view_shift)
 
 
@@ -257,7 +258,8 @@ def steadied(classifier: TileClassifier, crops: np.ndarray, embeddings: np.ndarr
         return embeddings
     moves = [(shift, 0), (-shift, 0), (0, shift), (0, -shift)]
     views = np.concatenate([moved(crops[which], dx, dy) for dx, dy in moves])
-    sums = unit(embeddings[which]) + unit(classifier.read_crops(views)[1]).reshape(len(moves), len(which), -1).sum(0)
+    moved_embeddings = cast(np.ndarray, classifier.read_crops(views)[1])
+    sums = unit(embeddings[which]) + unit(moved_embeddings).reshape(len(moves), len(which), -1).sum(0)
     out = embeddings.copy()
     out[which] = sums
     return out
@@ -265,7 +267,7 @@ def steadied(classifier: TileClassifier, crops: np.ndarray, embeddings: np.ndarr
 
 def moved(crops: np.ndarray, dx: int, dy: int) -> np.ndarray:
     """Each (CROP_H, CROP_W, 3) crop moved `dx` pixels right and `dy` down, the edge it leaves repeated."""
-    shift = np.float32([[1, 0, dx], [0, 1, dy]])
+    shift = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
     return np.stack([cv2.warpAffine(c, shift, (CROP_W, CROP_H), borderMode=cv2.BORDER_REPLICATE) for c in crops])
 
 

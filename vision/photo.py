@@ -18,6 +18,7 @@ meeting the bytes, for the reader's largest cost before the detector.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -111,7 +112,7 @@ def level_transform(width: int, height: int, angle: float) -> tuple[np.ndarray, 
 
 def turned_level(image: np.ndarray, angle: float) -> np.ndarray:
     """The photo turned by `angle` degrees as `level_transform` says, grey outside it as the detector's
-    letterbox (its pixels map back to the photo's by that transform inverted: `vision.read.View`)."""
+    letterbox (its pixels map back to the photo's by that transform inverted: `vision.read.PhotoView`)."""
     affine, size = level_transform(image.shape[1], image.shape[0], angle)
     shrunk = np.linalg.det(affine[:, :2]) < 1.0 - 1e-9  # the square of the scale
     return cv2.warpAffine(image, affine, size, flags=cv2.INTER_AREA if shrunk else cv2.INTER_LINEAR,
@@ -139,9 +140,10 @@ def _whole_jpeg(img: Image.Image, data: bytes) -> np.ndarray | None:
 ORIENTATION = 0x0112  # the EXIF tag
 # Each EXIF orientation's turn of an (H, W, 3) array, as ImageOps.exif_transpose turns the image
 # (tests/test_photo.py compares all eight).
-TURNS = {2: lambda a: cv2.flip(a, 1), 3: lambda a: cv2.flip(a, -1), 4: lambda a: cv2.flip(a, 0),
-         5: cv2.transpose, 6: lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE),
-         7: lambda a: cv2.flip(cv2.transpose(a), -1), 8: lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE)}
+TURNS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
+    2: lambda a: cv2.flip(a, 1), 3: lambda a: cv2.flip(a, -1), 4: lambda a: cv2.flip(a, 0),
+    5: cv2.transpose, 6: lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE),
+    7: lambda a: cv2.flip(cv2.transpose(a), -1), 8: lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE)}
 
 
 def _upright_rgb(img: Image.Image) -> np.ndarray:

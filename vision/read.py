@@ -16,24 +16,28 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
 
 import cv2
 import numpy as np
 
 from scoring.draft import Draft, MeldDraft, Slot
-from scoring.melds import MeldKind, meld_kind
+from scoring.melds import GroupKind, GroupRole, MeldKind, meld_kind
 from scoring.ruleset import Ruleset, load_ruleset
 from vision.boxes import mapped, row_angle, row_direction
 from vision.classes import BACK
 from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
-from vision.groups import APART, HAND, TileGroup
+from vision.groups import TileGroup
 from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
 from vision.layout import group_rows, in_reading_order
 from vision.notices import Notice
 from vision.photo import level_transform, turned_level
-from vision.search import Candidate, Layouts, a_set_laid_out, likely_hand, photo_group, search
+from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
+
+if TYPE_CHECKING:  # the memory is the detector's to use (`vision.detector.TileDetector.read`): not imported to read
+    from vision.memory import TableMemory
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ class Proposal:
     @property
     def apart(self) -> tuple[int, ...]:
         """The ids of the tiles set apart from the hand (walls, discards, strays), in reading order."""
-        held = {i for g in self.groups if g.role == APART for i in g.members}
+        held = {i for g in self.groups if g.role == GroupRole.APART for i in g.members}
         return tuple(row.id for row in self.rows if row.id in held)
 
     @property
@@ -112,17 +116,19 @@ class Proposal:
         when all four are face down; a group that makes no set keeps its tiles with the kind left to the
         player; any other face-down tile is unknown. Tiles set apart stay out."""
         concealed: tuple[Slot, ...] = ()
-        win, melds, flowers = None, [], []
+        win: Slot | None = None
+        melds: list[MeldDraft] = []
+        flowers: list[Slot] = []
         for g in self.groups:
-            if g.role != HAND:
+            if g.role != GroupRole.HAND:
                 continue
             slots = tuple(Slot(None if self.row(i).code == BACK else self.row(i).code, i) for i in g.members)
-            if g.kind == "concealed":
+            if g.kind == GroupKind.CONCEALED:
                 concealed = tuple(s for s in slots if s.det != g.win)
                 win = next((s for s in slots if s.det == g.win), None)
-            elif g.kind == "flowers":
+            elif g.kind == GroupKind.FLOWERS:
                 flowers.extend(slots)
-            elif g.kind == MeldKind.ANKONG:
+            elif g.kind == GroupKind.ANKONG:
                 face = next((s.code for s in slots if s.code is not None), None)
                 melds.append(MeldDraft(MeldKind.ANKONG, tuple(replace(s, code=face) for s in slots)))
             else:
@@ -137,13 +143,13 @@ class Proposal:
             "detections": [row.to_json(self.group_of(row.id)) for row in self.rows],
             "groups": [{"kind": g.kind, "role": g.role, "tiles": [self.row(i).code for i in g.members],
                         "ids": list(g.members),
-                        **({"win": g.win, "win_apart": g.win_apart} if g.kind == "concealed" else {})}
+                        **({"win": g.win, "win_apart": g.win_apart} if g.kind == GroupKind.CONCEALED else {})}
                        for g in self.groups],
         }
 
 
 @dataclass(frozen=True)
-class View:
+class PhotoView:
     """How `read_photo` turned the photo to read it: by `angle` degrees (counter-clockwise as shown) to lay its
     rows level, then half a turn or not. A reading's boxes are in the photo's own pixels; its tiles' faces were
     read as this view shows them, and a table's memory is taught them so (`seen`)."""
@@ -185,7 +191,7 @@ class PhotoReading:
     confidence: float
     warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
     runner_ups: tuple[Proposal, ...] = ()  # up to 3 other legal hands, likeliest first
-    view: View = View()  # how the photo was turned to be read (`read_photo`)
+    view: PhotoView = PhotoView()  # how the photo was turned to be read (`read_photo`)
 
     @property
     def proposals(self) -> tuple[Proposal, ...]:
@@ -217,8 +223,9 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     Each row's id is its detection's index in `dets`."""
     rules = rules or load_ruleset()
     supposed_id = len(dets)
-    dets, layout = in_reading_order(dets.with_facts(id=range(len(dets))), group_rows(dets, settings))
-    if not len(dets):
+    dets, layout = in_reading_order(dets.with_facts(id=range(supposed_id)), group_rows(dets, settings))
+    rows = _Rows.of(dets, supposed_id)
+    if not rows.ids:
         return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
     parts = find_parts(dets, layout, settings)
     layouts = Layouts(dets, flower_tiles(parts), settings)
@@ -232,12 +239,14 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
             if found:
                 parts, layouts = apart, again
     if not found:
-        return _no_legal_hand(dets, parts, layouts, settings)
+        return _no_legal_hand(dets, rows, parts, layouts, settings)
     best = found[0]
-    rows = _Rows(dets, parts, supposed_id)
     # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
-    warnings = [w for w in layouts.of(best.members, best.backs_apart).warnings if w.code != "shown-not-set"]
-    proposal = rows.proposal(best)
+    laid_out = cast(HandLayout, layouts.of(best.members, best.backs_apart))  # the best candidate's, so made
+    proposal = rows.proposal(best, parts)
+    runner_ups = tuple(replace(rows.proposal(c, parts), probability=math.exp(best.cost - c.cost),
+                               differs=_differs(c, best, rows.raw)) for c in found[1:])
+    warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
     for k, row in enumerate(proposal.shown):
         if row.code != row.raw_code:
             warnings.append(Notice.of("tile-corrected", number=k + 1, before=row.raw_code, after=row.code))
@@ -248,34 +257,47 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
         warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
     warnings += [Notice.of("kong-supposed", tile=face) for face in best.kongs]
     confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
-    runner_ups = tuple(replace(rows.proposal(c), probability=math.exp(best.cost - c.cost),
-                               differs=_differs(c, best, dets.raw_codes)) for c in found[1:])
     return PhotoReading(proposal, True, confidence, tuple(warnings), runner_ups)
 
 
 @dataclass(frozen=True)
 class _Rows:
-    """Candidates of one photo as proposals: positions in reading order become row ids."""
+    """The rows of one photo's proposals, read off its detections once, as soon as they are in reading order (each
+    with its `id` fact): the one place where positions in reading order become row ids."""
 
-    dets: Detections  # in reading order, each with its `id` fact
-    parts: list[Part]
     supposed_id: int  # the id a supposed tile takes: past every detection's
+    ids: list[int]  # per position, its detection's id
+    raw: list[str]  # per position, the detector's top class
+    conf: list[float]
+    certainty: list[float]
+    boxes: list[tuple[float, float, float, float]]
+
+    @classmethod
+    def of(cls, dets: Detections, supposed_id: int) -> _Rows:
+        return cls(supposed_id, dets.data["id"].tolist(), dets.raw_codes, dets.confidences.tolist(),
+                   dets.certainty.tolist(), [tuple(box) for box in dets.boxes.tolist()])
 
     def id_of(self, position: int) -> int:
-        return self.supposed_id if position == len(self.dets) else int(self.dets.data["id"][position])
+        return self.supposed_id if position == len(self.ids) else self.ids[position]
 
-    def proposal(self, c: Candidate) -> Proposal:
-        raw = self.dets.raw_codes
-        why = [""] * len(self.dets)
+    def shown(self, codes: list[str], why: list[str]) -> tuple[Row, ...]:
+        """A row per detection, read as `codes`, each with why its code or place is as it is."""
+        facts = zip(self.ids, codes, self.raw, self.conf, self.certainty, self.boxes, why, strict=True)
+        return tuple(Row(*fact) for fact in facts)
+
+    def proposal(self, c: Candidate, parts: list[Part]) -> Proposal:
+        """Candidate `c` as a proposal, a tile set apart saying why (the photo's `parts` it was read from)."""
+        raw = self.raw
+        why = [""] * len(raw)
         for g in c.groups:
-            if g.role == APART:
-                part = next((p for p in self.parts if set(p.members) & set(g.members)), None)
+            if g.role == GroupRole.APART:
+                part = next((p for p in parts if set(p.members) & set(g.members)), None)
                 for i in g.members:
                     why[i] = part.why if part else "doubled"
-        codes = [c.codes.get(i, raw[i]) for i in range(len(self.dets))]
+        codes = [c.codes.get(i, raw[i]) for i in range(len(raw))]
         why = ["legal hand" if code != raw[i] else w for i, (code, w) in enumerate(zip(codes, why, strict=True))]
         supposed = tuple(Row(self.supposed_id, code, code, 0.0, 0.0, None, supposed=True) for code in c.added)
-        return Proposal(shown_rows(self.dets, codes, why) + supposed, tuple(self.group(g) for g in c.groups))
+        return Proposal(self.shown(codes, why) + supposed, tuple(self.group(g) for g in c.groups))
 
     def group(self, g: TileGroup) -> TileGroup:
         return replace(g, members=tuple(self.id_of(i) for i in g.members),
@@ -284,32 +306,30 @@ class _Rows:
 
 def shown_rows(dets: Detections, codes: list[str], why: list[str]) -> tuple[Row, ...]:
     """A row per detection (in `dets`' order, each with its `id` fact)."""
-    facts = zip(dets.data["id"].tolist(), codes, dets.raw_codes, dets.confidences.tolist(), dets.certainty.tolist(),
-                map(tuple, dets.boxes.tolist()), why, strict=True)
-    return tuple(Row(*fact) for fact in facts)
+    return _Rows.of(dets, len(dets)).shown(codes, why)
 
 
-def _no_legal_hand(dets: Detections, parts: list[Part], layouts: Layouts, settings: ReaderSettings) -> PhotoReading:
+def _no_legal_hand(dets: Detections, rows: _Rows, parts: list[Part], layouts: Layouts,
+                   settings: ReaderSettings) -> PhotoReading:
     """The likeliest hand tiles as read, for the player to fix, with why no legal hand was found."""
-    raw = dets.raw_codes
+    raw = rows.raw
     ms = likely_hand(parts, settings)
     hl = layouts.of(ms.members) if ms.members else None
     hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
-    groups = tuple(hand) + tuple(TileGroup("unknown", part.members, APART) for part in ms.loose)
+    groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.apart)
     problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
-    why = [""] * len(dets)
-    for part in ms.loose:
+    why = [""] * len(raw)
+    for part in ms.apart:
         for i in part.members:
             why[i] = part.why
     warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
     # the flowers shown each once even so (a flower read twice is a misread)
-    flowers = {i: c for g in hand if g.kind == "flowers" for i, c in as_distinct_flowers(dets, g.members).items()}
+    flowers = {i: c for g in hand if g.kind == GroupKind.FLOWERS
+               for i, c in as_distinct_flowers(dets, g.members).items()}
     codes = [flowers.get(i, c) for i, c in enumerate(raw)]
     why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
-    ids = dets.data["id"]
-    groups = tuple(replace(g, members=tuple(int(ids[i]) for i in g.members),
-                           win=None if g.win is None else int(ids[g.win])) for g in groups)
-    return PhotoReading(Proposal(shown_rows(dets, codes, why), groups), False, 0.0, tuple(warnings))
+    return PhotoReading(Proposal(rows.shown(codes, why), tuple(rows.group(g) for g in groups)), False, 0.0,
+                        tuple(warnings))
 
 
 def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...]:
@@ -318,8 +338,8 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
         return cand.codes.get(i, raw[i])
 
     shown = range(len(raw))  # the supposed tile's position is past these: told by alt-supposes
-    kept = {i for g in c.groups if g.role == HAND for i in g.members if i in shown}
-    best_kept = {i for g in best.groups if g.role == HAND for i in g.members if i in shown}
+    kept = {i for g in c.groups if g.role == GroupRole.HAND for i in g.members if i in shown}
+    best_kept = {i for g in best.groups if g.role == GroupRole.HAND for i in g.members if i in shown}
     differs = [Notice.of("alt-tile", number=i + 1, before=code(best, i), after=code(c, i))
                for i in sorted(kept & best_kept) if code(c, i) != code(best, i)]
     if kept - best_kept:
@@ -328,14 +348,15 @@ def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...
         differs.append(Notice.of("alt-set-apart", tiles=tuple(code(best, i) for i in sorted(best_kept - kept))))
     if c.added != best.added:
         differs.append(Notice.of("alt-supposes", tile=c.added[0]) if c.added else Notice.of("alt-no-supposed"))
-    if c.draft.win.code != best.draft.win.code:
-        differs.append(Notice.of("alt-wins-on", tile=c.draft.win.code))
-    if sorted(m.kind for m in c.draft.melds) != sorted(m.kind for m in best.draft.melds):
+    win, best_win = cast(Slot, c.draft.win), cast(Slot, best.draft.win)  # legal hands' drafts name their winning tiles
+    if win.code != best_win.code:
+        differs.append(Notice.of("alt-wins-on", tile=win.code))
+    if sorted(map(str, (m.kind for m in c.draft.melds))) != sorted(map(str, (m.kind for m in best.draft.melds))):
         differs.append(Notice.of("alt-melds", count=len(c.draft.melds)) if c.draft.melds else Notice.of("alt-no-melds"))
     return tuple(differs)
 
 
-def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory=None,
+def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory: TableMemory | None = None,
                settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
     """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
@@ -351,26 +372,26 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     pixels is read with a notice to check them and take the next photo closer (`_small_tiles`)."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
-    if view == View() and _of_a_hand(reading):
+    if view == PhotoView() and _of_a_hand(reading):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
         (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
         if turned_legal >= legal and turned_held > held + settings.turned_by \
                 and len(turned.best.shown) <= shown + settings.turned_more_tiles \
                 and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure:
-            reading, view = turned, View(half_turn=True)
+            reading, view = turned, PhotoView(half_turn=True)
     small = _small_tiles(reading.best, settings)
     if small is not None:
         reading = replace(reading, warnings=(small, *reading.warnings))
-    if view == View():
+    if view == PhotoView():
         return reading
     if view.half_turn:
         reading = replace(reading, warnings=(UPSIDE_DOWN, *reading.warnings))
     return replace(moved(reading, view.to_photo(image.shape[1], image.shape[0])), view=view)
 
 
-def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory,
-               settings: ReaderSettings) -> tuple[View, PhotoReading]:
-    """How the photo was turned to read it (`View()`: not at all) and its reading there, boxes in that view's
+def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,
+               settings: ReaderSettings) -> tuple[PhotoView, PhotoReading]:
+    """How the photo was turned to read it (`PhotoView()`: not at all) and its reading there, boxes in that view's
     pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is or shows a hand's tiles or
     fewer (the detector reads tiles lying on their sides less surely), is read again each way that lays them level
     (`level_views`), likeliest first, until one reads a legal hand surely
@@ -382,7 +403,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     the table's pattern, and is not kept. Where the photo as it is shows some tiles but too few to tell how their rows
     lie, they are told from the photo turned `settings.probe_turn` degrees each way (`_probed`); a photo where none is
     found is not (a photo of no tiles would take three times as long; docs/decisions/rows-found-turned.md)."""
-    best = View(), read_detections(_detect(detector, image, memory), rules, settings)
+    best = PhotoView(), read_detections(_detect(detector, image, memory), rules, settings)
     shown = len(best[1].best.shown)
     boxes = _probed(detector, image, settings) if 0 < shown < settings.min_for_askew else best[1].best.boxes
     for view in level_views(boxes, settings, plumb=not best[1].legal or _of_a_hand(best[1])):
@@ -392,7 +413,7 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
         if _standing(reading) > _standing(best[1]):
             best = view, reading
         direction = _direction(best[1], settings)
-        if view.half_turn and best[0] != View() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
+        if view.half_turn and best[0] != PhotoView() and best[1].legal and _sureness(best[1]) >= settings.sure_upright \
                 and direction is not None and abs(direction) < settings.askew_from:
             break
     return best
@@ -403,14 +424,15 @@ def _probed(detector: Detector, image: np.ndarray, settings: ReaderSettings) -> 
     whichever finds more, in the photo's pixels: a row at 30-45 degrees is mostly missed as it is."""
     found = []
     for angle in (settings.probe_turn, -settings.probe_turn):
-        view = View(angle)
+        view = PhotoView(angle)
         back = view.to_photo(image.shape[1], image.shape[0])
         found.append(np.array([mapped(tuple(box), back) for box in detector.read(view.photo(image)).boxes],
                               np.float32).reshape(-1, 4))
     return max(found, key=len)
 
 
-def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT, plumb: bool = True) -> tuple[View, ...]:
+def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT,
+                plumb: bool = True) -> tuple[PhotoView, ...]:
     """The ways to turn a photo that lay level the rows of tiles in these boxes, likeliest first: none where they
     lie level already, within `settings.askew_from` degrees. The rows' angle modulo 90 degrees (`row_angle`) is
     turned to the nearest direction the rows run modulo 180 (`row_direction`, where it is sure): a row plumb or
@@ -426,7 +448,7 @@ def level_views(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT, pl
         return ()
     other = angle - 90 * np.sign(angle)
     turns = (angle, other) if abs(other) >= settings.askew_from else (angle,)
-    return tuple(View(float(turn), half_turn) for turn in turns for half_turn in (False, True))
+    return tuple(PhotoView(float(turn), half_turn) for turn in turns for half_turn in (False, True))
 
 
 def askew_angle(boxes: np.ndarray, settings: ReaderSettings = READER_DEFAULT) -> float:
@@ -452,15 +474,19 @@ MAX_HAND_TILES = 30
 UPSIDE_DOWN = Notice.of("upside-down")
 
 
-def _detect(detector: Detector, image: np.ndarray, memory) -> Detections:
-    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none)."""
-    return detector.read(image) if memory is None else detector.read(image, memory=memory)
+def _detect(detector: Detector, image: np.ndarray, memory: TableMemory | None) -> Detections:
+    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none;
+    `vision.detector.TileDetector` does)."""
+    if memory is None:
+        return detector.read(image)
+    remembers: Any = detector
+    return remembers.read(image, memory=memory)
 
 
 def _small_tiles(proposal: Proposal, settings: ReaderSettings) -> Notice | None:
     """The notice that the hand's tiles (every tile shown, where none is the hand's) are under `settings.small_tile`
     pixels on their short side at the median; None where they are not, or none is shown."""
-    hand = {i for g in proposal.groups if g.role == HAND for i in g.members}
+    hand = {i for g in proposal.groups if g.role == GroupRole.HAND for i in g.members}
     boxes = np.array([row.box for row in proposal.shown if row.id in hand or not hand], np.float32).reshape(-1, 4)
     if not len(boxes):
         return None

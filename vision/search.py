@@ -18,17 +18,18 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
-from scoring.draft import Draft
-from scoring.melds import MeldKind
+from scoring.draft import Draft, Slot
+from scoring.melds import GroupKind, GroupRole, MeldKind
 from scoring.ruleset import Ruleset
 from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
-from vision.groups import APART, TileGroup, classify, meld_kind, shown_kong, stray_backs
+from vision.groups import TileGroup, classify, group_kind, shown_kong, stray_backs
 from vision.hand_finding import Part, flower_tiles
 from vision.layout import Layout, group_rows, in_reading_order, tiles_that_fit, without
 from vision.notices import Notice
@@ -59,9 +60,10 @@ class Candidate:
         """The hand, a supposed kong's face left out: hands differing only there are one reading (asked
         of every candidate found so far as each membership is weighed: kept once made)."""
         d = self.draft
-        melds = sorted(("ankong", ("?",)) if m.kind == "ankong" and m.tiles[0].code in self.kongs
+        win = cast(Slot, d.win)  # a legal hand's draft names its winning tile
+        melds = sorted((MeldKind.ANKONG, ("?",)) if m.kind == MeldKind.ANKONG and m.tiles[0].code in self.kongs
                        else (m.kind, tuple(s.code for s in m.tiles)) for m in d.melds)
-        return (tuple(sorted(s.code for s in d.concealed)), d.win.code, tuple(melds),
+        return (tuple(sorted(s.code for s in d.concealed)), win.code, tuple(melds),
                 tuple(sorted(s.code for s in d.flowers)))
 
 
@@ -79,7 +81,8 @@ class Membership:
                             for i in part.members))
 
     @property
-    def loose(self) -> tuple[Part, ...]:
+    def apart(self) -> tuple[Part, ...]:
+        """The parts set apart from the hand."""
         return tuple(part for part, keep in zip(self.parts, self.inside, strict=True) if not keep)
 
 
@@ -205,18 +208,18 @@ def merged_into_row(groups: list[TileGroup], runs: tuple[tuple[int, ...], ...]) 
     gap or by perspective), and with it the melds it touches (in one of the layout's `runs`): a meld pushed
     against concealed tiles is cut off the row's ends by `row_cuts`, at what the steps say. None when all
     are sets already."""
-    stray = [g for g in groups[1:] if g.kind == "unknown"]
-    if not stray or not groups or groups[0].kind != "concealed":
+    stray = [g for g in groups[1:] if g.kind == GroupKind.UNKNOWN]
+    if not stray or not groups or groups[0].kind != GroupKind.CONCEALED:
         return None
     run_of = {i: k for k, run in enumerate(runs) for i in run}
     touched = {run_of[g.members[0]] for g in stray}
-    joined = [g for g in groups[1:] if g.kind != "flowers" and run_of[g.members[0]] in touched]
+    joined = [g for g in groups[1:] if g.kind != GroupKind.FLOWERS and run_of[g.members[0]] in touched]
     row = groups[0]
     win = row.members[-1:] if row.win_apart else ()
     members = tuple(sorted(set(row.members) - set(win) | {i for g in joined for i in g.members})) + win
     # A single tile after all the others is the winning tile set apart.
     apart = row.win_apart or any(g.members == (members[-1],) for g in joined)
-    return [TileGroup("concealed", members, win_apart=apart)] + [g for g in groups[1:] if g not in joined]
+    return [TileGroup(GroupKind.CONCEALED, members, win_apart=apart)] + [g for g in groups[1:] if g not in joined]
 
 
 def row_cuts(sub: Detections, groups: list[TileGroup],
@@ -225,7 +228,7 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
     costs by how much longer the step is than the row's median (`cut_step` times: as likely either way).
     The cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
-    row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
+    row = list(groups[0].members) if groups and groups[0].kind == GroupKind.CONCEALED else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
@@ -247,8 +250,8 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
             bounds = [0, *ends] if at_start else [n - e for e in (0, *ends)]
             pieces = [tuple(core[min(a, b):max(a, b)]) for a, b in zip(bounds, bounds[1:], strict=False)]
             rest = core[ends[-1]:] if at_start else core[:n - ends[-1]]
-            concealed = TileGroup("concealed", tuple(rest) + tuple(row[n:]), win_apart=groups[0].win_apart)
-            kinds = ["ankong" if shown_kong([raw[i] for i in p]) else "unknown" for p in pieces]
+            concealed = TileGroup(GroupKind.CONCEALED, tuple(rest) + tuple(row[n:]), win_apart=groups[0].win_apart)
+            kinds = [GroupKind.ANKONG if shown_kong([raw[i] for i in p]) else GroupKind.UNKNOWN for p in pieces]
             cuts.append((cost, [concealed, *(TileGroup(k, p) for k, p in zip(kinds, pieces, strict=True)),
                                 *groups[1:]]))
     least = min([0.0, *(c for c, _ in cuts)])
@@ -281,8 +284,8 @@ def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: i
 def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detections, list[TileGroup], tuple[int, ...]]:
     """When the concealed tiles are one short of a hand, one more of any face in their row (a tile
     the detector missed, or hidden); otherwise the groups as they are."""
-    melds = [g for g in groups[1:] if g.kind != "flowers"]
-    if not groups or groups[0].kind != "concealed" or len(groups[0].members) != 16 - 3 * len(melds):
+    melds = [g for g in groups[1:] if g.kind != GroupKind.FLOWERS]
+    if not groups or groups[0].kind != GroupKind.CONCEALED or len(groups[0].members) != 16 - 3 * len(melds):
         return sub, groups, ()
     sub = _with_missing(sub, groups[0])
     added = (len(sub) - 1,)
@@ -290,7 +293,7 @@ def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detecti
     # last the photo shows ("win-not-apart"), never a tile the photo does not show
     row = groups[0].members
     row = row[:-1] + added + row[-1:]
-    return sub, [TileGroup("concealed", row, win_apart=groups[0].win_apart), *groups[1:]], added
+    return sub, [TileGroup(GroupKind.CONCEALED, row, win_apart=groups[0].win_apart), *groups[1:]], added
 
 
 def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: ReaderSettings = READER_DEFAULT
@@ -299,23 +302,23 @@ def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: R
     tiles and the tile after them, or two lone tiles with room for one tile between them (`tiles_that_fit`, the
     concealed row's step the pitch) and the tile between. Only where that is the one such
     group, or the two lone tiles are the only ones; otherwise None."""
-    if not groups or groups[0].kind != "concealed" or len(groups[0].members) < 2:
+    if not groups or groups[0].kind != GroupKind.CONCEALED or len(groups[0].members) < 2:
         return None
-    apart = [k for k, g in enumerate(groups) if k and g.kind == "unknown"]
+    apart = [k for k, g in enumerate(groups) if k and g.kind == GroupKind.UNKNOWN]
     pairs = [k for k in apart if len(groups[k].members) == 2]
     lone = [k for k in apart if len(groups[k].members) == 1]
     out = list(groups)
     if len(pairs) == 1:
         pair = groups[pairs[0]].members
         sub = _with_missing(sub, groups[pairs[0]])
-        out[pairs[0]] = TileGroup("unknown", pair + (len(sub) - 1,))
+        out[pairs[0]] = TileGroup(GroupKind.UNKNOWN, pair + (len(sub) - 1,))
     elif len(lone) == 2 and not pairs:
         (a,), (b,) = groups[lone[0]].members, groups[lone[1]].members
         step = max(float(np.median(centre_steps(sub, groups[0].members))), 1e-6)
         if tiles_that_fit(float(centre_steps(sub, (a, b))[0]) - step, step, settings.room_for_a_tile) != 1:
             return None
         sub = _with_missing(sub, groups[lone[0]])
-        out[lone[0]] = TileGroup("unknown", (a, len(sub) - 1, b))
+        out[lone[0]] = TileGroup(GroupKind.UNKNOWN, (a, len(sub) - 1, b))
         del out[lone[1]]
     else:
         return None
@@ -332,10 +335,10 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         hl = layouts.of(ms.members, backs_apart)
         if hl is None:
             continue
-        loose = [TileGroup("unknown", part.members, APART) for part in ms.loose]
+        apart = [TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.apart]
         dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, stray backs
         if dropped:
-            loose.append(TileGroup("unknown", tuple(dropped), APART))
+            apart.append(TileGroup(GroupKind.UNKNOWN, tuple(dropped), GroupRole.APART))
         merged = merged_into_row(list(hl.groups), hl.runs)
         groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
         variants = [(cost, v) for cost, g in groupings for v in
@@ -350,7 +353,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
             hidden = kongs_of_backs(groups, sub.raw_codes)
             for cost, codes, draft in itertools.islice(
                     legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
-                mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(loose)
+                mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(apart)
                 out.append(Candidate(ms.cost + cost + extra, mapped,
                                      {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
                                      tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)),
@@ -358,10 +361,14 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
     return out if counted else None
 
 
+# the kinds a reading's codes do not change (a concealed kong shows backs)
+_KEPT_KINDS = (GroupKind.CONCEALED, GroupKind.FLOWERS, GroupKind.ANKONG)
+
+
 def _photo_group(g: TileGroup, codes: dict[int, str], order: list[int], added: tuple[int, ...] = ()) -> TileGroup:
     """A hand group over the photo's detections, a meld's kind from the codes the reading chose; a chi holding
     a supposed tile has its tiles in sequence, the supposed one in its place."""
-    kind = g.kind if g.kind in ("concealed", "flowers", "ankong") else meld_kind([codes[i] for i in g.members])
+    kind = g.kind if g.kind in _KEPT_KINDS else group_kind([codes[i] for i in g.members])
     members = g.members
     if kind == MeldKind.CHI and set(members) & set(added):
         members = tuple(sorted(members, key=lambda i: codes[i]))
@@ -372,7 +379,7 @@ def photo_group(g: TileGroup) -> TileGroup:
     """A hand group as the reading gives it, the winning tile named: the concealed row's last tile,
     which is the one set apart when one is (a photo cannot tell which tile of a row won, and the
     player says so with one tap)."""
-    return replace(g, win=g.members[-1]) if g.kind == "concealed" and g.members else g
+    return replace(g, win=g.members[-1]) if g.kind == GroupKind.CONCEALED and g.members else g
 
 
 def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts,

@@ -16,13 +16,14 @@ import argparse
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 
 class Settings:
     """What both configs share: their JSON round trip, and the refusal of what is not one of them."""
 
     what: ClassVar[str]  # the config's name in the messages: "reader", "detector"
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # each config is a dataclass
 
     def to_json(self) -> dict:
         return asdict(self)
