@@ -37,9 +37,9 @@ from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, S
 from scoring.melds import KongOrigin, MeldKind
 from scoring.payout import Deal, Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
+from scoring.score import kong_origins_needed
 from scoring.seats import SEATS, Wind, seat_wind
 from scoring.tiles import TILE_CODES
-from scoring.score import kong_origins_needed
 from ui import audit_page, table_memory, table_page, teach_page
 from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
