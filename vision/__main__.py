@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     except TableMemoryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
-    if args.command == "remember":
+    if args.command == "remember" or rules is None:
         return remember_tiles(args, detector, memory)
     situation = Situation(seat_wind=args.seat_wind, round=args.round, self_draw=args.self_draw)
     failed = False
