@@ -135,3 +135,15 @@ def test_onnxruntime_and_openvino_read_a_committed_photo_alike(monkeypatch):
     assert len(readings) == 2 and ours.legal and theirs.legal
     assert [r.code for r in ours.best.shown] == [r.code for r in theirs.best.shown]
     assert np.abs(ours.best.boxes - theirs.best.boxes).max() < 2.0  # pixels of the 640 px photo
+
+
+@needs_openvino
+def test_detections_kept_under_one_runtime_are_not_taken_for_another(monkeypatch, tmp_path):
+    from training.evaluate import DetectionCache, cache_settings
+
+    keys = []
+    for forced in ("onnxruntime", "classifier=openvino-f32"):
+        monkeypatch.setenv(RUNTIME_VARIABLE, forced)
+        cache = DetectionCache(tmp_path, cache_settings(TileDetector(), MODELS_DIR, 2, 1.0, None))
+        keys.append(cache.path(PHOTO))
+    assert keys[0] != keys[1]
