@@ -1,6 +1,5 @@
-"""What runs the detector and the crop classifier (`vision.model_files.runtime`): by default the detector on
-onnxruntime and the classifier on OpenVINO in bfloat16 where it is installed and the CPU has bfloat16 instructions,
-onnxruntime where not; TAISHU_RUNTIME chooses for both or for each; the runtimes read a committed photo alike."""
+"""What runs the detector and the crop classifier (`vision.model_files.runtime`): onnxruntime, or OpenVINO where
+TAISHU_RUNTIME asks for it, for both networks or for each; the two read a committed photo alike."""
 
 from __future__ import annotations
 
@@ -34,8 +33,8 @@ OPENVINO = importlib.util.find_spec("openvino") is not None
 needs_openvino = pytest.mark.skipif(not OPENVINO, reason="openvino is not installed")
 
 
-def test_the_variable_forces_onnxruntime(monkeypatch):
-    monkeypatch.setenv(RUNTIME_VARIABLE, "onnxruntime")
+def test_unset_both_networks_run_on_onnxruntime(monkeypatch):
+    monkeypatch.delenv(RUNTIME_VARIABLE, raising=False)
     chosen = runtime()
     assert chosen.detector == chosen.classifier and (chosen.detector.name, chosen.detector.precision) == (
         "onnxruntime", "f32")
@@ -51,13 +50,8 @@ def test_the_variable_chooses_for_each_network(monkeypatch):
     detector = TileDetector()
     assert type(detector.session).__module__.startswith("onnxruntime")
     assert isinstance(detector.classifier.session, OpenVinoSession) and detector.classifier.engine == chosen.classifier
-    monkeypatch.setenv(RUNTIME_VARIABLE, "classifier=onnxruntime")  # the detector keeps its default
-    assert runtime().detector == runtime_unset(monkeypatch).detector
-
-
-def runtime_unset(monkeypatch):
-    monkeypatch.delenv(RUNTIME_VARIABLE)
-    return runtime()
+    monkeypatch.setenv(RUNTIME_VARIABLE, "classifier=openvino")  # the detector keeps the default
+    assert runtime().detector.name == "onnxruntime"
 
 
 @pytest.mark.parametrize("value", ["tensorrt", "detector=tensorrt", "camera=onnxruntime", "openvino,onnxruntime"])
@@ -80,19 +74,11 @@ def test_without_openvino_onnxruntime_serves_and_asking_for_openvino_says_it_is_
 
 
 @needs_openvino
-def test_unset_the_classifier_runs_on_openvino_in_bfloat16_where_the_cpu_has_it_the_detector_on_onnxruntime(
-        monkeypatch):
-    monkeypatch.delenv(RUNTIME_VARIABLE, raising=False)
-    chosen = runtime()
-    assert chosen.detector.name == "onnxruntime"
-    if "BF16" in openvino_cpu_capabilities():
-        assert (chosen.classifier.name, chosen.classifier.precision) == ("openvino", "bf16")
-    else:
-        assert chosen.classifier.name == "onnxruntime"
-    monkeypatch.setenv(RUNTIME_VARIABLE, "openvino")  # each network in the precision that keeps its readings
-    assert runtime().detector.precision == "f32"
-    monkeypatch.setenv(RUNTIME_VARIABLE, "openvino-f32")
-    assert runtime().detector.precision == runtime().classifier.precision == "f32"
+def test_openvino_runs_in_f32_unless_bf16_is_asked_for_and_the_cpu_has_it(monkeypatch):
+    monkeypatch.setenv(RUNTIME_VARIABLE, "openvino")
+    assert runtime().detector == runtime().classifier and runtime().detector.precision == "f32"
+    monkeypatch.setenv(RUNTIME_VARIABLE, "openvino-bf16")
+    assert runtime().detector.precision == ("bf16" if "BF16" in openvino_cpu_capabilities() else "f32")
 
 
 def test_the_command_line_says_which_runtime_serves():
@@ -127,7 +113,7 @@ def test_an_openvino_run_gives_the_classifiers_logits_in_arrays_of_their_own(mon
 def test_onnxruntime_and_openvino_read_a_committed_photo_alike(monkeypatch):
     photo = load_photo(PHOTO)
     readings = {}
-    for forced in ("onnxruntime", "openvino"):  # openvino: each network in the precision that keeps its readings
+    for forced in ("onnxruntime", "openvino"):
         monkeypatch.setenv(RUNTIME_VARIABLE, forced)
         detector = TileDetector()
         readings[str(detector.runtime)] = read_photo(photo, detector)

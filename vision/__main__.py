@@ -149,13 +149,14 @@ class ShowRuntime(argparse.Action):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision", description=__doc__)
     parser.add_argument("--runtime", action=ShowRuntime,
-                        help=f"say what runs the networks and exit (OpenVINO where installed, else onnxruntime; "
+                        help=f"say what runs the networks and exit (onnxruntime unless "
                              f"{RUNTIME_VARIABLE}={'|'.join(RUNTIME_CHOICES)} chooses)")
     sub = parser.add_subparsers(dest="command", required=True)
     read = sub.add_parser("read", help="read photos of winning hands",
-                          epilog=f"The networks run on OpenVINO where it is installed, else onnxruntime; "
-                                 f"{RUNTIME_VARIABLE}={'|'.join(RUNTIME_CHOICES)} chooses, "
-                                 f"`python -m vision --runtime` says which.")
+                          epilog=f"The networks run on onnxruntime unless "
+                                 f"{RUNTIME_VARIABLE}={'|'.join(RUNTIME_CHOICES)} chooses "
+                                 f"(detector=CHOICE,classifier=CHOICE for each); `python -m vision --runtime` says "
+                                 f"which.")
     read.add_argument("photos", nargs="+")
     read.add_argument("--json", action="store_true", help="one JSON object per photo per line")
     read.add_argument("--annotate", metavar="OUT.png", help="write the (first) photo with boxes and codes")

@@ -1,4 +1,4 @@
-"""Second stage: a small CNN that reads each detected tile from a crop of the photo (OpenVINO or onnxruntime, no torch).
+"""Second stage: a small CNN that reads each detected tile from a crop of the photo (onnxruntime or OpenVINO, no torch).
 
 The detector finds tiles well but confuses look-alike faces (萬 numerals 七/四/六, 伍) that span a
 few pixels of its input. The classifier sees each tile on its own, cut from the photo's full

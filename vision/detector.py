@@ -1,5 +1,5 @@
-"""The tile detector at read time: the committed ONNX model on OpenVINO or onnxruntime (no torch needed;
-`vision.model_files.runtime` chooses).
+"""The tile detector at read time: the committed ONNX model on onnxruntime, or OpenVINO where TAISHU_RUNTIME asks
+for it (no torch needed; `vision.model_files.runtime`).
 
 `TileDetector.detect` is one forward pass at a given input size. `TileDetector.read` is what a
 photo gets: a first pass finds the tiles and their sizes; tiles of one size that lie together form a

@@ -1,6 +1,6 @@
 """The models folder and everything read from it: the model cards, checked field by field and against
-the SHA-256 they record, the runtime that runs the networks (`runtime`: OpenVINO where installed, else
-onnxruntime), and its sessions on the files they name.
+the SHA-256 they record, what runs the networks (`runtime`: onnxruntime, or OpenVINO where TAISHU_RUNTIME
+asks for it), and its sessions on the files they name.
 
 `models/model.json` is the detector's card; it also records the hashes of the crop classifier and of
 `hand_finder.json` (the hand finder's fitted weights). `models/classifier.json` is what training wrote
@@ -107,14 +107,15 @@ def hand_finder_card(path: Path = HAND_FINDER):
 
 
 # Chooses what runs the two networks, for comparisons (`runtime`): one of RUNTIME_CHOICES for both, or
-# "detector=CHOICE,classifier=CHOICE" (a network left out keeps its default, `default_choices`).
+# "detector=CHOICE,classifier=CHOICE" (a network left out keeps DEFAULT_CHOICE). "openvino" is OpenVINO in f32,
+# the precision that keeps the readings; "openvino-bf16" is bf16 where the CPU has bfloat16 instructions.
 RUNTIME_VARIABLE = "TAISHU_RUNTIME"
 RUNTIME_CHOICES = ("onnxruntime", "openvino", "openvino-f32", "openvino-bf16")
 NETWORKS = ("detector", "classifier")
-# The precision "openvino" means for each network: bf16 only where it leaves the readings as they were, and only on
-# a CPU with bfloat16 instructions (f32 elsewhere). The detector's readings move in bf16, the classifier's do not
-# (docs/decisions/inference-runtime.md).
-OPENVINO_PRECISION = {"detector": "f32", "classifier": "bf16"}
+# Where nothing is forced: on the CPU measured, OpenVINO in f32 reads alike and is no faster (slower under load), and
+# bf16 is faster only where it moves the readings (the detector's in either pass; the classifier's by a tile, and
+# no faster in a read): docs/decisions/inference-runtime.md.
+DEFAULT_CHOICE = "onnxruntime"
 
 
 @dataclass(frozen=True)
@@ -150,22 +151,13 @@ class Runtime:
 
 
 def runtime() -> Runtime:
-    """What runs each network: as `$TAISHU_RUNTIME` says, else `default_choices`. ModelError for a value it does
-    not read, or openvino asked for and not installed."""
-    return Runtime(**{network: engine(choice, network) for network, choice in runtime_choices().items()})
-
-
-def default_choices() -> dict[str, str]:
-    """Where nothing is forced, each network runs where it runs fastest with the readings unchanged: the detector
-    on onnxruntime (OpenVINO in f32 is no faster, in bf16 it moves the readings); the crop classifier on OpenVINO
-    in bf16 where it is installed and the CPU has bfloat16 instructions, else on onnxruntime (OpenVINO in f32 is
-    no faster). The figures: docs/decisions/inference-runtime.md."""
-    bf16 = importlib.util.find_spec("openvino") is not None and "BF16" in openvino_cpu_capabilities()
-    return {"detector": "onnxruntime", "classifier": "openvino-bf16" if bf16 else "onnxruntime"}
+    """What runs each network: as `$TAISHU_RUNTIME` says, else DEFAULT_CHOICE. ModelError for a value it does not
+    read, or openvino asked for and not installed."""
+    return Runtime(**{network: engine(choice) for network, choice in runtime_choices().items()})
 
 
 def runtime_choices() -> dict[str, str]:
-    """Each network's choice (one of RUNTIME_CHOICES), from `$TAISHU_RUNTIME` and `default_choices`."""
+    """Each network's choice (one of RUNTIME_CHOICES), from `$TAISHU_RUNTIME` and DEFAULT_CHOICE."""
     value = os.environ.get(RUNTIME_VARIABLE, "").strip()
     parts = [p.partition("=") for p in value.split(",")] if "=" in value else [(n, "=", value) for n in NETWORKS]
     forced = {network.strip(): choice.strip() for network, _, choice in parts if value}
@@ -174,17 +166,15 @@ def runtime_choices() -> dict[str, str]:
                                    choices=", ".join(RUNTIME_CHOICES)))
     if any(c.startswith("openvino") for c in forced.values()) and importlib.util.find_spec("openvino") is None:
         raise ModelError(Notice.of("runtime-missing", value=value, variable=RUNTIME_VARIABLE))
-    return default_choices() | forced
+    return dict.fromkeys(NETWORKS, DEFAULT_CHOICE) | forced
 
 
-def engine(choice: str, network: str) -> Engine:
-    """The engine `choice` means for `network` (see OPENVINO_PRECISION)."""
-    if choice == "onnxruntime" or importlib.util.find_spec("openvino") is None:
+def engine(choice: str) -> Engine:
+    """The engine `choice` (one of RUNTIME_CHOICES) means on this CPU."""
+    if choice == "onnxruntime":
         return Engine("onnxruntime", importlib.metadata.version("onnxruntime"), "f32")
-    precision = choice.partition("-")[2] or OPENVINO_PRECISION[network]
-    if precision == "bf16" and "BF16" not in openvino_cpu_capabilities():
-        precision = "f32"
-    return Engine("openvino", importlib.metadata.version("openvino"), precision)
+    bf16 = choice == "openvino-bf16" and "BF16" in openvino_cpu_capabilities()
+    return Engine("openvino", importlib.metadata.version("openvino"), "bf16" if bf16 else "f32")
 
 
 @functools.cache
