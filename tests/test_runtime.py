@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,3 +134,15 @@ def test_detections_kept_under_one_runtime_are_not_taken_for_another(monkeypatch
         cache = DetectionCache(tmp_path, cache_settings(TileDetector(), MODELS_DIR, 2, 1.0, None))
         keys.append(cache.path(PHOTO))
     assert keys[0] != keys[1]
+
+
+def test_the_engines_are_timed_network_by_network(capsys):
+    from training.compare_runtimes import main
+
+    main(["--engines", "--repeat", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    timed = [line for line in lines if line.startswith(("detector ", "classifier "))]
+    assert [line.split()[:3] for line in timed] == [["detector", "512", "px"], ["detector", "1024", "px"],
+                                                      ["classifier", "64", "crops"]]
+    engines = 3 if OPENVINO else 1
+    assert all(len(re.findall(r": +\d+\.\d ms", line)) == engines for line in timed)
