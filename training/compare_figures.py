@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from vision.console import as_a_command
+
 NOT_FIGURES = {"runtime", "reader_settings", "detector_settings", "ms_per_photo", "peer_ms_per_photo", "seconds",
                "conf", "classifier_weight", "upscale"}
 
@@ -69,4 +71,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    as_a_command()
     sys.exit(main())
