@@ -2,8 +2,13 @@
 move them (taps ±0.02, rates ±1 point); counts, times and settings are not judged."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from training.compare_figures import compare, main
+
+REPO = Path(__file__).resolve().parents[1]
 
 BASE = {"runtime": {"precision": "f32"}, "ms_per_photo": 80.0, "images": 40,
         "hand": {"taps": {"mean": 1.45, "zero": 0.8129}, "taps_by_cause": {"wrong code": 0.041}, "groups_exact": 0.5},
@@ -42,3 +47,12 @@ def test_the_command_exits_1_when_a_figure_moved_beyond_its_bound(tmp_path, caps
     assert main([str(base), str(base)]) == 0
     assert main([str(base), str(other)]) == 1
     assert "beyond the bound: hands 3 on memory / taps: 0.917 -> 0.972" in capsys.readouterr().out
+
+
+def test_the_command_ends_quietly_when_its_reader_stops_reading(tmp_path):
+    base, other = tmp_path / "base.json", tmp_path / "other.json"
+    base.write_text(json.dumps({"hand": {f"taps {n}": 0.0 for n in range(5000)}}))
+    other.write_text(json.dumps({"hand": {f"taps {n}": 0.1 for n in range(5000)}}))  # more lines than a pipe holds
+    done = subprocess.run(f"{sys.executable} -m training.compare_figures {base} {other} | head -1", shell=True,
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith('{"judged": 5000') and done.stderr == ""
