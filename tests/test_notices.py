@@ -25,6 +25,7 @@ SAMPLE = {
     "what": "model", "path": "models/model.json", "actual": "0123456789ab", "expected": "ba9876543210",
     "shape": "[64, 48, 3]", "error": "ValueError: boom", "tile": "5p", "tiles": ("1m", "9p"), "format": "TIFF",
     "version": "2", "made": "0123456789ab", "now": "ba9876543210", "line": 3, "size": 12,
+    "variable": "TAISHU_RUNTIME", "value": "openvino-bf16", "choices": "onnxruntime, openvino",
 }
 
 

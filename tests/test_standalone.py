@@ -81,11 +81,12 @@ def test_the_photo_benchmark_without_real_photos_times_the_samples_and_says_so(t
 def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
     """`training.bench --stages` on one committed sample: our time, the peer's and each stage's."""
     from training.bench import SAMPLES, main
+    from vision.model_files import runtime
 
     photo = sorted(SAMPLES.glob("*.jpg"))[0]
     main([str(photo), "--stages"])
     out = capsys.readouterr().out
-    assert "1 photos x 1" in out and "x the peer" in out
+    assert f"1 photos x 1, ours on {runtime()}" in out and "x the peer" in out
     line = next(line for line in out.splitlines() if line.startswith(photo.name))
     assert re.search(r" \d+ tiles  ours +\d+  peer +\d+  \(decode \d+ detector \d+ crop \d+ after \d+ besides \d+\)",
                      line)
@@ -101,12 +102,14 @@ def test_the_page_benchmark_times_the_run_that_reads_a_photo_and_the_runs_after_
     """`training.page_bench` on one committed sample: the page in AppTest with the real models."""
     from training.bench import SAMPLES
     from training.page_bench import main
+    from vision.model_files import runtime
 
     photo = sorted(SAMPLES.glob("*.jpg"))[0]
     main([str(photo), "--repeat", "2"])
     out = capsys.readouterr().out
     assert re.search(rf"^{re.escape(photo.name)} +upload run +\d+ ms   tap runs \d+ \d+ ms$", out, re.M)
-    assert re.search(r"^1 photos: upload run median \d+ ms, tap run median \d+ ms$", out, re.M)
+    assert re.search(rf"^1 photos, the networks on {re.escape(str(runtime()))}: upload run median \d+ ms, "
+                     r"tap run median \d+ ms$", out, re.M)
 
 
 def test_the_hider_hides_a_shared_folder_that_is_a_link_by_both_its_names(tmp_path):

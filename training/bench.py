@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
                 stages.append({name: min(r[name] for r in reads) for name in reads[0]})
                 print(per_photo(photo, ours[-1], peer[-1], stages[-1]))
     mo, mp = statistics.median(ours) * 1000, statistics.median(peer) * 1000
-    print(f"{len(photos)} photos x {args.repeat}")
+    print(f"{len(photos)} photos x {args.repeat}, ours on {detector.runtime}")
     print(f"taishu photo -> hand : median {mo:7.1f} ms  (max {max(ours) * 1000:.0f} ms)")
     print(f"peer detection only  : median {mp:7.1f} ms  (max {max(peer) * 1000:.0f} ms)")
     print(f"ratio                : {mo / mp:.2f}x the peer")

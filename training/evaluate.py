@@ -399,10 +399,11 @@ class DetectionCache:
 
 def cache_settings(detector: TileDetector, models_dir: Path, passes: int, upscale: float,
                    conf: float | None) -> dict:
-    """What the detector's output depends on besides the photo: the model files and card, the read options, the
-    detector's settings."""
+    """What the detector's output depends on besides the photo: the model files and card, the runtime that runs
+    them, the read options, the detector's settings."""
     files = ["model.json", detector.card.onnx.name] + ([detector.card.classifier.name] if detector.classifier else [])
-    return {"sha256": {name: sha256_of(models_dir / name) for name in files}, "passes": passes, "upscale": upscale,
+    return {"sha256": {name: sha256_of(models_dir / name) for name in files}, "runtime": detector.runtime.to_json(),
+            "passes": passes, "upscale": upscale,
             "conf": conf, "classifier_weight": detector.classifier.weight if detector.classifier else None,
             "detector_settings": detector.settings.to_json()}
 
@@ -525,7 +526,8 @@ def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Pa
     detector = TileDetector(models_dir, classifier=not args.no_classifier, settings=detector_settings)
     if detector.classifier and args.classifier_weight is not None:
         detector.classifier.weight = args.classifier_weight
-    settings = {"models": str(models_dir), "passes": args.passes, "upscale": args.upscale,
+    settings = {"models": str(models_dir), "runtime": detector.runtime.to_json(), "passes": args.passes,
+                "upscale": args.upscale,
                 "conf": detector.card.conf if args.conf is None else args.conf,
                 "classifier": detector.card.classifier.name if detector.classifier else None,
                 "classifier_weight": detector.classifier.weight if detector.classifier else None,

@@ -356,7 +356,7 @@ def run(evenings: int, hands: int, seed: int, size: int, real: list[Path], limit
                   for e in range(evenings)]
         by_design[design_name(style, anchor)] = merge(nights)
     result = {"evenings": evenings, "hands": hands, "seed": seed, "size": size, "taught": taught,
-              "photographer": photographer, "sideways": sideways,
+              "photographer": photographer, "sideways": sideways, "runtime": detector.runtime.to_json(),
               "reader_settings": reader.to_json(),
               "detector_settings": detector.settings.to_json(),
               "all": {k: t.result() for k, t in merge(list(by_design.values())).items()},

@@ -60,7 +60,7 @@ def judge(probs: np.ndarray, embeddings: np.ndarray, codes: list[str], photo: np
 
 def run(hands: int, seed: int, size: int) -> dict:
     classifier = TileDetector().classifier
-    out = {"hands": hands, "seed": seed, "size": size, "designs": {}}
+    out = {"hands": hands, "seed": seed, "size": size, "runtime": classifier.engine.to_json(), "designs": {}}
     for style, anchor in DESIGNS:
         crops, codes, photo = flower_crops(style, anchor, hands, seed, size, classifier)
         probs, embeddings = classifier.read_crops(crops)

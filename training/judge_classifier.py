@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
         if not path.is_file():
             raise SystemExit(f"no such file: {path}")
     classifier = TileClassifier(args.onnx, sha256_of(args.onnx))
-    report = {"onnx": str(shown(args.onnx)), "sha256": classifier.sha256}
+    report = {"onnx": str(shown(args.onnx)), "sha256": classifier.sha256, "runtime": classifier.engine.to_json()}
     for path in args.crops:
         data = np.load(path)
         report[str(shown(path))] = judge(classifier, data["x"], data["y"])

@@ -22,6 +22,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from training.bench import phone_photos
+from vision.model_files import runtime
 
 # each AppTest warns that its runs are bare (not under `streamlit run`), which is what is timed here
 logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
@@ -67,8 +68,8 @@ def main(argv: list[str] | None = None) -> None:
             taps.append(statistics.median(tap_times))
             each = " ".join(f"{t * 1000:.0f}" for t in tap_times)
             print(f"{photo.name:32s} upload run {upload * 1000:6.0f} ms   tap runs {each} ms")
-    print(f"{len(photos)} photos: upload run median {statistics.median(uploads) * 1000:.0f} ms, "
-          f"tap run median {statistics.median(taps) * 1000:.0f} ms")
+    print(f"{len(photos)} photos, the networks on {runtime()}: upload run median "
+          f"{statistics.median(uploads) * 1000:.0f} ms, tap run median {statistics.median(taps) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from vision.draw import draw_boxes
 from vision.files import ImageWriteError, write_image
 from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
-from vision.model_files import ModelError
+from vision.model_files import RUNTIME_CHOICES, RUNTIME_VARIABLE, ModelError, runtime
 from vision.notices import Notice, NoticeError
 from vision.photo import PhotoError, load_photo
 from vision.read import PhotoReading, read_photo
@@ -133,10 +133,32 @@ def remember_tiles(args, detector: TileDetector, memory) -> int:
     return 0
 
 
+class ShowRuntime(argparse.Action):
+    """`--runtime`: say what runs the networks, as `--version` says a version, and exit."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        try:
+            said = runtime()
+        except ModelError as exc:
+            parser.exit(2, f"error: {exc}\n")
+        print(said)
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision", description=__doc__)
+    parser.add_argument("--runtime", action=ShowRuntime,
+                        help=f"say what runs the networks and exit (onnxruntime unless "
+                             f"{RUNTIME_VARIABLE}={'|'.join(RUNTIME_CHOICES)} chooses)")
     sub = parser.add_subparsers(dest="command", required=True)
-    read = sub.add_parser("read", help="read photos of winning hands")
+    read = sub.add_parser("read", help="read photos of winning hands",
+                          epilog=f"The networks run on onnxruntime unless "
+                                 f"{RUNTIME_VARIABLE}={'|'.join(RUNTIME_CHOICES)} chooses "
+                                 f"(detector=CHOICE,classifier=CHOICE for each); `python -m vision --runtime` says "
+                                 f"which.")
     read.add_argument("photos", nargs="+")
     read.add_argument("--json", action="store_true", help="one JSON object per photo per line")
     read.add_argument("--annotate", metavar="OUT.png", help="write the (first) photo with boxes and codes")

@@ -1,4 +1,4 @@
-"""Second stage: a small CNN that reads each detected tile from a crop of the photo (onnxruntime, no torch).
+"""Second stage: a small CNN that reads each detected tile from a crop of the photo (onnxruntime or OpenVINO, no torch).
 
 The detector finds tiles well but confuses look-alike faces (萬 numerals 七/四/六, 伍) that span a
 few pixels of its input. The classifier sees each tile on its own, cut from the photo's full
@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.model_files import MODELS_DIR, ModelError, classifier_card, onnx_session
+from vision.model_files import MODELS_DIR, Engine, ModelError, classifier_card, model_session, runtime
 from vision.notices import Notice
 from vision.photo import halved
 from vision.settings import DETECTOR_DEFAULT
@@ -109,13 +109,14 @@ class TileClassifier:
     """The crop classifier's ONNX model (uint8 NHWC BGR crops in, 43 logits out), hash-checked."""
 
     def __init__(self, onnx: Path, sha256: str, threads: int | None = None, weight: float = 1.0,
-                 halve_from: float = DETECTOR_DEFAULT.halve_from) -> None:
+                 halve_from: float = DETECTOR_DEFAULT.halve_from, chosen: Engine | None = None) -> None:
         """`weight`: read-time scores are a weighted geometric mean of this classifier's softmax (weight)
         and the detector's scores normalised to sum 1 (1 - weight); the model card sets it per detector
         (`classifier_weight` in model.json, docs/decisions/read-threshold.md). `halve_from`: from what tile
         height the crops it reads and teaches a table's memory from are cut from a halved photo (`cut_crops`;
-        the detector gives its settings')."""
-        self.session = onnx_session(onnx, sha256, "classifier", threads)
+        the detector gives its settings'). `chosen`: what runs it (`vision.model_files.runtime()`'s when None)."""
+        self.engine = chosen or runtime().classifier
+        self.session = model_session(onnx, sha256, "classifier", self.engine, threads)
         spec = self.session.get_inputs()[0]
         if list(spec.shape[1:]) != [CROP_H, CROP_W, 3]:
             raise ModelError(Notice.of("model-input", name=onnx.name, shape=str(spec.shape[1:]),

@@ -1,4 +1,5 @@
-"""The tile detector at read time: the committed ONNX model on onnxruntime (no torch needed).
+"""The tile detector at read time: the committed ONNX model on onnxruntime, or OpenVINO where TAISHU_RUNTIME asks
+for it (no torch needed; `vision.model_files.runtime`).
 
 `TileDetector.detect` is one forward pass at a given input size. `TileDetector.read` is what a
 photo gets: a first pass finds the tiles and their sizes; tiles of one size that lie together form a
@@ -18,7 +19,7 @@ import numpy as np
 from vision.crop_classifier import TileClassifier
 from vision.detections import FLOWER_CLASSES, Detections
 from vision.hand_finding import weights
-from vision.model_files import MODELS_DIR, STRIDE, ModelCard, onnx_session
+from vision.model_files import MODELS_DIR, STRIDE, ModelCard, model_session, runtime
 from vision.photo import READ_SIDE, resized
 from vision.settings import DETECTOR_DEFAULT, DetectorSettings
 
@@ -149,13 +150,15 @@ class TileDetector:
                  settings: DetectorSettings = DETECTOR_DEFAULT) -> None:
         self.card = ModelCard.load(models_dir)
         self.settings = settings
-        self.session = onnx_session(self.card.onnx, self.card.sha256, "model", threads)
+        self.runtime = runtime()  # what runs this network, and the classifier
+        self.session = model_session(self.card.onnx, self.card.sha256, "model", self.runtime.detector, threads)
         weights()  # what every read needs besides the detector: refused here rather than at the first photo
         self.input_name = self.session.get_inputs()[0].name
         self.classifier = None
         if classifier and self.card.classifier:
             self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads,
-                                             self.card.classifier_weight, settings.halve_from)
+                                             self.card.classifier_weight, settings.halve_from,
+                                             self.runtime.classifier)
 
     def detect(self, image: np.ndarray, long_side: int | None = None, conf: float | None = None,
                faint_flowers: bool = False) -> Detections:

@@ -1,5 +1,6 @@
 """The models folder and everything read from it: the model cards, checked field by field and against
-the SHA-256 they record, and the onnxruntime sessions on the files they name.
+the SHA-256 they record, what runs the networks (`runtime`: onnxruntime, or OpenVINO where TAISHU_RUNTIME
+asks for it), and its sessions on the files they name.
 
 `models/model.json` is the detector's card; it also records the hashes of the crop classifier and of
 `hand_finder.json` (the hand finder's fitted weights). `models/classifier.json` is what training wrote
@@ -11,10 +12,18 @@ command lines exit 2 on it and the page shows it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
+import importlib.util
 import json
+import os
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from scoring.hand import brief
 from vision.classes import CLASSES
@@ -97,12 +106,100 @@ def hand_finder_card(path: Path = HAND_FINDER):
     return json.loads(checked_file(path, sha256, "hand finder").read_bytes())  # its bytes are the ones hashed
 
 
-def onnx_session(path: Path, sha256: str, what: str, threads: int | None = None):
-    """An onnxruntime session on the CPU for the model file `path`, once it matches its SHA-256;
-    `threads` bounds its intra-op threads (onnxruntime's choice when None)."""
+# Chooses what runs the two networks, for comparisons (`runtime`): one of RUNTIME_CHOICES for both, or
+# "detector=CHOICE,classifier=CHOICE" (a network left out keeps DEFAULT_CHOICE). "openvino" is OpenVINO in f32,
+# the precision that keeps the readings; "openvino-bf16" is bf16 where the CPU has bfloat16 instructions.
+RUNTIME_VARIABLE = "TAISHU_RUNTIME"
+RUNTIME_CHOICES = ("onnxruntime", "openvino", "openvino-f32", "openvino-bf16")
+NETWORKS = ("detector", "classifier")
+# Where nothing is forced: on the CPU measured, OpenVINO in f32 reads alike and is no faster (slower under load), and
+# bf16 is faster only where it moves the readings (the detector's in either pass; the classifier's by a tile, and
+# no faster in a read): docs/decisions/inference-runtime.md.
+DEFAULT_CHOICE = "onnxruntime"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What runs one network: onnxruntime or openvino (`name`), its version, and the precision of its arithmetic
+    (f32, or bf16 where OpenVINO runs on a CPU with bfloat16 instructions)."""
+
+    name: str
+    version: str
+    precision: str
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version} {self.precision}"
+
+    def to_json(self) -> dict:
+        return {"engine": self.name, "version": self.version, "precision": self.precision}
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What runs the detector and what runs the crop classifier."""
+
+    detector: Engine
+    classifier: Engine
+
+    def __str__(self) -> str:
+        if self.detector == self.classifier:
+            return str(self.detector)
+        return f"detector {self.detector}, classifier {self.classifier}"
+
+    def to_json(self) -> dict:
+        return {"detector": self.detector.to_json(), "classifier": self.classifier.to_json()}
+
+
+def runtime() -> Runtime:
+    """What runs each network: as `$TAISHU_RUNTIME` says, else DEFAULT_CHOICE. ModelError for a value it does not
+    read, or openvino asked for and not installed."""
+    return Runtime(**{network: engine(choice) for network, choice in runtime_choices().items()})
+
+
+def runtime_choices() -> dict[str, str]:
+    """Each network's choice (one of RUNTIME_CHOICES), from `$TAISHU_RUNTIME` and DEFAULT_CHOICE."""
+    value = os.environ.get(RUNTIME_VARIABLE, "").strip()
+    parts = [p.partition("=") for p in value.split(",")] if "=" in value else [(n, "=", value) for n in NETWORKS]
+    forced = {network.strip(): choice.strip() for network, _, choice in parts if value}
+    if not set(forced) <= set(NETWORKS) or not set(forced.values()) <= set(RUNTIME_CHOICES):
+        raise ModelError(Notice.of("runtime-unknown", value=value, variable=RUNTIME_VARIABLE,
+                                   choices=", ".join(RUNTIME_CHOICES)))
+    if any(c.startswith("openvino") for c in forced.values()) and importlib.util.find_spec("openvino") is None:
+        raise ModelError(Notice.of("runtime-missing", value=value, variable=RUNTIME_VARIABLE))
+    return dict.fromkeys(NETWORKS, DEFAULT_CHOICE) | forced
+
+
+def engine(choice: str) -> Engine:
+    """The engine `choice` (one of RUNTIME_CHOICES) means on this CPU."""
+    if choice == "onnxruntime":
+        return Engine("onnxruntime", importlib.metadata.version("onnxruntime"), "f32")
+    bf16 = choice == "openvino-bf16" and "BF16" in openvino_cpu_capabilities()
+    return Engine("openvino", importlib.metadata.version("openvino"), "bf16" if bf16 else "f32")
+
+
+@functools.cache
+def openvino_core():
+    """OpenVINO's Core, imported without its usage telemetry: `import openvino` loads its converter, which
+    loads `openvino_telemetry` when installed; the reader converts nothing and sends nothing."""
+    sys.modules.setdefault("openvino_telemetry", None)  # None: its import fails, and the converter takes its stub
+    import openvino
+
+    return openvino.Core()
+
+
+def openvino_cpu_capabilities() -> list[str]:
+    return openvino_core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+
+
+def model_session(path: Path, sha256: str, what: str, chosen: Engine, threads: int | None = None):
+    """A session on the CPU for the model file `path`, once it matches its SHA-256, on the engine `chosen`: an
+    onnxruntime InferenceSession, or an `OpenVinoSession` that answers the same calls; `threads` bounds its
+    threads (the engine's choice when None)."""
+    checked_file(path, sha256, what)
+    if chosen.name == "openvino":
+        return OpenVinoSession(path, chosen.precision, threads)
     import onnxruntime as ort  # here: the scorer's command line and the data tools import vision without it
 
-    checked_file(path, sha256, what)
     return ort.InferenceSession(str(path), session_options(threads), providers=["CPUExecutionProvider"])
 
 
@@ -119,6 +216,47 @@ def session_options(threads: int | None):
         options.intra_op_num_threads = threads
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
+
+
+@dataclass(frozen=True)
+class Port:
+    """An input or output of a network as onnxruntime describes one: its name and shape (None: any size)."""
+
+    name: str
+    shape: list[int | None]
+
+
+class OpenVinoSession:
+    """A model compiled by OpenVINO for the CPU in `precision` (f32 or bf16), answering the calls of an
+    onnxruntime InferenceSession that the readers make (`get_inputs`, `get_outputs`, `run`). One inference
+    request serves every run, one run at a time: the page's sessions share one detector."""
+
+    def __init__(self, path: Path, precision: str, threads: int | None = None) -> None:
+        core = openvino_core()
+        config = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
+        if threads:
+            config["INFERENCE_NUM_THREADS"] = threads
+        self.compiled = core.compile_model(core.read_model(str(path)), "CPU", config)
+        self.request = self.compiled.create_infer_request()
+        self.lock = threading.Lock()
+
+    def get_inputs(self) -> list[Port]:
+        return [port_of(p) for p in self.compiled.inputs]
+
+    def get_outputs(self) -> list[Port]:
+        return [port_of(p) for p in self.compiled.outputs]
+
+    def run(self, output_names: list[str] | None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """The outputs named (all when None) for the inputs `feeds`, as arrays of their own (copied out of the
+        request, which the next run reuses)."""
+        with self.lock:
+            results = self.request.infer(feeds)
+            names = output_names or [p.any_name for p in self.compiled.outputs]
+            return [results[self.compiled.output(name)] for name in names]
+
+
+def port_of(port) -> Port:
+    return Port(port.any_name, [d.get_length() if d.is_static else None for d in port.partial_shape])
 
 
 def broken_card(what: str, path: Path, problem: CardProblem) -> ModelError:

@@ -222,6 +222,14 @@ CATALOGUE: dict[str, Words] = {
         "{name} has SHA-256 {actual}…, expected {expected}… (corrupt or replaced; restore it from git)",
         "模型檔 {name} 壞了或被換過（SHA-256 不符）：請從 git 還原",
         "模型档 {name} 坏了或被换过（SHA-256 不符）：请从 git 还原"),
+    "runtime-unknown": Words(
+        "{variable} is {value}: expected one of {choices}, or detector=CHOICE,classifier=CHOICE",
+        "環境變數 {variable} 的值 {value} 不對：請改成 {choices} 其中之一",
+        "环境变量 {variable} 的值 {value} 不对：请改成 {choices} 其中之一"),
+    "runtime-missing": Words(
+        "{variable} asks for {value}, which is not installed (pip install openvino, or unset {variable})",
+        "環境變數 {variable} 要用的 {value} 沒有安裝：請先安裝，或取消這個設定",
+        "环境变量 {variable} 要用的 {value} 没有安装：请先安装，或取消这个设定"),
     "model-input": Words(
         "{name} takes {shape} crops, expected {expected}",
         "模型檔 {name} 的輸入大小不對",
