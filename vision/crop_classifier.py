@@ -61,6 +61,7 @@ def cut_crop(image: np.ndarray, box, expand: float = EXPAND, jitter=None) -> np.
     ix2, iy2 = max(int(np.ceil(x2)), ix1 + 1), max(int(np.ceil(y2)), iy1 + 1)
     h, w = image.shape[:2]
     inside = image[max(iy1, 0):max(min(iy2, h), 0), max(ix1, 0):max(min(ix2, w), 0)]
+    region: np.ndarray
     if inside.size == 0:
         region = np.full((iy2 - iy1, ix2 - ix1, 3), PAD_VALUE, np.uint8)
     elif inside.shape[:2] == (iy2 - iy1, ix2 - ix1):  # all in the photo: resized from the view, not a padded copy

@@ -58,8 +58,8 @@ def decode(output: np.ndarray, conf: float, iou: float, flower_conf: float | Non
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
     idx = cv2.dnn.NMSBoxes(np.stack([boxes[:, 0], boxes[:, 1], w, h], 1).tolist(),
                            scores.max(axis=1).tolist(), conf, iou)
-    idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-    return Detections(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+    keep = np.asarray(idx, dtype=np.int64).reshape(-1)
+    return Detections(boxes[keep].astype(np.float32), scores[keep].astype(np.float32))
 
 
 def side_for(card: ModelCard, image: np.ndarray, tile_w: float) -> int:
@@ -155,7 +155,7 @@ class TileDetector:
         weights()  # what every read needs besides the detector: refused here rather than at the first photo
         self.input_name = self.session.get_inputs()[0].name
         self.classifier = None
-        if classifier and self.card.classifier:
+        if classifier and self.card.classifier and self.card.classifier_sha256:
             self.classifier = TileClassifier(self.card.classifier, self.card.classifier_sha256, threads,
                                              self.card.classifier_weight, settings.halve_from,
                                              self.runtime.classifier)
@@ -172,7 +172,7 @@ class TileDetector:
     def network_input(self, image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
         """The network's input for `image` letterboxed to `long_side` (NCHW RGB float32 in [0, 1]), and the scale."""
         padded, scale = letterbox(image, long_side)
-        blob = cv2.dnn.blobFromImage(padded, 1.0, swapRB=True)  # NCHW RGB float32 in one pass (3x numpy's)
+        blob: np.ndarray = cv2.dnn.blobFromImage(padded, 1.0, swapRB=True)  # NCHW RGB float32 in one pass (3x numpy's)
         blob /= 255.0
         return blob, scale
 

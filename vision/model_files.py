@@ -22,6 +22,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 
@@ -69,10 +70,10 @@ class ModelCard:
         meta = read_card(path, "model")
         try:
             onnx, name = card_file(meta, "onnx"), meta.get("classifier") and card_file(meta, "classifier")
-            imgsz = card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True)
+            imgsz = int(card_number(meta, "imgsz", STRIDE, MAX_SIDE_LIMIT, integer=True))
             return cls(models_dir / onnx, card_hash(meta, onnx), imgsz,
                        tile_width=card_number(meta, "tile_width", 1, imgsz),
-                       max_side=card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True),
+                       max_side=int(card_number(meta, "max_side", imgsz, MAX_SIDE_LIMIT, integer=True)),
                        conf=card_number(meta, "conf", 0.001, 0.999, default=0.25),
                        classifier=models_dir / name if name else None,
                        classifier_sha256=card_hash(meta, name) if name else None,
@@ -233,7 +234,7 @@ class OpenVinoSession:
 
     def __init__(self, path: Path, precision: str, threads: int | None = None) -> None:
         core = openvino_core()
-        config = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
+        config: dict[str, str | int] = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY"}
         if threads:
             config["INFERENCE_NUM_THREADS"] = threads
         self.compiled = core.compile_model(core.read_model(str(path)), "CPU", config)
@@ -271,7 +272,7 @@ def card_file(meta: dict, key: str) -> str:
     return name
 
 
-def is_sha256(digest) -> bool:
+def is_sha256(digest: object) -> TypeGuard[str]:
     return isinstance(digest, str) and len(digest) == 64
 
 
