@@ -5,6 +5,11 @@ labels change (the names of the seats change with the dealer, the players' names
 script). So a choice here is a radio over the options' places, keyed by its labels and its current
 value: when either changes, the next run draws a new widget started from `ss[name]`, and a
 callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
+
+Only the radio drawn last for a name sets it. A phone's browser sends every widget's value with each request, as
+it has them: a request it made before it drew the page's last run (a tap, the table's watch) still carries the
+radios that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would set `ss[name]`
+back (a ledger fill-in undone: the next hand recorded under the last hand's deal).
 """
 
 from __future__ import annotations
@@ -35,7 +40,13 @@ def _key(name: str, labels: tuple[str, ...], index: int | None) -> str:
     return f"{name}-{digest}"
 
 
+def _drawn(name: str) -> str:
+    return f"{name}-drawn"  # the key of the radio drawn last for ss[name]
+
+
 def _chosen(name: str, key: str, options: tuple, then: Callable[[object], None] | None) -> None:
+    if ss.get(_drawn(name)) != key:
+        return  # a radio the page has replaced since: its value is stale
     index = ss.get(key)
     ss[name] = None if index is None else options[index]
     if then is not None:
@@ -49,6 +60,6 @@ def choice(label: str, options: Sequence, name: str, format_func: Callable[[obje
     options = tuple(options)
     labels = distinct([format_func(o) for o in options])
     index = options.index(ss[name]) if ss.get(name) in options else None
-    key = _key(name, labels, index)
+    key = ss[_drawn(name)] = _key(name, labels, index)
     st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
              on_change=_chosen, args=(name, key, options, then), help=help)
