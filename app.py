@@ -59,7 +59,7 @@ from ui.picture import Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows, stake_words
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
-from ui.widgets import choice, distinct
+from ui.widgets import choice, distinct, number, pick
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
@@ -515,13 +515,12 @@ def ask_kong_origins() -> None:
 ask_kong_origins()
 stakes = table_rules(ss.ruleset).settlement
 # At a table its 底, 每台 and rules are the table's (every phone's): a change here is saved to the table.
-table_setting = {} if desk is None else {"on_change": table_page.on_stakes, "args": (desk,)}
+table_setting = None if desk is None else partial(table_page.on_stakes, desk)
 with st.container(horizontal=True):
-    st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
-    st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100,
-                    disabled=not stakes.base, **table_setting)  # a table without 底 pays none, whatever the box says
-    st.number_input(t("每台"), min_value=0, max_value=MAX_STAKE, step=10, key="per_tai", width=100,
-                    **table_setting)
+    number(t("連莊次數"), "streak", min_value=0, max_value=MAX_STREAK, step=1, width=100)
+    number(t("底"), "base", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100,
+           disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
+    number(t("每台"), "per_tai", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100)
 st.caption(t(stake_words(stakes)))
 
 # ④ result
@@ -581,8 +580,7 @@ if reading is not None:
                        + (t(f"有 {unboxed} 張牌是你加的，照片上沒有它的框，沒有存進標註。") if unboxed else ""))
 
 with st.expander(t("規則")):
-    st.selectbox(t("台數規則"), available_rulesets(), key="ruleset", format_func=lambda r: ruleset_label(r, script),
-                 **table_setting)
+    pick(t("台數規則"), available_rulesets(), "ruleset", lambda r: ruleset_label(r, script), table_setting)
 
 if desk is not None:
     table_page.render(desk, script, edit)

@@ -21,7 +21,7 @@ from scoring.draft import Slot, from_text, to_hand
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
-from tests.app_driver import choose, chosen, say_who_won
+from tests.app_driver import box, choose, chosen, say_who_won
 from tests.example_hands import HAND, TYPED, house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.photo import flagged
@@ -398,7 +398,7 @@ def test_first_turn_flags_reach_the_rulesets_that_score_them(app):
     choose(at, "winner", "南家")
     ok(at.checkbox(key="earthly").check().run())
     assert "地胡" not in str(at.table[0].value)  # the default table has no 地胡
-    ok(at.selectbox(key="ruleset").set_value("tw16-competition").run())
+    ok(box(at, "ruleset").set_value("tw16-competition").run())
     assert "地胡" in str(at.table[0].value)
 
 
@@ -408,10 +408,10 @@ def test_the_page_says_how_a_payment_is_worked_out_at_the_chosen_table(app):
     at = ok(app(NoModel))
     ok(at.text_input(key="text").set_value(TYPED).run())
     assert any(c.value == "放槍的人付 底 + 台數 × 每台；自摸時三家各付 底 + 台數 × 每台（台數加上莊家、連莊的台）"
-               for c in at.caption) and not at.number_input(key="base").disabled
-    ok(at.selectbox(key="ruleset").set_value("tw16-improved").run())
+               for c in at.caption) and not box(at, "base").disabled
+    ok(box(at, "ruleset").set_value("tw16-improved").run())
     assert any(c.value.startswith("這個規則沒有底。放槍的人付 台數 × 每台 × 3；自摸時三家各付 台數 × 每台 × 2")
-               for c in at.caption) and at.number_input(key="base").disabled
+               for c in at.caption) and box(at, "base").disabled
     payers = at.table[1].value.to_dict("records")
     assert payers and all(p["金額"] == int(str(p["台"]).split("（")[0]) * 20 * 2 for p in payers)
 
@@ -421,11 +421,11 @@ def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path,
     house_table(tmp_path)
     monkeypatch.setenv(EXTRA_RULESETS, str(tmp_path))
     at = ok(app(NoModel))
-    assert "我家的台數" in at.selectbox(key="ruleset").options  # its own name, not the copied table's
+    assert "我家的台數" in box(at, "ruleset").options  # its own name, not the copied table's
     ok(at.text_input(key="text").set_value("123456789m 234p 45s 99s 和6s").run())
     choose(at, "how", "北家 放槍")  # off a discard: 门清 1 + 平和 2 by default
     assert total_shown(at) == "3 台"
-    ok(at.selectbox(key="ruleset").set_value("house").run())
+    ok(box(at, "ruleset").set_value("house").run())
     assert total_shown(at) == "4 台" and {"項目": "門清", "台": 2} in at.table[0].value.to_dict("records")
 
 
@@ -445,7 +445,7 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
         return [row["項目"] for row in at.table[0].value.to_dict("records")]
 
     assert not asked() and "槓上開花" in items()  # the default table: after any kong
-    at.selectbox(key="ruleset").set_value("tw16-common").run()
+    box(at, "ruleset").set_value("tw16-common").run()
     assert asked() and not at.metric and "大明槓" in at.error[0].value  # it cannot be scored until said
     choose(at, "kong_origin_0", "加槓（碰了再補第四張）")
     assert "槓上開花" in items() and at.session_state["draft"].melds[0].origin == "added"
@@ -479,9 +479,9 @@ def test_a_photo_is_read_again_under_another_ruleset_and_once_per_ruleset(app, m
     monkeypatch.setattr(vision.read, "read_photo", counting)
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
-    ok(at.selectbox(key="ruleset").set_value("tw16-improved").run())
+    ok(box(at, "ruleset").set_value("tw16-improved").run())
     assert total_shown(at).endswith("台")
-    ok(at.selectbox(key="ruleset").set_value("tw16-2026.09-p0").run())  # back: the first reading, kept
+    ok(box(at, "ruleset").set_value("tw16-2026.09-p0").run())  # back: the first reading, kept
     choose(at, "how", "北家 放槍")
     assert seen == [load_ruleset(name).id for name in ("tw16-2026.09-p0", "tw16-improved")]
     assert FakeDetector.reads == 2 * PER_PHOTO

@@ -7,13 +7,12 @@ import io
 import pytest
 from PIL import Image
 
-import vision.detector
 from ledger import Ledger
 from scoring.payout import Deal, Result
 from scoring.seats import SEATS, Wind
-from tests.app_driver import chosen, ok, press, radio_of
+from tests.app_driver import box, chosen, ok, press, radio_of
 from tests.example_hands import HAND, TYPED
-from tests.test_app_table import (  # noqa: F401 - db: the fixture every test here uses
+from tests.test_app_table import (  # noqa: F401 - db, reads_hand: fixtures
     IMPROVED,
     OTHER_TYPED,
     RECORD,
@@ -23,6 +22,7 @@ from tests.test_app_table import (  # noqa: F401 - db: the fixture every test he
     paid,
     paid_together,
     phone,
+    reads_hand,
     shown_deal,
     typed,
     win_as,
@@ -42,7 +42,7 @@ def book() -> Ledger:
 
 
 def stakes_shown(at) -> tuple[int, int, str]:
-    return at.number_input(key="base").value, at.number_input(key="per_tai").value, at.selectbox(key="ruleset").value
+    return box(at, "base").value, box(at, "per_tai").value, box(at, "ruleset").value
 
 
 def test_the_stakes_are_the_tables_after_the_teach_page():
@@ -63,7 +63,7 @@ def test_stakes_changed_on_one_phone_are_the_tables_on_every_phone():
     """③'s 每台 changed on B while A enters a hand: it is the table's, and A's hand is scored and recorded at it."""
     a, b = phone(), phone()
     enter(a, "東家")
-    ok(b.number_input(key="per_tai").set_value(50).run())
+    ok(box(b, "per_tai").set_value(50).run())
     assert book().state("friday").table.per_tai == 50
     ok(a.run())
     assert stakes_shown(a) == (100, 50, DEFAULT) == stakes_shown(b)
@@ -92,13 +92,12 @@ def test_an_old_hand_is_edited_under_the_rules_and_stakes_it_was_played_under():
     assert stakes_shown(at) == (100, 50, IMPROVED) and book().state("friday").table.per_tai == 50
 
 
-def also_replaced(at, before):
-    """The widget values a browser sends while it still shows widgets of the page as drawn `before` that the last
-    run replaced (Streamlit keeps their callbacks): the page's widgets now, and those (a tap was sent once: no
-    button is pressed again)."""
-    states = at._tree.get_widget_states()
-    now = {w.id for w in states.widgets}
-    states.widgets.extend(w for w in before.widgets if w.id not in now and w.WhichOneof("value") != "trigger_value")
+def stale(before):
+    """The widget values a browser sends while it still shows the page as drawn `before` (it has not drawn the runs
+    since; Streamlit keeps the callbacks of the widgets they replaced). A tap was sent once: no button is pressed
+    again."""
+    states = type(before)()
+    states.widgets.extend(w for w in before.widgets if w.WhichOneof("value") != "trigger_value")
     return states
 
 
@@ -113,12 +112,27 @@ def test_a_request_sent_before_the_page_moved_to_the_next_deal_does_not_move_it_
     before = b._tree.get_widget_states()  # what B's browser holds until it has drawn B's next run
     press(b, RECORD)
     assert len(book().hands("friday")) == 1 and shown_deal(b) == Deal(Wind.E, S, 0)
-    ok(b._run(also_replaced(b, before)))
+    ok(b._run(stale(before)))
     assert shown_deal(b) == Deal(Wind.E, S, 0)
     assert b.info[0].value == "牌桌 friday · 第 2 局 · 東風圈 · 莊家 南家"
     press(b, "清空手牌")
     win_as(b, "北家")
     assert book().hands("friday")[1].entry.deal == Deal(Wind.E, S, 0)
+
+
+def test_a_request_sent_before_the_page_showed_the_streak_and_stakes_does_not_set_them_back():
+    """B's browser, still showing the page drawn before A recorded 東家's self-draw (連莊 0 → 1) and changed the
+    table's 每台 (20 → 50), sends a request: its boxes, replaced since, set neither 連莊 nor 每台 back (B would have
+    recorded its next hand at 連莊 0, and written 每台 20 back to the table)."""
+    a, b = phone(), phone()
+    before = b._tree.get_widget_states()
+    win_as(a, "東家")
+    ok(box(a, "per_tai").set_value(50).run())
+    ok(b.run())
+    assert box(b, "streak").value == 1 and box(b, "per_tai").value == 50
+    ok(b._run(stale(before)))
+    assert box(b, "streak").value == 1 and box(b, "per_tai").value == 50
+    assert book().state("friday").table.per_tai == 50 and b.session_state["streak"] == 1
 
 
 def test_a_cancelled_edit_leaves_the_page_at_the_next_hand_empty():
@@ -151,14 +165,8 @@ def test_after_a_lost_race_a_cleared_hand_starts_afresh():
     assert not b.warning and (chosen(b, "winner"), chosen(b, "how")) == (None, None)
 
 
-def test_after_a_lost_race_a_new_photo_starts_afresh(monkeypatch):
-    from tests.fake_detections import laid_out
-
-    class Detector:
-        def read(self, image):
-            return laid_out(HAND)[0]
-
-    monkeypatch.setattr(vision.detector, "TileDetector", Detector)
+@pytest.mark.usefixtures("reads_hand")
+def test_after_a_lost_race_a_new_photo_starts_afresh():
     b = lost_race()
     photo = io.BytesIO()
     Image.new("RGB", (1200, 700), (40, 110, 60)).save(photo, "JPEG")

@@ -35,9 +35,9 @@ from scoring.hand import Situation
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
-from tests.app_driver import choose, chosen, ok, press
+from tests.app_driver import box, choose, chosen, ok, press
 from tests.example_hands import TYPED
-from tests.test_app_money import also_replaced
+from tests.test_app_money import stale
 from tests.test_app_table import APP, DRAW, RECORD, SURE_DRAW, shown_deal, totals_shown
 from ui.table import DB_ENV
 
@@ -89,7 +89,7 @@ def enter(at: AppTest, text: str, winner, how) -> None:
 
 
 def stakes_shown(at: AppTest) -> tuple[int, int, str]:
-    return at.number_input(key="base").value, at.number_input(key="per_tai").value, at.selectbox(key="ruleset").value
+    return box(at, "base").value, box(at, "per_tai").value, box(at, "ruleset").value
 
 
 def pays(line: Line, deal: Deal) -> tuple[int, ...]:
@@ -185,15 +185,15 @@ class Evening(RuleBasedStateMachine):
     # -- the table's settings ---------------------------------------------------------------------------------
     @rule(p=hs.integers(0, 1), ruleset=hs.sampled_from(RULESETS))
     def switch_rules(self, p, ruleset):
-        ok(self.phones[p].selectbox(key="ruleset").set_value(ruleset).run())
+        ok(box(self.phones[p], "ruleset").set_value(ruleset).run())
         assert self.table_now()[2] == ruleset
 
     @rule(p=hs.integers(0, 1), base=hs.sampled_from((0, 50, 100)), per_tai=hs.sampled_from((10, 20, 50)))
     def change_stakes(self, p, base, per_tai):
         at = self.phones[p]
-        if not at.number_input(key="base").disabled:  # a table without 底: greyed out
-            ok(at.number_input(key="base").set_value(base).run())
-        ok(at.number_input(key="per_tai").set_value(per_tai).run())
+        if not box(at, "base").disabled:  # a table without 底: greyed out
+            ok(box(at, "base").set_value(base).run())
+        ok(box(at, "per_tai").set_value(per_tai).run())
         assert self.table_now()[1] == per_tai
 
     # -- the other pages, reloads, races, a restart -------------------------------------------------------------
@@ -232,7 +232,7 @@ class Evening(RuleBasedStateMachine):
         else:
             assert any("別的手機剛記了" in w.value for w in b.warning)
             press(b, "清空手牌")
-        ok(b._run(also_replaced(b, before)))
+        ok(b._run(stale(before)))
 
     # -- after every step ---------------------------------------------------------------------------------------
     @invariant()

@@ -17,7 +17,7 @@ from scoring.draft import to_hand
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
-from tests.app_driver import choose, chosen, ok, press, say_who_won
+from tests.app_driver import box, choose, chosen, ok, press, say_who_won
 from tests.example_hands import HAND, TYPED
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
@@ -61,7 +61,7 @@ def totals_shown(at) -> list[dict]:
 def shown_deal(at) -> Deal:
     dealer = next(s for s in SEATS if chosen(at, "dealer").startswith(s.zh))
     return Deal(Wind(next(w for w in Wind if chosen(at, "round").startswith(w.zh))), dealer,
-                at.number_input(key="streak").value)
+                box(at, "streak").value)
 
 
 def paid(hand: Hand, result: Result, base=100, per_tai=20) -> tuple[int, ...]:
@@ -329,7 +329,7 @@ def test_names_saved_mid_evening_keep_both_phones_working(db):
     press(a, "儲存牌桌設定")
     table = Ledger(db).state("friday").table
     assert table.names == ("阿明 粗體", "阿華", "", "") and table.per_tai == 50
-    assert a.number_input(key="per_tai").value == 50 and "莊家 東家 阿明 粗體" in a.info[0].value
+    assert box(a, "per_tai").value == 50 and "莊家 東家 阿明 粗體" in a.info[0].value
     choose(a, "winner", "南家")  # the labels now carry the names
     assert chosen(a, "winner") == "南家 阿華"
     choose(b, "how", "東家 放槍")  # the other phone, on its next taps
@@ -428,11 +428,10 @@ def test_a_locked_ledger_keeps_the_hand(db, monkeypatch):
     assert len(Ledger(db).hands("friday")) == 1
 
 
-def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, monkeypatch):
-    """The next hand, typed, is not recorded with the last hand's photo."""
-    import io
-
-    from PIL import Image
+@pytest.fixture
+def reads_hand(monkeypatch):
+    """Every photo read as HAND laid out (the app's detector, cached per process, made afresh before and after)."""
+    import streamlit as st
 
     import vision.detector
     from tests.fake_detections import laid_out
@@ -442,6 +441,17 @@ def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, monkeypatch):
             return laid_out(HAND)[0]
 
     monkeypatch.setattr(vision.detector, "TileDetector", Detector)
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, reads_hand):
+    """The next hand, typed, is not recorded with the last hand's photo."""
+    import io
+
+    from PIL import Image
+
     at = phone()
     buf = io.BytesIO()
     Image.new("RGB", (1200, 700), (40, 110, 60)).save(buf, "JPEG")

@@ -6,7 +6,8 @@ script). So a choice here is a radio over the options' places, keyed by its labe
 value: when either changes, the next run draws a new widget started from `ss[name]`, and a
 callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
 
-Only the radio drawn last for a name sets it. A phone's browser sends every widget's value with each request, as
+Only the radio drawn last for a name sets it; so too the number boxes and drop-downs here (`number`, `pick`),
+keyed by their value in the same way. A phone's browser sends every widget's value with each request, as
 it has them: a request it made before it drew the page's last run (a tap, the table's watch) still carries the
 radios that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would set `ss[name]`
 back (a ledger fill-in undone: the next hand recorded under the last hand's deal).
@@ -51,6 +52,31 @@ def _chosen(name: str, key: str, options: tuple, then: Callable[[object], None] 
     ss[name] = None if index is None else options[index]
     if then is not None:
         then(ss[name])
+
+
+def _set(name: str, key: str, then: Callable[[], None] | None) -> None:
+    if ss.get(_drawn(name)) != key:
+        return  # a box the page has replaced since: its value is stale
+    ss[name] = ss[key]
+    if then is not None:
+        then()
+
+
+def number(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
+    """A number box for `ss[name]`: `then()`, where given, runs once the player sets it (a callback); `kwargs` as
+    for `st.number_input`."""
+    key = ss[_drawn(name)] = f"{name}:{ss[name]}"
+    st.number_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
+
+
+def pick(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
+         then: Callable[[], None] | None = None) -> None:
+    """A drop-down for `ss[name]` (nothing chosen where it is not among `options`), keyed by its labels too (as a
+    choice: a drop-down hands back the label it showed); `then` as above."""
+    options = list(options)
+    index = options.index(ss[name]) if ss.get(name) in options else None
+    key = ss[_drawn(name)] = _key(name, tuple(format_func(o) for o in options), index)
+    st.selectbox(label, options, index=index, key=key, format_func=format_func, on_change=_set, args=(name, key, then))
 
 
 def choice(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
