@@ -59,7 +59,7 @@ from ui.picture import Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows, stake_words
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
-from ui.widgets import choice, distinct, number, pick
+from ui.widgets import choice, distinct, number, pick, text
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
@@ -98,7 +98,7 @@ for key, value in {
     "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
     "uploads": 0,  # the uploader's generation: a new one (empty) once a hand is recorded
     "source": "upload", "script": "traditional", "winner": None, "how": None, "round": Wind.E,
-    "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "",
+    "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "", "text": "",
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
     **dict.fromkeys((*FLAGS, *FIRST_TURN), False),
 }.items():
@@ -418,10 +418,9 @@ if ss.photo is not None:
                     st.write(f"- {warning.text(script)}")
 
 # text entry
-st.text_input(t("或用文字輸入手牌"), key="text", on_change=on_text,
-              placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
-              help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
-                     "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
+text(t("或用文字輸入手牌"), "text", on_text, placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
+     help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
+            "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
 st.button(t("讀入文字"), on_click=on_text)
 if ss.get("text_error"):
     st.error(t("看不懂這手牌：" + ss.text_error))

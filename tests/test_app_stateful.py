@@ -76,10 +76,10 @@ def discarder_of(winner, how):
 
 
 def type_in(at: AppTest, text: str) -> None:
-    if at.text_input(key="text").value == text:  # still there from the last hand, which was cleared
+    if box(at, "text").value == text:  # still there from the last hand, which was cleared
         press(at, "讀入文字")
     else:
-        ok(at.text_input(key="text").set_value(text).run())
+        ok(box(at, "text").set_value(text).run())
 
 
 def enter(at: AppTest, text: str, winner, how) -> None:

@@ -6,11 +6,11 @@ script). So a choice here is a radio over the options' places, keyed by its labe
 value: when either changes, the next run draws a new widget started from `ss[name]`, and a
 callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
 
-Only the radio drawn last for a name sets it; so too the number boxes and drop-downs here (`number`, `pick`),
-keyed by their value in the same way. A phone's browser sends every widget's value with each request, as
-it has them: a request it made before it drew the page's last run (a tap, the table's watch) still carries the
-radios that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would set `ss[name]`
-back (a ledger fill-in undone: the next hand recorded under the last hand's deal).
+Only the radio drawn last for a name sets it; so too the number and text boxes and drop-downs here (`number`,
+`text`, `pick`), keyed by their value in the same way. A phone's browser sends every widget's value with each
+request, as it has them: a request it made before it drew the page's last run (a tap, the table's watch) still
+carries the widgets that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would
+set `ss[name]` back (a ledger fill-in undone: the next hand recorded under the last hand's deal, at its 連莊).
 """
 
 from __future__ import annotations
@@ -67,6 +67,13 @@ def number(label: str, name: str, then: Callable[[], None] | None = None, **kwar
     for `st.number_input`."""
     key = ss[_drawn(name)] = f"{name}:{ss[name]}"
     st.number_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
+
+
+def text(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
+    """A text box for `ss[name]`, as `number`: the hand typed before the page was cleared is not typed again by a
+    request the browser sent before it drew the cleared page; `kwargs` as for `st.text_input`."""
+    key = ss[_drawn(name)] = f"{name}:{ss[name]}"
+    st.text_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
 
 
 def pick(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
