@@ -10,7 +10,7 @@ from PIL import Image
 from ledger import Ledger
 from scoring.payout import Deal, Result
 from scoring.seats import SEATS, Wind
-from tests.app_driver import box, chosen, ok, press, radio_of
+from tests.app_driver import box, choose, chosen, ok, press, radio_of
 from tests.example_hands import HAND, TYPED
 from tests.test_app_table import (  # noqa: F401 - db, reads_hand: fixtures
     IMPROVED,
@@ -24,6 +24,7 @@ from tests.test_app_table import (  # noqa: F401 - db, reads_hand: fixtures
     phone,
     reads_hand,
     shown_deal,
+    totals_shown,
     typed,
     win_as,
 )
@@ -83,6 +84,7 @@ def test_an_old_hand_is_edited_under_the_rules_and_stakes_it_was_played_under():
     ok(at.run())
     assert stakes_shown(at) == (100, 50, IMPROVED)
     assert not any("加一家" in b.label for b in at.button)
+    assert totals_by_seat(at) == played.entry.net  # the evening's totals are the lines as played
     press(at, "修改這一局")
     assert stakes_shown(at) == (100, 20, DEFAULT)
     assert at.metric[0].value == f"{played.entry.total} 台"
@@ -90,6 +92,31 @@ def test_an_old_hand_is_edited_under_the_rules_and_stakes_it_was_played_under():
     [edited] = book().hands("friday")
     assert edited.edited_at and edited.entry.same_hand(played.entry)
     assert stakes_shown(at) == (100, 50, IMPROVED) and book().state("friday").table.per_tai == 50
+    assert totals_by_seat(at) == played.entry.net
+
+
+def totals_by_seat(at) -> tuple[int, ...]:
+    totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
+    return tuple(totals[s.zh] for s in SEATS)
+
+
+def test_a_false_win_is_edited_at_the_stakes_it_was_played_at():
+    """A 詐胡 pays its 台 × 每台 (no 底): edited after the table went from 每台 20 to 50, it still pays at 20."""
+    book().open_table("friday", ruleset=IMPROVED)
+    at = phone()
+    press(at, "詐胡")
+    choose(at, "false_caller", "北家")
+    ok(at.number_input(key="false_claimed").set_value(8).run())
+    press(at, "確定記下詐胡")
+    [played] = book().hands("friday")
+    assert played.entry.net == (160, 160, 160, -480)
+    book().change_stakes("friday", 100, 50, IMPROVED)
+    ok(at.run())
+    press(at, "修改這一局")
+    form = next(t.value for t in at.table if "為什麼" in t.value.columns)  # the 詐胡 form's payments
+    assert list(form["金額"]) == [160, 160, 160]
+    press(at, "確定記下詐胡")
+    assert book().hands("friday")[0].entry.net == played.entry.net
 
 
 def stale(before):
