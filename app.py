@@ -59,7 +59,7 @@ from ui.picture import Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows, stake_words
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
-from ui.widgets import choice, distinct
+from ui.widgets import choice, distinct, number, pick, text
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
@@ -98,7 +98,7 @@ for key, value in {
     "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
     "uploads": 0,  # the uploader's generation: a new one (empty) once a hand is recorded
     "source": "upload", "script": "traditional", "winner": None, "how": None, "round": Wind.E,
-    "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "",
+    "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "", "text": "",
     "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
     **dict.fromkeys((*FLAGS, *FIRST_TURN), False),
 }.items():
@@ -146,6 +146,12 @@ def next_hand(draft: Draft) -> None:
         ss[flag] = False
 
 
+def start_over() -> None:
+    """清空手牌: another hand begins (a race lost with the one on the page is over: `table_page.start_over`)."""
+    edit(Draft())
+    table_page.start_over()
+
+
 def table_rules(name: str):
     """The table the photo is read under (a 十三么 is a hand only where the table has it); a house
     table that cannot be read falls back to the default one, which the 台 section then reports."""
@@ -166,7 +172,12 @@ def on_text() -> None:
     edit(draft)
 
 
-def on_select(group: str) -> None:
+# The hand's widgets carry the draft's version in their keys and their callbacks: a request the browser sent
+# before it drew the page's last run still carries the widgets of an older draft (ui/widgets.py), whose values
+# must not change the draft on the page now.
+def on_select(group: str, version: int) -> None:
+    if version != ss.version:
+        return
     index = ss[f"tiles-{group}-{ss.version}"]
     ss.selected = None if index is None else (group, index)
     for other in ss.draft.groups():
@@ -174,8 +185,8 @@ def on_select(group: str) -> None:
             ss[f"tiles-{other}-{ss.version}"] = None
 
 
-def on_face() -> None:
-    code = ss[f"face-{ss.version}"]
+def on_face(version: int) -> None:
+    code = ss[f"face-{ss.version}"] if version == ss.version else None
     if code is None:
         return
     if ss.selected is not None:
@@ -184,9 +195,9 @@ def on_face() -> None:
         edit(add_tile(ss.draft, ss.target, code))
 
 
-def on_pull(proposal) -> None:
+def on_pull(proposal, version: int) -> None:
     """A tile the reader set apart, tapped: into the group tiles are added to, with its box."""
-    det = ss[f"loose-{ss.version}"]
+    det = ss[f"loose-{ss.version}"] if version == ss.version else None
     if det is not None:
         edit(add_tile(ss.draft, ss.target, proposal.row(det).code, det))
 
@@ -197,7 +208,9 @@ def on_take(photo_reading, alternative: int | None) -> None:
     edit(taken(photo_reading, alternative).draft)
 
 
-def on_kind(m: int, reading) -> None:
+def on_kind(m: int, reading, version: int) -> None:
+    if version != ss.version:
+        return
     kind = ss[f"kind-{m}-{script}-{ss.version}"]
     edit(set_meld_kind(ss.draft, m, kind, spare_for(reading, ss.draft, m, kind)))
 
@@ -229,6 +242,7 @@ def read_upload(photo_file) -> None:
         ss.photo = {"id": pid, "image": image, "picture": Picture.of(image), "problem": None, "ruleset": None,
                     "key": None, "memory_problem": None, "behind": False}
         ss.readings = {}  # only this photo's: a phone uploading all evening keeps one photo's readings
+        table_page.start_over()  # a new photo is another hand
     key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
     if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
         ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read
@@ -348,7 +362,13 @@ if ss.target not in draft.groups():
 verdict, why_not = score_page()
 
 with summary:
-    if verdict is not None:
+    several = None if desk is None else table_page.discard_summary(desk, verdict, script)
+    line = None if desk is None else table_page.line_asked(script)
+    if several is not None:  # one discard won by several: the line 胡了 records, every winner's money
+        st.markdown(several)
+    elif line is not None and verdict is None:
+        st.markdown(line)
+    elif verdict is not None:
         r = verdict.result
         how = t("自摸") if r.self_draw else t("胡 ") + who(r.discarder)
         st.markdown(f"**{verdict.score.total} 台** · {who(r.winner)} {how}  \n"
@@ -387,7 +407,7 @@ if ss.photo is not None:
             loose_labels = dict(zip(faces, distinct([tile_label(reading.row(i).code, script) for i in faces]),
                                     strict=True))
             st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"loose-{ss.version}",
-                     on_change=on_pull, args=(reading,), format_func=loose_labels.__getitem__)
+                     on_change=on_pull, args=(reading, ss.version), format_func=loose_labels.__getitem__)
         if len(faces) < len(apart):
             st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
         reading_choices = st.container()  # filled in below, once the situation that scores them is known
@@ -398,10 +418,9 @@ if ss.photo is not None:
                     st.write(f"- {warning.text(script)}")
 
 # text entry
-st.text_input(t("或用文字輸入手牌"), key="text", on_change=on_text,
-              placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
-              help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
-                     "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
+text(t("或用文字輸入手牌"), "text", on_text, placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
+     help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
+            "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
 st.button(t("讀入文字"), on_click=on_text)
 if ss.get("text_error"):
     st.error(t("看不懂這手牌：" + ss.text_error))
@@ -422,12 +441,12 @@ for group in draft.groups():
         kind = draft.melds[m].kind
         st.selectbox(group_label(group), list(MELD_SIZE), index=None if kind is None else list(MELD_SIZE).index(kind),
                      format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{ss.version}",
-                     on_change=on_kind, args=(m, reading), placeholder=t("選擇吃、碰、明槓或暗槓"))
+                     on_change=on_kind, args=(m, reading, ss.version), placeholder=t("選擇吃、碰、明槓或暗槓"))
     if slots:
         tile_labels = distinct([("⚠" if marks.get(s.det) else "") + tile_label(s.code, script) for s in slots])
         st.pills(
             group_label(group), range(len(slots)), key=f"tiles-{group}-{ss.version}", on_change=on_select,
-            args=(group,), label_visibility="collapsed" if group.startswith("meld:") else "visible",
+            args=(group, ss.version), label_visibility="collapsed" if group.startswith("meld:") else "visible",
             format_func=tile_labels.__getitem__,
         )
     else:
@@ -449,17 +468,18 @@ if ss.selected is not None:
 else:
     choice(t("點牌加到："), draft.groups(), "target", group_label)
     picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
-st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face,
+st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face, args=(ss.version,),
          format_func=lambda code: tile_label(code, script))
 with st.container(horizontal=True):
     for kind in MELD_SIZE:
         st.button(t(f"＋{KIND_NAMES[kind]}"), key=f"new-{kind}", on_click=on_new_meld, args=(kind,))
-    st.button(t("清空手牌"), on_click=lambda: edit(Draft()))
+    st.button(t("清空手牌"), on_click=start_over)
 
 # ③ who won, how, and the deal
 st.subheader(t("③ 牌局"))
-choice(t("誰胡了"), SEATS, "winner", who)
-choice(t("怎麼胡"), ["self", *(s for s in SEATS if s != ss.winner)], "how",
+won = () if desk is None else table_page.aside_winners()  # of the discard being entered (一炮多響)
+choice(t("誰胡了"), [s for s in SEATS if s not in won], "winner", who)
+choice(t("怎麼胡"), ([] if won else ["self"]) + [s for s in SEATS if s != ss.winner and s not in won], "how",
        lambda h: t("自摸") if h == "self" else who(h) + t(" 放槍"))
 choice(t("莊家"), SEATS, "dealer", who)
 choice(t("圈風"), tuple(Wind), "round", lambda w: t(f"{wind_label(w, script)}風圈"))
@@ -493,11 +513,13 @@ def ask_kong_origins() -> None:
 
 ask_kong_origins()
 stakes = table_rules(ss.ruleset).settlement
+# At a table its 底, 每台 and rules are the table's (every phone's): a change here is saved to the table.
+table_setting = None if desk is None else partial(table_page.on_stakes, desk)
 with st.container(horizontal=True):
-    st.number_input(t("連莊次數"), min_value=0, max_value=MAX_STREAK, step=1, key="streak", width=100)
-    st.number_input(t("底"), min_value=0, max_value=MAX_STAKE, step=10, key="base", width=100,
-                    disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
-    st.number_input(t("每台"), min_value=0, max_value=MAX_STAKE, step=10, key="per_tai", width=100)
+    number(t("連莊次數"), "streak", min_value=0, max_value=MAX_STREAK, step=1, width=100)
+    number(t("底"), "base", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100,
+           disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
+    number(t("每台"), "per_tai", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100)
 st.caption(t(stake_words(stakes)))
 
 # ④ result
@@ -557,7 +579,7 @@ if reading is not None:
                        + (t(f"有 {unboxed} 張牌是你加的，照片上沒有它的框，沒有存進標註。") if unboxed else ""))
 
 with st.expander(t("規則")):
-    st.selectbox(t("台數規則"), available_rulesets(), key="ruleset", format_func=lambda r: ruleset_label(r, script))
+    pick(t("台數規則"), available_rulesets(), "ruleset", lambda r: ruleset_label(r, script), table_setting)
 
 if desk is not None:
     table_page.render(desk, script, edit)

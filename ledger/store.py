@@ -333,6 +333,16 @@ class Ledger:
         return replace(table, names=tuple(names), first_dealer=first_dealer, base=base, per_tai=per_tai,
                        ruleset=ruleset, revision=table.revision + 1)
 
+    def change_stakes(self, code: str, base: int, per_tai: int, ruleset: str) -> TableInfo:
+        """The table's 底, 每台 and ruleset changed, its names and 起莊 as they are now (read under the write lock:
+        another phone's names saved meanwhile are kept)."""
+        _settings(base, per_tai, ruleset, Seat.E)
+        with self._session(write=True) as db:
+            table = _table_for_write(db, code)
+            db.execute("UPDATE tables SET base = ?, per_tai = ?, ruleset = ?, revision = ? WHERE code = ?",
+                       (base, per_tai, ruleset, table.revision + 1, code))
+        return replace(table, base=base, per_tai=per_tai, ruleset=ruleset, revision=table.revision + 1)
+
     def revision(self, code: str) -> int:
         """The table's revision: one small query, so a page can keep the evening it read until it changes."""
         with self._session(write=False) as db:

@@ -348,7 +348,14 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
         except (OSError, ValueError):  # a NUL in the name
             raise _unknown(base) from None
         return _load(path, tuple(options))
-    return _load(_ruleset_file(base.replace("/", "-")), tuple(options))
+    return _load(_ruleset_file(ruleset_stem(base)), tuple(options))
+
+
+def ruleset_stem(name: str) -> str:
+    """A ruleset's name as `available_rulesets` offers it: an id's `/` is its file stem's `-`
+    (`tw16/2026.09-p0` → `tw16-2026.09-p0`, what a score records as `Score.ruleset`); house options kept."""
+    base, *options = name.split("+")
+    return "+".join((base.replace("/", "-"), *options))
 
 
 @cache

@@ -21,7 +21,7 @@ from scoring.draft import Slot, from_text, to_hand
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
-from tests.app_driver import choose, chosen, say_who_won
+from tests.app_driver import box, choose, chosen, say_who_won
 from tests.example_hands import HAND, TYPED, house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.photo import flagged
@@ -98,7 +98,7 @@ def as_seen(labels) -> list[str]:
 def test_typed_hand_scores_and_settles(app):
     at = ok(app(NoModel))
     assert not at.metric and not at.error and "先拍照" in at.info[0].value  # an empty hand is a prompt
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     assert total_shown(at) == expected_total(HAND)
     assert [r["項目"] for r in at.table[0].value.to_dict("records")] == [i.trad for i in score(HAND).items]
     payers = at.table[1].value.to_dict("records")
@@ -124,12 +124,12 @@ def test_a_paste_of_thousands_of_tiles_is_refused_before_it_is_laid_out(app):
 
 def test_illegal_hands_and_bad_text_get_messages(app):
     at = ok(app(NoModel))
-    ok(at.text_input(key="text").set_value("123m 和5s").run())
+    ok(box(at, "text").set_value("123m 和5s").run())
     assert not at.metric and at.error[0].value.startswith("這手牌不能算：張數不對：胡的那張以外手牌有 3 張")
-    ok(at.text_input(key="text").set_value("123q").run())
+    ok(box(at, "text").set_value("123q").run())
     assert any(e.value == "看不懂這手牌：看不懂第 1 個字起的「123q」" for e in at.error)
     assert at.session_state["draft"] == from_text("123m 和5s")  # the last good draft is kept
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     ok(at.checkbox(key="heavenly").check().run())  # 天胡 with a meld cannot happen
     assert "天胡是起手就胡，不會有吃、碰、槓" in at.error[0].value
 
@@ -154,7 +154,7 @@ def test_entering_a_hand_by_tapping_tiles(app):
 
 def test_fixing_a_tile_and_a_meld(app):
     at = ok(app(NoModel))
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     v = at.session_state["version"]
     assert at.pills(key=f"tiles-concealed-{v}").options[:3] == ["一萬", "二萬", "三萬"]
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
@@ -330,7 +330,7 @@ def test_a_tap_on_one_of_equal_tiles_takes_that_tile(app):
     """A pills widget maps the label tapped back to its option by the label, the last of equal labels winning: of
     three 一萬 a tap on the first took the third (on a photo, the wrong box then turned red and was taught)."""
     at = ok(app(NoModel))
-    ok(at.text_input(key="text").set_value("111m 234m 567p 789s 2s 和2s 碰555z").run())
+    ok(box(at, "text").set_value("111m 234m 567p 789s 2s 和2s 碰555z").run())
     tiles = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
     assert as_seen(tiles.options[:3]) == ["一萬"] * 3 and len(set(tiles.options[:3])) == 3
     ok(tiles.set_value(0).run())
@@ -367,7 +367,7 @@ def test_odd_readings_render(photo_read_as):
 ])
 def test_a_broken_upload_gets_a_message_and_keeps_the_hand(app, data, message):
     at = ok(app(FakeDetector))
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", data, "image/jpeg")).run())
     assert any(message in e.value for e in at.error)
     assert FakeDetector.reads == 0 and total_shown(at) == expected_total(HAND)
@@ -392,7 +392,7 @@ def test_without_a_model_the_photo_is_shown_and_typing_still_works(app):
     at = ok(app(NoModel))
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
     assert "無法從照片讀牌" in at.warning[0].value and "找不到模型說明檔 models/model.json" in at.warning[0].value
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     assert total_shown(at) == expected_total(HAND)
 
 
@@ -414,11 +414,11 @@ def test_real_model_reads_a_sample_photo():
 def test_first_turn_flags_reach_the_rulesets_that_score_them(app):
     """地胡 (a non-dealer's self-draw on the first draw) is an entry of the competition table only."""
     at = ok(app())
-    ok(at.text_input(key="text").set_value("123m 456m 789m 234p 45s 99s 和6s").run())
+    ok(box(at, "text").set_value("123m 456m 789m 234p 45s 99s 和6s").run())
     choose(at, "winner", "南家")
     ok(at.checkbox(key="earthly").check().run())
     assert "地胡" not in str(at.table[0].value)  # the default table has no 地胡
-    ok(at.selectbox(key="ruleset").set_value("tw16-competition").run())
+    ok(box(at, "ruleset").set_value("tw16-competition").run())
     assert "地胡" in str(at.table[0].value)
 
 
@@ -426,12 +426,12 @@ def test_the_page_says_how_a_payment_is_worked_out_at_the_chosen_table(app):
     """改良式 has no 底 and multiplies: the 底 box is greyed out and the words say so, and each payment shown is its
     台 times 每台 times 2 (self-drawn): what the words say."""
     at = ok(app(NoModel))
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     assert any(c.value == "放槍的人付 底 + 台數 × 每台；自摸時三家各付 底 + 台數 × 每台（台數加上莊家、連莊的台）"
-               for c in at.caption) and not at.number_input(key="base").disabled
-    ok(at.selectbox(key="ruleset").set_value("tw16-improved").run())
+               for c in at.caption) and not box(at, "base").disabled
+    ok(box(at, "ruleset").set_value("tw16-improved").run())
     assert any(c.value.startswith("這個規則沒有底。放槍的人付 台數 × 每台 × 3；自摸時三家各付 台數 × 每台 × 2")
-               for c in at.caption) and at.number_input(key="base").disabled
+               for c in at.caption) and box(at, "base").disabled
     payers = at.table[1].value.to_dict("records")
     assert payers and all(p["金額"] == int(str(p["台"]).split("（")[0]) * 20 * 2 for p in payers)
 
@@ -441,11 +441,11 @@ def test_a_ruleset_file_in_the_house_folder_is_offered_and_scores(app, tmp_path,
     house_table(tmp_path)
     monkeypatch.setenv(EXTRA_RULESETS, str(tmp_path))
     at = ok(app(NoModel))
-    assert "我家的台數" in at.selectbox(key="ruleset").options  # its own name, not the copied table's
-    ok(at.text_input(key="text").set_value("123456789m 234p 45s 99s 和6s").run())
+    assert "我家的台數" in box(at, "ruleset").options  # its own name, not the copied table's
+    ok(box(at, "text").set_value("123456789m 234p 45s 99s 和6s").run())
     choose(at, "how", "北家 放槍")  # off a discard: 门清 1 + 平和 2 by default
     assert total_shown(at) == "3 台"
-    ok(at.selectbox(key="ruleset").set_value("house").run())
+    ok(box(at, "ruleset").set_value("house").run())
     assert total_shown(at) == "4 台" and {"項目": "門清", "台": 2} in at.table[0].value.to_dict("records")
 
 
@@ -453,7 +453,7 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
     """001 槓上開花 「暗槓、加槓…明槓自摸不算」: a self-drawn win after the open kong 2222p asks 大明槓 or
     加槓 there, and only there (not at the default table, not without 槓上)."""
     at = AppTest.from_file(str(APP), default_timeout=60).run()
-    at.text_input(key="text").set_value("123m 456m 789m 45s 99s 和6s 槓2222p").run()
+    box(at, "text").set_value("123m 456m 789m 45s 99s 和6s 槓2222p").run()
     choose(at, "winner", "東家")
     choose(at, "how", "自摸")
     at.checkbox(key="after_kong").check().run()
@@ -465,7 +465,7 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
         return [row["項目"] for row in at.table[0].value.to_dict("records")]
 
     assert not asked() and "槓上開花" in items()  # the default table: after any kong
-    at.selectbox(key="ruleset").set_value("tw16-common").run()
+    box(at, "ruleset").set_value("tw16-common").run()
     assert asked() and not at.metric and "大明槓" in at.error[0].value  # it cannot be scored until said
     choose(at, "kong_origin_0", "加槓（碰了再補第四張）")
     assert "槓上開花" in items() and at.session_state["draft"].melds[0].origin == "added"
@@ -499,9 +499,9 @@ def test_a_photo_is_read_again_under_another_ruleset_and_once_per_ruleset(app, m
     monkeypatch.setattr(vision.read, "read_photo", counting)
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
-    ok(at.selectbox(key="ruleset").set_value("tw16-improved").run())
+    ok(box(at, "ruleset").set_value("tw16-improved").run())
     assert total_shown(at).endswith("台")
-    ok(at.selectbox(key="ruleset").set_value("tw16-2026.09-p0").run())  # back: the first reading, kept
+    ok(box(at, "ruleset").set_value("tw16-2026.09-p0").run())  # back: the first reading, kept
     choose(at, "how", "北家 放槍")
     assert seen == [load_ruleset(name).id for name in ("tw16-2026.09-p0", "tw16-improved")]
     assert FakeDetector.reads == 2 * PER_PHOTO

@@ -26,7 +26,7 @@ import vision.model_files
 import vision.read
 from scoring.ruleset import available_rulesets
 from scoring.script import PHRASES, TRADITIONAL_ONLY, in_script, simplified
-from tests.app_driver import say_who_won
+from tests.app_driver import box, say_who_won
 from tests.example_hands import HAND, TYPED
 from tests.fake_detections import laid_out, reading_at_a_table
 from ui import chrome
@@ -221,11 +221,11 @@ def test_the_page_without_a_table_is_all_simplified(no_model, monkeypatch):
     assert at.radio(key="script").value == "simplified"  # from the address
     assert_simplified(at, "an empty hand, no one said to have won")
     say_who_won(at, "东家", "自摸")
-    ok(at.text_input(key="text").set_value("123q").run())
+    ok(box(at, "text").set_value("123q").run())
     assert_simplified(at, "text it cannot read")
-    ok(at.text_input(key="text").set_value("123m 和5s").run())
+    ok(box(at, "text").set_value("123m 和5s").run())
     assert_simplified(at, "a hand that is no win")
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     assert at.metric and at.table
     assert_simplified(at, "a typed hand")
     ok(at.file_uploader(key="upload-0").set_value(("胡牌.jpg", b"not a photo", "image/jpeg")).run())
@@ -274,7 +274,7 @@ def test_a_tables_evening_is_all_simplified(tmp_path, monkeypatch, no_model):
     monkeypatch.setenv(DB_ENV, str(tmp_path / "taishu.db"))
     at = simplified_page({"table": "evening"})
     assert_simplified(at, "a table with no hand yet")
-    say_who_won(ok(at.text_input(key="text").set_value(TYPED).run()), "东家", "自摸")
+    say_who_won(ok(box(at, "text").set_value(TYPED).run()), "东家", "自摸")
     press(at, "胡了，記下這一局")
     press(at, "流局（沒人胡）")
     assert len(at.table) >= 2  # the totals and the hands

@@ -17,7 +17,7 @@ from scoring.draft import to_hand
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
-from tests.app_driver import choose, chosen, ok, press, say_who_won
+from tests.app_driver import box, choose, chosen, ok, press, say_who_won
 from tests.example_hands import HAND, TYPED
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
 
@@ -41,10 +41,10 @@ def phone(code="friday"):
 
 def enter(at, winner: str, how: str = "自摸"):
     """Type HAND, won by seat `winner` (東家 …), self-drawn or off `how` (e.g. 西家 放槍)."""
-    if at.text_input(key="text").value == TYPED:  # still there from the last hand, which was cleared
+    if box(at, "text").value == TYPED:  # still there from the last hand, which was cleared
         press(at, "讀入文字")
     else:
-        ok(at.text_input(key="text").set_value(TYPED).run())
+        ok(box(at, "text").set_value(TYPED).run())
     choose(at, "winner", winner)
     return choose(at, "how", how)
 
@@ -61,7 +61,7 @@ def totals_shown(at) -> list[dict]:
 def shown_deal(at) -> Deal:
     dealer = next(s for s in SEATS if chosen(at, "dealer").startswith(s.zh))
     return Deal(Wind(next(w for w in Wind if chosen(at, "round").startswith(w.zh))), dealer,
-                at.number_input(key="streak").value)
+                box(at, "streak").value)
 
 
 def paid(hand: Hand, result: Result, base=100, per_tai=20) -> tuple[int, ...]:
@@ -125,7 +125,7 @@ def test_no_one_is_paid_until_the_players_say_who_won(db):
     """The first hand of an evening, like every later one, names no winner by itself: a hand recorded
     without a word from the players would pay 東家."""
     at = phone()
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     assert (chosen(at, "winner"), chosen(at, "how")) == (None, None)
     assert not at.metric and any(m.value == "選出誰胡了" for m in at.markdown)
     assert not [b for b in at.button if b.label == RECORD]
@@ -138,7 +138,7 @@ def test_no_one_is_paid_until_the_players_say_who_won(db):
 def test_without_a_table_the_dealer_is_a_seat_and_the_winner_too():
     """莊家 南家 and 東家 winning: 東家 wins (it scored 東家 as the winner of 門風 東 before)."""
     at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     say_who_won(at, "東家", "自摸")
     choose(at, "dealer", "南家")
     payers = at.table[1].value.to_dict("records")
@@ -329,7 +329,7 @@ def test_names_saved_mid_evening_keep_both_phones_working(db):
     press(a, "儲存牌桌設定")
     table = Ledger(db).state("friday").table
     assert table.names == ("阿明 粗體", "阿華", "", "") and table.per_tai == 50
-    assert a.number_input(key="per_tai").value == 50 and "莊家 東家 阿明 粗體" in a.info[0].value
+    assert box(a, "per_tai").value == 50 and "莊家 東家 阿明 粗體" in a.info[0].value
     choose(a, "winner", "南家")  # the labels now carry the names
     assert chosen(a, "winner") == "南家 阿華"
     choose(b, "how", "東家 放槍")  # the other phone, on its next taps
@@ -390,7 +390,7 @@ def test_a_long_evening_is_not_read_again_on_every_tap(db, monkeypatch):
     at = phone()
     assert len(reads) == 1
     start = time.perf_counter()
-    ok(at.text_input(key="text").set_value(TYPED).run())
+    ok(box(at, "text").set_value(TYPED).run())
     choose(at, "winner", "南家")
     choose(at, "how", "北家 放槍")
     assert len(reads) == 1, "a tap read the whole evening again"
@@ -409,14 +409,14 @@ def test_a_bad_code_or_ledger_gets_a_message_and_the_hand_still_scores(db, monke
     db.write_bytes(b"not a database at all" * 50)
     at = phone()
     assert "不是 SQLite 資料庫" in at.error[0].value
-    say_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
+    say_who_won(ok(box(at, "text").set_value(TYPED).run()))
     assert at.metric[0].value.endswith("台")
 
 
 def test_a_locked_ledger_keeps_the_hand(db, monkeypatch):
     at = phone()
     monkeypatch.setattr(ledger.store, "BUSY_TIMEOUT_S", 0.2)
-    say_who_won(ok(at.text_input(key="text").set_value(TYPED).run()))
+    say_who_won(ok(box(at, "text").set_value(TYPED).run()))
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another program writing: reads go on, writes wait
     try:
@@ -430,11 +430,10 @@ def test_a_locked_ledger_keeps_the_hand(db, monkeypatch):
     assert len(Ledger(db).hands("friday")) == 1
 
 
-def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, monkeypatch):
-    """The next hand, typed, is not recorded with the last hand's photo."""
-    import io
-
-    from PIL import Image
+@pytest.fixture
+def reads_hand(monkeypatch):
+    """Every photo read as HAND laid out (the app's detector, cached per process, made afresh before and after)."""
+    import streamlit as st
 
     import vision.detector
     from tests.fake_detections import laid_out
@@ -444,6 +443,17 @@ def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, monkeypatch):
             return laid_out(HAND)[0]
 
     monkeypatch.setattr(vision.detector, "TileDetector", Detector)
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, reads_hand):
+    """The next hand, typed, is not recorded with the last hand's photo."""
+    import io
+
+    from PIL import Image
+
     at = phone()
     buf = io.BytesIO()
     Image.new("RGB", (1200, 700), (40, 110, 60)).save(buf, "JPEG")
@@ -501,7 +511,7 @@ def improved_phone(db):
 
 
 def typed(at, text: str, winner: str, how: str | None = None):
-    ok(at.text_input(key="text").set_value(text).run())
+    ok(box(at, "text").set_value(text).run())
     choose(at, "winner", winner)
     return at if how is None else choose(at, "how", how)
 

@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import vision.detector
+from tests.app_driver import box
 from tests.test_audit import dets
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -96,8 +97,8 @@ def test_the_app_sidebar_opens_the_audit_page_and_back(monkeypatch):
     monkeypatch.setattr(vision.detector, "TileDetector", FakeDetector)
     at = ok(AppTest.from_file(str(APP), default_timeout=60).run())
     assert [t.value for t in at.title] == ["台數"]
-    ok(at.number_input(key="base").set_value(250).run())
+    ok(box(at, "base").set_value(250).run())
     ok(at.sidebar.radio(key="page").set_value("資料集檢查").run())
     assert [t.value for t in at.title] == ["資料集檢查"] and at.button(key="audit_run")
     ok(at.sidebar.radio(key="page").set_value("台數").run())
-    assert [t.value for t in at.title] == ["台數"] and at.number_input(key="base").value == 250  # kept
+    assert [t.value for t in at.title] == ["台數"] and box(at, "base").value == 250  # kept

@@ -38,6 +38,7 @@ from tests.test_browser import (
     type_hand,
     upload,
 )
+from ui.result import signed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -318,8 +319,15 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.deal_line(7, Deal(Wind.E, N, 0), names)
     check(server, book, a)
 
-    # An edit of hand 3 that changes only its discarder (西家 → 北家): every field loads as recorded.
+    # An edit begun and cancelled leaves the page at the next hand, empty (not hand 3 as hand 7, one tap from twice).
     a.pick("要修改第幾局", "3")
+    a.press("修改這一局")
+    a.see("修改第 3 局")
+    a.press("取消修改")
+    a.deal_line(7, Deal(Wind.E, N, 0), names)
+    expect(a.page.get_by_role("button", name="胡了，記下這一局")).to_have_count(0)
+
+    # An edit of hand 3 (still picked) that changes only its discarder (西家 → 北家): every field loads as recorded.
     a.press("修改這一局")
     a.see("修改第 3 局")
     for label, option in [("誰胡了", "南家 阿華"), ("怎麼胡", "西家 小芳 放槍"), ("莊家", "東家 阿明"),
@@ -409,12 +417,16 @@ def test_one_discard_won_twice_a_false_win_and_a_penalty_at_a_table_that_has_the
     a.choose("怎麼胡", "西家 放槍")
     a.press("這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌")
     a.see("一炮多響")
+    expect(a.page.get_by_text("北家 放槍", exact=True)).to_have_count(0)  # 北家 won this discard: it did not deal it
     type_hand(a.page, OTHER_TYPED)
     a.choose("誰胡了", "東家")
     first, second = (Result(Deal(), N, W), Result(Deal(), E, W))
     net = judge_several([(seat_hand(HAND, first, BASE, PER_TAI), first),
                          (seat_hand(Hand.from_json(_typed(OTHER_TYPED)), second, BASE, PER_TAI), second)],
                         "tw16-improved").nets
+    top = a.page.locator(".st-key-summary")  # the top bar: both winners' money, as the line records it
+    expect(top).to_contain_text("北家、東家 胡 西家")
+    expect(top).to_contain_text(" · ".join(f"{s.zh} {signed(n)}" for s, n in zip(SEATS, net, strict=True)))
     a.press("胡了，記下這一局")
     a.see("第 1 局記好了")
     book.lines.append((Deal(), N, W, net))
@@ -441,6 +453,7 @@ def test_one_discard_won_twice_a_false_win_and_a_penalty_at_a_table_that_has_the
     check(server, book, a)
 
     a.press("罰款")
+    expect(a.page.locator(".st-key-summary")).to_have_text("第 3 局：罰款（在下面填）")  # not 「先拍照…」
     a.page.get_by_role("spinbutton", name="南家").fill("-200")
     a.page.get_by_role("spinbutton", name="南家").press("Enter")
     a.settle()

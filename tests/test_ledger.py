@@ -267,6 +267,17 @@ def test_the_revision_moves_with_every_write_and_only_then(book):
         book.revision("nope")
 
 
+def test_the_stakes_change_alone_and_keep_the_names_another_phone_saved(book):
+    book.update_table("friday", ("阿明", "阿華", "", ""), S, 100, 20, "tw16-2026.09-p0")  # another phone's names
+    table = book.change_stakes("friday", 50, 10, "tw16-improved")
+    assert table == book.state("friday").table and table.revision == 2
+    assert (table.names, table.first_dealer, table.base, table.per_tai, table.ruleset) == (
+        ("阿明", "阿華", "", ""), S, 50, 10, "tw16-improved")
+    with pytest.raises(LedgerError, match="每台要是"):
+        book.change_stakes("friday", 50, -1, "tw16-improved")
+    assert book.revision("friday") == 2
+
+
 def test_a_stale_undo_does_not_remove_the_hand_recorded_in_its_place(book):
     """Phone B shows hand 4; phone A undoes 4 and records a corrected 4; B's undo must
     not remove A's hand. Two Ledger objects on one file: two phones, two connections."""

@@ -7,7 +7,7 @@ import pytest
 
 from scoring import Hand, Situation, load_ruleset, parse_tiles, score
 from scoring.entries import PREDICATES
-from scoring.ruleset import RULESET_DIR, RulesetError, parse_ruleset
+from scoring.ruleset import RULESET_DIR, RulesetError, available_rulesets, parse_ruleset, ruleset_stem
 
 SPEC_ORDER = ["天和", "门清自摸", "门清", "自摸", "独听", "门风", "圈风", "三元牌", "平和", "全求人",
               "小三元", "大三元", "小四喜", "大四喜", "碰碰和", "混一色", "字一色", "清一色", "五暗刻",
@@ -59,6 +59,13 @@ def test_broken_tables_are_refused(table, change, message):
 def test_unknown_ruleset_name():
     with pytest.raises(RulesetError, match="no ruleset"):
         load_ruleset("tw16-nope")
+
+
+def test_a_scored_rulesets_id_names_the_ruleset_offered():
+    """A score (and the ledger) records the ruleset's id, `tw16/2026.09-p0`; the page offers it by file stem."""
+    for name in available_rulesets():
+        assert ruleset_stem(load_ruleset(name).id) == name
+    assert ruleset_stem("tw16/2026.09-p0+見花見台") == "tw16-2026.09-p0+見花見台"
 
 
 def test_a_house_table_is_a_data_change():

@@ -230,7 +230,7 @@ def page_script() -> str:
 # value of a selectbox, a radio or pills as the label the browser showed, which is no option once
 # the labels change: when the script changes, their values are set again from the session
 # (app.py's situation radios keep one widget per script instead).
-SCRIPT_LABELLED = ("page", "ruleset")
+SCRIPT_LABELLED = ("page",)
 
 
 def on_script_change() -> None:

@@ -2,8 +2,9 @@
 shares (the file: `ui.table.db_path()`); the app calls three functions:
 
 - `open_desk` first: reads the table (again only when its revision moved: a long evening costs a
-  rerun no more than a short one), fills in the next deal (莊家, 連莊, 圈風) and the table's 底, 每台
-  and ruleset whenever the ledger changed on any phone (unless a hand is being entered), and shows
+  rerun no more than a short one), fills in the next deal (莊家, 連莊, 圈風) whenever the ledger changed
+  on any phone (unless a hand is being entered), puts the table's 底, 每台 and ruleset on the page on
+  every run but an edit's (an old hand is edited under the ones it was played under), and shows
   the table's line, its link and QR code, its settings, and watches the table: a phone left alone runs
   again within WATCH_SECONDS of another phone's write (`_watch`);
 - `confirm` under the result: records the hand as shown (or a 流局, or the hand being edited), as
@@ -49,7 +50,7 @@ from ledger import (
 from scoring.draft import Draft, from_hand
 from scoring.hand import ALL_FLAGS, MAX_STAKE, HandError
 from scoring.payout import Deal, Verdict, false_win, result_of
-from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset
+from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset, ruleset_stem
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
 from ui import table_memory, teach_page
@@ -116,11 +117,28 @@ def _read(ledger: Ledger, code: str) -> Desk:
 
 
 def _fill_in(desk: Desk) -> None:
-    deal, table = desk.deal, desk.table
+    deal = desk.deal
     ss.dealer, ss["round"], ss.streak = deal.dealer, deal.round, deal.streak
+
+
+def _table_stakes(table: TableInfo) -> None:
+    """The page's 底, 每台 and ruleset are the table's on every run but an edit's (an old hand keeps its own):
+    whatever the session held meanwhile (another page shown, a phone changing them), the hand is scored and
+    recorded under the table's."""
     ss.base, ss.per_tai = table.base, table.per_tai
-    if table.ruleset in available_rulesets():
-        ss.ruleset = table.ruleset
+    if ruleset_stem(table.ruleset) in available_rulesets():
+        ss.ruleset = ruleset_stem(table.ruleset)
+
+
+def on_stakes(desk: Desk) -> None:
+    """③'s 底 or 每台, or the 規則, changed at a table: the table's (every phone's), not this page's alone; while a
+    hand is edited, that hand's only."""
+    if ss.get("table_editing") is not None:
+        return
+    try:
+        desk.ledger.change_stakes(desk.code, int(ss.base), int(ss.per_tai), ss.ruleset)
+    except LedgerError as exc:
+        ss.table_settings_error = str(exc)
 
 
 def _go_to_table() -> None:
@@ -167,6 +185,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         return None
     memory = table_memory.revision(desk)
     _watch(ledger, code, desk.table.revision, memory)
+    if ss.get("table_editing") is None:
+        _table_stakes(desk.table)
     seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
     if ss.get("table_editing") is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
@@ -184,6 +204,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.warning(t(damaged.message))
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
+    if ss.get("table_settings_error"):
+        st.error(t("牌桌設定存不進去：" + ss.pop("table_settings_error")))
     if memory == 0:  # never written (a damaged memory, or a ledger that cannot say, is not nothing)
         # Taught its eight flowers first, a table's photos read better from its first hand
         # (docs/decisions/teach-flowers-first.md); a table that recorded a hand from a photo taught it already.
@@ -370,7 +392,7 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
         st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=_ask, args=(("draw", expect),))
         _line_buttons(expect, script)
         if editing:
-            st.button(t("取消修改"), on_click=_cancel_edit)
+            st.button(t("取消修改"), on_click=_cancel_edit, args=(clear,))
 
 
 def _ask(question: tuple | None) -> None:
@@ -378,9 +400,12 @@ def _ask(question: tuple | None) -> None:
     ss.table_conflict = None
 
 
-def _cancel_edit() -> None:
+def _cancel_edit(clear: Callable[[Draft], None]) -> None:
+    """The edit dropped: the hand it loaded goes too (left on the page, it was the next hand, one tap from being
+    recorded twice); the page is at the next hand again, its deal and stakes the table's."""
     ss.table_editing = ss.table_seen = ss.table_confirm = None
     _forget_lines()
+    clear(Draft())
 
 
 def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
@@ -391,6 +416,10 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
         ss.table_failure = f"第 {seq} 局讀不出來，不能修改"
         return
     entry = recorded.entry
+    played = None if entry.ruleset is None else ruleset_stem(entry.ruleset)
+    if played is not None and played not in available_rulesets():
+        ss.table_failure = f"第 {seq} 局是照「{played}」規則算的，這裡沒有這個規則，不能修改"
+        return
     ss.dealer, ss["round"], ss.streak = entry.deal.dealer, entry.deal.round, entry.deal.streak
     ss.winner, ss.how = entry.winner, (None if entry.winner is None else entry.discarder or "self")
     for flag in (*ALL_FLAGS, "ready"):
@@ -407,8 +436,8 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
             ss[flag] = getattr(hand.situation, flag)
         ss.ready, ss.base, ss.per_tai = hand.table.declared_ready, hand.table.base, hand.table.per_tai
         draft = from_hand(hand)
-    if entry.ruleset in available_rulesets():
-        ss.ruleset = entry.ruleset
+    if played is not None:
+        ss.ruleset = played  # re-scored under the rules it was played under, not the table's now
     ss.table_edit_photo = entry.photo_id
     ss.table_editing = (seq, recorded.revision)
     ss.table_confirm = ss.table_conflict = None
@@ -512,6 +541,39 @@ def _shared(verdict: Verdict | None):
                             ss.ruleset)
 
 
+def start_over() -> None:
+    """The player starts another hand (清空手牌, a new photo): a race lost with the hand that was on the page is
+    over. Its warning goes (it would compare the new hand with the lost one), and so do its winner and how (the
+    new hand would be scored for them)."""
+    lost = ss.get("table_conflict")
+    if lost and "winner" in lost:
+        ss.winner = ss.how = None
+    ss.table_conflict = None
+
+
+def aside_winners() -> tuple:
+    """The seats that already won the discard being entered (一炮多響): none of them dealt it, nor wins it again."""
+    return tuple(one.winner for one in ss.get("table_aside", ()))
+
+
+def discard_summary(desk: Desk, verdict: Verdict | None, script: str) -> str | None:
+    """The top bar while wins are set aside for one discard: every winner's 台 and everyone's money on the line that
+    胡了 records (not the current winner's alone); None where none are set aside or there is nothing whole yet."""
+    entry = _win_entry(verdict, None) if setting_aside() else None
+    if entry is None:
+        return None
+    return f"**{result_text(entry, desk.table, script)}**  \n" + " · ".join(
+        f"{player(s, desk.table, script)} {signed(n)}" for s, n in entry.net_by_seat.items())
+
+
+def line_asked(script: str) -> str | None:
+    """The 詐胡 or 罰款 form open below, in the top bar's words (it is not a hand: no photo is asked for)."""
+    asked = ss.get("table_confirm")
+    if not asked or asked[0] not in ("false_win", "penalty"):
+        return None
+    return in_script(f"第 {asked[1]} 局：{'詐胡' if asked[0] == 'false_win' else '罰款'}（在下面填）", script)
+
+
 def _win_entry(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
     """What "胡了" records: this win, or with wins set aside the one discard they make (None where
     there is nothing whole to record: no win, or a hand still being entered beside the wins set aside)."""
@@ -559,6 +621,9 @@ def _load_lines(entry: LedgerLine, others: tuple, seq: int) -> None:
     claim = entry.false_claim
     if claim is not None:
         ss.false_caller, ss.false_claimed = claim.caller, claim.claimed
+        paid = next((p for p in claim.payments if p.tai), None)
+        if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
+            ss.per_tai = paid.amount // paid.tai
         for seat, tai in claim.waiting:
             ss[f"false_ready_{seat.code}"], ss[f"false_wait_{seat.code}"] = tai is not None, tai or 0
         ss.table_confirm = ("false_win", seq)
@@ -591,15 +656,22 @@ def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Cal
             st.table([{t("誰胡"): player(v.result.winner, desk.table, script), "台": v.payout.payments[0].tai,
                        t("放槍的人付"): v.payout.payments[0].amount} for v in shared.verdicts], hide_index=True)
             st.caption(" · ".join(f"{player(s, desk.table, script)} {signed(n)}" for s, n in shared.net.items()))
-    if rules is None or not rules.several_winners:
-        return
-    if verdict is not None and verdict.result.discarder is not None:
+    if rules is not None and rules.several_winners and verdict is not None and verdict.result.discarder is not None:
         st.button(t("這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌"), on_click=_set_aside,
                   args=(verdict, clear))
     last = desk.hands[-1] if desk.hands else None
     if (last is not None and last.entry.discarder is not None and not aside and ss.draft.empty
-            and ss.get("table_editing") is None):
+            and ss.get("table_editing") is None and _several_allowed(last.entry.ruleset)):
         st.button(t(f"第 {last.seq} 局那張牌還有別家胡：加一家"), on_click=_add_winner, args=(desk, last.seq, load))
+
+
+def _several_allowed(ruleset: str | None) -> bool:
+    """A hand played under `ruleset` may have several winners of one discard (the rules it was played under, not
+    the table's now: it is edited under them)."""
+    try:
+        return ruleset is not None and load_ruleset(ruleset).settlement.several_winners
+    except RulesetError:
+        return False
 
 
 def _line_buttons(expect: int, script: str) -> None:

@@ -5,6 +5,12 @@ labels change (the names of the seats change with the dealer, the players' names
 script). So a choice here is a radio over the options' places, keyed by its labels and its current
 value: when either changes, the next run draws a new widget started from `ss[name]`, and a
 callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
+
+Only the radio drawn last for a name sets it; so too the number and text boxes and drop-downs here (`number`,
+`text`, `pick`), keyed by their value in the same way. A phone's browser sends every widget's value with each
+request, as it has them: a request it made before it drew the page's last run (a tap, the table's watch) still
+carries the widgets that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would
+set `ss[name]` back (a ledger fill-in undone: the next hand recorded under the last hand's deal, at its 連莊).
 """
 
 from __future__ import annotations
@@ -42,11 +48,49 @@ def _key(name: str, labels: tuple[str, ...], index: int | None) -> str:
     return f"{name}-{digest}"
 
 
+def _drawn(name: str) -> str:
+    return f"{name}-drawn"  # the key of the radio drawn last for ss[name]
+
+
 def _chosen(name: str, key: str, options: tuple, then: Callable[[object], None] | None) -> None:
+    if ss.get(_drawn(name)) != key:
+        return  # a radio the page has replaced since: its value is stale
     index = ss.get(key)
     ss[name] = None if index is None else options[index]
     if then is not None:
         then(ss[name])
+
+
+def _set(name: str, key: str, then: Callable[[], None] | None) -> None:
+    if ss.get(_drawn(name)) != key:
+        return  # a box the page has replaced since: its value is stale
+    ss[name] = ss[key]
+    if then is not None:
+        then()
+
+
+def number(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
+    """A number box for `ss[name]`: `then()`, where given, runs once the player sets it (a callback); `kwargs` as
+    for `st.number_input`."""
+    key = ss[_drawn(name)] = f"{name}:{ss[name]}"
+    st.number_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
+
+
+def text(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
+    """A text box for `ss[name]`, as `number`: the hand typed before the page was cleared is not typed again by a
+    request the browser sent before it drew the cleared page; `kwargs` as for `st.text_input`."""
+    key = ss[_drawn(name)] = f"{name}:{ss[name]}"
+    st.text_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
+
+
+def pick(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
+         then: Callable[[], None] | None = None) -> None:
+    """A drop-down for `ss[name]` (nothing chosen where it is not among `options`), keyed by its labels too (as a
+    choice: a drop-down hands back the label it showed); `then` as above."""
+    options = list(options)
+    index = options.index(ss[name]) if ss.get(name) in options else None
+    key = ss[_drawn(name)] = _key(name, tuple(format_func(o) for o in options), index)
+    st.selectbox(label, options, index=index, key=key, format_func=format_func, on_change=_set, args=(name, key, then))
 
 
 def choice(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
@@ -56,6 +100,6 @@ def choice(label: str, options: Sequence, name: str, format_func: Callable[[obje
     options = tuple(options)
     labels = distinct([format_func(o) for o in options])
     index = options.index(ss[name]) if ss.get(name) in options else None
-    key = _key(name, labels, index)
+    key = ss[_drawn(name)] = _key(name, labels, index)
     st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
              on_change=_chosen, args=(name, key, options, then), help=help)
