@@ -116,7 +116,7 @@ def test_a_paste_of_thousands_of_tiles_is_refused_before_it_is_laid_out(app):
     """3,000 tiles pasted were laid out as 3,000 pills, the k-th repeat of a label k zero-width spaces long:
     4.5 million characters (12,000 tiles: 3 s a run, 2.5 GB, for every phone at the table)."""
     at = ok(app(NoModel))
-    ok(at.text_input(key="text").set_value("1m" * 3000).run())
+    ok(box(at, "text").set_value("1m" * 3000).run())
     assert any(e.value.startswith("看不懂這手牌：寫了 3000 張牌，一手牌最多 30 張") for e in at.error)
     assert at.session_state["draft"].empty
     assert sum(len(label) for pills in at.pills for label in pills.options) < 500  # the 43 faces to tap
