@@ -60,6 +60,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -407,7 +408,9 @@ def grouped(flags: list[Flag]) -> list[Flag]:
         if heap:
             first, *rest = sorted((these[i] for i in heap), key=lambda f: -f.suspicion)
             box = np.array([f.box for f in these])[sorted(heap)]
-            out.append(replace(first, others=tuple(f.label if kind == "missed" else f.detection for f in rest),
+            # a missed label's flag has its label, an unlabelled tile's its detection
+            others = cast("tuple[int, ...]", tuple(f.label if kind == "missed" else f.detection for f in rest))
+            out.append(replace(first, others=others,
                                box=(*box[:, :2].min(axis=0).tolist(), *box[:, 2:].max(axis=0).tolist())))
     return out
 
@@ -464,14 +467,20 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
     # about one more it misses.
     code_recall = np.minimum(1.0, _shrunk(found_codes, labels, trust["missed"]) / max(trust["missed"], 1e-9))
 
+    # A flag has what its kind is about (`find_flags`): a label and a detection (wrong-class, shifted), a
+    # label (missed) or a detection (unlabelled), each with its code, the detection's with its confidence.
     def trusted(f: Flag, near: dict[str, np.ndarray]) -> float:
         if f.kind == "wrong-class":  # a code read wrong among tiles read wrong says less
+            assert f.label is not None and f.confidence is not None
             return reads_right(f.confidence) * min(1.0, near["agree"][f.label] / max(trust["wrong-class"], 1e-9))
         if f.kind == "shifted":
+            assert f.label is not None and f.confidence is not None
             return is_tile(f.confidence) * near["tight"][f.label]
         if f.kind == "unlabelled":  # one of a heap nobody labelled (a busy mat, a pile of discards) says less
+            assert f.detection is not None and f.confidence is not None and f.read is not None
             return (is_tile(f.confidence) * min(1.0, near["on label"][f.detection] / max(trust["unlabelled"], 1e-9))
                     * code_factor[CLASS_INDEX[f.read]])
+        assert f.label is not None and f.labelled is not None
         return near["found"][f.label] * code_recall[CLASS_INDEX[f.labelled]]
 
     for item, pairs in zip(images, per_image, strict=True):
@@ -482,7 +491,7 @@ def summarise(root: str, model: str, conf: float, images: list[ImageAudit],
 
 
 def audit(root: Path, detector: TileDetector, conf: float | None = None,
-          progress: Callable[[int, int], None] | None = None) -> Audit:
+          progress: Callable[[int, int], object] | None = None) -> Audit:
     """Audit every image under root that has a label file; `progress(done, total)` after each.
     `conf` defaults to the model card's, the threshold the app reads photos at."""
     root = Path(root)
@@ -503,6 +512,7 @@ def audit(root: Path, detector: TileDetector, conf: float | None = None,
     card = detector.card
     model = f"{card.onnx} (SHA-256 {card.sha256[:12]})"
     if detector.classifier:  # the crop classifier rescoring each tile in `read`
+        assert card.classifier is not None and card.classifier_sha256 is not None  # the detector's is the card's
         model += f" with classifier {card.classifier.name} (SHA-256 {card.classifier_sha256[:12]})"
     compare(images, conf)
     return summarise(str(root), model, conf, images, skipped)

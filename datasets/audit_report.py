@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -76,6 +77,7 @@ def confusion_picture(audit: Audit) -> np.ndarray:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     names = [*CLASSES, "none"]
     used = np.nonzero(audit.confusion.sum(axis=0) + audit.confusion.sum(axis=1))[0]
@@ -99,8 +101,9 @@ def confusion_picture(audit: Audit) -> np.ndarray:
     ax.set_ylabel("labelled")
     ax.set_title(f"confusion at confidence {audit.conf:g}, IoU 0.5", fontsize=10)
     fig.tight_layout()
-    fig.canvas.draw()
-    rgba = np.asarray(fig.canvas.buffer_rgba())
+    canvas = cast(FigureCanvasAgg, fig.canvas)  # Agg, as chosen above
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
     plt.close(fig)
     return cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR)
 

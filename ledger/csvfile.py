@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import io
 
-from scoring.payout import Deal
+from scoring.payout import Deal, in_seat_order
 from scoring.seats import SEATS, Seat, Wind
 
 from .entry import LedgerLine
@@ -64,12 +64,15 @@ def _seat_name(seat: Seat | None) -> str:
     return "" if seat is None else seat.zh
 
 
-def _seat(name: str) -> Seat | None:
-    if not name:
-        return None
+def _seat(name: str) -> Seat:
     if name not in SEAT_OF_NAME:
         raise ValueError(f"{name!r} is not a seat (東家 南家 西家 北家)")
     return SEAT_OF_NAME[name]
+
+
+def _optional_seat(name: str) -> Seat | None:
+    """A winner's or a discarder's cell: blank where there is none."""
+    return _seat(name) if name else None
 
 
 def _wind(name: str) -> Wind:
@@ -99,12 +102,12 @@ def read_csv(text: str) -> list[Recorded]:
         if None in row or None in row.values():  # DictReader's marks of a row longer or shorter than the header
             raise CsvError(f"line {n}: expected {len(COLUMNS)} values")
         try:
-            winner, discarder = _seat(row["winner"]), _seat(row["discarder"])
+            winner, discarder = _optional_seat(row["winner"]), _optional_seat(row["discarder"])
             entry = LedgerLine(
                 deal=Deal(_wind(row["round"]), _seat(row["dealer"]), int(row["streak"])),
                 winner=winner, discarder=discarder, total=int(row["total"]),
                 items=tuple(_item(i) for i in row["items"].split(ITEM_SEPARATOR)) if row["items"] else (),
-                net=tuple(int(row[s.zh]) for s in SEATS),
+                net=in_seat_order({s: int(row[s.zh]) for s in SEATS}),
                 hand=_hand(row["hand"]),
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
                 others=others_of(row.get("others") or None, winner, discarder),

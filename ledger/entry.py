@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from scoring.payout import Deal, FalseWinPayout, Result, SeatPenalty, SharedVerdict, Verdict
+from scoring.payout import Deal, FalseWinPayout, Nets, Result, SeatPenalty, SharedVerdict, Verdict
 from scoring.seats import SEATS, Seat
 
 MAX_REASON = 40  # a penalty's reason, as typed on the page: a few words
@@ -42,7 +42,7 @@ class LedgerLine:
     discarder: Seat | None = None  # who dealt the winning tile; None for a self-draw and a non-win
     total: int = 0  # the (first) winner's 台 (莊家 and 連莊 are on the payments)
     items: tuple[tuple[str, int], ...] = ()  # (台 item in traditional characters, 台)
-    net: tuple[int, int, int, int] = (0, 0, 0, 0)  # each seat's money, 東家 南家 西家 北家
+    net: Nets = (0, 0, 0, 0)  # each seat's money, 東家 南家 西家 北家
     # The hand as scored, the JSON text of Hand.to_json() (its winds by scoring.payout.seat_hand),
     # None for a non-win. Kept as text: an evening is read far more often than one of its hands is
     # looked at again (`Recorded.scored_hand` turns it back into a Hand).
@@ -106,10 +106,10 @@ def false_call(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None) -
                  false_claim=FalseClaim(payout.caller, payout.claimed, waiting, payout.payments))
 
 
-def penalty(deal: Deal, net: tuple[int, int, int, int], reason: str) -> LedgerLine:
+def penalty(deal: Deal, net: Nets, reason: str) -> LedgerLine:
     """A penalty the table agreed on: each seat's money (+ paid, − paying; it need not add up to
     zero: a fine may go to the house) and why. Checked as it is recorded."""
-    return LedgerLine(deal, net=tuple(net), reason=reason)
+    return LedgerLine(deal, net=net, reason=reason)
 
 
 def draw(deal: Deal) -> LedgerLine:

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass, field
 
 from scoring.hand import MAX_STREAK, Hand
-from scoring.payout import Deal, SeatPenalty, turn_after
+from scoring.payout import Deal, Nets, SeatPenalty, turn_after
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import after_hand
@@ -166,9 +166,10 @@ def _json(value: object, column: str) -> object:
 
 
 def _deal(round_: object, dealer: object, streak: object) -> Deal:
-    if _whole(streak, "streak") > MAX_STREAK:
+    count = _whole(streak, "streak")
+    if count > MAX_STREAK:
         raise BadValue("streak")
-    return Deal(_wind(round_, "round"), _seat(dealer, "dealer"), streak)
+    return Deal(_wind(round_, "round"), _seat(dealer, "dealer"), count)
 
 
 def _winner(value: object) -> Seat | None:
@@ -185,8 +186,7 @@ def _items(value: object, total: int, column: str = "items", total_column: str =
     return tuple((name, tai) for name, tai in value)
 
 
-def _net(value: object, winners: tuple[Seat, ...], claim: FalseClaim | None, penalty: bool
-         ) -> tuple[int, int, int, int]:
+def _net(value: object, winners: tuple[Seat, ...], claim: FalseClaim | None, penalty: bool) -> Nets:
     """Four whole numbers: a penalty's, not all zero; otherwise adding up to zero, nobody's for a
     流局, the winners' the only gains, a 詐胡's the caller's payments."""
     if type(value) is not list or len(value) != 4 or not all(type(n) is int for n in value):

@@ -92,6 +92,16 @@ def result_of(hand: Hand, dealer: Seat) -> Result:
     return Result(Deal(Wind(hand.situation.round), dealer, table.streak), winner, discarder)
 
 
+# Each seat's money, in seat order 東家 南家 西家 北家: a payout's, and a ledger line's as stored.
+Nets = tuple[int, int, int, int]
+
+
+def in_seat_order(net: Mapping[Seat, int]) -> Nets:
+    """A net by seat as its four numbers in seat order."""
+    east, south, west, north = SEATS
+    return net[east], net[south], net[west], net[north]
+
+
 @dataclass(frozen=True, slots=True)
 class SeatPayment:
     payer: Seat
@@ -122,9 +132,9 @@ class Payout:
         return self.net[seat]
 
     @property
-    def nets(self) -> tuple[int, ...]:
+    def nets(self) -> Nets:
         """Each seat's money in seat order 東家 南家 西家 北家."""
-        return tuple(self.net[s] for s in SEATS)
+        return in_seat_order(self.net)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +175,8 @@ class SharedVerdict:
         return tuple(v.result.winner for v in self.verdicts)
 
     @property
-    def nets(self) -> tuple[int, ...]:
-        return tuple(self.net[s] for s in SEATS)
+    def nets(self) -> Nets:
+        return in_seat_order(self.net)
 
 
 def turn_after(seat: Seat, other: Seat) -> int:
@@ -222,8 +232,8 @@ class FalseWinPayout:
     net: dict[Seat, int]
 
     @property
-    def nets(self) -> tuple[int, ...]:
-        return tuple(self.net[s] for s in SEATS)
+    def nets(self) -> Nets:
+        return in_seat_order(self.net)
 
 
 def false_win(caller: Seat, claimed_tai: int, waiting: Mapping[Seat, int | None], deal: Deal, per_tai: int,

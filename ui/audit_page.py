@@ -75,7 +75,11 @@ def _browse(result: Audit, script: str) -> None:
 
     st.subheader(t("瀏覽"))
     left, right = st.columns(2)
-    kind = left.selectbox(t("問題"), [ALL, *KINDS], key="audit_kind", format_func=lambda k: t(KIND_NAMES.get(k, k)))
+
+    def kind_name(kind: str) -> str:  # ALL is a name already
+        return t(KIND_NAMES.get(kind, kind))
+
+    kind = left.selectbox(t("問題"), [ALL, *KINDS], key="audit_kind", format_func=kind_name)
     present = sorted({c for item in result.images for c in item.codes}, key=CLASSES.index)
     code = right.selectbox(t("牌"), [ALL, *present], key="audit_code",
                            format_func=lambda c: t(c if c == ALL else code_name(c)))

@@ -87,10 +87,11 @@ class NotSaved(DatasetError):
     (traditional Chinese)."""
 
 
-# What the player is told of the write errors a phone's owner can do something about.
-WHY_NOT_SAVED = {errno.ENOSPC: "磁碟滿了", errno.EDQUOT: "超過了磁碟配額", errno.EFBIG: "檔案太大，磁碟不接受",
-                 errno.EROFS: "資料夾在唯讀的磁碟上", errno.EACCES: "沒有寫入資料夾的權限",
-                 errno.EPERM: "沒有寫入資料夾的權限"}
+# What the player is told of the write errors a phone's owner can do something about, by the OSError's
+# errno (looked up with None too: an OSError need not have one).
+WHY_NOT_SAVED: dict[int | None, str] = {
+    errno.ENOSPC: "磁碟滿了", errno.EDQUOT: "超過了磁碟配額", errno.EFBIG: "檔案太大，磁碟不接受",
+    errno.EROFS: "資料夾在唯讀的磁碟上", errno.EACCES: "沒有寫入資料夾的權限", errno.EPERM: "沒有寫入資料夾的權限"}
 
 
 def save_example(root: Path, name: str, photo: str, image: np.ndarray, boxes: np.ndarray,

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.draft import MELD_SIZE, Draft
+from scoring.draft import Draft
 from scoring.hand import HandError, Situation
+from scoring.melds import MeldKind
 from scoring.payout import Result
 from scoring.ruleset import RulesetError
 from ui.picture import Picture
@@ -50,7 +51,7 @@ def spare_for(proposal, draft: Draft, m: int, kind: str | None) -> int | None:
     face (the photo has it beside the meld), or None (the player adds a tile the photo does not
     show). None too when the meld does not gain a tile."""
     meld = draft.melds[m]
-    if proposal is None or kind is None or MELD_SIZE[kind] != 4 or len(meld.tiles) != 3:
+    if proposal is None or kind is None or MeldKind(kind).size != 4 or len(meld.tiles) != 3:
         return None
     face = meld.tiles[0].code
     return next((i for i in loose(proposal, draft) if proposal.row(i).code == face), None)
@@ -60,7 +61,7 @@ def supposed_left(proposal, draft: Draft) -> list[str]:
     """The tiles the reader supposed (rows without a box) that the draft still holds as supposed: what
     the "a tile was added" note is about, until the player removes or replaces them."""
     supposed = {row.id: row.code for row in proposal.supposed}
-    return [s.code for s in draft.all_slots() if s.det in supposed and s.code == supposed[s.det]]
+    return [supposed[s.det] for s in draft.all_slots() if s.det in supposed and s.code == supposed[s.det]]
 
 
 def box_codes(proposal, draft: Draft) -> list[str | None]:

@@ -36,7 +36,9 @@ class SetAside:
 
     @classmethod
     def of(cls, verdict: Verdict) -> SetAside:
-        return cls(verdict.hand, verdict.result.winner, verdict.hand.table.declared_ready)
+        table = verdict.hand.table
+        assert table is not None  # a verdict's hand is seated: judge refuses one without its table
+        return cls(verdict.hand, verdict.result.winner, table.declared_ready)
 
 
 def evaluate_several(aside: Sequence[SetAside], current: Verdict | None, deal: Deal, discarder: Seat | None,

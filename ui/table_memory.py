@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import streamlit as st
@@ -124,7 +125,8 @@ def confirmed_tiles(proposal, draft: Draft) -> tuple[np.ndarray, list[str]]:
     codes = box_codes(proposal, draft)
     held = {s.det for s in draft.all_slots() if s.det is not None}
     kept = [k for k, row in enumerate(proposal.shown) if row.id in held]
-    return proposal.boxes[kept], [codes[k] for k in kept]
+    # each held box's code is its draft tile's, and a recorded hand's tiles are all named (it was scored)
+    return proposal.boxes[kept], cast(list[str], [codes[k] for k in kept])
 
 
 def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, view: PhotoView,
