@@ -91,20 +91,24 @@ class Recorded:
         hands turned back into `Hand`s would cost the page more than the rest of its read."""
         if self.entry.hand is None:
             return None
-        try:
-            return Hand.from_json(json.loads(self.entry.hand))
-        except (ValueError, RecursionError) as exc:  # a HandError is a ValueError, as is JSON that does not parse
-            raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌") from exc
+        return self._hand(self.entry.hand)
 
     def scored_hands(self) -> tuple[Hand, ...]:
         """Every winner's hand as scored, the first winner's first (() for a non-win)."""
         first = self.scored_hand()
         if first is None:
             return ()
+        return (first, *(self._hand(o.hand) for o in self.entry.others))
+
+    def _hand(self, text: str) -> Hand:
+        """A winner's stored hand; the ledger writes each one seated (its table in it), so one without is damaged."""
         try:
-            return (first, *(Hand.from_json(json.loads(o.hand)) for o in self.entry.others))
-        except (ValueError, RecursionError) as exc:
+            hand = Hand.from_json(json.loads(text))
+        except (ValueError, RecursionError) as exc:  # a HandError is a ValueError, as is JSON that does not parse
             raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌") from exc
+        if hand.table is None:
+            raise LedgerError(f"第 {self.seq} 局存的牌在帳本檔裡壞了，讀不回來：請重新輸入這一局的牌")
+        return hand
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ import json
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -168,7 +168,7 @@ class Evening:
     damaged: list[Damaged]  # in seq order: hands that do not read back, each with its message
 
     @property
-    def rows(self) -> list[Recorded | Damaged]:
+    def rows(self) -> Sequence[Recorded | Damaged]:
         """Every hand, sound or damaged, in seq order."""
         if not self.damaged:
             return self.hands
@@ -330,7 +330,8 @@ class Ledger:
             db.execute("UPDATE tables SET names = ?, first_dealer = ?, base = ?, per_tai = ?, ruleset = ?,"
                        " revision = ? WHERE code = ?", (json.dumps(list(names), ensure_ascii=False), first_dealer.code,
                                                         base, per_tai, ruleset, table.revision + 1, code))
-        return replace(table, names=tuple(names), first_dealer=first_dealer, base=base, per_tai=per_tai,
+        east, south, west, north = names  # four, checked above
+        return replace(table, names=(east, south, west, north), first_dealer=first_dealer, base=base, per_tai=per_tai,
                        ruleset=ruleset, revision=table.revision + 1)
 
     def change_stakes(self, code: str, base: int, per_tai: int, ruleset: str) -> TableInfo:
@@ -455,6 +456,7 @@ class Ledger:
                 _bump(db, code, table.revision + 1)
         current = _read(found, seq, table)
         if removed:
+            assert current is not None  # it was there to be removed
             return current
         if was and _same_version(was[0][0], seen):
             raise Conflict(f"第 {seq} 局之後又記了 {last - seq} 局（現在記到第 {last} 局），只能刪最後一局",
@@ -548,6 +550,7 @@ def _bump(db: sqlite3.Connection, code: str, revision: int) -> None:
 
 
 def _insert(db: sqlite3.Connection, code: str, r: Recorded) -> Recorded:
+    assert r.revision is not None  # the table's revision it is recorded as: `record` gives it
     db.execute(f"INSERT INTO hands (table_code, recorded_revision, {', '.join(HAND_COLUMNS)})"
                f" VALUES (?, ?{', ?' * len(HAND_COLUMNS)})", (code, r.revision, *hand_values(r)))
     _bump(db, code, r.revision)
@@ -556,6 +559,7 @@ def _insert(db: sqlite3.Connection, code: str, r: Recorded) -> Recorded:
 
 def _update(db: sqlite3.Connection, code: str, r: Recorded) -> Recorded:
     """Hand `r.seq` written over with `r` (its first recorded revision kept: it was edited, not replaced)."""
+    assert r.revision is not None  # the table's revision it is written as: `edit` gives it
     db.execute(f"UPDATE hands SET {', '.join(f'{c} = ?' for c in HAND_COLUMNS)} WHERE table_code = ? AND seq = ?",
                (*hand_values(r), code, r.seq))
     _bump(db, code, r.revision)
@@ -566,30 +570,36 @@ def _evening(table: TableInfo, rows: list[tuple]) -> Evening:
     seqs = [row[0] for row in rows]
     if not all(type(s) is int and s >= 1 for s in seqs) or any(a >= b for a, b in zip(seqs, seqs[1:], strict=False)):
         raise _damaged_table(table.code, BadValue("seq"))
-    hands, damaged = [], []
+    hands: list[Recorded] = []
+    damaged: list[Damaged] = []
     for row in rows:
         read = read_hand(row, table.first_dealer)
-        (hands if isinstance(read, Recorded) else damaged).append(read)
+        if isinstance(read, Recorded):
+            hands.append(read)
+        else:
+            damaged.append(read)
     return Evening(table, hands, damaged)
 
 
 # -- the evening from its hands ------------------------------------------------------------------------
-def deal_after(table: TableInfo, hands: list[Recorded | Damaged]) -> Deal:
+def deal_after(table: TableInfo, hands: Sequence[Recorded | Damaged]) -> Deal:
     """The next hand's deal: after the last hand, or the table's first deal. A damaged last hand
     gives it from its plain columns where they are sound; where its winner is not, it counts as a
     流局 (the dealer keeps the deal: `Evening.deal_note` says so), and where its deal is not
     either, it was played under the deal after the hand before it."""
     known = len(hands)  # hands[known:] are damaged hands that do not say the deal after them
-    while known and isinstance(hands[known - 1], Damaged) and hands[known - 1].after is None:
+    while known and isinstance(last := hands[known - 1], Damaged) and last.after is None:
         known -= 1
     deal = Deal(Wind.E, table.first_dealer, 0) if not known else _after(hands[known - 1], table.first_dealer)
     for damaged in hands[known:]:
+        assert isinstance(damaged, Damaged)  # the loop above passed only damaged hands
         deal = next_deal(deal if damaged.played is None else damaged.played, None, table.first_dealer)
     return deal
 
 
 def _after(hand: Recorded | Damaged, first_dealer: Seat) -> Deal:
     if isinstance(hand, Damaged):
+        assert hand.after is not None  # `deal_after` passes no damaged hand that does not say it
         return hand.after
     return deal_after_entry(hand.entry, first_dealer)
 

@@ -320,6 +320,20 @@ def test_a_phone_behind_the_ledger_keeps_its_winner_and_says_what_changed(db):
     assert [(h.entry.winner, h.entry.net) for h in Ledger(db).hands("friday")][1] == (W, after)
 
 
+def test_a_phone_behind_a_damaged_last_hand_is_told_and_keeps_its_hand(db):
+    """The hand another phone recorded meanwhile no longer reads back (its money damaged in the file): the
+    phone behind is refused as before, without that hand's words, and keeps its hand."""
+    a, b = phone(), phone()
+    enter(a, "南家", "東家 放槍")
+    enter(b, "西家")
+    press(a, RECORD)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE hands SET net = 'not money' WHERE table_code = 'friday' AND seq = 1")
+    press(b, RECORD)
+    assert any("別的手機" in w.value for w in b.warning) and not b.exception
+    assert to_hand(b.session_state["draft"], HAND.situation) == HAND and chosen(b, "winner") == "西家"
+
+
 def test_names_saved_mid_evening_keep_both_phones_working(db):
     a, b = phone(), phone()
     enter(b, "南家")

@@ -187,6 +187,18 @@ def test_a_damaged_hand_is_reported_and_the_rest_still_adds_up(built, tmp_path, 
     assert_consistent(evening)
 
 
+def test_a_stored_win_without_its_table_is_damaged_not_a_hand_to_edit(built, tmp_path):
+    """The ledger stores every winner's hand seated (its table in it): the page edits it under that table's
+    stakes. A file edited to drop it reads back as a hand that cannot be scored again, said by hand number."""
+    path = built.copy(tmp_path)
+    seq = next(h.seq for h in built.evening.hands if h.entry.hand is not None)
+    damage(path, "UPDATE hands SET hand = json_remove(hand, '$.table') WHERE table_code = 'friday' AND seq = ?", seq)
+    [hand] = [h for h in Ledger(path).state("friday").hands if h.seq == seq]
+    assert json.loads(hand.entry.hand).get("table") is None
+    with pytest.raises(LedgerError, match=f"第 {seq} 局存的牌在帳本檔裡壞了"):
+        hand.scored_hand()
+
+
 def test_the_next_deal_comes_from_a_damaged_last_hands_plain_columns(built, tmp_path):
     path = built.copy(tmp_path)
     damage(path, "UPDATE hands SET hand = '{' WHERE seq = 6")

@@ -49,7 +49,7 @@ from ledger import (
 )
 from scoring.draft import Draft, from_hand
 from scoring.hand import ALL_FLAGS, MAX_STAKE, HandError
-from scoring.payout import Deal, Verdict, false_win, result_of
+from scoring.payout import Deal, Verdict, false_win, in_seat_order, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset, ruleset_stem
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
@@ -294,7 +294,8 @@ def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], 
                 else desk.ledger.record(desk.code, entry, expect))
     except Conflict as exc:
         last = exc.latest
-        shown = f"（第 {last.seq} 局：{result_text(last.entry, desk.table, 'traditional')}）" if last else ""
+        shown = f"（第 {last.seq} 局：{result_text(last.entry, desk.table, 'traditional')}）" if isinstance(
+            last, Recorded) else ""
         if editing is not None:  # the hand changed under the edit: the edit is dropped, the tiles stay
             ss.table_editing = None
             ss.table_conflict = {"text": str(exc) + shown + "。你的修改沒有存；要改請重新按「修改這一局」。"}
@@ -434,7 +435,9 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     if hand is not None:
         for flag in ALL_FLAGS:
             ss[flag] = getattr(hand.situation, flag)
-        ss.ready, ss.base, ss.per_tai = hand.table.declared_ready, hand.table.base, hand.table.per_tai
+        table = hand.table
+        assert table is not None  # a recorded win's hand is stored seated, its table in it
+        ss.ready, ss.base, ss.per_tai = table.declared_ready, table.base, table.per_tai
         draft = from_hand(hand)
     if played is not None:
         ss.ruleset = played  # re-scored under the rules it was played under, not the table's now
@@ -608,6 +611,7 @@ def _add_winner(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     if ss.get("table_editing") is None:
         return  # it could not be read: `_load` says so
     first = next(h for h in desk.hands if h.seq == seq).scored_hand()
+    assert first is not None and first.table is not None  # a win's hand, stored seated: `_load` opened it
     ss.table_aside = (SetAside(first, ss.winner, first.table.declared_ready), *ss.table_aside)
     ss.winner = None
     load(Draft())
@@ -747,7 +751,7 @@ def _penalty_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft],
             st.number_input(player(seat, desk.table, script), min_value=-MAX_STAKE, max_value=MAX_STAKE, step=10,
                             key=f"penalty_{seat.code}", width=110)
     st.text_input(t("原因"), key="penalty_reason", max_chars=MAX_REASON, placeholder=t("例如：相公、遲到"))
-    net = tuple(int(ss.get(f"penalty_{seat.code}", 0)) for seat in SEATS)
+    net = in_seat_order({seat: int(ss.get(f"penalty_{seat.code}", 0)) for seat in SEATS})
     reason = clean_reason(ss.get("penalty_reason") or "")
     problem = "請寫罰款的原因" if not reason else None if any(net) else "請填誰收、誰付多少"
     if problem:
