@@ -53,6 +53,6 @@ def say_who_won(at: AppTest, winner: str = "東家", how: str = "自摸") -> App
 def box(at: AppTest, name: str):
     """The box or drop-down for `name` (`text`, `streak`, `base`, `per_tai`, `ruleset`) as drawn on this run: keyed
     by its value (`ui.widgets.number`, `text`, `pick`), exactly one."""
-    [found] = [w for w in (*at.text_input, *at.number_input, *at.selectbox) if w.key and (
-        w.key.startswith(f"{name}:") or re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{12}}", w.key))]
+    [found] = [w for w in (*at.text_input, *at.number_input, *at.selectbox)
+               if w.key and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{12}}", w.key)]
     return found

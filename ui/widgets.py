@@ -43,8 +43,8 @@ def distinct(labels: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _key(name: str, labels: tuple[str, ...], index: int | None) -> str:
-    digest = hashlib.blake2b(repr((labels, index)).encode(), digest_size=6).hexdigest()
+def _key(name: str, labels: tuple[str, ...], value: object) -> str:
+    digest = hashlib.blake2b(repr((labels, value)).encode(), digest_size=6).hexdigest()
     return f"{name}-{digest}"
 
 
@@ -72,14 +72,14 @@ def _set(name: str, key: str, then: Callable[[], None] | None) -> None:
 def number(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
     """A number box for `ss[name]`: `then()`, where given, runs once the player sets it (a callback); `kwargs` as
     for `st.number_input`."""
-    key = ss[_drawn(name)] = f"{name}:{ss[name]}"
+    key = ss[_drawn(name)] = _key(name, (), ss[name])
     st.number_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
 
 
 def text(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
     """A text box for `ss[name]`, as `number`: the hand typed before the page was cleared is not typed again by a
     request the browser sent before it drew the cleared page; `kwargs` as for `st.text_input`."""
-    key = ss[_drawn(name)] = f"{name}:{ss[name]}"
+    key = ss[_drawn(name)] = _key(name, (), ss[name])  # a digest: a long paste is not repeated in the key
     st.text_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
 
 
