@@ -24,8 +24,8 @@ from .rows import (
     BadValue,
     LedgerError,
     Recorded,
-    claim_of,
-    claim_text,
+    false_win_of,
+    false_win_text,
     is_json_object,
     others_of,
     others_text,
@@ -55,7 +55,7 @@ def write_csv(hands: list[Recorded]) -> str:
             _seat_name(e.winner), _seat_name(e.discarder), e.total,
             ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
-            e.hand or "", others_text(e.others) or "", claim_text(e.false_claim) or "", e.reason or "",
+            e.hand or "", others_text(e.others) or "", false_win_text(e.false_win) or "", e.reason or "",
         ])
     return out.getvalue()
 
@@ -111,7 +111,7 @@ def read_csv(text: str) -> list[Recorded]:
                 hand=_hand(row["hand"]),
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
                 others=others_of(row.get("others") or None, winner, discarder),
-                false_claim=claim_of(row.get("false_win") or None), reason=reason_of(row.get("reason") or None),
+                false_win=false_win_of(row.get("false_win") or None), reason=reason_of(row.get("reason") or None),
             )
             hands.append(Recorded(int(row["seq"]), entry, row["recorded_at"], row["edited_at"] or None))
         except BadValue as bad:

@@ -583,19 +583,19 @@ def test_a_false_win_is_recorded_as_its_own_line_and_the_dealer_keeps_the_deal(d
     at = improved_phone(db)
     press(at, "詐胡")
     assert any(b.label == "確定記下詐胡" and b.disabled for b in at.button)  # who called it, first
-    choose(at, "false_caller", "北家")
-    ok(at.number_input(key="false_claimed").set_value(8).run())
-    ok(at.checkbox(key="false_ready_E").check().run())
-    ok(at.number_input(key="false_wait_E").set_value(5).run())
+    choose(at, "false_win_caller", "北家")
+    ok(at.number_input(key="false_win_claimed").set_value(8).run())
+    ok(at.checkbox(key="false_win_ready_E").check().run())
+    ok(at.number_input(key="false_win_wait_E").set_value(5).run())
     rows = at.table[-1].value.to_dict("records")
     assert [(r["誰收"], r["台"], r["金額"]) for r in rows] == [("東家", 5, 100), ("南家", 8, 160), ("西家", 8, 160)]
     press(at, "確定記下詐胡")
     [line] = Ledger(db).hands("friday")
-    assert line.entry.false_claim.caller == N and line.entry.net == (100, 160, 160, -420) and line.entry.winner is None
+    assert line.entry.false_win.caller == N and line.entry.net == (100, 160, 160, -420) and line.entry.winner is None
     assert shown_deal(at) == Deal(Wind.E, E, 1)  # as after a 流局
     assert at.success[0].value == "第 1 局記好了：北家 詐胡 8 台"
     press(at, "修改這一局")  # the line comes back in its form
-    assert chosen(at, "false_caller") == "北家" and at.number_input(key="false_wait_E").value == 5
+    assert chosen(at, "false_win_caller") == "北家" and at.number_input(key="false_win_wait_E").value == 5
 
 
 def test_a_penalty_needs_a_reason_and_leaves_the_deal(db):

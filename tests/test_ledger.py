@@ -28,7 +28,7 @@ from ledger import (
     LedgerError,
     deal_after,
     draw,
-    false_call,
+    false_win,
     next_deal,
     penalty,
     read_csv,
@@ -40,7 +40,7 @@ from ledger import (
     write_csv,
 )
 from scoring.hand import Hand, Table
-from scoring.payout import Deal, Result, false_win, judge, judge_several, seat_hand
+from scoring.payout import Deal, Result, judge, judge_false_win, judge_several, seat_hand
 from scoring.random_hands import random_winning_hand
 from scoring.score import score
 from scoring.seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
@@ -624,16 +624,16 @@ def test_a_false_win_is_a_hand_of_its_own_and_nobody_won_it(book):
     caller pays each, the dealer keeps the deal as after a 流局; then the dealer calls one: the same."""
     record_next(book, lambda d: played(HAND, d, winner=E))
     deal = book.state("friday").next_deal
-    called = false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED)
-    recorded = book.record("friday", false_call(called, deal, IMPROVED), 2)
-    claim = recorded.entry.false_claim
-    assert recorded.entry.winner is None and recorded.entry.winners == () and claim.caller == N and claim.claimed == 8
-    assert claim.waiting == ((E, 5), (S, None), (W, 3))
-    assert [(p.payee, p.tai, p.amount) for p in claim.payments] == [(E, 5, 100), (S, 8, 160), (W, 3, 60)]
+    called = judge_false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED)
+    recorded = book.record("friday", false_win(called, deal, IMPROVED), 2)
+    record = recorded.entry.false_win
+    assert recorded.entry.winner is None and recorded.entry.winners == () and record.caller == N and record.claimed == 8
+    assert record.waiting == ((E, 5), (S, None), (W, 3))
+    assert [(p.payee, p.tai, p.amount) for p in record.payments] == [(E, 5, 100), (S, 8, 160), (W, 3, 60)]
     assert recorded.entry.net == (100, 160, 60, -320)
     assert book.state("friday").next_deal == next_deal(deal, None) == Deal(Wind.E, E, 2)
-    by_dealer = false_win(E, 2, dict.fromkeys((S, W, N)), Deal(Wind.E, E, 2), 20, IMPROVED)
-    book.record("friday", false_call(by_dealer, Deal(Wind.E, E, 2), IMPROVED), 3)
+    by_dealer = judge_false_win(E, 2, dict.fromkeys((S, W, N)), Deal(Wind.E, E, 2), 20, IMPROVED)
+    book.record("friday", false_win(by_dealer, Deal(Wind.E, E, 2), IMPROVED), 3)
     evening = Ledger(book.path).state("friday")
     assert evening.next_deal == Deal(Wind.E, E, 3) and evening.hands[2].entry.net == (-120, 40, 40, 40)
     assert read_csv(write_csv(evening.hands)) == evening.hands
@@ -654,7 +654,7 @@ def test_a_penalty_need_not_balance_and_leaves_the_deal_as_it_was(book):
 def test_a_line_that_would_not_read_back_is_not_recorded(book):
     deal = Deal()
     two = shared(deal, W, (HAND, N), (OTHER_HAND, E))
-    called = false_call(false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED), deal, IMPROVED)
+    called = false_win(judge_false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED), deal, IMPROVED)
     for bad, words in [
         (penalty(deal, (0, 0, 0, 0), "沒事"), "每家輸贏"),
         (penalty(deal, (0, -200, 0, 0), ""), "罰款原因"),
@@ -664,7 +664,7 @@ def test_a_line_that_would_not_read_back_is_not_recorded(book):
         (replace(two, others=(replace(two.others[0], hand="{"),)), "一炮多響的其他贏家"),
         (replace(two, discarder=None), "一炮多響的其他贏家"),  # several winners of a self-draw
         (replace(called, net=(100, 160, 60, -300)), "每家輸贏"),  # not what the caller pays
-        (replace(called, false_claim=replace(called.false_claim, claimed=7)), "詐胡"),  # a payment not its 台
+        (replace(called, false_win=replace(called.false_win, claimed=7)), "詐胡"),  # a payment not its 台
         (replace(called, reason="也罰"), "罰款原因"),
     ]:
         with pytest.raises(LedgerError, match=f"第 1 局沒有記下：{words}的資料不對"):

@@ -23,14 +23,14 @@ from ledger import (
     Recorded,
     deal_after,
     draw,
-    false_call,
+    false_win,
     next_deal,
     penalty,
     read_csv,
     totals,
     write_csv,
 )
-from scoring.payout import Deal, false_win
+from scoring.payout import Deal, judge_false_win
 from scoring.seats import SEATS, Wind
 from tests.example_hands import HAND
 from tests.test_ledger import IMPROVED, OTHER_HAND, E, N, S, W, played, shared
@@ -87,13 +87,13 @@ def assert_consistent(evening: Evening) -> None:
         assert (sum(e.net) == 0) != (e.reason is not None)  # only a penalty need not balance (and is not nothing)
         if e.winner is None:
             assert e.hand is None and e.items == () and e.discarder is None and e.others == ()
-            assert any(e.net) == (e.false_claim is not None or e.reason is not None)
+            assert any(e.net) == (e.false_win is not None or e.reason is not None)
         else:
             assert all(e.net_by_seat[w] >= 0 for w in e.winners) and isinstance(json.loads(e.hand), dict)
             assert len(set(e.winners)) == len(e.winners) and e.discarder in (None, *(s for s in SEATS
                                                                                    if s not in e.winners))
-        if e.false_claim is not None:
-            assert e.net_by_seat[e.false_claim.caller] == -sum(p.amount for p in e.false_claim.payments)
+        if e.false_win is not None:
+            assert e.net_by_seat[e.false_win.caller] == -sum(p.amount for p in e.false_win.payments)
         try:
             h.scored_hands()
         except LedgerError as exc:
@@ -357,7 +357,7 @@ def lines(tmp_path_factory):
     led = Ledger(tmp_path_factory.mktemp("lines") / "taishu.db")
     led.open_table("friday", ruleset=IMPROVED)
     makers = [lambda d: shared(d, W, (HAND, E), (OTHER_HAND, S)),
-              lambda d: false_call(false_win(N, 8, {E: 5, S: None, W: 3}, d, 20, IMPROVED), d, IMPROVED),
+              lambda d: false_win(judge_false_win(N, 8, {E: 5, S: None, W: 3}, d, 20, IMPROVED), d, IMPROVED),
               lambda d: penalty(d, (-100, 0, 0, 0), "遲到"),
               lambda d: shared(d, E, (HAND, N), (OTHER_HAND, S))]
     for make in makers:

@@ -48,9 +48,9 @@ def deal_text(deal: Deal, table: TableInfo, script: str) -> str:
 
 def result_text(entry: LedgerLine, table: TableInfo, script: str) -> str:
     """南家 自摸 5 台 · 西家 胡 北家 3 台 · 北家、東家 胡 西家 3＋1 台 · 流局 · 北家 詐胡 8 台 · 罰款：遲到"""
-    claim = entry.false_claim
-    if claim is not None:
-        return f"{player(claim.caller, table, script)} {in_script('詐胡', script)} {claim.claimed} 台"
+    false_win = entry.false_win
+    if false_win is not None:
+        return f"{player(false_win.caller, table, script)} {in_script('詐胡', script)} {false_win.claimed} 台"
     if entry.reason is not None:
         return in_script(f"罰款：{entry.reason}", script)
     if entry.winner is None:

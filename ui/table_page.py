@@ -40,7 +40,7 @@ from ledger import (
     TableInfo,
     deal_after_entry,
     draw,
-    false_call,
+    false_win,
     penalty,
     shared_win,
     table_code,
@@ -49,7 +49,7 @@ from ledger import (
 )
 from scoring.draft import Draft, from_hand
 from scoring.hand import ALL_FLAGS, MAX_STAKE, HandError
-from scoring.payout import Deal, Verdict, false_win, in_seat_order, result_of
+from scoring.payout import Deal, Verdict, in_seat_order, judge_false_win, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset, ruleset_stem
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
@@ -508,8 +508,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
 
 
 # -- one discard won by several seats, 詐胡, penalties ---------------------------------------------
-FORM_KEYS = ("false_caller", "false_claimed", "penalty_reason", *(f"{k}_{s.code}" for s in SEATS
-                                                                   for k in ("false_ready", "false_wait", "penalty")))
+FORM_KEYS = ("false_win_caller", "false_win_claimed", "penalty_reason",
+             *(f"{k}_{s.code}" for s in SEATS for k in ("false_win_ready", "false_win_wait", "penalty")))
 
 
 def _settlement() -> SettlementRules | None:
@@ -622,14 +622,14 @@ def _load_lines(entry: LedgerLine, others: tuple, seq: int) -> None:
     _forget_lines()
     dealer = entry.deal.dealer
     ss.table_aside = tuple(SetAside(h, result_of(h, dealer).winner, h.table.declared_ready) for h in others)
-    claim = entry.false_claim
-    if claim is not None:
-        ss.false_caller, ss.false_claimed = claim.caller, claim.claimed
-        paid = next((p for p in claim.payments if p.tai), None)
+    false_win = entry.false_win
+    if false_win is not None:
+        ss.false_win_caller, ss.false_win_claimed = false_win.caller, false_win.claimed
+        paid = next((p for p in false_win.payments if p.tai), None)
         if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
             ss.per_tai = paid.amount // paid.tai
-        for seat, tai in claim.waiting:
-            ss[f"false_ready_{seat.code}"], ss[f"false_wait_{seat.code}"] = tai is not None, tai or 0
+        for seat, tai in false_win.waiting:
+            ss[f"false_win_ready_{seat.code}"], ss[f"false_win_wait_{seat.code}"] = tai is not None, tai or 0
         ss.table_confirm = ("false_win", seq)
     elif entry.reason is not None:
         for seat, amount in entry.net_by_seat.items():
@@ -707,22 +707,22 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
 
     st.markdown(t(f"**第 {expect} 局：詐胡**（詐胡的人賠三家：聽牌的人賠他聽的台數，沒聽的人賠詐胡的台數；"
                   "莊家連莊）"))
-    choice(t("誰詐胡"), SEATS, "false_caller", who)
-    st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_claimed")
-    caller, waiting = ss.get("false_caller"), {}
+    choice(t("誰詐胡"), SEATS, "false_win_caller", who)
+    st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_win_claimed")
+    caller, waiting = ss.get("false_win_caller"), {}
     for seat in SEATS:
         if seat == caller:
             continue
         with st.container(horizontal=True):
-            ready = st.checkbox(t(f"{who(seat)} 聽牌"), key=f"false_ready_{seat.code}")
+            ready = st.checkbox(t(f"{who(seat)} 聽牌"), key=f"false_win_ready_{seat.code}")
             if ready:
-                st.number_input(t("聽幾台"), min_value=0, max_value=MAX_TAI, step=1, key=f"false_wait_{seat.code}")
-        waiting[seat] = int(ss.get(f"false_wait_{seat.code}", 0)) if ready else None
+                st.number_input(t("聽幾台"), min_value=0, max_value=MAX_TAI, step=1, key=f"false_win_wait_{seat.code}")
+        waiting[seat] = int(ss.get(f"false_win_wait_{seat.code}", 0)) if ready else None
     payout, problem = None, "選出誰詐胡"
     if caller is not None:
         try:
-            payout = false_win(caller, int(ss.get("false_claimed", 0)), waiting, _page_deal(), int(ss.per_tai),
-                               ss.ruleset)
+            payout = judge_false_win(caller, int(ss.get("false_win_claimed", 0)), waiting, _page_deal(),
+                                     int(ss.per_tai), ss.ruleset)
         except HandError as exc:
             problem = exc.for_player
         except RulesetError as exc:
@@ -735,7 +735,7 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
         st.caption(" · ".join(f"{who(s)} {signed(n)}" for s, n in payout.net.items()))
     with st.container(horizontal=True):
         st.button(t("確定記下詐胡"), type="primary", disabled=payout is None, on_click=_write,
-                  args=(desk, None if payout is None else false_call(payout, _page_deal(), ss.ruleset), expect, clear))
+                  args=(desk, None if payout is None else false_win(payout, _page_deal(), ss.ruleset), expect, clear))
         st.button(t("不記詐胡"), on_click=_ask, args=(None,))
 
 
