@@ -28,7 +28,7 @@ from scoring.payout import Deal, Nets, SeatPenalty, turn_after
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import after_hand
-from .entry import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
+from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
 
 TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
@@ -79,7 +79,7 @@ class TableInfo:
 @dataclass(frozen=True)
 class Recorded:
     seq: int
-    entry: LedgerLine
+    line: LedgerLine
     recorded_at: str
     edited_at: str | None = None
     # The table's revision when this hand was last written: undo and edit name it, so they act on
@@ -89,16 +89,16 @@ class Recorded:
     def scored_hand(self) -> Hand | None:
         """The hand as it was scored (None for a 流局). Only read when asked: a whole evening of
         hands turned back into `Hand`s would cost the page more than the rest of its read."""
-        if self.entry.hand is None:
+        if self.line.hand is None:
             return None
-        return self._hand(self.entry.hand)
+        return self._hand(self.line.hand)
 
     def scored_hands(self) -> tuple[Hand, ...]:
         """Every winner's hand as scored, the first winner's first (() for a non-win)."""
         first = self.scored_hand()
         if first is None:
             return ()
-        return (first, *(self._hand(o.hand) for o in self.entry.others))
+        return (first, *(self._hand(o.hand) for o in self.line.others))
 
     def _hand(self, text: str) -> Hand:
         """A winner's stored hand; the ledger writes each one seated (its table in it), so one without is damaged."""
@@ -319,11 +319,11 @@ def _read(values: tuple, hand_is_object: bool) -> Recorded:
     if reason is not None and (winner is not None or false_win is not None):
         raise BadValue("reason")
     winners = () if winner is None else (winner, *(o.winner for o in others))
-    entry = LedgerLine(_deal(round_, dealer, streak), winner, discarder, total, items,
+    line = LedgerLine(_deal(round_, dealer, streak), winner, discarder, total, items,
                        _net(_json(net, "net"), winners, false_win, reason is not None), hand,
                        _optional_text(ruleset, "ruleset"), _optional_text(photo_id, "photo_id"), others, false_win,
                        reason)
-    return Recorded(seq, entry, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
+    return Recorded(seq, line, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
                     _whole(revision, "revision"))
 
 
@@ -351,7 +351,7 @@ def storable(r: Recorded) -> Recorded:
     """`r` as it will read back once written; `BadValue` naming the value that would not read back,
     so that nothing is written that the ledger cannot read."""
     values = hand_values(r)
-    return _read(values, type(r.entry.hand) is str and is_json_object(r.entry.hand))
+    return _read(values, type(r.line.hand) is str and is_json_object(r.line.hand))
 
 
 def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
@@ -401,7 +401,7 @@ def _dumps(value: object, column: str) -> str:
 
 def hand_values(r: Recorded) -> tuple:
     """`r` as the values of `HAND_COLUMNS`; `BadValue` where a value cannot be stored as JSON."""
-    e = r.entry
+    e = r.line
     return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
             _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
             e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason)
