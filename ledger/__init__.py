@@ -1,8 +1,8 @@
 """A table's evening: the running ledger of the hands scored at one table, shared by its phones.
 
-Pure Python and sqlite3 (no Streamlit): `deal` (who deals next), `entry` (a scored hand
+Pure Python and sqlite3 (no Streamlit): `deal` (who deals next), `line` (a scored hand
 (`scoring.payout.judge`), one discard won by several seats (`judge_several`), a 流局, a 詐胡
-(`scoring.payout.false_win`) or a penalty as one ledger line, payments by seat), `rows` (a stored row
+(`scoring.payout.judge_false_win`) or a penalty as one ledger line, payments by seat), `rows` (a stored row
 checked as it is read: a damaged hand is reported as that hand), `store` (the SQLite file: tables,
 hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV and back), `bench`
 (`python -m ledger.bench`: the operations timed on a long evening).
@@ -18,8 +18,8 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
 """
 
 from .csvfile import CsvError, read_csv, write_csv
-from .deal import after_hand, deal_after_entry, next_deal
-from .entry import MAX_REASON, FalseClaim, LedgerLine, OtherWinner, draw, false_call, penalty, shared_win, win
+from .deal import after_hand, deal_after_line, next_deal
+from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner, draw, false_win, penalty, shared_win, win
 from .rows import Damaged, LedgerError, Recorded, TableInfo
 from .store import (
     MAX_MEMORY_BYTES,
@@ -34,8 +34,8 @@ from .store import (
 )
 
 __all__ = [
-    "MAX_MEMORY_BYTES", "MAX_REASON", "Conflict", "CsvError", "Damaged", "Evening", "FalseClaim", "Ledger",
+    "MAX_MEMORY_BYTES", "MAX_REASON", "Conflict", "CsvError", "Damaged", "Evening", "FalseWinRecord", "Ledger",
     "LedgerError", "LedgerLine", "OtherWinner", "Recorded", "StoredMemory", "TableInfo", "after_hand", "deal_after",
-    "deal_after_entry", "draw", "false_call", "next_deal", "penalty", "read_csv", "running_totals", "shared_win",
+    "deal_after_line", "draw", "false_win", "next_deal", "penalty", "read_csv", "running_totals", "shared_win",
     "table_code", "totals", "win", "write_csv",
 ]

@@ -25,7 +25,7 @@ from scoring.random_hands import random_winning_hand
 from scoring.seats import SEATS, Seat
 
 from .deal import next_deal
-from .entry import LedgerLine, win
+from .line import LedgerLine, win
 from .store import Ledger, Recorded, _insert, _now
 
 CODE = "bench"
@@ -45,9 +45,9 @@ def fill(led: Ledger, count: int, seed: int = 0) -> None:
     deal, first = Deal(), led.open_table(CODE).first_dealer
     with led._session(write=True) as db:
         for seq in range(1, count + 1):
-            entry = replace(rng.choice(kinds), deal=deal)
-            _insert(db, CODE, Recorded(seq, entry, _now(), None, seq))
-            deal = next_deal(deal, entry.winner, first)
+            line = replace(rng.choice(kinds), deal=deal)
+            _insert(db, CODE, Recorded(seq, line, _now(), None, seq))
+            deal = next_deal(deal, line.winner, first)
 
 
 def _median_ms(action: Callable[[], object], repeat: int) -> float:
@@ -66,7 +66,7 @@ def measure(led: Ledger, repeat: int) -> dict[str, float]:
 
     def record_and_undo() -> tuple[float, float]:
         start = time.perf_counter()
-        new = led.record(CODE, replace(last.entry, photo_id="bench"), evening.next_seq)
+        new = led.record(CODE, replace(last.line, photo_id="bench"), evening.next_seq)
         recorded = time.perf_counter()
         led.undo(CODE, new.seq, new.revision)
         return recorded - start, time.perf_counter() - recorded
@@ -77,7 +77,7 @@ def measure(led: Ledger, repeat: int) -> dict[str, float]:
 
     def edit() -> None:  # as a page does: naming the revision the last edit left
         nonlocal middle
-        middle = led.edit(CODE, middle.seq, middle.entry, middle.revision)
+        middle = led.edit(CODE, middle.seq, middle.line, middle.revision)
 
     pairs = [record_and_undo() for _ in range(repeat)]
     led.change_memory(CODE, lambda data: bytes(MEMORY_BYTES))

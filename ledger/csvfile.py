@@ -19,13 +19,13 @@ import io
 from scoring.payout import Deal, in_seat_order
 from scoring.seats import SEATS, Seat, Wind
 
-from .entry import LedgerLine
+from .line import LedgerLine
 from .rows import (
     BadValue,
     LedgerError,
     Recorded,
-    claim_of,
-    claim_text,
+    false_win_of,
+    false_win_text,
     is_json_object,
     others_of,
     others_text,
@@ -49,13 +49,13 @@ def write_csv(hands: list[Recorded]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for h in hands:
-        e = h.entry
+        e = h.line
         writer.writerow([
             h.seq, h.recorded_at, h.edited_at or "", e.deal.round.zh, e.deal.dealer.zh, e.deal.streak,
             _seat_name(e.winner), _seat_name(e.discarder), e.total,
             ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
-            e.hand or "", others_text(e.others) or "", claim_text(e.false_claim) or "", e.reason or "",
+            e.hand or "", others_text(e.others) or "", false_win_text(e.false_win) or "", e.reason or "",
         ])
     return out.getvalue()
 
@@ -103,7 +103,7 @@ def read_csv(text: str) -> list[Recorded]:
             raise CsvError(f"line {n}: expected {len(COLUMNS)} values")
         try:
             winner, discarder = _optional_seat(row["winner"]), _optional_seat(row["discarder"])
-            entry = LedgerLine(
+            line = LedgerLine(
                 deal=Deal(_wind(row["round"]), _seat(row["dealer"]), int(row["streak"])),
                 winner=winner, discarder=discarder, total=int(row["total"]),
                 items=tuple(_item(i) for i in row["items"].split(ITEM_SEPARATOR)) if row["items"] else (),
@@ -111,9 +111,9 @@ def read_csv(text: str) -> list[Recorded]:
                 hand=_hand(row["hand"]),
                 ruleset=row["ruleset"] or None, photo_id=row["photo_id"] or None,
                 others=others_of(row.get("others") or None, winner, discarder),
-                false_claim=claim_of(row.get("false_win") or None), reason=reason_of(row.get("reason") or None),
+                false_win=false_win_of(row.get("false_win") or None), reason=reason_of(row.get("reason") or None),
             )
-            hands.append(Recorded(int(row["seq"]), entry, row["recorded_at"], row["edited_at"] or None))
+            hands.append(Recorded(int(row["seq"]), line, row["recorded_at"], row["edited_at"] or None))
         except BadValue as bad:
             raise CsvError(f"line {n}: {bad.column}: not as the ledger writes it") from bad
         except (ValueError, TypeError, RecursionError) as exc:

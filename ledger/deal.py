@@ -20,7 +20,7 @@ from scoring.hand import MAX_STREAK
 from scoring.payout import Deal
 from scoring.seats import Seat
 
-from .entry import LedgerLine
+from .line import LedgerLine
 
 
 def next_deal(deal: Deal, winner: Seat | None, first_dealer: Seat = Seat.E) -> Deal:
@@ -39,6 +39,6 @@ def after_hand(deal: Deal, winners: Sequence[Seat], penalty: bool, first_dealer:
     return next_deal(deal, deal.dealer if deal.dealer in winners else next(iter(winners), None), first_dealer)
 
 
-def deal_after_entry(entry: LedgerLine, first_dealer: Seat = Seat.E) -> Deal:
-    """The deal after `entry`."""
-    return after_hand(entry.deal, entry.winners, entry.reason is not None, first_dealer)
+def deal_after_line(line: LedgerLine, first_dealer: Seat = Seat.E) -> Deal:
+    """The deal after `line`."""
+    return after_hand(line.deal, line.winners, line.reason is not None, first_dealer)

@@ -28,7 +28,7 @@ from scoring.payout import Deal, Nets, SeatPenalty, turn_after
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import after_hand
-from .entry import MAX_REASON, FalseClaim, LedgerLine, OtherWinner
+from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
 
 TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
@@ -79,7 +79,7 @@ class TableInfo:
 @dataclass(frozen=True)
 class Recorded:
     seq: int
-    entry: LedgerLine
+    line: LedgerLine
     recorded_at: str
     edited_at: str | None = None
     # The table's revision when this hand was last written: undo and edit name it, so they act on
@@ -89,16 +89,16 @@ class Recorded:
     def scored_hand(self) -> Hand | None:
         """The hand as it was scored (None for a 流局). Only read when asked: a whole evening of
         hands turned back into `Hand`s would cost the page more than the rest of its read."""
-        if self.entry.hand is None:
+        if self.line.hand is None:
             return None
-        return self._hand(self.entry.hand)
+        return self._hand(self.line.hand)
 
     def scored_hands(self) -> tuple[Hand, ...]:
         """Every winner's hand as scored, the first winner's first (() for a non-win)."""
         first = self.scored_hand()
         if first is None:
             return ()
-        return (first, *(self._hand(o.hand) for o in self.entry.others))
+        return (first, *(self._hand(o.hand) for o in self.line.others))
 
     def _hand(self, text: str) -> Hand:
         """A winner's stored hand; the ledger writes each one seated (its table in it), so one without is damaged."""
@@ -190,7 +190,7 @@ def _items(value: object, total: int, column: str = "items", total_column: str =
     return tuple((name, tai) for name, tai in value)
 
 
-def _net(value: object, winners: tuple[Seat, ...], claim: FalseClaim | None, penalty: bool) -> Nets:
+def _net(value: object, winners: tuple[Seat, ...], false_win: FalseWinRecord | None, penalty: bool) -> Nets:
     """Four whole numbers: a penalty's, not all zero; otherwise adding up to zero, nobody's for a
     流局, the winners' the only gains, a 詐胡's the caller's payments."""
     if type(value) is not list or len(value) != 4 or not all(type(n) is int for n in value):
@@ -199,15 +199,15 @@ def _net(value: object, winners: tuple[Seat, ...], claim: FalseClaim | None, pen
         if not any(value):
             raise BadValue("net")
         return tuple(value)
-    if claim is not None:
-        paid = {p.payee: p.amount for p in claim.payments}
+    if false_win is not None:
+        paid = {p.payee: p.amount for p in false_win.payments}
         if value != [paid.get(s, -sum(paid.values())) for s in SEATS]:
             raise BadValue("net")
     if sum(value) != 0:
         raise BadValue("net")
     if winners and any((n < 0) if s in winners else (n > 0) for s, n in zip(SEATS, value, strict=True)):
         raise BadValue("net")
-    if not winners and claim is None and any(value):  # a 流局
+    if not winners and false_win is None and any(value):  # a 流局
         raise BadValue("net")
     return tuple(value)
 
@@ -255,9 +255,9 @@ def others_text(others: tuple[OtherWinner, ...]) -> str | None:
                    for o, hand in zip(others, hands, strict=True)], "others")
 
 
-def claim_of(value: object) -> FalseClaim | None:
+def false_win_of(value: object) -> FalseWinRecord | None:
     """The `false_win` column (JSON text, None: no 詐胡): the caller, the 台 claimed, the three
-    others' waits, and the caller's payment to each, its 台 the wait's (or the claim's, not ready)."""
+    others' waits, and the caller's payment to each, its 台 the wait's (or the 台 claimed, not ready)."""
     if value is None:
         return None
     data = _json(value, "false_win")
@@ -274,21 +274,21 @@ def claim_of(value: object) -> FalseClaim | None:
                                                                             else waiting[s.code])
             and type(p[2]) is int and p[2] >= 0 and type(p[3]) is str for p, s in zip(payments, others, strict=False)):
         raise BadValue("false_win")
-    return FalseClaim(caller, claimed, tuple((s, waiting[s.code]) for s in others),
-                      tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)))
+    return FalseWinRecord(caller, claimed, tuple((s, waiting[s.code]) for s in others),
+                          tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)))
 
 
-def claim_text(claim: FalseClaim | None) -> str | None:
+def false_win_text(false_win: FalseWinRecord | None) -> str | None:
     """A 詐胡 as the `false_win` column stores it."""
-    if claim is None:
+    if false_win is None:
         return None
-    if not isinstance(claim, FalseClaim) or not isinstance(claim.caller, Seat) or not all(
-            isinstance(s, Seat) for s, _ in claim.waiting) or not all(
-            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in claim.payments):
+    if not isinstance(false_win, FalseWinRecord) or not isinstance(false_win.caller, Seat) or not all(
+            isinstance(s, Seat) for s, _ in false_win.waiting) or not all(
+            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in false_win.payments):
         raise BadValue("false_win")
-    return _dumps({"caller": _code(claim.caller), "claimed": claim.claimed,
-                   "waiting": {_code(s): n for s, n in claim.waiting},
-                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in claim.payments]}, "false_win")
+    return _dumps({"caller": _code(false_win.caller), "claimed": false_win.claimed,
+                   "waiting": {_code(s): n for s, n in false_win.waiting},
+                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in false_win.payments]}, "false_win")
 
 
 def reason_of(value: object) -> str | None:
@@ -313,16 +313,17 @@ def _read(values: tuple, hand_is_object: bool) -> Recorded:
         raise BadValue("items")
     if (winner is None) != (hand is None) or hand is not None and (type(hand) is not str or not hand_is_object):
         raise BadValue("hand")
-    others, claim, reason = others_of(others, winner, discarder), claim_of(false_win), reason_of(reason)
-    if claim is not None and winner is not None:
+    others, false_win, reason = others_of(others, winner, discarder), false_win_of(false_win), reason_of(reason)
+    if false_win is not None and winner is not None:
         raise BadValue("false_win")
-    if reason is not None and (winner is not None or claim is not None):
+    if reason is not None and (winner is not None or false_win is not None):
         raise BadValue("reason")
     winners = () if winner is None else (winner, *(o.winner for o in others))
-    entry = LedgerLine(_deal(round_, dealer, streak), winner, discarder, total, items,
-                  _net(_json(net, "net"), winners, claim, reason is not None), hand, _optional_text(ruleset, "ruleset"),
-                  _optional_text(photo_id, "photo_id"), others, claim, reason)
-    return Recorded(seq, entry, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
+    line = LedgerLine(_deal(round_, dealer, streak), winner, discarder, total, items,
+                       _net(_json(net, "net"), winners, false_win, reason is not None), hand,
+                       _optional_text(ruleset, "ruleset"), _optional_text(photo_id, "photo_id"), others, false_win,
+                       reason)
+    return Recorded(seq, line, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
                     _whole(revision, "revision"))
 
 
@@ -350,7 +351,7 @@ def storable(r: Recorded) -> Recorded:
     """`r` as it will read back once written; `BadValue` naming the value that would not read back,
     so that nothing is written that the ledger cannot read."""
     values = hand_values(r)
-    return _read(values, type(r.entry.hand) is str and is_json_object(r.entry.hand))
+    return _read(values, type(r.line.hand) is str and is_json_object(r.line.hand))
 
 
 def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
@@ -400,10 +401,10 @@ def _dumps(value: object, column: str) -> str:
 
 def hand_values(r: Recorded) -> tuple:
     """`r` as the values of `HAND_COLUMNS`; `BadValue` where a value cannot be stored as JSON."""
-    e = r.entry
+    e = r.line
     return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
             _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
-            e.ruleset, e.photo_id, others_text(e.others), claim_text(e.false_claim), e.reason)
+            e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason)
 
 
 def read_table(values: tuple) -> TableInfo:

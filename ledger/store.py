@@ -56,8 +56,8 @@ from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET
 from scoring.seats import SEATS, Seat, Wind
 
-from .deal import deal_after_entry, next_deal
-from .entry import LedgerLine
+from .deal import deal_after_line, next_deal
+from .line import LedgerLine
 from .rows import (
     HAND_COLUMNS,
     SELECTED,
@@ -398,13 +398,13 @@ class Ledger:
         return self.change_memory(code, lambda _: None)
 
     # -- hands -----------------------------------------------------------------------------------
-    def record(self, code: str, entry: LedgerLine, expected_seq: int) -> Recorded:
-        """Record `entry` as hand `expected_seq` (the number this phone expects it to get: the one
+    def record(self, code: str, line: LedgerLine, expected_seq: int) -> Recorded:
+        """Record `line` as hand `expected_seq` (the number this phone expects it to get: the one
         after the last hand, sound or damaged). When that hand is already recorded as the same hand,
         return it (confirmed twice: kept once); when the evening has moved on otherwise, raise
         `Conflict`. Reads no hand but the ones it names: the cost does not grow with the evening."""
         expected_seq = _whole_number(expected_seq, "局號", 1, MAX_NUMBER)
-        new = _storable(Recorded(expected_seq, entry, _now(), None, 0))
+        new = _storable(Recorded(expected_seq, line, _now(), None, 0))
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
             last = _last_seq(db, code)
@@ -412,7 +412,7 @@ class Ledger:
                 return _insert(db, code, replace(new, revision=table.revision + 1))
             found = _fetch_hands(db, code, expected_seq, last)
         current, latest = (_read(found, n, table) for n in (expected_seq, last))
-        if isinstance(current, Recorded) and current.entry.same_hand(entry):
+        if isinstance(current, Recorded) and current.line.same_hand(line):
             return current
         if expected_seq > last + 1:
             message = f"帳本剛被別的手機改過：有局被刪了，現在記到第 {last} 局"
@@ -420,13 +420,13 @@ class Ledger:
             message = f"別的手機剛記了第 {expected_seq} 局，現在記到第 {last} 局"
         raise Conflict(message, current, latest)
 
-    def edit(self, code: str, seq: int, entry: LedgerLine, revision: int | None) -> Recorded:
-        """Put `entry` in place of hand `seq`, still at `revision` (the one the page showed; a
+    def edit(self, code: str, seq: int, line: LedgerLine, revision: int | None) -> Recorded:
+        """Put `line` in place of hand `seq`, still at `revision` (the one the page showed; a
         damaged hand's, None where unreadable, too). The totals follow: they are sums of the
         hands; the hands after it keep the deals they were played under. `Conflict` where that
         hand was edited, replaced or removed since."""
         seq, seen = _whole_number(seq, "局號", 1, MAX_NUMBER), _seen(revision)
-        new = _storable(Recorded(seq, entry, _now(), _now(), 0))
+        new = _storable(Recorded(seq, line, _now(), _now(), 0))
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
             last = _last_seq(db, code)
@@ -537,7 +537,7 @@ def _stale(seq: int, seen: int | None, was: list[tuple], last: int) -> str:
 
 
 def _storable(r: Recorded) -> Recorded:
-    if not isinstance(r.entry, LedgerLine) or not isinstance(r.entry.deal, Deal):
+    if not isinstance(r.line, LedgerLine) or not isinstance(r.line.deal, Deal):
         raise LedgerError("沒有記下：要記的不是一局（ledger.LedgerLine）")
     try:
         return storable(r)
@@ -601,17 +601,17 @@ def _after(hand: Recorded | Damaged, first_dealer: Seat) -> Deal:
     if isinstance(hand, Damaged):
         assert hand.after is not None  # `deal_after` passes no damaged hand that does not say it
         return hand.after
-    return deal_after_entry(hand.entry, first_dealer)
+    return deal_after_line(hand.line, first_dealer)
 
 
 def totals(hands: list[Recorded]) -> dict[Seat, int]:
     """Each seat's money over the evening: the sum of its payments."""
-    return {s: sum(h.entry.net[i] for h in hands) for i, s in enumerate(SEATS)}
+    return {s: sum(h.line.net[i] for h in hands) for i, s in enumerate(SEATS)}
 
 
 def running_totals(hands: list[Recorded]) -> list[tuple[int, dict[Seat, int]]]:
     """(hand number, each seat's total after it), starting at (0, all zero)."""
     out = [(0, dict.fromkeys(SEATS, 0))]
     for h in hands:
-        out.append((h.seq, {s: out[-1][1][s] + n for s, n in h.entry.net_by_seat.items()}))
+        out.append((h.seq, {s: out[-1][1][s] + n for s, n in h.line.net_by_seat.items()}))
     return out

@@ -9,7 +9,7 @@ table whose dealer is 東. `seat_hand` gives a hand the winds and table its resu
     verdict.payout.net   # {Seat.E: 0, Seat.S: +…, Seat.W: −…, Seat.N: 0}
 
 Where the table allows it, one discard won by several seats is `judge_several` (a `SharedVerdict`:
-each winner's verdict, one net by seat), and a 詐胡's penalty is `false_win` (a `FalseWinPayout`).
+each winner's verdict, one net by seat), and a 詐胡's penalty is `judge_false_win` (a `FalseWinPayout`).
 """
 
 from __future__ import annotations
@@ -236,8 +236,8 @@ class FalseWinPayout:
         return in_seat_order(self.net)
 
 
-def false_win(caller: Seat, claimed_tai: int, waiting: Mapping[Seat, int | None], deal: Deal, per_tai: int,
-              ruleset: Ruleset | str = DEFAULT_RULESET) -> FalseWinPayout:
+def judge_false_win(caller: Seat, claimed_tai: int, waiting: Mapping[Seat, int | None], deal: Deal, per_tai: int,
+                    ruleset: Ruleset | str = DEFAULT_RULESET) -> FalseWinPayout:
     """The penalty of a 詐胡 called by seat `caller` under `deal`, `waiting` giving each of the three
     other seats the 台 it was ready for (None: not ready): `scoring.settle.settle_false_win` in the
     scorer's winds, its payments back by seat. HandError, in both scripts, where the table states

@@ -57,7 +57,7 @@ def test_the_stakes_are_the_tables_after_the_teach_page():
     press(at, "回到台數")
     assert stakes_shown(at) == (50, 10, DEFAULT)
     win_as(at, "東家")
-    assert book().hands("friday")[0].entry.net == paid(HAND, Result(Deal(), E), 50, 10)
+    assert book().hands("friday")[0].line.net == paid(HAND, Result(Deal(), E), 50, 10)
 
 
 def test_stakes_changed_on_one_phone_are_the_tables_on_every_phone():
@@ -69,7 +69,7 @@ def test_stakes_changed_on_one_phone_are_the_tables_on_every_phone():
     ok(a.run())
     assert stakes_shown(a) == (100, 50, DEFAULT) == stakes_shown(b)
     press(a, RECORD)
-    assert book().hands("friday")[0].entry.net == paid(HAND, Result(Deal(), E), 100, 50)
+    assert book().hands("friday")[0].line.net == paid(HAND, Result(Deal(), E), 100, 50)
 
 
 def test_an_old_hand_is_edited_under_the_rules_and_stakes_it_was_played_under():
@@ -79,20 +79,20 @@ def test_an_old_hand_is_edited_under_the_rules_and_stakes_it_was_played_under():
     at = phone()
     win_as(at, "南家", "西家 放槍")
     [played] = book().hands("friday")
-    assert played.entry.ruleset == "tw16/2026.09-p0"
+    assert played.line.ruleset == "tw16/2026.09-p0"
     book().change_stakes("friday", 100, 50, IMPROVED)
     ok(at.run())
     assert stakes_shown(at) == (100, 50, IMPROVED)
     assert not any("加一家" in b.label for b in at.button)
-    assert totals_by_seat(at) == played.entry.net  # the evening's totals are the lines as played
+    assert totals_by_seat(at) == played.line.net  # the evening's totals are the lines as played
     press(at, "修改這一局")
     assert stakes_shown(at) == (100, 20, DEFAULT)
-    assert at.metric[0].value == f"{played.entry.total} 台"
+    assert at.metric[0].value == f"{played.line.total} 台"
     press(at, "更新這一局")
     [edited] = book().hands("friday")
-    assert edited.edited_at and edited.entry.same_hand(played.entry)
+    assert edited.edited_at and edited.line.same_hand(played.line)
     assert stakes_shown(at) == (100, 50, IMPROVED) and book().state("friday").table.per_tai == 50
-    assert totals_by_seat(at) == played.entry.net
+    assert totals_by_seat(at) == played.line.net
 
 
 def totals_by_seat(at) -> tuple[int, ...]:
@@ -105,18 +105,18 @@ def test_a_false_win_is_edited_at_the_stakes_it_was_played_at():
     book().open_table("friday", ruleset=IMPROVED)
     at = phone()
     press(at, "詐胡")
-    choose(at, "false_caller", "北家")
-    ok(at.number_input(key="false_claimed").set_value(8).run())
+    choose(at, "false_win_caller", "北家")
+    ok(at.number_input(key="false_win_claimed").set_value(8).run())
     press(at, "確定記下詐胡")
     [played] = book().hands("friday")
-    assert played.entry.net == (160, 160, 160, -480)
+    assert played.line.net == (160, 160, 160, -480)
     book().change_stakes("friday", 100, 50, IMPROVED)
     ok(at.run())
     press(at, "修改這一局")
     form = next(t.value for t in at.table if "為什麼" in t.value.columns)  # the 詐胡 form's payments
     assert list(form["金額"]) == [160, 160, 160]
     press(at, "確定記下詐胡")
-    assert book().hands("friday")[0].entry.net == played.entry.net
+    assert book().hands("friday")[0].line.net == played.line.net
 
 
 def stale(before):
@@ -144,7 +144,7 @@ def test_a_request_sent_before_the_page_moved_to_the_next_deal_does_not_move_it_
     assert b.info[0].value == "牌桌 friday · 第 2 局 · 東風圈 · 莊家 南家"
     assert b.session_state["draft"].empty  # nor is the hand it recorded typed in again (one tap from twice)
     win_as(b, "北家")
-    assert book().hands("friday")[1].entry.deal == Deal(Wind.E, S, 0)
+    assert book().hands("friday")[1].line.deal == Deal(Wind.E, S, 0)
 
 
 def test_a_request_sent_before_the_page_showed_the_streak_and_stakes_does_not_set_them_back():
@@ -214,7 +214,7 @@ def test_one_discard_won_twice_shows_both_winners_money_and_offers_neither_as_it
     assert top.startswith("**北家、東家 胡 西家") and top.endswith(
         " · ".join(f"{s.zh} {signed(n)}" for s, n in zip(SEATS, net, strict=True)))
     press(at, RECORD)
-    assert book().hands("friday")[0].entry.net == net
+    assert book().hands("friday")[0].line.net == net
 
 
 def test_the_penalty_and_false_win_forms_say_what_they_are_at_the_top():

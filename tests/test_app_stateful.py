@@ -29,7 +29,7 @@ from hypothesis import strategies as hs
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from streamlit.testing.v1 import AppTest
 
-from ledger import Ledger, deal_after_entry
+from ledger import Ledger, deal_after_line
 from scoring.draft import from_text, to_hand
 from scoring.hand import Situation
 from scoring.payout import Deal, Result, judge, seat_hand
@@ -241,13 +241,13 @@ class Evening(RuleBasedStateMachine):
         assert not evening.damaged and [h.seq for h in evening.hands] == sorted(self.lines)
         deal = Deal()
         for hand in evening.hands:
-            line, entry = self.lines[hand.seq], hand.entry
-            assert entry.deal == deal, f"hand {hand.seq} recorded under another deal than the one after the last"
-            assert (entry.winner, entry.discarder) == (line.winner, line.discarder)
-            assert entry.ruleset is None or ruleset_stem(entry.ruleset) == line.ruleset
-            assert entry.net == pays(line, entry.deal), f"hand {hand.seq} pays other than the scorer says"
-            deal = deal_after_entry(entry, evening.table.first_dealer)
-        sums = {s.zh: sum(h.entry.net[i] for h in evening.hands) for i, s in enumerate(SEATS)}
+            played, line = self.lines[hand.seq], hand.line
+            assert line.deal == deal, f"hand {hand.seq} recorded under another deal than the one after the last"
+            assert (line.winner, line.discarder) == (played.winner, played.discarder)
+            assert line.ruleset is None or ruleset_stem(line.ruleset) == played.ruleset
+            assert line.net == pays(played, line.deal), f"hand {hand.seq} pays other than the scorer says"
+            deal = deal_after_line(line, evening.table.first_dealer)
+        sums = {s.zh: sum(h.line.net[i] for h in evening.hands) for i, s in enumerate(SEATS)}
         table = evening.table
         shown = []
         for at in self.phones:

@@ -91,8 +91,8 @@ def test_the_app_fills_in_the_next_deal_and_keeps_working_after_it_passes(db):
     ok(at.checkbox(key="last_tile").check().run())
     assert at.metric and not at.error
     [first, second, third] = Ledger(db).hands("friday")
-    assert (first.entry.winner, second.entry.winner, third.entry.winner) == (E, None, S)
-    assert third.entry.net == paid(HAND, Result(Deal(Wind.E, E, 2), S, W))
+    assert (first.line.winner, second.line.winner, third.line.winner) == (E, None, S)
+    assert third.line.net == paid(HAND, Result(Deal(Wind.E, E, 2), S, W))
 
 
 def test_payments_are_by_seat_and_the_page_never_asks_a_wind(db):
@@ -105,10 +105,10 @@ def test_payments_are_by_seat_and_the_page_never_asks_a_wind(db):
     expected = paid(HAND, Result(Deal(Wind.E, S, 0), W, E))
     assert [p["誰付"] for p in payers] == ["東家"] and payers[0]["金額"] == -expected[0]
     press(at, RECORD)
-    second = Ledger(db).hands("friday")[1].entry
+    second = Ledger(db).hands("friday")[1].line
     assert (second.winner, second.discarder, json.loads(second.hand)["seat"]) == (W, E, "S") and second.net == expected
     totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
-    first = Ledger(db).hands("friday")[0].entry.net
+    first = Ledger(db).hands("friday")[0].line.net
     assert totals == {s.zh: first[i] + second.net[i] for i, s in enumerate(SEATS)}
 
 
@@ -132,7 +132,7 @@ def test_no_one_is_paid_until_the_players_say_who_won(db):
     choose(at, "winner", "西家")
     assert not at.metric and any(m.value == "選出自摸還是誰放槍" for m in at.markdown)
     press(choose(at, "how", "自摸"), RECORD)
-    assert [h.entry.winner for h in Ledger(db).hands("friday")] == [Seat.W]
+    assert [h.line.winner for h in Ledger(db).hands("friday")] == [Seat.W]
 
 
 def test_without_a_table_the_dealer_is_a_seat_and_the_winner_too():
@@ -165,20 +165,20 @@ def test_an_edit_loads_every_field_and_changes_only_what_is_changed(db):
     choose(at, "how", "北家 放槍")
     press(at, "更新這一局")
     [first, second] = Ledger(db).hands("friday")
-    assert first.edited_at and (first.entry.winner, first.entry.discarder, first.entry.deal) == (S, N, Deal())
-    assert json.loads(first.entry.hand)["last_tile"] and first.entry.net == paid(HAND.replace(last_tile=True),
+    assert first.edited_at and (first.line.winner, first.line.discarder, first.line.deal) == (S, N, Deal())
+    assert json.loads(first.line.hand)["last_tile"] and first.line.net == paid(HAND.replace(last_tile=True),
                                                                      Result(Deal(), S, N))
     assert shown_deal(at) == Deal(Wind.E, W, 0)  # the next deal again (after 北家 won hand 2), the edit done
 
 
 def test_an_edit_keeps_the_photo_of_the_hand(db):
     phone()
-    entry = win(judge(seat_hand(HAND, Result(Deal(), E), 100, 20), Result(Deal(), E)), "photo-1")
-    Ledger(db).record("friday", entry, 1)  # recorded with its photo (as from another phone)
+    line = win(judge(seat_hand(HAND, Result(Deal(), E), 100, 20), Result(Deal(), E)), "photo-1")
+    Ledger(db).record("friday", line, 1)  # recorded with its photo (as from another phone)
     at = phone()
     press(at, "修改這一局")
     press(at, "更新這一局")
-    assert Ledger(db).hands("friday")[0].entry.photo_id == "photo-1"
+    assert Ledger(db).hands("friday")[0].line.photo_id == "photo-1"
 
 
 def test_undo_asks_first_and_names_the_hand(db):
@@ -205,7 +205,7 @@ def test_a_stale_undo_does_not_delete_another_phones_hand(db):
     win_as(a, "北家", "西家 放槍")
     press(b, "確定刪掉")  # its page showed the old hand 2
     hands = Ledger(db).hands("friday")
-    assert [h.entry.winner for h in hands] == [E, N]  # A's corrected hand stays
+    assert [h.line.winner for h in hands] == [E, N]  # A's corrected hand stays
     assert any("別的手機" in w.value or "沒有刪掉" in w.value for w in b.warning)
     assert not b.exception
 
@@ -234,7 +234,7 @@ def test_a_draw_asked_before_another_phone_recorded_the_hand_is_asked_again(db):
     assert not any("確定第" in w.value for w in b.warning) and len(Ledger(db).hands("friday")) == 1
     press(b, DRAW)
     press(b, SURE_DRAW)
-    assert [h.entry.winner for h in Ledger(db).hands("friday")] == [S, None]
+    assert [h.line.winner for h in Ledger(db).hands("friday")] == [S, None]
 
 
 def test_an_edit_that_changes_who_deals_next_names_the_hand_to_check(db):
@@ -252,7 +252,7 @@ def test_an_edit_that_changes_who_deals_next_names_the_hand_to_check(db):
     press(at, "修改這一局")
     choose(at, "winner", "南家")
     press(at, "更新這一局")
-    assert [h.entry.deal for h in Ledger(db).hands("friday")] == [Deal(), Deal(Wind.E, E, 1)]
+    assert [h.line.deal for h in Ledger(db).hands("friday")] == [Deal(), Deal(Wind.E, E, 1)]
     assert any("第 2 局記的是 東風圈 · 莊家 東家 · 連莊 1，照改過的第 1 局該是 東風圈 · 莊家 南家" in w.value
                for w in at.warning)
 
@@ -282,7 +282,7 @@ def test_a_stale_edit_does_not_overwrite_a_hand_changed_meanwhile(db):
     choose(b, "winner", "南家")
     press(b, "更新這一局")
     [hand] = Ledger(db).hands("friday")
-    assert (hand.entry.winner, hand.entry.discarder) == (E, W)  # A's edit stands
+    assert (hand.line.winner, hand.line.discarder) == (E, W)  # A's edit stands
     assert any("你的修改沒有存" in w.value for w in b.warning)
     assert to_hand(b.session_state["draft"], HAND.situation) == HAND  # B's tiles are still there
 
@@ -317,7 +317,7 @@ def test_a_phone_behind_the_ledger_keeps_its_winner_and_says_what_changed(db):
     assert before != after and to_hand(b.session_state["draft"], HAND.situation) == HAND
     assert chosen(b, "winner") == "西家" and shown_deal(b) == Deal(Wind.E, S, 0)
     press(b, RECORD)  # looked at it: record it as hand 2, under 西家
-    assert [(h.entry.winner, h.entry.net) for h in Ledger(db).hands("friday")][1] == (W, after)
+    assert [(h.line.winner, h.line.net) for h in Ledger(db).hands("friday")][1] == (W, after)
 
 
 def test_a_phone_behind_a_damaged_last_hand_is_told_and_keeps_its_hand(db):
@@ -387,7 +387,7 @@ def test_a_damaged_row_is_reported_and_the_evening_still_adds_up(db):
     assert any("第 2 局" in w.value for w in at.warning) and not at.exception and not at.error
     hands = Ledger(db).state("friday").hands
     totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
-    assert totals == {s.zh: sum(h.entry.net[i] for h in hands) for i, s in enumerate(SEATS)}
+    assert totals == {s.zh: sum(h.line.net[i] for h in hands) for i, s in enumerate(SEATS)}
     other = Ledger(db)  # a write to another table right after (the failed read holds nothing open)
     other.open_table("saturday")
     other.record("saturday", draw(Deal()), 1)
@@ -475,10 +475,10 @@ def test_the_uploader_is_cleared_once_a_hand_is_recorded(db, reads_hand):
     choose(at, "winner", "東家")
     choose(at, "how", "自摸")
     press(at, RECORD)
-    assert Ledger(db).hands("friday")[0].entry.photo_id
+    assert Ledger(db).hands("friday")[0].line.photo_id
     assert not [u for u in at.file_uploader if u.key == "upload-0"] and not at.image
     win_as(at, "東家")
-    assert Ledger(db).hands("friday")[1].entry.photo_id is None
+    assert Ledger(db).hands("friday")[1].line.photo_id is None
 
 
 # -- screen helpers ----------------------------------------------------------------------------------
@@ -550,8 +550,8 @@ def test_several_winners_of_one_discard_are_recorded_as_one_hand_and_the_dealer_
     typed(at, OTHER_TYPED, "東家")
     press(at, RECORD)
     [hand] = Ledger(db).hands("friday")
-    assert hand.entry.winners == (N, E) and hand.entry.discarder == W  # in turn after 西家
-    assert hand.entry.net == paid_together(Deal(), W, (TYPED, N), (OTHER_TYPED, E))
+    assert hand.line.winners == (N, E) and hand.line.discarder == W  # in turn after 西家
+    assert hand.line.net == paid_together(Deal(), W, (TYPED, N), (OTHER_TYPED, E))
     assert shown_deal(at) == Deal(Wind.E, E, 1) and at.success[0].value.startswith("第 1 局記好了：北家、東家 胡 西家")
     assert not any(SET_ASIDE == b.label for b in at.button) and not at.session_state["table_aside"]
 
@@ -567,8 +567,8 @@ def test_a_winner_added_to_the_last_hand_moves_the_deal_by_the_rule(db):
     typed(at, OTHER_TYPED, "東家")
     press(at, "更新這一局")
     [hand] = Ledger(db).hands("friday")
-    assert hand.entry.winners == (E, S) and hand.edited_at  # in turn after 西家: 東家 before 南家
-    assert hand.entry.net == paid_together(Deal(), W, (TYPED, S), (OTHER_TYPED, E))
+    assert hand.line.winners == (E, S) and hand.edited_at  # in turn after 西家: 東家 before 南家
+    assert hand.line.net == paid_together(Deal(), W, (TYPED, S), (OTHER_TYPED, E))
     assert shown_deal(at) == Deal(Wind.E, E, 1)
 
 
@@ -583,19 +583,20 @@ def test_a_false_win_is_recorded_as_its_own_line_and_the_dealer_keeps_the_deal(d
     at = improved_phone(db)
     press(at, "詐胡")
     assert any(b.label == "確定記下詐胡" and b.disabled for b in at.button)  # who called it, first
-    choose(at, "false_caller", "北家")
-    ok(at.number_input(key="false_claimed").set_value(8).run())
-    ok(at.checkbox(key="false_ready_E").check().run())
-    ok(at.number_input(key="false_wait_E").set_value(5).run())
+    choose(at, "false_win_caller", "北家")
+    ok(at.number_input(key="false_win_claimed").set_value(8).run())
+    ok(at.checkbox(key="false_win_ready_E").check().run())
+    ok(at.number_input(key="false_win_wait_E").set_value(5).run())
     rows = at.table[-1].value.to_dict("records")
     assert [(r["誰收"], r["台"], r["金額"]) for r in rows] == [("東家", 5, 100), ("南家", 8, 160), ("西家", 8, 160)]
     press(at, "確定記下詐胡")
-    [line] = Ledger(db).hands("friday")
-    assert line.entry.false_claim.caller == N and line.entry.net == (100, 160, 160, -420) and line.entry.winner is None
+    [recorded] = Ledger(db).hands("friday")
+    line = recorded.line
+    assert line.false_win.caller == N and line.net == (100, 160, 160, -420) and line.winner is None
     assert shown_deal(at) == Deal(Wind.E, E, 1)  # as after a 流局
     assert at.success[0].value == "第 1 局記好了：北家 詐胡 8 台"
     press(at, "修改這一局")  # the line comes back in its form
-    assert chosen(at, "false_caller") == "北家" and at.number_input(key="false_wait_E").value == 5
+    assert chosen(at, "false_win_caller") == "北家" and at.number_input(key="false_win_wait_E").value == 5
 
 
 def test_a_penalty_needs_a_reason_and_leaves_the_deal(db):
@@ -608,7 +609,7 @@ def test_a_penalty_needs_a_reason_and_leaves_the_deal(db):
     ok(at.text_input(key="penalty_reason").set_value("遲到 **粗體** [x](javascript:1)").run())
     press(at, "確定記下罰款")
     [_, fine] = Ledger(db).hands("friday")
-    assert fine.entry.net == (0, -200, 0, 0) and fine.entry.reason == "遲到 粗體 xjavascript1"
-    assert shown_deal(at) == Deal(Wind.E, S, 0) == fine.entry.deal  # no hand was played
+    assert fine.line.net == (0, -200, 0, 0) and fine.line.reason == "遲到 粗體 xjavascript1"
+    assert shown_deal(at) == Deal(Wind.E, S, 0) == fine.line.deal  # no hand was played
     totals = {r["玩家"]: r["合計"] for r in totals_shown(at)}
     assert sum(totals.values()) == -200

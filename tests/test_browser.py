@@ -429,7 +429,7 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
         screenshot(other, "browser-ledger-second-phone-390.png")
     finally:
         context.close()
-    assert [h.entry.winner for h in Ledger(db).hands("evening")] == [Seat.E, Seat.S]
+    assert [h.line.winner for h in Ledger(db).hands("evening")] == [Seat.E, Seat.S]
 
 # How many lines each heading and cell of the page's last table takes.
 CELL_LINES = """() => [...[...document.querySelectorAll('[data-testid=stTable]')].pop().querySelectorAll('th p, td p')]

@@ -212,7 +212,7 @@ def check(server: Server, book: Book, *phones: Phone, balanced: bool = True) -> 
     ledger. `phones`: those whose page shows the ledger as it is now.
     `balanced`: the money adds up to zero (a penalty's need not)."""
     hands = Ledger(server.db).hands("evening")
-    assert [(h.entry.deal, h.entry.winner, h.entry.discarder, h.entry.net) for h in hands] == book.lines
+    assert [(h.line.deal, h.line.winner, h.line.discarder, h.line.net) for h in hands] == book.lines
     assert totals(hands) == book.totals() and (sum(book.totals().values()) == 0 or not balanced)
     for phone in phones:
         phone.no_errors()
@@ -288,7 +288,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     screenshot(a.page, "evening-4-photo-390.png")
     a.press("胡了，記下這一局")
     a.see("第 4 局記好了")
-    assert Ledger(server.db).hands("evening")[-1].entry.photo_id  # the photo's id is on the hand
+    assert Ledger(server.db).hands("evening")[-1].line.photo_id  # the photo's id is on the hand
     a.settle()
     expect(a.page.get_by_text("讀到 ")).to_have_count(0)  # the uploader is cleared: no photo for the next hand
     a.deal_line(5, Deal(Wind.E, S, 1))
@@ -298,7 +298,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     b.open()
     b.deal_line(5, Deal(Wind.E, S, 1))
     play(b, TYPED, "北家", "南家 放槍", book.won(HAND, Deal(Wind.E, S, 1), N, S))
-    assert Ledger(server.db).hands("evening")[-1].entry.photo_id is None
+    assert Ledger(server.db).hands("evening")[-1].line.photo_id is None
     check(server, book, b)
 
     # Names, set mid-evening on phone B: the labels change, nothing breaks, the next tap works.
@@ -432,7 +432,7 @@ def test_one_discard_won_twice_a_false_win_and_a_penalty_at_a_table_that_has_the
     book.lines.append((Deal(), N, W, net))
     a.deal_line(2, Deal(Wind.E, E, 1))
     check(server, book, a)
-    assert Ledger(server.db).hands("evening")[0].entry.winners == (N, E)
+    assert Ledger(server.db).hands("evening")[0].line.winners == (N, E)
 
     a.press("詐胡")
     a.choose("誰詐胡", "北家")

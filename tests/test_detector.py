@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +31,7 @@ from vision.notices import CATALOGUE
 from vision.photo import READ_SIDE, load_photo
 from vision.read import UPSIDE_DOWN, read_photo
 from vision.settings import DETECTOR_DEFAULT
+from vision.stages import STAGES
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -89,6 +91,24 @@ def test_two_phones_reading_at_once_each_get_their_own_reading(detector):
         together = list(pool.map(detector.read, photos + photos))
     for one, dets in zip(alone + alone, together, strict=True):
         assert np.array_equal(one.boxes, dets.boxes) and np.array_equal(one.scores, dets.scores)
+
+
+def test_a_reading_carries_what_each_stage_of_its_read_took(detector):
+    """`read_photo` times its stages (vision/stages.py): a sample's read goes through every one, two reads at once
+    each time their own, the stages add up to the read, and they are no part of what was read."""
+    image = load_photo(sample_images()[0])
+
+    def timed(_) -> tuple[float, dict[str, float]]:
+        start = time.perf_counter()
+        reading = read_photo(image, detector)
+        took = (time.perf_counter() - start) * 1000
+        assert replace(reading, stage_ms={}) == reading and "stage_ms" not in reading.to_json()
+        return took, reading.stage_ms
+
+    with ThreadPoolExecutor(2) as pool:
+        for took, ms in pool.map(timed, range(2)):
+            assert list(ms) == list(STAGES) and min(ms.values()) >= 0
+            assert took - 5 <= sum(ms.values()) <= took
 
 
 @pytest.mark.parametrize("photo", sample_images(), ids=lambda p: p.stem)

@@ -28,7 +28,7 @@ from ledger import (
     LedgerError,
     deal_after,
     draw,
-    false_call,
+    false_win,
     next_deal,
     penalty,
     read_csv,
@@ -40,7 +40,7 @@ from ledger import (
     write_csv,
 )
 from scoring.hand import Hand, Table
-from scoring.payout import Deal, Result, false_win, judge, judge_several, seat_hand
+from scoring.payout import Deal, Result, judge, judge_false_win, judge_several, seat_hand
 from scoring.random_hands import random_winning_hand
 from scoring.score import score
 from scoring.seats import SEATS, Seat, Wind, seat_wind, seat_with_wind
@@ -66,10 +66,10 @@ def book(tmp_path):
     return led
 
 
-def record_next(led: Ledger, make_entry, code="friday"):
-    """Record the entry for the table's next deal, as a phone does: expecting the next number."""
+def record_next(led: Ledger, make_line, code="friday"):
+    """Record the line for the table's next deal, as a phone does: expecting the next number."""
     evening = led.state(code)
-    return led.record(code, make_entry(evening.next_deal), evening.next_seq)
+    return led.record(code, make_line(evening.next_deal), evening.next_seq)
 
 
 # -- who deals next ------------------------------------------------------------------------------------
@@ -118,11 +118,11 @@ def test_a_seat_is_not_a_wind():
 
 def test_a_win_is_paid_by_seat():
     """南家 deals (連莊 1); 東家, 門風 北 there, self-draws: 南家 pays with 莊家 and 連莊 台."""
-    entry = played(HAND, Deal(Wind.E, S, 1), winner=E)
-    assert entry.winner == E and entry.discarder is None and json.loads(entry.hand)["seat"] == "N"
+    line = played(HAND, Deal(Wind.E, S, 1), winner=E)
+    assert line.winner == E and line.discarder is None and json.loads(line.hand)["seat"] == "N"
     base = score(HAND.replace(seat_wind="N")).total
     extra = 1 + 2 * 1  # 莊家 1, 連莊 2 each in the default table
-    assert entry.net_by_seat == {E: 3 * (100 + base * 20) + extra * 20, S: -(100 + (base + extra) * 20),
+    assert line.net_by_seat == {E: 3 * (100 + base * 20) + extra * 20, S: -(100 + (base + extra) * 20),
                                  W: -(100 + base * 20), N: -(100 + base * 20)}
     off_discard = played(HAND, Deal(Wind.E, S, 0), winner=E, discarder=W)
     assert off_discard.discarder == W and json.loads(off_discard.hand)["table"]["discarder"] == "S"  # 西家 is 南
@@ -162,12 +162,12 @@ def test_recording_advances_the_table_and_totals_are_the_payments(book):
     third = record_next(book, draw)
     evening = book.state("friday")
     table, hands = evening.table, evening.hands
-    assert [h.entry.deal for h in hands] == [Deal(Wind.E, E, 0), Deal(Wind.E, E, 1), Deal(Wind.E, S, 0)]
+    assert [h.line.deal for h in hands] == [Deal(Wind.E, E, 0), Deal(Wind.E, E, 1), Deal(Wind.E, S, 0)]
     assert evening.next_deal == deal_after(table, hands) == Deal(Wind.E, S, 1) and table.revision == 3
     assert [h.revision for h in hands] == [1, 2, 3] and evening.damaged == [] and evening.deal_note is None
-    assert totals(hands) == {s: first.entry.net_by_seat[s] + second.entry.net_by_seat[s] for s in SEATS}
+    assert totals(hands) == {s: first.line.net_by_seat[s] + second.line.net_by_seat[s] for s in SEATS}
     assert [n for n, _ in running_totals(hands)] == [0, 1, 2, 3] and running_totals(hands)[-1][1] == totals(hands)
-    assert third.entry.net == (0, 0, 0, 0) and third.entry.hand is None
+    assert third.line.net == (0, 0, 0, 0) and third.line.hand is None
 
 
 @settings(max_examples=15, deadline=None)
@@ -198,10 +198,10 @@ def test_totals_after_any_evening_are_the_sum_of_the_payments(tmp_path_factory, 
 
 
 def test_a_hand_confirmed_twice_lands_once(book):
-    entry = played(HAND, Deal(), winner=E, photo="photo-a")
-    assert book.record("friday", entry, 1) == book.record("friday", entry, 1)
+    line = played(HAND, Deal(), winner=E, photo="photo-a")
+    assert book.record("friday", line, 1) == book.record("friday", line, 1)
     again = played(HAND, Deal(), winner=E, photo="photo-b")  # the same hand, from another phone's photo
-    assert book.record("friday", again, 1).entry.photo_id == "photo-a"
+    assert book.record("friday", again, 1).line.photo_id == "photo-a"
     assert len(book.hands("friday")) == 1
 
 
@@ -210,7 +210,7 @@ def test_a_stale_phone_is_told_what_changed(book):
     other = played(HAND, Deal(), winner=S)  # a phone that still shows hand 1 to come, with another result
     with pytest.raises(Conflict, match="別的手機剛記了第 1 局") as caught:
         book.record("friday", other, 1)
-    assert caught.value.latest.seq == caught.value.current.seq == 1 and caught.value.current.entry.winner == E
+    assert caught.value.latest.seq == caught.value.current.seq == 1 and caught.value.current.line.winner == E
     with pytest.raises(Conflict, match="有局被刪了") as caught:
         book.record("friday", other, 5)
     assert caught.value.current is None and caught.value.latest.seq == 1
@@ -236,13 +236,13 @@ def test_editing_a_hand_changes_the_totals(book):
     record_next(book, draw)
     before = book.state("friday")
     hands = before.hands
-    fixed = played(HAND, hands[1].entry.deal, winner=E, discarder=N)  # it was 北家 who dealt in
+    fixed = played(HAND, hands[1].line.deal, winner=E, discarder=N)  # it was 北家 who dealt in
     edited = book.edit("friday", 2, fixed, hands[1].revision)
     assert edited.edited_at is not None and edited.recorded_at == hands[1].recorded_at
     after = book.state("friday")
-    assert [h.entry for h in after.hands] == [hands[0].entry, fixed, hands[2].entry]
-    assert totals(after.hands)[N] == hands[0].entry.net_by_seat[N] + fixed.net_by_seat[N] < totals(hands)[N]
-    assert totals(after.hands)[S] == hands[0].entry.net_by_seat[S]
+    assert [h.line for h in after.hands] == [hands[0].line, fixed, hands[2].line]
+    assert totals(after.hands)[N] == hands[0].line.net_by_seat[N] + fixed.net_by_seat[N] < totals(hands)[N]
+    assert totals(after.hands)[S] == hands[0].line.net_by_seat[S]
     assert after.table.revision == before.table.revision + 1 == edited.revision == after.hands[1].revision
     assert [h.revision for h in after.hands] == [hands[0].revision, edited.revision, hands[2].revision]
     with pytest.raises(Conflict, match="第 4 局已經被別的手機刪掉了"):
@@ -254,7 +254,7 @@ def test_the_revision_moves_with_every_write_and_only_then(book):
     first = record_next(book, draw)
     seen.append(book.revision("friday"))
     book.state("friday")
-    book.record("friday", first.entry, 1)  # confirmed twice: nothing written
+    book.record("friday", first.line, 1)  # confirmed twice: nothing written
     seen.append(book.revision("friday"))
     first = book.edit("friday", 1, draw(Deal(Wind.E, E, 0)), first.revision)
     seen.append(book.revision("friday"))
@@ -298,8 +298,8 @@ def test_a_stale_edit_does_not_overwrite_a_hand_changed_since(book):
     for _ in range(3):
         record_next(phone_a, lambda d: played(HAND, d, winner=E))
     shown = phone_b.state("friday").hands
-    mine = played(HAND, shown[1].entry.deal, winner=E, discarder=N)
-    theirs = phone_a.edit("friday", 2, played(HAND, shown[1].entry.deal, winner=E, discarder=W), shown[1].revision)
+    mine = played(HAND, shown[1].line.deal, winner=E, discarder=N)
+    theirs = phone_a.edit("friday", 2, played(HAND, shown[1].line.deal, winner=E, discarder=W), shown[1].revision)
     with pytest.raises(Conflict, match="^第 2 局剛被別的手機改過，現在記到第 3 局$") as caught:
         phone_b.edit("friday", 2, mine, shown[1].revision)
     assert caught.value.current == theirs and caught.value.latest == shown[2]
@@ -311,7 +311,7 @@ def test_a_stale_edit_does_not_overwrite_a_hand_changed_since(book):
     with pytest.raises(Conflict, match="^第 3 局已經被別的手機刪掉了，現在記到第 2 局$"):
         phone_b.edit("friday", 3, mine, shown[2].revision)
     assert phone_a.hands("friday") == [shown[0], theirs]
-    assert phone_b.edit("friday", 2, mine, theirs.revision).entry == mine  # once it has seen the change
+    assert phone_b.edit("friday", 2, mine, theirs.revision).line == mine  # once it has seen the change
 
 
 def test_a_page_input_that_is_not_a_hand_number_or_a_revision_gets_a_message(book):
@@ -337,9 +337,9 @@ def test_a_page_input_that_is_not_a_hand_number_or_a_revision_gets_a_message(boo
 
 def test_the_scored_hand_comes_back_when_asked(book):
     won = record_next(book, lambda d: played(HAND, d, winner=S, discarder=E))
-    assert won.scored_hand() == Hand.from_json(json.loads(won.entry.hand)) and won.scored_hand().seat_wind == "S"
+    assert won.scored_hand() == Hand.from_json(json.loads(won.line.hand)) and won.scored_hand().seat_wind == "S"
     assert won.scored_hand().win == "5s" and record_next(book, draw).scored_hand() is None
-    unreadable = replace(won, entry=replace(won.entry, hand=won.entry.hand.replace('"5s"', '"5x"')))
+    unreadable = replace(won, line=replace(won.line, hand=won.line.hand.replace('"5s"', '"5x"')))
     with pytest.raises(LedgerError, match="第 1 局存的牌在帳本檔裡壞了"):
         unreadable.scored_hand()
 
@@ -373,7 +373,7 @@ def test_a_version_1_file_is_migrated_with_its_hands(tmp_path):
         assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.store.SCHEMA_VERSION == 5
     evening = led.state("old")
     [hand] = evening.hands
-    assert evening.table.names[0] == "阿明" and hand.entry == draw(Deal()) and hand.edited_at is None
+    assert evening.table.names[0] == "阿明" and hand.line == draw(Deal()) and hand.edited_at is None
     assert hand.revision == 1 == led.revision("old")  # a migrated hand is as of the table's revision
     assert led.edit("old", 1, draw(Deal(Wind.E, E, 0)), hand.revision).edited_at is not None
 
@@ -413,9 +413,9 @@ for i in range({count}):
     while True:  # as a phone does after a Conflict: look again, confirm as the next hand
         evening = led.state("friday")
         deal = evening.next_deal
-        entry = draw(deal) if {draws!r} else played(HAND, deal, winner=deal.dealer)  # the deal stays: 連莊
+        line = draw(deal) if {draws!r} else played(HAND, deal, winner=deal.dealer)  # the deal stays: 連莊
         try:
-            led.record("friday", replace(entry, photo_id={name!r} + f"-{{i}}"), evening.next_seq)
+            led.record("friday", replace(line, photo_id={name!r} + f"-{{i}}"), evening.next_seq)
             sleep(0.01)  # a phone's pace: without it one writer starves the other (SQLite's busy wait backs off)
             break
         except Conflict:
@@ -448,9 +448,9 @@ def run_writers(tmp_path, db, writers, count):
 def test_two_processes_writing_at_once_each_land_once(book, tmp_path):
     run_writers(tmp_path, book.path, [("a", True), ("b", False)], 25)
     hands = book.hands("friday")
-    assert sorted(h.entry.photo_id for h in hands) == sorted(f"{n}-{i}" for n in "ab" for i in range(25))
+    assert sorted(h.line.photo_id for h in hands) == sorted(f"{n}-{i}" for n in "ab" for i in range(25))
     assert [h.seq for h in hands] == list(range(1, 51))
-    streaks = [h.entry.deal.streak for h in hands]  # every hand saw the one before it: the dealer kept the deal
+    streaks = [h.line.deal.streak for h in hands]  # every hand saw the one before it: the dealer kept the deal
     assert streaks == list(range(50))
 
 
@@ -471,7 +471,7 @@ def test_two_processes_confirming_the_same_hands_land_them_once(book, tmp_path):
     procs = [subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True) for _ in range(2)]
     for proc in procs:
         assert proc.wait(timeout=120) == 0, proc.stderr.read()
-    assert [h.entry.deal.streak for h in book.hands("friday")] == list(range(25))
+    assert [h.line.deal.streak for h in book.hands("friday")] == list(range(25))
 
 
 # -- a bad file ----------------------------------------------------------------------------------------
@@ -602,21 +602,21 @@ def test_several_winners_are_one_hand_and_the_dealer_keeps_the_deal_only_among_t
     西家); then 西家, dealing, and 東家 win off 北家's (西家 keeps the deal)."""
     first = record_next(book, lambda d: played(HAND, d, winner=S))  # 東家 deals, 南家 wins: 南家 deals
     two = record_next(book, lambda d: shared(d, W, (HAND, N), (OTHER_HAND, E)))  # given out of turn order
-    assert two.entry.winners == (N, E) and two.entry.discarder == W  # in turn after 西家: 北家, then 東家
-    deal = two.entry.deal
+    assert two.line.winners == (N, E) and two.line.discarder == W  # in turn after 西家: 北家, then 東家
+    deal = two.line.deal
     alone = [win(judge(seat_hand(hand, Result(deal, seat, W), 100, 20), Result(deal, seat, W), IMPROVED))
              for hand, seat in [(HAND, N), (OTHER_HAND, E)]]
-    assert two.entry.net == tuple(a + b for a, b in zip(alone[0].net, alone[1].net, strict=True))  # each paid alone
-    assert (two.entry.total, two.entry.items, two.entry.hand) == (alone[0].total, alone[0].items, alone[0].hand)
-    [other] = two.entry.others
+    assert two.line.net == tuple(a + b for a, b in zip(alone[0].net, alone[1].net, strict=True))  # each paid alone
+    assert (two.line.total, two.line.items, two.line.hand) == (alone[0].total, alone[0].items, alone[0].hand)
+    [other] = two.line.others
     assert (other.winner, other.total, other.items, other.hand) == (E, alone[1].total, alone[1].items, alone[1].hand)
     assert book.state("friday").next_deal == Deal(Wind.E, W, 0)  # 南家 was not among them: the deal passes
     three = record_next(book, lambda d: shared(d, N, (HAND, E), (OTHER_HAND, W)))  # 西家 deals and wins with 東家
-    assert three.entry.deal.dealer == W and book.state("friday").next_deal == Deal(Wind.E, W, 1)
+    assert three.line.deal.dealer == W and book.state("friday").next_deal == Deal(Wind.E, W, 1)
     again = Ledger(book.path).state("friday")  # another connection reads the same hands back
     assert again.hands == [first, two, three] and read_csv(write_csv(again.hands)) == again.hands
     assert [h.seat_wind for h in again.hands[1].scored_hands()] == [seat_wind(N, S), seat_wind(E, S)] == ["W", "N"]
-    assert totals(again.hands) == {s: sum(h.entry.net_by_seat[s] for h in again.hands) for s in SEATS}
+    assert totals(again.hands) == {s: sum(h.line.net_by_seat[s] for h in again.hands) for s in SEATS}
 
 
 def test_a_false_win_is_a_hand_of_its_own_and_nobody_won_it(book):
@@ -624,18 +624,18 @@ def test_a_false_win_is_a_hand_of_its_own_and_nobody_won_it(book):
     caller pays each, the dealer keeps the deal as after a 流局; then the dealer calls one: the same."""
     record_next(book, lambda d: played(HAND, d, winner=E))
     deal = book.state("friday").next_deal
-    called = false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED)
-    recorded = book.record("friday", false_call(called, deal, IMPROVED), 2)
-    claim = recorded.entry.false_claim
-    assert recorded.entry.winner is None and recorded.entry.winners == () and claim.caller == N and claim.claimed == 8
-    assert claim.waiting == ((E, 5), (S, None), (W, 3))
-    assert [(p.payee, p.tai, p.amount) for p in claim.payments] == [(E, 5, 100), (S, 8, 160), (W, 3, 60)]
-    assert recorded.entry.net == (100, 160, 60, -320)
+    called = judge_false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED)
+    recorded = book.record("friday", false_win(called, deal, IMPROVED), 2)
+    record = recorded.line.false_win
+    assert recorded.line.winner is None and recorded.line.winners == () and record.caller == N and record.claimed == 8
+    assert record.waiting == ((E, 5), (S, None), (W, 3))
+    assert [(p.payee, p.tai, p.amount) for p in record.payments] == [(E, 5, 100), (S, 8, 160), (W, 3, 60)]
+    assert recorded.line.net == (100, 160, 60, -320)
     assert book.state("friday").next_deal == next_deal(deal, None) == Deal(Wind.E, E, 2)
-    by_dealer = false_win(E, 2, dict.fromkeys((S, W, N)), Deal(Wind.E, E, 2), 20, IMPROVED)
-    book.record("friday", false_call(by_dealer, Deal(Wind.E, E, 2), IMPROVED), 3)
+    by_dealer = judge_false_win(E, 2, dict.fromkeys((S, W, N)), Deal(Wind.E, E, 2), 20, IMPROVED)
+    book.record("friday", false_win(by_dealer, Deal(Wind.E, E, 2), IMPROVED), 3)
     evening = Ledger(book.path).state("friday")
-    assert evening.next_deal == Deal(Wind.E, E, 3) and evening.hands[2].entry.net == (-120, 40, 40, 40)
+    assert evening.next_deal == Deal(Wind.E, E, 3) and evening.hands[2].line.net == (-120, 40, 40, 40)
     assert read_csv(write_csv(evening.hands)) == evening.hands
 
 
@@ -643,18 +643,18 @@ def test_a_penalty_need_not_balance_and_leaves_the_deal_as_it_was(book):
     record_next(book, lambda d: played(HAND, d, winner=S, discarder=E))  # the deal passes to 南家
     deal = book.state("friday").next_deal
     fine = book.record("friday", penalty(deal, (0, -200, 0, 0), "遲到，罰給場地"), 2)
-    assert fine.entry.reason == "遲到，罰給場地" and fine.entry.winners == ()
+    assert fine.line.reason == "遲到，罰給場地" and fine.line.winners == ()
     evening = Ledger(book.path).state("friday")
     assert evening.next_deal == deal == Deal(Wind.E, S, 0)  # no hand was played
     assert sum(totals(evening.hands).values()) == -200 and read_csv(write_csv(evening.hands)) == evening.hands
     record_next(book, lambda d: played(HAND, d, winner=S))  # the next hand is played under that deal
-    assert book.hands("friday")[2].entry.deal == deal
+    assert book.hands("friday")[2].line.deal == deal
 
 
 def test_a_line_that_would_not_read_back_is_not_recorded(book):
     deal = Deal()
     two = shared(deal, W, (HAND, N), (OTHER_HAND, E))
-    called = false_call(false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED), deal, IMPROVED)
+    called = false_win(judge_false_win(N, 8, {E: 5, S: None, W: 3}, deal, 20, IMPROVED), deal, IMPROVED)
     for bad, words in [
         (penalty(deal, (0, 0, 0, 0), "沒事"), "每家輸贏"),
         (penalty(deal, (0, -200, 0, 0), ""), "罰款原因"),
@@ -664,7 +664,7 @@ def test_a_line_that_would_not_read_back_is_not_recorded(book):
         (replace(two, others=(replace(two.others[0], hand="{"),)), "一炮多響的其他贏家"),
         (replace(two, discarder=None), "一炮多響的其他贏家"),  # several winners of a self-draw
         (replace(called, net=(100, 160, 60, -300)), "每家輸贏"),  # not what the caller pays
-        (replace(called, false_claim=replace(called.false_claim, claimed=7)), "詐胡"),  # a payment not its 台
+        (replace(called, false_win=replace(called.false_win, claimed=7)), "詐胡"),  # a payment not its 台
         (replace(called, reason="也罰"), "罰款原因"),
     ]:
         with pytest.raises(LedgerError, match=f"第 1 局沒有記下：{words}的資料不對"):
@@ -680,6 +680,6 @@ def test_a_version_3_file_is_migrated_and_then_takes_the_new_lines(tmp_path):
                    " '[]', '[0, 0, 0, 0]', NULL, NULL, NULL, NULL, 2, 2)")
     led = Ledger(path)
     [old] = led.hands("t")
-    assert old.entry == draw(Deal()) and old.revision == 2
+    assert old.line == draw(Deal()) and old.revision == 2
     two = led.record("t", shared(Deal(Wind.E, E, 1), S, (HAND, E), (OTHER_HAND, N)), 2)
     assert led.hands("t") == [old, two] and led.state("t").next_deal == Deal(Wind.E, E, 2)

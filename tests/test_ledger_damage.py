@@ -23,14 +23,14 @@ from ledger import (
     Recorded,
     deal_after,
     draw,
-    false_call,
+    false_win,
     next_deal,
     penalty,
     read_csv,
     totals,
     write_csv,
 )
-from scoring.payout import Deal, false_win
+from scoring.payout import Deal, judge_false_win
 from scoring.seats import SEATS, Wind
 from tests.example_hands import HAND
 from tests.test_ledger import IMPROVED, OTHER_HAND, E, N, S, W, played, shared
@@ -60,10 +60,10 @@ def build(folder: Path) -> Built:
     for result in RESULTS:
         evening = led.state("friday")
         deal = evening.next_deal
-        entry = draw(deal) if result is None else played(HAND, deal, winner=result[0], discarder=result[1])
-        led.record("friday", entry, evening.next_seq)
+        line = draw(deal) if result is None else played(HAND, deal, winner=result[0], discarder=result[1])
+        led.record("friday", line, evening.next_seq)
     third = led.state("friday").hands[2]
-    led.edit("friday", 3, replace(third.entry, photo_id="fixed"), third.revision)
+    led.edit("friday", 3, replace(third.line, photo_id="fixed"), third.revision)
     return Built(led.path, led.state("friday"))
 
 
@@ -82,25 +82,25 @@ def assert_consistent(evening: Evening) -> None:
     seqs = [r.seq for r in evening.rows]
     assert seqs == sorted(set(seqs)) and all(isinstance(s, int) and s >= 1 for s in seqs)
     for h in evening.hands:
-        e = h.entry
+        e = h.line
         assert sum(tai for _, tai in e.items) == e.total and isinstance(h.revision, int)
         assert (sum(e.net) == 0) != (e.reason is not None)  # only a penalty need not balance (and is not nothing)
         if e.winner is None:
             assert e.hand is None and e.items == () and e.discarder is None and e.others == ()
-            assert any(e.net) == (e.false_claim is not None or e.reason is not None)
+            assert any(e.net) == (e.false_win is not None or e.reason is not None)
         else:
             assert all(e.net_by_seat[w] >= 0 for w in e.winners) and isinstance(json.loads(e.hand), dict)
             assert len(set(e.winners)) == len(e.winners) and e.discarder in (None, *(s for s in SEATS
                                                                                    if s not in e.winners))
-        if e.false_claim is not None:
-            assert e.net_by_seat[e.false_claim.caller] == -sum(p.amount for p in e.false_claim.payments)
+        if e.false_win is not None:
+            assert e.net_by_seat[e.false_win.caller] == -sum(p.amount for p in e.false_win.payments)
         try:
             h.scored_hands()
         except LedgerError as exc:
             assert f"第 {h.seq} 局" in str(exc)
     for d in evening.damaged:
         assert isinstance(d, Damaged) and d.message.startswith(f"第 {d.seq} 局在帳本檔裡壞了")
-    assert sum(totals(evening.hands).values()) == sum(sum(h.entry.net) for h in evening.hands if h.entry.reason)
+    assert sum(totals(evening.hands).values()) == sum(sum(h.line.net) for h in evening.hands if h.line.reason)
     assert read_csv(write_csv(evening.hands)) == evening.hands
     assert isinstance(evening.next_deal, Deal)
 
@@ -191,10 +191,10 @@ def test_a_stored_win_without_its_table_is_damaged_not_a_hand_to_edit(built, tmp
     """The ledger stores every winner's hand seated (its table in it): the page edits it under that table's
     stakes. A file edited to drop it reads back as a hand that cannot be scored again, said by hand number."""
     path = built.copy(tmp_path)
-    seq = next(h.seq for h in built.evening.hands if h.entry.hand is not None)
+    seq = next(h.seq for h in built.evening.hands if h.line.hand is not None)
     damage(path, "UPDATE hands SET hand = json_remove(hand, '$.table') WHERE table_code = 'friday' AND seq = ?", seq)
     [hand] = [h for h in Ledger(path).state("friday").hands if h.seq == seq]
-    assert json.loads(hand.entry.hand).get("table") is None
+    assert json.loads(hand.line.hand).get("table") is None
     with pytest.raises(LedgerError, match=f"第 {seq} 局存的牌在帳本檔裡壞了"):
         hand.scored_hand()
 
@@ -218,7 +218,7 @@ def test_the_next_deal_comes_from_a_damaged_last_hands_plain_columns(built, tmp_
 
 def test_an_unreadable_winner_counts_as_a_draw_for_the_next_deal_and_says_so(built, tmp_path):
     path = built.copy(tmp_path)
-    last = built.hand(6).entry
+    last = built.hand(6).line
     damage(path, "UPDATE hands SET winner = 'Q' WHERE seq = 6")
     evening = Ledger(path).state("friday")
     assert evening.next_deal == next_deal(last.deal, None, E) == Deal(last.deal.round, last.deal.dealer,
@@ -249,10 +249,10 @@ def test_a_damaged_hand_can_be_edited_back_to_sound(built, tmp_path):
     led = Ledger(path)
     [damaged] = led.state("friday").damaged
     with pytest.raises(Conflict, match="第 4 局剛被別的手機改過"):
-        led.edit("friday", 4, built.hand(4).entry, damaged.revision + 1)
-    fixed = led.edit("friday", 4, built.hand(4).entry, damaged.revision)
+        led.edit("friday", 4, built.hand(4).line, damaged.revision + 1)
+    fixed = led.edit("friday", 4, built.hand(4).line, damaged.revision)
     evening = led.state("friday")
-    assert evening.damaged == [] and evening.hands[3] == fixed and fixed.entry == built.hand(4).entry
+    assert evening.damaged == [] and evening.hands[3] == fixed and fixed.line == built.hand(4).line
     assert fixed.recorded_at == built.hand(4).recorded_at and fixed.edited_at is not None
     assert totals(evening.hands) == totals(built.evening.hands)
 
@@ -261,7 +261,7 @@ def test_a_phone_that_confirms_over_a_damaged_hand_is_told(built, tmp_path):
     path = built.copy(tmp_path)
     damage(path, "UPDATE hands SET items = '[' WHERE seq = 6")
     with pytest.raises(Conflict, match="別的手機剛記了第 6 局") as caught:
-        Ledger(path).record("friday", built.hand(6).entry, 6)  # its own hand 6, confirmed again
+        Ledger(path).record("friday", built.hand(6).line, 6)  # its own hand 6, confirmed again
     assert isinstance(caught.value.current, Damaged) and caught.value.current.seq == 6
 
 
@@ -331,10 +331,10 @@ def test_a_flipped_byte_in_a_hands_json_stays_in_that_hand(built, tmp_path_facto
     if evening.damaged:
         [damaged] = evening.damaged
         assert damaged.seq == seq and damaged.revision == original.revision
-        assert damaged.played == original.entry.deal and damaged.after == deal_after(built.evening.table, [original])
+        assert damaged.played == original.line.deal and damaged.after == deal_after(built.evening.table, [original])
     else:  # a change the checks cannot see (a tile code, a letter of a name) stays in that column
         [hand] = [h for h in evening.hands if h.seq == seq]
-        assert replace(hand.entry, **{column: getattr(original.entry, column)}) == original.entry
+        assert replace(hand.line, **{column: getattr(original.line, column)}) == original.line
     assert evening.next_deal == built.evening.next_deal
     assert go_on(path) == "read and written"
 
@@ -357,7 +357,7 @@ def lines(tmp_path_factory):
     led = Ledger(tmp_path_factory.mktemp("lines") / "taishu.db")
     led.open_table("friday", ruleset=IMPROVED)
     makers = [lambda d: shared(d, W, (HAND, E), (OTHER_HAND, S)),
-              lambda d: false_call(false_win(N, 8, {E: 5, S: None, W: 3}, d, 20, IMPROVED), d, IMPROVED),
+              lambda d: false_win(judge_false_win(N, 8, {E: 5, S: None, W: 3}, d, 20, IMPROVED), d, IMPROVED),
               lambda d: penalty(d, (-100, 0, 0, 0), "遲到"),
               lambda d: shared(d, E, (HAND, N), (OTHER_HAND, S))]
     for make in makers:
@@ -387,10 +387,10 @@ def test_a_damaged_line_of_any_kind_is_reported_as_that_hand(lines, tmp_path, se
     [damaged] = evening.damaged
     assert damaged.seq == seq and words in damaged.message
     assert evening.hands == [h for h in lines.evening.hands if h.seq != seq]
-    assert damaged.played == lines.hand(seq).entry.deal
+    assert damaged.played == lines.hand(seq).line.deal
     assert damaged.after in (None, deal_after(lines.evening.table, [lines.hand(seq)]))
     assert evening.next_deal == (lines.evening.next_deal if damaged.after is not None or seq < 4
-                                 else next_deal(lines.hand(4).entry.deal, None, E))
+                                 else next_deal(lines.hand(4).line.deal, None, E))
     assert_consistent(evening)
     assert go_on(path) == "read and written"
 

@@ -82,16 +82,20 @@ def test_the_photo_benchmark_times_each_stage_of_a_read(capsys):
     """`training.bench --stages` on one committed sample: our time, the peer's and each stage's."""
     from training.bench import SAMPLES, main
     from vision.model_files import runtime
+    from vision.stages import STAGES
 
     photo = sorted(SAMPLES.glob("*.jpg"))[0]
     main([str(photo), "--stages"])
     out = capsys.readouterr().out
     assert f"1 photos x 1, ours on {runtime()}" in out and "x the peer" in out
     line = next(line for line in out.splitlines() if line.startswith(photo.name))
-    assert re.search(r" \d+ tiles  ours +\d+  peer +\d+  \(decode \d+ detector \d+ crop \d+ after \d+ besides \d+\)",
-                     line)
-    for stage in ("decode", "detector passes", "of them, the first pass's network", "crop classifier",
-                  "of it, cutting crops", "of it, the network", "after the detector", "besides the networks"):
+    stages = ("decode", *STAGES, "besides the networks", "the first pass's network")
+    shown = ", ".join(rf"{stage} (\d+)" for stage in stages)
+    times = re.search(rf" \d+ tiles  ours +(\d+)  peer +\d+  \({shown}\)$", line)
+    assert times, line
+    # the stages of the read and its decoding add up to the read's time (each rounded to a ms)
+    assert abs(sum(int(t) for t in times.groups()[1:len(STAGES) + 2]) - int(times[1])) <= len(STAGES) + 2
+    for stage in stages:
         assert f"  {stage}" in out
     besides = re.search(r"^besides the networks : (\d+\.\d\d)x the peer at the median", out, re.M)
     first_pass = re.search(r"^and one first pass   : (\d+\.\d\d)x the peer at the median", out, re.M)

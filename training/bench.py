@@ -7,10 +7,12 @@ datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes ups
 phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout + the hand search;
 the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
 the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
-turn); the figures are the medians over the photos. `--stages` also says where our time goes
-(`stage_times`: the networks' runs alone among them, and a whole read less all its networks' runs, and that plus
-the first pass's network run: the read, were every other network run free), for each photo (with the tiles it
-holds) and as medians. `--memory FILE` reads each photo a third time, with that table's
+turn); the figures are the medians over the photos. `--stages` also says where our time goes, from the
+same reads: decoding, then each stage as the reading carries it (`PhotoReading.stage_ms`, summed over every
+pass and turn of the read: the networks' runs apart from the work around them), the whole read less all its
+networks' runs, and that plus one run of the detector's network on the first pass's input (the read, were every
+other network run free), for each photo (with the tiles its reading shows) and as medians; each stage's time is
+the least of its `--repeat` reads. `--memory FILE` reads each photo a third time, with that table's
 memory (vision/memory.py, made by `python -m vision remember`), loaded afresh for each read as the app loads it after
 a lesson (so each read fits its probe), and says what the memory adds to a read.
 """
@@ -31,7 +33,8 @@ from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.memory import TableMemory, load_memory
 from vision.photo import load_photo
-from vision.read import read_detections, read_photo
+from vision.read import PhotoReading, read_photo
+from vision.stages import NETWORKS, STAGES
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "data" / "samples"
@@ -72,73 +75,27 @@ def probe_fit(stored: bytes) -> float:
     return min(times)
 
 
-class TimedSession:
-    """An onnxruntime session whose runs add up their seconds in `seconds`."""
-
-    def __init__(self, session) -> None:
-        self.session, self.seconds = session, 0.0
-
-    def run(self, *args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return self.session.run(*args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - start
-
-    def __getattr__(self, name: str):
-        return getattr(self.session, name)
-
-
-def besides_networks(detector: TileDetector, photo: Path) -> float:
-    """Seconds of one whole read of `photo` (`read_photo`, as the bench times ours) less its networks' runs, every
-    pass and turn of the detector and of the crop classifier: what no cheaper network can take off."""
-    owners = [o for o in (detector, detector.classifier) if o is not None]
-    timed = {o: TimedSession(o.session) for o in owners}
-    for owner, session in timed.items():
-        owner.session = session
-    try:
-        start = time.perf_counter()
-        read_photo(load_photo(photo), detector)
-        return time.perf_counter() - start - sum(t.seconds for t in timed.values())
-    finally:
-        for owner, session in timed.items():
-            owner.session = session.session
-
-
-def stage_times(detector: TileDetector, photo: Path) -> dict[str, float]:
-    """Seconds of each stage of one upright read of `photo`: decoding it, the detector's passes (and of them,
-    the first pass's network run alone), the crop classifier (and of that, cutting the crops, and its network
-    runs alone), everything after the detector. The parts are timed again on their own after the read, and
-    the passes are the read less the classifier. Then a whole read less its networks' runs (`besides_networks`)."""
-    clock = time.perf_counter
-    start = clock()
-    image = load_photo(photo)
-    decode, start = clock() - start, clock()
-    dets = detector.read(image)
-    read, start = clock() - start, clock()
-    crops = detector.classifier.crops(image, dets.boxes) if detector.classifier else None
-    cut, start = clock() - start, clock()
-    if detector.classifier:
-        detector.classifier.rescore(image, dets)
-    classify, start = clock() - start, clock()
-    read_detections(dets)
-    after = clock() - start
+def first_network(detector: TileDetector, image: np.ndarray) -> float:
+    """Seconds of one run of the detector's network on the first pass's input (`image` at the card's size): the
+    one network run no read of a photo can do without."""
     blob, _ = detector.network_input(image, detector.card.imgsz)
-    start = clock()
+    start = time.perf_counter()
     detector.session.run(None, {detector.input_name: blob})
-    first_network, start = clock() - start, clock()
-    if detector.classifier:
-        detector.classifier.read_crops(crops)
-    return {"decode": decode, "detector passes": read - classify, "of them, the first pass's network": first_network,
-            "crop classifier": classify, "of it, cutting crops": cut, "of it, the network": clock() - start,
-            "after the detector": after, "besides the networks": besides_networks(detector, photo),
-            "tiles": len(dets)}
+    return time.perf_counter() - start
+
+
+def stage_times(reading: PhotoReading, decode: float) -> dict[str, float]:
+    """Seconds of each stage of one whole read, as the reading carries them (`PhotoReading.stage_ms`, every pass
+    and turn of the read; vision/stages.py), after decoding the photo; then the read less all its networks' runs,
+    every pass of the detector and of the crop classifier: what no cheaper network can take off."""
+    stages = {name: reading.stage_ms.get(name, 0.0) / 1000 for name in STAGES}
+    besides = decode + sum(stages.values()) - sum(stages[name] for name in NETWORKS)
+    return {"decode": decode, **stages, "besides the networks": besides}
 
 
 def per_photo(photo: Path, ours: float, peer: float, stages: dict[str, float]) -> str:
     """One photo's line of `--stages`: its tiles, our read and the peer's, and our stages, in ms."""
-    times = " ".join(f"{name.split()[0]} {t * 1000:.0f}" for name, t in stages.items()
-                     if name != "tiles" and not name.startswith("of "))
+    times = ", ".join(f"{name} {t * 1000:.0f}" for name, t in stages.items() if name != "tiles")
     return (f"{photo.name[:32]:32s} {stages['tiles']:3d} tiles  ours {ours * 1000:4.0f}  "
             f"peer {peer * 1000:4.0f}  ({times})")
 
@@ -163,15 +120,20 @@ def main(argv: list[str] | None = None) -> None:
         photos = photos or default_photos(Path(tmp))
         ours, peer, stages, remembered = [], [], [], []
         for photo in photos:
-            mine, theirs, with_memory = [], [], []
+            mine, theirs, with_memory, reads = [], [], [], []
             for _ in range(args.repeat):  # in turn, so that a shared machine's load falls on both alike
                 start = time.perf_counter()
                 image = load_photo(photo)
-                read_photo(image, detector)
+                decode = time.perf_counter() - start
+                reading = read_photo(image, detector)
                 mine.append(time.perf_counter() - start)
                 start = time.perf_counter()
                 peer_detect(image)
                 theirs.append(time.perf_counter() - start)
+                if args.stages:
+                    reads.append({**stage_times(reading, decode),
+                                  "the first pass's network": first_network(detector, image),
+                                  "tiles": len(reading.best.shown)})
                 if memory is not None:
                     # a copy as the app loads it after each lesson: the read fits the memory's probe afresh
                     fresh = TableMemory.from_bytes(stored)
@@ -182,7 +144,6 @@ def main(argv: list[str] | None = None) -> None:
             remembered += [min(with_memory)] if with_memory else []
             peer.append(min(theirs))
             if args.stages:
-                reads = [stage_times(detector, photo) for _ in range(args.repeat)]
                 stages.append({name: min(r[name] for r in reads) for name in reads[0]})
                 print(per_photo(photo, ours[-1], peer[-1], stages[-1]))
     mo, mp = statistics.median(ours) * 1000, statistics.median(peer) * 1000
@@ -202,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"besides the networks : {statistics.median(besides) * 1000 / mp:.2f}x the peer at the median "
               f"(per photo {min(shares):.2f}-{max(shares):.2f}x)")
         # the same with the one network run no read of a photo can do without: the detector's first pass
-        floor = [b + t["of them, the first pass's network"] for b, t in zip(besides, stages, strict=True)]
+        floor = [b + t["the first pass's network"] for b, t in zip(besides, stages, strict=True)]
         shares = [f / p for f, p in zip(floor, peer, strict=True)]
         print(f"and one first pass   : {statistics.median(floor) * 1000 / mp:.2f}x the peer at the median "
               f"(per photo {min(shares):.2f}-{max(shares):.2f}x)")

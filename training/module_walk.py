@@ -7,7 +7,8 @@ into another, the path the call takes through the modules it calls, and the retu
 HAND.json: a hand in scoring's JSON form, or a generated scene's truth (its `hand`).
 
 A module is one file of our packages (scoring, vision, datasets, ledger, ui, training); code of others
-(numpy, the standard library, a dataclass's generated methods) counts as the module of ours that called it.
+(numpy, the standard library, a dataclass's generated methods), and the clock of a read's stages (vision/stages.py),
+count as the module of ours that called them.
 A *call between modules* is a Python call from a function of one module into a function of another. The
 *path* is the modules that the walked function's own module (vision.read, scoring.score) calls into, in turn,
 a module called again straight after itself once: detections → layout → hand_finding → search … A *return to
@@ -33,6 +34,7 @@ from scoring.ruleset import DEFAULT_RULESET
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("scoring", "vision", "datasets", "ledger", "ui", "training")
+CLOCKS = ("vision.stages",)  # the read's clock of its stages: it times the walk and is no step of it
 
 
 @dataclass
@@ -72,6 +74,7 @@ def module_of(filename: str, known: dict[str, str | None]) -> str | None:
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[0] in PACKAGES:
                 name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+                name = None if name in CLOCKS else name
         known[filename] = name
     return known[filename]
 

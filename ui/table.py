@@ -46,18 +46,18 @@ def deal_text(deal: Deal, table: TableInfo, script: str) -> str:
     return in_script(f"{deal.round.zh}風圈 · 莊家 ", script) + player(deal.dealer, table, script) + streak
 
 
-def result_text(entry: LedgerLine, table: TableInfo, script: str) -> str:
+def result_text(line: LedgerLine, table: TableInfo, script: str) -> str:
     """南家 自摸 5 台 · 西家 胡 北家 3 台 · 北家、東家 胡 西家 3＋1 台 · 流局 · 北家 詐胡 8 台 · 罰款：遲到"""
-    claim = entry.false_claim
-    if claim is not None:
-        return f"{player(claim.caller, table, script)} {in_script('詐胡', script)} {claim.claimed} 台"
-    if entry.reason is not None:
-        return in_script(f"罰款：{entry.reason}", script)
-    if entry.winner is None:
+    false_win = line.false_win
+    if false_win is not None:
+        return f"{player(false_win.caller, table, script)} {in_script('詐胡', script)} {false_win.claimed} 台"
+    if line.reason is not None:
+        return in_script(f"罰款：{line.reason}", script)
+    if line.winner is None:
         return in_script("流局", script)
-    how = "自摸" if entry.discarder is None else "胡 " + player(entry.discarder, table, script)
-    who = "、".join(player(w, table, script) for w in entry.winners)
-    tai = "＋".join(str(n) for n in (entry.total, *(o.total for o in entry.others)))
+    how = "自摸" if line.discarder is None else "胡 " + player(line.discarder, table, script)
+    who = "、".join(player(w, table, script) for w in line.winners)
+    tai = "＋".join(str(n) for n in (line.total, *(o.total for o in line.others)))
     return f"{who} {in_script(how, script)} {tai} 台"
 
 
@@ -107,15 +107,15 @@ def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict
     """The hands, newest first: number, deal, result, and each player's money on it."""
     rows = []
     for h in reversed(hands):
-        deal = h.entry.deal
+        deal = h.line.deal
         streak = in_script(f" 連{deal.streak}", script) if deal.streak else ""
         row = {
             in_script("局", script): h.seq,
             in_script("圈", script): wind_label(deal.round, script),
             in_script("莊家", script): seat_label(deal.dealer, script) + streak,
-            in_script("結果", script): result_text(h.entry, table, script)
+            in_script("結果", script): result_text(h.line, table, script)
             + (in_script("（改過）", script) if h.edited_at else ""),
         }
-        row.update({player(s, table, script): n for s, n in h.entry.net_by_seat.items()})
+        row.update({player(s, table, script): n for s, n in h.line.net_by_seat.items()})
         rows.append(row)
     return rows

@@ -135,7 +135,7 @@ def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.
     player fixed them, each as the reader saw it (`view`: the photo turned level or half a turn, as it was read).
     Returns what to tell the player (traditional), None where there is nothing to say (a hand recorded without
     this photo, models that cannot remember)."""
-    if done.entry.photo_id != photo_id or done.entry.winner is None:
+    if done.line.photo_id != photo_id or done.line.winner is None:
         return None
     boxes, codes = confirmed_tiles(reading, draft)
     try:

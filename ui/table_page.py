@@ -38,9 +38,9 @@ from ledger import (
     LedgerLine,
     Recorded,
     TableInfo,
-    deal_after_entry,
+    deal_after_line,
     draw,
-    false_call,
+    false_win,
     penalty,
     shared_win,
     table_code,
@@ -49,7 +49,7 @@ from ledger import (
 )
 from scoring.draft import Draft, from_hand
 from scoring.hand import ALL_FLAGS, MAX_STAKE, HandError
-from scoring.payout import Deal, Verdict, false_win, in_seat_order, result_of
+from scoring.payout import Deal, Verdict, in_seat_order, judge_false_win, result_of
 from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset, ruleset_stem
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
@@ -282,26 +282,26 @@ def _changes(before: Deal, after: Deal) -> str:
     return "、".join(out)
 
 
-def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], None],
+def _write(desk: Desk, line: LedgerLine, expect: int, clear: Callable[[Draft], None],
            learn: Callable[[Recorded], str | None] | None = None) -> None:
-    """Record `entry` as hand `expect` (what the page showed when the button was pressed) or, while
+    """Record `line` as hand `expect` (what the page showed when the button was pressed) or, while
     editing, in place of the hand being edited; then `learn(the hand recorded)`, where given, and what
     it says goes with the note. A callback: the next run shows what happened."""
     editing = ss.get("table_editing")
     ss.table_confirm = None
     try:
-        done = (desk.ledger.edit(desk.code, editing[0], entry, editing[1]) if editing is not None
-                else desk.ledger.record(desk.code, entry, expect))
+        done = (desk.ledger.edit(desk.code, editing[0], line, editing[1]) if editing is not None
+                else desk.ledger.record(desk.code, line, expect))
     except Conflict as exc:
         last = exc.latest
-        shown = f"（第 {last.seq} 局：{result_text(last.entry, desk.table, 'traditional')}）" if isinstance(
+        shown = f"（第 {last.seq} 局：{result_text(last.line, desk.table, 'traditional')}）" if isinstance(
             last, Recorded) else ""
         if editing is not None:  # the hand changed under the edit: the edit is dropped, the tiles stay
             ss.table_editing = None
             ss.table_conflict = {"text": str(exc) + shown + "。你的修改沒有存；要改請重新按「修改這一局」。"}
         else:
-            ss.table_conflict = {"text": str(exc) + shown, "deal": entry.deal, "winner": entry.winner,
-                                 "total": entry.total, "net": entry.net}
+            ss.table_conflict = {"text": str(exc) + shown, "deal": line.deal, "winner": line.winner,
+                                 "total": line.total, "net": line.net}
         ss.table_refresh = True  # the page takes the deal as the ledger now has it; the hand stays
         return
     except LedgerError as exc:
@@ -309,7 +309,7 @@ def _write(desk: Desk, entry: LedgerLine, expect: int, clear: Callable[[Draft], 
         return
     ss.table_editing = ss.table_seen = ss.table_conflict = None
     _forget_lines()
-    ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.entry, desk.table, 'traditional')}"
+    ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.line, desk.table, 'traditional')}"
     if editing is not None:
         ss.table_deals_apart = _deals_apart(desk, done)
     learned = learn(done) if learn is not None else None
@@ -324,7 +324,7 @@ def _deals_apart(desk: Desk, edited: Recorded) -> str | None:
     after = next((h for h in desk.hands if h.seq == edited.seq + 1), None)
     if after is None:
         return None
-    played, follows = after.entry.deal, deal_after_entry(edited.entry, desk.table.first_dealer)
+    played, follows = after.line.deal, deal_after_line(edited.line, desk.table.first_dealer)
     if played == follows:
         return None
     return (f"第 {after.seq} 局記的是 {deal_text(played, desk.table, 'traditional')}，照改過的第 {edited.seq} 局該是"
@@ -386,10 +386,10 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
     if _line_form(desk, expect, script, clear):
         return
     with st.container(horizontal=True):
-        entry = _win_entry(verdict, photo)
-        if entry is not None:
+        line = _win_line(verdict, photo)
+        if line is not None:
             st.button(t("更新這一局" if editing else "胡了，記下這一局"), type="primary", on_click=_write,
-                      args=(desk, entry, expect, clear, learn))
+                      args=(desk, line, expect, clear, learn))
         st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=_ask, args=(("draw", expect),))
         _line_buttons(expect, script)
         if editing:
@@ -416,13 +416,13 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     if recorded is None:
         ss.table_failure = f"第 {seq} 局讀不出來，不能修改"
         return
-    entry = recorded.entry
-    played = None if entry.ruleset is None else ruleset_stem(entry.ruleset)
+    line = recorded.line
+    played = None if line.ruleset is None else ruleset_stem(line.ruleset)
     if played is not None and played not in available_rulesets():
         ss.table_failure = f"第 {seq} 局是照「{played}」規則算的，這裡沒有這個規則，不能修改"
         return
-    ss.dealer, ss["round"], ss.streak = entry.deal.dealer, entry.deal.round, entry.deal.streak
-    ss.winner, ss.how = entry.winner, (None if entry.winner is None else entry.discarder or "self")
+    ss.dealer, ss["round"], ss.streak = line.deal.dealer, line.deal.round, line.deal.streak
+    ss.winner, ss.how = line.winner, (None if line.winner is None else line.discarder or "self")
     for flag in (*ALL_FLAGS, "ready"):
         ss[flag] = False
     draft = Draft()
@@ -441,10 +441,10 @@ def _load(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
         draft = from_hand(hand)
     if played is not None:
         ss.ruleset = played  # re-scored under the rules it was played under, not the table's now
-    ss.table_edit_photo = entry.photo_id
+    ss.table_edit_photo = line.photo_id
     ss.table_editing = (seq, recorded.revision)
     ss.table_confirm = ss.table_conflict = None
-    _load_lines(entry, hands[1:], seq)
+    _load_lines(line, hands[1:], seq)
     load(draft)
 
 
@@ -491,7 +491,7 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
         ss.table_confirm = asked = None
     if asked == ("undo", last.seq, last.revision):
-        st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.entry, desk.table, 'traditional')}）？"))
+        st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.line, desk.table, 'traditional')}）？"))
         with st.container(horizontal=True):
             st.button(t("確定刪掉"), type="primary", on_click=_undo, args=(desk, last.seq, last.revision))
             st.button(t("不要刪"), on_click=_ask, args=(None,))
@@ -508,8 +508,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
 
 
 # -- one discard won by several seats, 詐胡, penalties ---------------------------------------------
-FORM_KEYS = ("false_caller", "false_claimed", "penalty_reason", *(f"{k}_{s.code}" for s in SEATS
-                                                                   for k in ("false_ready", "false_wait", "penalty")))
+FORM_KEYS = ("false_win_caller", "false_win_claimed", "penalty_reason",
+             *(f"{k}_{s.code}" for s in SEATS for k in ("false_win_ready", "false_win_wait", "penalty")))
 
 
 def _settlement() -> SettlementRules | None:
@@ -562,11 +562,11 @@ def aside_winners() -> tuple:
 def discard_summary(desk: Desk, verdict: Verdict | None, script: str) -> str | None:
     """The top bar while wins are set aside for one discard: every winner's 台 and everyone's money on the line that
     胡了 records (not the current winner's alone); None where none are set aside or there is nothing whole yet."""
-    entry = _win_entry(verdict, None) if setting_aside() else None
-    if entry is None:
+    line = _win_line(verdict, None) if setting_aside() else None
+    if line is None:
         return None
-    return f"**{result_text(entry, desk.table, script)}**  \n" + " · ".join(
-        f"{player(s, desk.table, script)} {signed(n)}" for s, n in entry.net_by_seat.items())
+    return f"**{result_text(line, desk.table, script)}**  \n" + " · ".join(
+        f"{player(s, desk.table, script)} {signed(n)}" for s, n in line.net_by_seat.items())
 
 
 def line_asked(script: str) -> str | None:
@@ -577,7 +577,7 @@ def line_asked(script: str) -> str | None:
     return in_script(f"第 {asked[1]} 局：{'詐胡' if asked[0] == 'false_win' else '罰款'}（在下面填）", script)
 
 
-def _win_entry(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
+def _win_line(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
     """What "胡了" records: this win, or with wins set aside the one discard they make (None where
     there is nothing whole to record: no win, or a hand still being entered beside the wins set aside)."""
     if not setting_aside():
@@ -617,24 +617,24 @@ def _add_winner(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     load(Draft())
 
 
-def _load_lines(entry: LedgerLine, others: tuple, seq: int) -> None:
+def _load_lines(line: LedgerLine, others: tuple, seq: int) -> None:
     """A hand being edited: its other winners set aside, or its 詐胡 or penalty form filled in."""
     _forget_lines()
-    dealer = entry.deal.dealer
+    dealer = line.deal.dealer
     ss.table_aside = tuple(SetAside(h, result_of(h, dealer).winner, h.table.declared_ready) for h in others)
-    claim = entry.false_claim
-    if claim is not None:
-        ss.false_caller, ss.false_claimed = claim.caller, claim.claimed
-        paid = next((p for p in claim.payments if p.tai), None)
+    false_win = line.false_win
+    if false_win is not None:
+        ss.false_win_caller, ss.false_win_claimed = false_win.caller, false_win.claimed
+        paid = next((p for p in false_win.payments if p.tai), None)
         if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
             ss.per_tai = paid.amount // paid.tai
-        for seat, tai in claim.waiting:
-            ss[f"false_ready_{seat.code}"], ss[f"false_wait_{seat.code}"] = tai is not None, tai or 0
+        for seat, tai in false_win.waiting:
+            ss[f"false_win_ready_{seat.code}"], ss[f"false_win_wait_{seat.code}"] = tai is not None, tai or 0
         ss.table_confirm = ("false_win", seq)
-    elif entry.reason is not None:
-        for seat, amount in entry.net_by_seat.items():
+    elif line.reason is not None:
+        for seat, amount in line.net_by_seat.items():
             ss[f"penalty_{seat.code}"] = amount
-        ss.penalty_reason, ss.table_confirm = entry.reason, ("penalty", seq)
+        ss.penalty_reason, ss.table_confirm = line.reason, ("penalty", seq)
 
 
 def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Callable[[Draft], None],
@@ -664,8 +664,8 @@ def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Cal
         st.button(t("這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌"), on_click=_set_aside,
                   args=(verdict, clear))
     last = desk.hands[-1] if desk.hands else None
-    if (last is not None and last.entry.discarder is not None and not aside and ss.draft.empty
-            and ss.get("table_editing") is None and _several_allowed(last.entry.ruleset)):
+    if (last is not None and last.line.discarder is not None and not aside and ss.draft.empty
+            and ss.get("table_editing") is None and _several_allowed(last.line.ruleset)):
         st.button(t(f"第 {last.seq} 局那張牌還有別家胡：加一家"), on_click=_add_winner, args=(desk, last.seq, load))
 
 
@@ -707,22 +707,22 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
 
     st.markdown(t(f"**第 {expect} 局：詐胡**（詐胡的人賠三家：聽牌的人賠他聽的台數，沒聽的人賠詐胡的台數；"
                   "莊家連莊）"))
-    choice(t("誰詐胡"), SEATS, "false_caller", who)
-    st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_claimed")
-    caller, waiting = ss.get("false_caller"), {}
+    choice(t("誰詐胡"), SEATS, "false_win_caller", who)
+    st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_win_claimed")
+    caller, waiting = ss.get("false_win_caller"), {}
     for seat in SEATS:
         if seat == caller:
             continue
         with st.container(horizontal=True):
-            ready = st.checkbox(t(f"{who(seat)} 聽牌"), key=f"false_ready_{seat.code}")
+            ready = st.checkbox(t(f"{who(seat)} 聽牌"), key=f"false_win_ready_{seat.code}")
             if ready:
-                st.number_input(t("聽幾台"), min_value=0, max_value=MAX_TAI, step=1, key=f"false_wait_{seat.code}")
-        waiting[seat] = int(ss.get(f"false_wait_{seat.code}", 0)) if ready else None
+                st.number_input(t("聽幾台"), min_value=0, max_value=MAX_TAI, step=1, key=f"false_win_wait_{seat.code}")
+        waiting[seat] = int(ss.get(f"false_win_wait_{seat.code}", 0)) if ready else None
     payout, problem = None, "選出誰詐胡"
     if caller is not None:
         try:
-            payout = false_win(caller, int(ss.get("false_claimed", 0)), waiting, _page_deal(), int(ss.per_tai),
-                               ss.ruleset)
+            payout = judge_false_win(caller, int(ss.get("false_win_claimed", 0)), waiting, _page_deal(),
+                                     int(ss.per_tai), ss.ruleset)
         except HandError as exc:
             problem = exc.for_player
         except RulesetError as exc:
@@ -735,7 +735,7 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
         st.caption(" · ".join(f"{who(s)} {signed(n)}" for s, n in payout.net.items()))
     with st.container(horizontal=True):
         st.button(t("確定記下詐胡"), type="primary", disabled=payout is None, on_click=_write,
-                  args=(desk, None if payout is None else false_call(payout, _page_deal(), ss.ruleset), expect, clear))
+                  args=(desk, None if payout is None else false_win(payout, _page_deal(), ss.ruleset), expect, clear))
         st.button(t("不記詐胡"), on_click=_ask, args=(None,))
 
 

@@ -30,6 +30,7 @@ from vision.model_files import MODELS_DIR, Engine, ModelError, classifier_card, 
 from vision.notices import Notice
 from vision.photo import halved
 from vision.settings import DETECTOR_DEFAULT
+from vision.stages import CLASSIFIER_NETWORK, CLASSIFY, CROPS, stage
 
 CROP_H, CROP_W = 64, 48
 EXPAND = 0.08  # each side grows by this fraction of the box's size: the tile's edges stay in view
@@ -143,11 +144,13 @@ class TileClassifier:
         embeddings (None when the model has no such output), from one run of the network."""
         if not len(crops):
             return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 0), np.float32) if self.embeds else None
-        runs = [self.session.run(self.outputs, {self.input_name: np.ascontiguousarray(crops[i:i + BATCH])})
-                for i in range(0, len(crops), BATCH)]
+        with stage(CLASSIFIER_NETWORK):
+            runs = [self.session.run(self.outputs, {self.input_name: np.ascontiguousarray(crops[i:i + BATCH])})
+                    for i in range(0, len(crops), BATCH)]
         probs = softmax(np.concatenate([r[0] for r in runs]).astype(np.float64)).astype(np.float32)
         return probs, np.concatenate([r[1] for r in runs]).astype(np.float32) if self.embeds else None
 
+    @stage(CROPS)
     def crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """The crops this classifier reads of these boxes (xyxy, `image`'s pixels): `cut_crops`."""
         return cut_crops(image, np.asarray(boxes, np.float32), self.halve_from)
@@ -156,6 +159,7 @@ class TileClassifier:
         """(N, 43) softmax over the classes for (N, CROP_H, CROP_W, 3) uint8 BGR crops."""
         return self.read_crops(crops)[0]
 
+    @stage(CLASSIFY)
     def rescore(self, image: np.ndarray, dets: Detections, memory=None) -> Detections:
         """The same boxes; each tile's scores are the class probabilities from its crop of `image`
         (combined with the detector's per `weight`, then with a table's `memory` of its own tiles when

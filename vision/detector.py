@@ -22,6 +22,7 @@ from vision.hand_finding import weights
 from vision.model_files import MODELS_DIR, STRIDE, ModelCard, model_session, runtime
 from vision.photo import READ_SIDE, resized
 from vision.settings import DETECTOR_DEFAULT, DetectorSettings
+from vision.stages import DETECT, DETECTOR_NETWORK, stage
 
 
 def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
@@ -165,7 +166,8 @@ class TileDetector:
         """One pass over the whole BGR `image` resized to `long_side`; boxes in `image` pixels (and faint
         flowers, from `faint_flower`, with `faint_flowers`)."""
         blob, scale = self.network_input(image, long_side or self.card.imgsz)
-        output = self.session.run(None, {self.input_name: blob})[0][0]
+        with stage(DETECTOR_NETWORK):
+            output = self.session.run(None, {self.input_name: blob})[0][0]
         return decode(output, self.card.conf if conf is None else conf, self.settings.nms_iou,
                       self.settings.faint_flower if faint_flowers else None).scaled(scale)
 
@@ -176,6 +178,7 @@ class TileDetector:
         blob /= 255.0
         return blob, scale
 
+    @stage(DETECT)
     def read(self, image: np.ndarray, conf: float | None = None, memory=None) -> Detections:
         """Find the tiles; each cluster of tiles of one size (the hand near the camera, the discards
         farther off) that came out far from the trained tile size is read again, its region resized so

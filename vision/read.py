@@ -14,7 +14,7 @@ table's rules, so it can be kept per (photo, ruleset).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,6 +35,7 @@ from vision.notices import Notice
 from vision.photo import level_transform, turned_level
 from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
+from vision.stages import LAYOUT, stage, timing
 
 if TYPE_CHECKING:  # the memory is the detector's to use (`vision.detector.TileDetector.read`): not imported to read
     from vision.memory import TableMemory
@@ -192,6 +193,10 @@ class PhotoReading:
     warnings: tuple[Notice, ...]  # what the player should know of this reading (vision/notices.py)
     runner_ups: tuple[Proposal, ...] = ()  # up to 3 other legal hands, likeliest first
     view: PhotoView = PhotoView()  # how the photo was turned to be read (`read_photo`)
+    # What each stage of `read_photo` took, in ms, over every pass and turn (vision/stages.py: the stages
+    # do not overlap and add up to the read); {} for a reading not made by `read_photo`. Not part of what
+    # was read: readings compare equal and `to_json` leaves it out.
+    stage_ms: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def proposals(self) -> tuple[Proposal, ...]:
@@ -221,43 +226,44 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     found among everything the photo shows (`vision.hand_finding`) and read as the most probable
     legal winning hand under `rules` (default: the default table) by one search (`vision.search`).
     Each row's id is its detection's index in `dets`."""
-    rules = rules or load_ruleset()
-    supposed_id = len(dets)
-    dets, layout = in_reading_order(dets.with_facts(id=range(supposed_id)), group_rows(dets, settings))
-    rows = _Rows.of(dets, supposed_id)
-    if not rows.ids:
-        return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
-    parts = find_parts(dets, layout, settings)
-    layouts = Layouts(dets, flower_tiles(parts), settings)
-    found = search(dets, parts, rules, layouts, settings)
-    unsure = unsure_boxes(dets, settings) if not found else frozenset()
-    if unsure:  # perhaps boxes on the table's cloth, in the rows or between them
-        apart = find_parts(dets, layout, settings, unsure)
-        if not a_set_laid_out(apart):
-            again = Layouts(dets, flower_tiles(apart), settings)
-            found = search(dets, apart, rules, again, settings)
-            if found:
-                parts, layouts = apart, again
-    if not found:
-        return _no_legal_hand(dets, rows, parts, layouts, settings)
-    best = found[0]
-    # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
-    laid_out = cast(HandLayout, layouts.of(best.members, best.backs_apart))  # the best candidate's, so made
-    proposal = rows.proposal(best, parts)
-    runner_ups = tuple(replace(rows.proposal(c, parts), probability=math.exp(best.cost - c.cost),
-                               differs=_differs(c, best, rows.raw)) for c in found[1:])
-    warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
-    for k, row in enumerate(proposal.shown):
-        if row.code != row.raw_code:
-            warnings.append(Notice.of("tile-corrected", number=k + 1, before=row.raw_code, after=row.code))
-    set_apart = len(proposal.apart)
-    if set_apart:
-        warnings.append(Notice.of("tiles-set-apart", count=set_apart))
-    if best.added:
-        warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
-    warnings += [Notice.of("kong-supposed", tile=face) for face in best.kongs]
-    confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
-    return PhotoReading(proposal, True, confidence, tuple(warnings), runner_ups)
+    with stage(LAYOUT):  # the search within is a stage of its own
+        rules = rules or load_ruleset()
+        supposed_id = len(dets)
+        dets, layout = in_reading_order(dets.with_facts(id=range(supposed_id)), group_rows(dets, settings))
+        rows = _Rows.of(dets, supposed_id)
+        if not rows.ids:
+            return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
+        parts = find_parts(dets, layout, settings)
+        layouts = Layouts(dets, flower_tiles(parts), settings)
+        found = search(dets, parts, rules, layouts, settings)
+        unsure = unsure_boxes(dets, settings) if not found else frozenset()
+        if unsure:  # perhaps boxes on the table's cloth, in the rows or between them
+            apart = find_parts(dets, layout, settings, unsure)
+            if not a_set_laid_out(apart):
+                again = Layouts(dets, flower_tiles(apart), settings)
+                found = search(dets, apart, rules, again, settings)
+                if found:
+                    parts, layouts = apart, again
+        if not found:
+            return _no_legal_hand(dets, rows, parts, layouts, settings)
+        best = found[0]
+        # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
+        laid_out = cast(HandLayout, layouts.of(best.members, best.backs_apart))  # the best candidate's, so made
+        proposal = rows.proposal(best, parts)
+        runner_ups = tuple(replace(rows.proposal(c, parts), probability=math.exp(best.cost - c.cost),
+                                   differs=_differs(c, best, rows.raw)) for c in found[1:])
+        warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
+        for k, row in enumerate(proposal.shown):
+            if row.code != row.raw_code:
+                warnings.append(Notice.of("tile-corrected", number=k + 1, before=row.raw_code, after=row.code))
+        set_apart = len(proposal.apart)
+        if set_apart:
+            warnings.append(Notice.of("tiles-set-apart", count=set_apart))
+        if best.added:
+            warnings.append(Notice.of("tile-supposed", tile=best.added[0]))
+        warnings += [Notice.of("kong-supposed", tile=face) for face in best.kongs]
+        confidence = 1.0 if len(found) == 1 else 1.0 / (1.0 + math.exp(best.cost - found[1].cost))
+        return PhotoReading(proposal, True, confidence, tuple(warnings), runner_ups)
 
 
 @dataclass(frozen=True)
@@ -369,7 +375,16 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     set do not, so how sure the tiles' faces read did not tell which way up the photo lies, but a turned reading
     much less sure of them is a misread (docs/decisions/which-way-up.md). A photo
     of more tiles than a hand shows, or of none, is not read turned. A hand of tiles smaller than `settings.small_tile`
-    pixels is read with a notice to check them and take the next photo closer (`_small_tiles`)."""
+    pixels is read with a notice to check them and take the next photo closer (`_small_tiles`). The reading carries
+    what each stage took (`PhotoReading.stage_ms`)."""
+    with timing() as clock:
+        reading = _read_photo(image, detector, rules, memory, settings)
+    return replace(reading, stage_ms=clock.ms)
+
+
+def _read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,
+                settings: ReaderSettings) -> PhotoReading:
+    """`read_photo`'s work, inside the clock it opens."""
     view, reading = read_level(image, detector, rules, memory, settings)
     shown = len(reading.best.shown)
     if view == PhotoView() and _of_a_hand(reading):

@@ -34,6 +34,7 @@ from vision.hand_finding import Part, flower_tiles
 from vision.layout import Layout, group_rows, in_reading_order, tiles_that_fit, without
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
+from vision.stages import SEARCH, stage
 
 HAND_TILES = (16, 22)  # tiles besides flowers: 17 + one per kong (up to 5), one fewer when one was missed
 # No winning hand shows two parts of this many face-up tiles (flowers aside): with m melds shown it keeps
@@ -382,6 +383,7 @@ def photo_group(g: TileGroup) -> TileGroup:
     return replace(g, win=g.members[-1]) if g.kind == GroupKind.CONCEALED and g.members else g
 
 
+@stage(SEARCH)
 def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts,
            settings: ReaderSettings = READER_DEFAULT, runners: int = 3) -> list[Candidate]:
     """The cheapest legal hand and up to `runners` next distinct hands, cheapest first (`layouts`:

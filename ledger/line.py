@@ -25,9 +25,10 @@ class OtherWinner:
 
 
 @dataclass(frozen=True)
-class FalseClaim:
-    """A 詐胡: who called it, the 台 claimed, what each of the three others was ready for (None:
-    not ready), and the caller's payment to each (its 台, amount and reason)."""
+class FalseWinRecord:
+    """A 詐胡 as a ledger line holds it (`LedgerLine.false_win`): who called it, the 台 claimed, what
+    each of the three others was ready for (None: not ready), and the caller's payment to each (its 台,
+    amount and reason)."""
 
     caller: Seat
     claimed: int
@@ -51,7 +52,7 @@ class LedgerLine:
     photo_id: str | None = None
     # The other winners off the same discard, in turn after the discarder (the first is `winner`).
     others: tuple[OtherWinner, ...] = ()
-    false_claim: FalseClaim | None = None  # a 詐胡
+    false_win: FalseWinRecord | None = None  # a 詐胡
     reason: str | None = None  # a penalty: its payments (`net`) need not balance; no hand was played
 
     @property
@@ -99,11 +100,11 @@ def shared_win(shared: SharedVerdict, photo_id: str | None = None) -> LedgerLine
         OtherWinner(v.result.winner, v.score.total, _items(v), _text(v)) for v in others))
 
 
-def false_call(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None) -> LedgerLine:
-    """A 詐胡 (`scoring.payout.false_win`) as a ledger line of its own: nobody won."""
+def false_win(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None) -> LedgerLine:
+    """A 詐胡 (`scoring.payout.judge_false_win`) as a ledger line of its own: nobody won."""
     waiting = tuple((s, payout.waiting[s]) for s in SEATS if s != payout.caller)
     return LedgerLine(deal, net=payout.nets, ruleset=ruleset,
-                 false_claim=FalseClaim(payout.caller, payout.claimed, waiting, payout.payments))
+                      false_win=FalseWinRecord(payout.caller, payout.claimed, waiting, payout.payments))
 
 
 def penalty(deal: Deal, net: Nets, reason: str) -> LedgerLine:
