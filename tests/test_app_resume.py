@@ -13,6 +13,7 @@ from ledger import Ledger
 from scoring.draft import from_text, remove_tile
 from tests.app_driver import box, choose, chosen, ok, press, say_who_won
 from tests.example_hands import TYPED
+from tests.test_app_script import assert_simplified
 from tests.test_app_table import APP, RECORD, db, reads_hand  # noqa: F401 - db, reads_hand: fixtures
 from ui.resume import Hand, Shelf
 from ui.table import db_path
@@ -136,3 +137,11 @@ def test_the_shelf_keeps_the_latest_phones_and_photos():
     shelf.put("b", Hand(None, {}, b"123456"))  # b kept last now
     shelf.put("d", Hand(None, {}, b"123456"))  # 12 bytes of photos: b goes, then c (two phones at most)
     assert (shelf.get("b"), shelf.get("c")) == (None, None) and shelf.get("d")
+
+
+def test_a_hand_given_back_is_said_in_simplified():
+    at = page({"script": "simplified"})
+    ok(box(at, "text").set_value(TYPED).run())
+    again = reload(at)
+    assert any(i.value.startswith("接着刚才的这一手") for i in again.info)
+    assert_simplified(again, "a hand given back after a reload")
