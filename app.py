@@ -40,7 +40,7 @@ from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, l
 from scoring.score import kong_origins_needed
 from scoring.seats import SEATS, Wind, seat_wind
 from scoring.tiles import TILE_CODES
-from ui import audit_page, table_memory, table_page, teach_page
+from ui import audit_page, resume, table_memory, table_page, teach_page
 from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.photo import (
@@ -96,6 +96,7 @@ FIRST_TURN = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽"
 for key, value in {
     "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
     "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
+    "resumed_photo": None,  # a photo given back after a reload (`resume_hand`): no uploader holds it
     "uploads": 0,  # the uploader's generation: a new one (empty) once a hand is recorded
     "source": "upload", "script": "traditional", "winner": None, "how": None, "round": Wind.E,
     "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "", "text": "",
@@ -141,7 +142,7 @@ def next_hand(draft: Draft) -> None:
     text gone, and who won and how to be said again (the deal is filled in from the ledger)."""
     edit(draft)
     ss.uploads += 1
-    ss.photo, ss.taken, ss.winner, ss.how, ss.text = None, None, None, None, ""
+    ss.photo, ss.resumed_photo, ss.taken, ss.winner, ss.how, ss.text = None, None, None, None, None, ""
     for flag in (*FLAGS, *FIRST_TURN):
         ss[flag] = False
 
@@ -149,7 +150,40 @@ def next_hand(draft: Draft) -> None:
 def start_over() -> None:
     """清空手牌: another hand begins (a race lost with the one on the page is over: `table_page.start_over`)."""
     edit(Draft())
+    ss.resumed_photo = None  # a photo given back after a reload goes too: it has no uploader to remove it from
     table_page.start_over()
+
+
+# -- a hand kept over a reload (ui/resume.py) -----------------------------------------------------------
+# The session's values that make a hand (the photo and its readings apart, and the table's part: table_page.in_hand).
+HAND = ("draft", "target", "taken", "text", "winner", "how", "round", "dealer", "streak", "base", "per_tai",
+        "ruleset", *FLAGS, *FIRST_TURN)
+
+
+def hand_now() -> resume.Hand | None:
+    """The hand on the page, as a reload gives it back; None where there is none to give back: nothing entered, or an
+    old hand being edited (`table_page.in_hand`)."""
+    at_table = table_page.in_hand()
+    if at_table is None or (ss.draft.empty and ss.photo is None and not table_page.setting_aside()):
+        return None
+    values = {key: ss[key] for key in HAND} | at_table
+    if ss.photo is None:
+        return resume.Hand(st.query_params.get("table"), values)
+    return resume.Hand(st.query_params.get("table"), values, photo_data,
+                       {k: v for k, v in ss.photo.items() if k not in ("image", "picture")}, dict(ss.readings))
+
+
+def resume_hand(hand: resume.Hand | None) -> None:
+    """The hand this phone had on the page before a reload, back as it was: its photo is read again only where an
+    uploaded one would be (`read_upload`: the table learned since, or its rules changed)."""
+    if hand is None:
+        return
+    ss.update(hand.values)
+    if hand.photo is not None:
+        image = load_photo(hand.photo)
+        ss.photo = {**hand.photo_state, "image": image, "picture": Picture.of(image)}
+        ss.readings, ss.resumed_photo = dict(hand.readings), hand.photo
+    ss.resumed = True  # said once, on this run
 
 
 def table_rules(name: str):
@@ -226,11 +260,10 @@ def on_remove_meld(m: int) -> None:
 
 
 # -- the photo ----------------------------------------------------------------------------------------
-def read_upload(photo_file) -> None:
+def read_upload(data: bytes) -> None:
     """Read a new photo once per ruleset (a 十三么 is a hand only where the table has it) and table memory
     (`ui/table_memory.py`); the draft follows the photo when it is new, read again under another table, or
     read again with what the table has learned since (only while the player has not changed the hand)."""
-    data = photo_file.getvalue()
     pid = photo_id(data)
     if ss.photo is None or ss.photo["id"] != pid:
         try:
@@ -322,6 +355,9 @@ def score_page():
 
 
 # -- page ---------------------------------------------------------------------------------------------
+phone, first_run = resume.phone()  # ?phone= in the address: a reload gets this phone's hand back
+if first_run:
+    resume_hand(resume.left(phone, st.query_params.get("table")))
 st.title(t("台數"))
 st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
          label_visibility="collapsed", on_change=on_script_change)
@@ -331,6 +367,8 @@ st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
 # The table's ledger (?table=CODE, ui/table_page.py): first, since it fills in the deal.
 desk = table_page.open_desk(script, busy=not ss.draft.empty or table_page.setting_aside())
 table_info = None if desk is None else desk.table
+if ss.pop("resumed", False):
+    st.info(t("接著剛才的這一手（網頁重新整理或斷線前的）：不是這一手的話，按下面的「清空手牌」。"))
 
 
 def who(seat, script_=None) -> str:
@@ -349,10 +387,13 @@ with st.expander(t("用網頁相機拍照（要 https:// 的網址，或在這�
     camera = st.camera_input(t("拍照"), key=f"camera-{ss.uploads}", on_change=lambda: ss.update(source="camera"))
 
 photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
-if photo_file is None:
+if photo_file is not None:
+    ss.resumed_photo = None  # the uploader's photo is the page's now
+photo_data = photo_file.getvalue() if photo_file is not None else ss.resumed_photo
+if photo_data is None:
     ss.photo = None
 else:
-    read_upload(photo_file)
+    read_upload(photo_data)
 
 photo_reading = ss.readings.get(ss.photo["key"]) if ss.photo else None
 reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # the proposal the player took
@@ -583,3 +624,4 @@ with st.expander(t("規則")):
 
 if desk is not None:
     table_page.render(desk, script, edit)
+resume.keep(phone, hand_now())

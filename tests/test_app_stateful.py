@@ -4,8 +4,9 @@ Two phones are two Streamlit AppTest sessions of app.py at `?table=`, sharing on
 tests/test_app_table.py). Hypothesis (`RuleBasedStateMachine`) plays random sequences of what a table does: a hand
 recorded (typed, won by any seat, self-drawn or off any other), a 流局, an edit saved or cancelled, an undo; the
 ruleset switched and 底 or 每台 changed (③ and 規則 are the table's); the teach and data-set pages visited and left;
-a phone reloaded (a fresh session at the table), both phones recording one hand at once or a phone losing the race
-(with a request its browser sent before it drew the run that moved it on), and a restart (both fresh).
+a phone reloaded (a fresh session at the address it left: it gets back the hand it had, `ui/resume.py`), both phones
+recording one hand at once or a phone losing the race (with a request its browser sent before it drew the run that
+moved it on), and a restart (both fresh, the hands kept for a reload gone).
 
 After every step, each phone run again (settled), it checks:
 - each phone shows the table's 底, 每台 and ruleset, and the table's next deal and hand number;
@@ -39,6 +40,7 @@ from tests.app_driver import box, choose, chosen, ok, press
 from tests.example_hands import TYPED
 from tests.test_app_money import stale
 from tests.test_app_table import APP, DRAW, RECORD, SURE_DRAW, shown_deal, totals_shown
+from ui import resume
 from ui.table import DB_ENV
 
 pytestmark = pytest.mark.slow
@@ -121,9 +123,10 @@ class Evening(RuleBasedStateMachine):
         self.folder.cleanup()
 
     @staticmethod
-    def phone() -> AppTest:
+    def phone(address: dict | None = None) -> AppTest:
+        """A phone's page at the table; `address`: the one a page left (its ?phone= too), opened again."""
         at = AppTest.from_file(str(APP), default_timeout=60)
-        at.query_params["table"] = CODE
+        at.query_params.update(address or {"table": CODE})
         return ok(at.run())
 
     def table_now(self) -> tuple[int, int, str]:
@@ -208,11 +211,22 @@ class Evening(RuleBasedStateMachine):
 
     @rule(p=hs.integers(0, 1))
     def reload(self, p):
-        self.phones[p] = self.phone()
+        self.phones[p] = self.phone(dict(self.phones[p].query_params))
+
+    @rule(p=hs.integers(0, 1), text=hs.sampled_from(HANDS), winner=seats, how=hows)
+    def reload_mid_hand(self, p, text, winner, how):
+        """A phone reloaded with a hand entered: the hand is given back, and recorded as it was entered."""
+        enter(self.phones[p], text, winner, how)
+        at = self.phones[p] = self.phone(dict(self.phones[p].query_params))
+        assert at.session_state["draft"] == from_text(text) and chosen(at, "winner").startswith(winner.zh)
+        line = self.played(text, winner, discarder_of(winner, how))
+        press(at, RECORD)
+        self.lines[self.last_seq()] = line
 
     @rule()
     def restart(self):
-        self.phones = [self.phone(), self.phone()]
+        resume.shelf.clear()  # the server's memory: the hands it kept for a reload go with it
+        self.phones = [self.phone(dict(at.query_params)) for at in self.phones]
 
     @rule(first=hs.integers(0, 1), text=hs.sampled_from(HANDS), winner=seats, how=hows, other=hs.none() | seats)
     def race(self, first, text, winner, how, other):

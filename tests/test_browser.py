@@ -344,6 +344,26 @@ def test_uploaded_photo_is_read_and_scored(page, fake_detector_url):
     assert page.get_by_test_id("stException").count() == 0
 
 
+def test_a_reload_gives_back_the_hand_with_its_photo(page, fake_detector_url):
+    """The page reloaded in the middle of a hand (a phone reopening it after the Wi-Fi dropped): the photo, its
+    reading and who won come back (ui/resume.py), by the phone's id the page wrote into its address."""
+    from playwright.sync_api import expect
+
+    page.goto(fake_detector_url)
+    upload(page, "hand.jpg", table_photo())
+    say_who_won(page, "南家", "西家 放槍")
+    total = page.get_by_test_id("stMetricValue")
+    expect(total).to_have_text(re.compile(r"\d+ 台"))
+    shown = total.inner_text()
+    expect(page).to_have_url(re.compile(r"[?&]phone=[0-9a-f]{16}\b"))
+    page.reload()
+    expect(page.get_by_text("接著剛才的這一手", exact=False)).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("讀到 18 張牌")).to_be_visible(timeout=SLOW)
+    expect(total).to_have_text(shown, timeout=SLOW)
+    expect(page.get_by_role("radio", name="西家 放槍")).to_be_checked()
+    assert page.get_by_test_id("stException").count() == 0
+
+
 @pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model (models/model.json)")
 def test_real_model_photo(page, app_url):
     from playwright.sync_api import expect

@@ -544,6 +544,18 @@ def _shared(verdict: Verdict | None):
                             ss.ruleset)
 
 
+KEPT = ("table_seen", "table_expect", "table_deal", "table_aside")  # the table's part of a hand being entered
+
+
+def in_hand() -> dict | None:
+    """The table's part of the hand being entered, for a reload to give back (`ui/resume.py`): the hand number and
+    deal it was entered under (recording it is checked as before a reload) and the wins set aside for its discard;
+    None while an old hand is edited: a reload drops the edit (the ledger keeps that hand as it was)."""
+    if ss.get("table_editing") is not None:
+        return None
+    return {key: ss[key] for key in KEPT if key in ss}
+
+
 def start_over() -> None:
     """The player starts another hand (清空手牌, a new photo): a race lost with the hand that was on the page is
     over. Its warning goes (it would compare the new hand with the lost one), and so do its winner and how (the

@@ -1,0 +1,110 @@
+"""The hand in progress kept on the server by phone, so a reload (or a phone that lost the connection and opened the
+page again) gets it back: the photo as uploaded, its readings, the tiles as fixed, who won and how, the flags and the
+deal (app.py says which of the session's values make a hand).
+
+A phone is named in the page's address (`?phone=`, beside `?table=` and `?script=`): a random id made on a
+session's first run where the address has none, or one of another form (the address is the player's to change:
+nothing else is taken from it). A reload keeps the address, so it keeps the id. The shelf is the server's memory
+(`st.cache_resource`), a few phones' hands at most, the least recently kept going first: a restart empties it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import streamlit as st
+
+PARAM = "phone"  # the address's ?phone=
+_KEY = "phone"  # the session's phone id: set on its first run
+_ID = re.compile(r"[0-9a-f]{16}")  # what secrets.token_hex(8) makes
+PHONES = 32  # the hands kept at most, one per phone
+MAX_PHOTO = 20 * 2**20  # bytes: a photo larger is not kept (the hand is, without it)
+MAX_PHOTOS = 160 * 2**20  # bytes: the kept photos together
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A phone's hand as it was at the end of its page's last run."""
+
+    table: str | None  # the ?table= it was entered at: given back only there
+    values: dict[str, Any]  # the session's values that make the hand, by key (each compared by ==)
+    photo: bytes | None = None  # the photo as uploaded (None: none, or one over MAX_PHOTO)
+    photo_state: dict[str, Any] | None = None  # the page's photo but its image (its id, what its reading said)
+    readings: dict = field(default_factory=dict)  # the photo's readings, by key: an entry is only ever added
+
+    def mark(self) -> tuple:
+        """What tells this hand from another one kept by the same session (cheap: no photo, no reading compared)."""
+        return (self.table, tuple(self.values.items()), self.photo_state and tuple(self.photo_state.items()),
+                tuple(self.readings))
+
+
+class Shelf:
+    """Hands by phone id, the least recently kept dropped first past `phones` hands or `photo_bytes` of photos."""
+
+    def __init__(self, phones: int = PHONES, photo_bytes: int = MAX_PHOTOS) -> None:
+        self.phones, self.photo_bytes = phones, photo_bytes
+        self._hands: OrderedDict[str, Hand] = OrderedDict()
+        self._lock = threading.Lock()  # one server, many sessions' runs at once
+
+    def put(self, phone: str, hand: Hand) -> None:
+        with self._lock:
+            self._hands[phone] = hand
+            self._hands.move_to_end(phone)
+            while len(self._hands) > self.phones or self._photos() > self.photo_bytes:
+                self._hands.popitem(last=False)
+
+    def get(self, phone: str) -> Hand | None:
+        with self._lock:
+            return self._hands.get(phone)
+
+    def drop(self, phone: str) -> None:
+        with self._lock:
+            self._hands.pop(phone, None)
+
+    def _photos(self) -> int:
+        return sum(len(h.photo) for h in self._hands.values() if h.photo is not None)
+
+
+@st.cache_resource(show_spinner=False)
+def shelf() -> Shelf:
+    return Shelf()
+
+
+def phone() -> tuple[str, bool]:
+    """This page's phone id, written into the address where it is not there, and whether this is the session's first
+    run (the one that may get a hand back)."""
+    ss = st.session_state
+    first = _KEY not in ss
+    if first:
+        asked = st.query_params.get(PARAM)
+        ss[_KEY] = asked if asked is not None and _ID.fullmatch(asked) else secrets.token_hex(8)
+    if st.query_params.get(PARAM) != ss[_KEY]:
+        st.query_params[PARAM] = ss[_KEY]
+    return ss[_KEY], first
+
+
+def left(phone_id: str, table: str | None) -> Hand | None:
+    """The hand this phone had on the page at this table (None: none kept)."""
+    hand = shelf().get(phone_id)
+    return hand if hand is not None and hand.table == table else None
+
+
+def keep(phone_id: str, hand: Hand | None) -> None:
+    """The page's hand at the end of a run (None: none to keep, the one kept goes), shelved where it changed since
+    this session last kept it. A photo over MAX_PHOTO is not kept, nor its readings: the hand is, without them."""
+    ss = st.session_state
+    mark = None if hand is None else hand.mark()
+    if ss.get("phone_kept") == mark:
+        return
+    ss.phone_kept = mark
+    if hand is None:
+        shelf().drop(phone_id)
+    elif hand.photo is not None and len(hand.photo) > MAX_PHOTO:
+        shelf().put(phone_id, replace(hand, photo=None, photo_state=None, readings={}))
+    else:
+        shelf().put(phone_id, hand)
