@@ -21,9 +21,10 @@ from vision.settings import READER_DEFAULT, ReaderSettings
 # The layout's tunings (group_gap, row_tolerance, spacing_jump, stacked_iou, room_for_a_tile) are
 # ReaderSettings fields (vision/settings.py). Within a run of touching tiles, a step between centres
 # `spacing_jump` longer than the steps around it is a gap between two groups: a meld pushed up beside the
-# concealed row, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
+# concealed row's end, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
 # tilted tile's whole body overlaps its neighbours' by a varying amount
-# (docs/decisions/layout-gaps.md).
+# (docs/decisions/layout-gaps.md). Gaps and steps are measured in the row's own scale, which perspective changes
+# along it, and a meld needs a gap of its own (docs/decisions/melds-need-evidence.md).
 # Between two groups of a row, only runs longer than any meld (a kong) can be one run with a tile missing.
 LONGEST_MELD = 4
 
@@ -117,6 +118,20 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
     return found
 
 
+def straight_line(values: np.ndarray) -> np.ndarray:
+    """The straight line through a row's values in order (the steps between its tiles' centres), at each: as a row
+    shot at an angle has them grow steadily towards the camera. Theil-Sen (the median slope of every two), so the few
+    odd ones (a jump between groups) do not pull it; fewer than 3 values: their median."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    if n < 3:
+        return np.full(n, float(median(values)) if n else 0.0)
+    at = np.arange(n, dtype=float)
+    first, second = np.triu_indices(n, 1)
+    slope = float(median((values[second] - values[first]) / (at[second] - at[first])))
+    return np.maximum(float(median(values - slope * at)) + slope * at, values.min())
+
+
 def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> list[list[int]]:
     """Cut a run of tiles (sorted along the row) where one step between centres is `spacing_jump`
     longer than the median of the (up to 3 a side) steps around it: the local pitch, which
@@ -132,6 +147,19 @@ def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> l
         if step > (1 + spacing_jump) * median:
             cuts.append(i + 1)
     return [order[a:b] for a, b in zip([0, *cuts], [*cuts, len(order)], strict=True)]
+
+
+def within_the_row(pieces: list[list[int]], codes: list[str]) -> list[list[int]]:
+    """The pieces of a run (cut by `split_at_spacing`) joined back from the first one longer than a meld to the
+    last (counting no flowers): a spacing jump sets apart a meld pushed against the concealed row's end, each meld
+    by its own jump, never the row's own tiles from each other. A 刻子 standing a little apart inside the row is
+    the row's, and so are tiles standing apart in a row laid by hand; a wider gap (`group_gap`) cuts the run
+    itself."""
+    long_ = [k for k, piece in enumerate(pieces) if sum(not is_flower(codes[i]) for i in piece) > LONGEST_MELD]
+    if len(long_) < 2:
+        return pieces
+    first, last = long_[0], long_[-1]
+    return [*pieces[:first], [i for piece in pieces[first:last + 1] for i in piece], *pieces[last + 1:]]
 
 
 def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> Layout:
@@ -171,10 +199,13 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
     dropped: list[int] = []
     for row in rows:
         row.sort(key=lambda i: (x1[i] + x2[i]) / 2)
-        # Groups: cut the row where the gap between facing edges exceeds `group_gap` tile widths.
+        # Groups: cut the row where the gap between facing edges exceeds `group_gap` tile widths, of the photo's
+        # typical tile or of the two tiles that face each other where they are wider: a row shot at an angle has
+        # its near tiles, and the gaps between them, larger.
         parts: list[list[int]] = [[row[0]]]
         for i in row[1:]:
-            if x1[i] - max(x2[j] for j in parts[-1]) > settings.group_gap * tile_w:
+            last = max(parts[-1], key=lambda j: x2[j])
+            if x1[i] - x2[last] > settings.group_gap * max(tile_w, (width[i] + width[last]) / 2):
                 parts.append([])
             parts[-1].append(i)
         first = len(groups)
@@ -185,7 +216,8 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
             dropped.extend(lost)
             slotted.append(kept)
             pitches.append(pitch)
-            groups.extend(tuple(piece) for piece in split_at_spacing(kept, cx, settings.spacing_jump))
+            pieces = split_at_spacing(kept, cx, settings.spacing_jump)
+            groups.extend(tuple(piece) for piece in within_the_row(pieces, codes))
         for a, b, room in holes(slotted, pitches, x1, x2, codes, settings.room_for_a_tile):
             warnings.append(Notice.of("tile-may-be-missing", count=room, left=codes[a], right=codes[b]))
         row_groups.append(tuple(range(first, len(groups))))

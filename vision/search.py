@@ -30,7 +30,7 @@ from vision.correction import FACES, count_problem, kongs_of_backs, legal_readin
 from vision.detections import Detections
 from vision.groups import APART, TileGroup, classify, meld_kind, shown_kong, stray_backs
 from vision.hand_finding import Part, flower_tiles
-from vision.layout import Layout, group_rows, in_reading_order, tiles_that_fit, without
+from vision.layout import Layout, group_rows, in_reading_order, straight_line, tiles_that_fit, without
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
 
@@ -223,15 +223,16 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
              settings: ReaderSettings = READER_DEFAULT) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
-    costs by how much longer the step is than the row's median (`cut_step` times: as likely either way).
-    The cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
+    costs by how much longer the step is than the row's steps there (`straight_line` through them, as perspective
+    makes them grow along the row; `cut_step` times: as likely either way), and a shorter step is never cut. The
+    cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
     row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
     steps = centre_steps(sub, core)
     # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than `hole`.
-    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), settings.hole) - settings.cut_step) / settings.cut_scale
+    z = (np.minimum(steps / straight_line(steps), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
     raw = sub.raw_codes
@@ -240,6 +241,9 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     for kong, cut in ((core[:4], 3), (core[-4:], n - 5)):  # the cut after the first four, before the last four
         if shown_kong([raw[i] for i in kong]):
             extra[cut] = min(extra[cut], 0.0)
+    # Each meld cut off needs a step of its own that says so: a jump before one meld pays for no cut between two
+    # (a 刻子 standing apart inside the row is no pon, nor are the row's tiles before it melds).
+    extra = [e if e <= 0.0 else np.inf for e in extra]
     cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
