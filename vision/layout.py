@@ -21,10 +21,10 @@ from vision.settings import READER_DEFAULT, ReaderSettings
 # The layout's tunings (group_gap, row_tolerance, spacing_jump, stacked_iou, room_for_a_tile) are
 # ReaderSettings fields (vision/settings.py). Within a run of touching tiles, a step between centres
 # `spacing_jump` longer than the steps around it is a gap between two groups: a meld pushed up beside the
-# concealed row's end, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
+# concealed row, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
 # tilted tile's whole body overlaps its neighbours' by a varying amount
 # (docs/decisions/layout-gaps.md). Gaps and steps are measured in the row's own scale, which perspective changes
-# along it, and a meld needs a gap of its own (docs/decisions/melds-need-evidence.md).
+# along it (docs/decisions/melds-need-evidence.md).
 # Between two groups of a row, only runs longer than any meld (a kong) can be one run with a tile missing.
 LONGEST_MELD = 4
 
@@ -149,19 +149,6 @@ def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> l
     return [order[a:b] for a, b in zip([0, *cuts], [*cuts, len(order)], strict=True)]
 
 
-def within_the_row(pieces: list[list[int]], codes: list[str]) -> list[list[int]]:
-    """The pieces of a run (cut by `split_at_spacing`) joined back from the first one longer than a meld to the
-    last (counting no flowers): a spacing jump sets apart a meld pushed against the concealed row's end, each meld
-    by its own jump, never the row's own tiles from each other. A 刻子 standing a little apart inside the row is
-    the row's, and so are tiles standing apart in a row laid by hand; a wider gap (`group_gap`) cuts the run
-    itself."""
-    long_ = [k for k, piece in enumerate(pieces) if sum(not is_flower(codes[i]) for i in piece) > LONGEST_MELD]
-    if len(long_) < 2:
-        return pieces
-    first, last = long_[0], long_[-1]
-    return [*pieces[:first], [i for piece in pieces[first:last + 1] for i in piece], *pieces[last + 1:]]
-
-
 def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> Layout:
     """Rows and groups of touching tiles, robust to a tilted photo and uneven spacing."""
     n = len(dets)
@@ -216,8 +203,7 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
             dropped.extend(lost)
             slotted.append(kept)
             pitches.append(pitch)
-            pieces = split_at_spacing(kept, cx, settings.spacing_jump)
-            groups.extend(tuple(piece) for piece in within_the_row(pieces, codes))
+            groups.extend(tuple(piece) for piece in split_at_spacing(kept, cx, settings.spacing_jump))
         for a, b, room in holes(slotted, pitches, x1, x2, codes, settings.room_for_a_tile):
             warnings.append(Notice.of("tile-may-be-missing", count=room, left=codes[a], right=codes[b]))
         row_groups.append(tuple(range(first, len(groups))))

@@ -224,8 +224,8 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
     costs by how much longer the step is than the row's steps there (`straight_line` through them, as perspective
-    makes them grow along the row; `cut_step` times: as likely either way), and a shorter step is never cut. The
-    cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
+    makes them grow along the row; `cut_step` times: as likely either way). The cheapest grouping costs 0; the uncut
+    one is always tried, others dearer than `max_cut_cost` not."""
     row = list(groups[0].members) if groups and groups[0].kind == "concealed" else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
@@ -241,9 +241,6 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
     for kong, cut in ((core[:4], 3), (core[-4:], n - 5)):  # the cut after the first four, before the last four
         if shown_kong([raw[i] for i in kong]):
             extra[cut] = min(extra[cut], 0.0)
-    # Each meld cut off needs a step of its own that says so: a jump before one meld pays for no cut between two
-    # (a 刻子 standing apart inside the row is no pon, nor are the row's tiles before it melds).
-    extra = [e if e <= 0.0 else np.inf for e in extra]
     cuts: list[tuple[float, list[TileGroup]]] = []
     for at_start in (True, False):
         position = (lambda e: e - 1) if at_start else (lambda e: n - 1 - e)  # noqa: E731
