@@ -121,15 +121,16 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
 def straight_line(values: np.ndarray) -> np.ndarray:
     """The straight line through a row's values in order (the steps between its tiles' centres), at each: as a row
     shot at an angle has them grow steadily towards the camera. Theil-Sen (the median slope of every two), so the few
-    odd ones (a jump between groups) do not pull it; fewer than 3 values: their median."""
+    odd ones (a jump between groups) do not pull it; fewer than 3 values: their median. Never below the least value,
+    nor 0."""
     values = np.asarray(values, dtype=float)
     n = len(values)
     if n < 3:
-        return np.full(n, float(median(values)) if n else 0.0)
+        return np.full(n, max(float(median(values)), 1e-6) if n else 1e-6)
     at = np.arange(n, dtype=float)
     first, second = np.triu_indices(n, 1)
     slope = float(median((values[second] - values[first]) / (at[second] - at[first])))
-    return np.maximum(float(median(values - slope * at)) + slope * at, values.min())
+    return np.maximum(float(median(values - slope * at)) + slope * at, max(float(values.min()), 1e-6))
 
 
 def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> list[list[int]]:
