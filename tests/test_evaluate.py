@@ -58,13 +58,14 @@ def test_taps_count_a_wrong_code_a_missing_tile_and_an_extra_tile_once_each():
 
 
 def reading_of(boxes: np.ndarray, codes: list[str], groups: list[tuple[str, list[int]]],
-               added: tuple[str, ...] = ()) -> PhotoReading:
+               added: tuple[str, ...] = (), win: int | None = None) -> PhotoReading:
     """A reading as a reader hands it over: these detections (read as `codes`) in these groups ("loose":
-    set apart), the tiles `added` supposed rows of the concealed group."""
+    set apart), the tiles `added` supposed rows of the concealed group, `win` its winning tile where named."""
     dets = Detections(np.asarray(boxes, np.float32), one_hot(codes)).with_facts(id=range(len(codes)))
     supposed = tuple(Row(len(codes) + k, code, code, 0.0, 0.0, None, supposed=True) for k, code in enumerate(added))
     kinds = tuple(TileGroup(GroupKind.UNKNOWN, tuple(members), GroupRole.APART) if kind == "loose" else
-                  TileGroup(kind, (*members, *(r.id for r in supposed)) if kind == "concealed" else tuple(members))
+                  TileGroup(GroupKind.CONCEALED, (*members, *(r.id for r in supposed)), win=win) if kind == "concealed"
+                  else TileGroup(GroupKind(kind), tuple(members))
                   for kind, members in groups)
     return PhotoReading(Proposal((*shown_rows(dets, codes, [""] * len(codes)), *supposed), kinds), True, 1.0, ())
 
@@ -131,6 +132,44 @@ def test_a_wrong_code_and_a_meld_of_the_wrong_kind_are_not_the_groups_and_kinds_
     assert (as_concealed.taps, as_concealed.groups_exact) == (0, False)  # every tile right, its kind not
 
 
+# A whole hand the default table scores: 2z won by self-draw as 東 in the 東 round, a pon of 7p shown. Label rows
+# 0-13 the concealed row (the winning 2z last), 14-16 the pon.
+WHOLE = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "2z", "2z", "7p", "7p", "7p"]
+WHOLE_BOXES = np.array([box(20 * i) for i in range(14)] + [[20 * i, 50, 20 * i + 10, 64] for i in range(3)],
+                       np.float32)
+WHOLE_SCENE = SceneTruth.from_json({
+    "kind": "hand", "hand": {"concealed": WHOLE[:13], "win": "2z", "seat": "E", "round": "E", "self_draw": True,
+                             "melds": [{"type": "pon", "tiles": ["7p"] * 3}], "flowers": []},
+    "groups": [{"kind": "concealed", "tiles": WHOLE[:14], "label_rows": list(range(14))},
+               {"kind": "pon", "tiles": ["7p"] * 3, "label_rows": [14, 15, 16]}]})
+
+
+def whole_judged(groups, codes=WHOLE):
+    """`judge_hand` of a reading of WHOLE's boxes in `groups`, the concealed group's last tile its winning tile."""
+    reading = reading_of(WHOLE_BOXES, codes, groups, win=groups[0][1][-1])
+    return judge_hand(reading, match(WHOLE_BOXES, reading.best.boxes), WHOLE, WHOLE_SCENE)
+
+
+def test_a_readings_tai_are_scored_in_the_scenes_situation_and_exact_only_where_they_total_the_same():
+    """Scored as the page scores the hand (who won, how, the winds: the scene's), a reading right in every tile and
+    group has the scene's 台; the pon read as a concealed 刻子 (門清, an 暗刻 more) has not, nor has a misread tile
+    that makes a hand of other 台 (the 東 刻子 read as 北: no 圈風 and 門風 台)."""
+    hand = whole_judged([("concealed", list(range(14))), ("pon", [14, 15, 16])])
+    assert (hand.taps, hand.groups_exact, hand.tai_exact) == (0, True, True)
+    concealed = whole_judged([("concealed", [*range(13), 14, 15, 16, 13])])
+    assert (concealed.taps, concealed.tai_exact) == (0, False)
+    north = whole_judged([("concealed", list(range(14))), ("pon", [14, 15, 16])], codes=[*WHOLE[:9], *["4z"] * 3,
+                                                                                          *WHOLE[12:]])
+    assert (north.taps, north.tai_exact) == (3, False)
+
+
+def test_a_hand_no_reading_can_be_scored_from_is_not_tai_exact_and_a_toy_hand_is_not_judged():
+    shown_not_set = whole_judged([("concealed", list(range(14))), ("unknown", [14, 15, 16])], codes=[*WHOLE[:14],
+                                                                                                    "7p", "8p", "1s"])
+    assert shown_not_set.tai_exact is False
+    assert judged(HAND_READ + [("loose", [8])]).tai_exact is None  # 8 tiles: no win at the default table
+
+
 def test_a_supposed_tile_fills_a_missed_one_of_its_code_and_any_other_costs_a_tap():
     missed = [i for i in range(9) if i != 2]  # the 3m was not found
     groups = [("concealed", [0, 1, 2, 3]), ("pon", [4, 5, 6]), ("loose", [7])]  # indices into the kept boxes
@@ -186,6 +225,7 @@ def test_the_hand_figures_add_up_over_photos_and_by_scene():
     hand = judge(reads)["hand"]
     assert hand["taps"] == {"mean": 0.5, "zero": 0.5, "at_most_one": 1.0}
     assert (hand["groups_exact"], hand["whole_hands"]) == (0.5, 2)
+    assert (hand["tai_exact"], hand["scored_hands"]) == (None, 0)  # a toy hand: no win at the default table
     assert hand["loose_kept"] == {"tiles": 1, "of": 2, "rate": 0.5}
     assert hand["hand_set_apart"] == {"tiles": 0, "of": 16, "rate": 0.0}
     assert judge(reads)["by_scene"]["table"]["hand"] == hand

@@ -28,9 +28,10 @@ Reports, on each DIR's images:
   discard or loose tile kept in the hand included, are one tap each; a tile the reading supposes
   fills a missing one of its code); groups-and-kinds exact over whole hands (the reading's groups
   but those set apart, as (kind, codes), equal the scene's, its winning tile among the concealed
-  ones, which a photo cannot single out); tiles not of the hand kept in it (`loose_kept`) and hand
-  tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set has no
-  hand truth: its taps are then those of every tile shown after correction, set apart or not;
+  ones, which a photo cannot single out); *台 exact* over the same hands (`tai_exact`: the reading scored as
+  the page scores it, in the scene's situation, totals the scene's 台); tiles not of the hand kept in it
+  (`loose_kept`) and hand tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set
+  has no hand truth (no 台 either): its taps are then those of every tile shown after correction, set apart or not;
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
   and taps on those 34 classes for both models, and its median time per photo;
 - all of it again per scene type (`by_scene`: a generated scene's kind; a real photo's file-name
@@ -73,8 +74,9 @@ from datasets.real import scene_type
 from datasets.scene_truth import SceneTruth, SceneTruthError
 from datasets.yolo import label_path_of
 from scoring.draft import whole_hand
-from scoring.hand import Hand, Situation
+from scoring.hand import Hand, HandError, Situation
 from scoring.melds import GroupKind, GroupRole
+from scoring.score import score
 from scoring.tiles import FLOWERS
 from vision.boxes import match
 from vision.classes import CLASSES
@@ -213,6 +215,25 @@ def reading_hand(reading: PhotoReading) -> Hand | None:
     return whole_hand(reading.best.draft, Situation()) if reading.legal else None
 
 
+def tai_of(hand: Hand) -> int | None:
+    """The hand's 台 as the page totals them at the default table; None where it is no win there."""
+    try:
+        return score(hand).total
+    except HandError:
+        return None
+
+
+def tai_exact(reading: PhotoReading, truth: Hand) -> bool | None:
+    """Whether the reading's hand, scored as the page scores it under the truth's situation (how it was won, the
+    winds), totals the truth's 台: what the table is told from the photo alone, before any tap. None where the truth
+    is no win at the default table."""
+    right = tai_of(truth)
+    if right is None:
+        return None
+    read = whole_hand(reading.best.draft, truth.situation)
+    return read is not None and tai_of(read) == right
+
+
 def added_taps(added: list[str], missing: list[str], hidden: list[str]) -> int:
     """Taps for the tiles a reading supposes (`added`) and the labelled hand tiles it does not show
     (`missing`): a supposed tile fills a missing one of its code, or stands for a hand tile the photo
@@ -235,6 +256,7 @@ class HandJudgement:
     set_apart: int = 0  # labelled hand tiles read as loose
     hand_tiles: int = 0  # labelled hand tiles
     groups_exact: bool | None = None  # the hand's groups and kinds; None unless every hand tile is labelled
+    tai_exact: bool | None = None  # the reading's 台 (`tai_exact`); None unless every hand tile is labelled
     causes: dict[str, int] = field(default_factory=dict)  # the taps by what they fix (TAP_CAUSES), summing to taps
 
 
@@ -282,7 +304,8 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
         return HandJudgement(taps, truth=False, causes=causes)
     whole = truth.hand is not None and not hidden
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
-                         reading_groups(reading) == truth_groups(truth) if whole else None, causes)
+                         reading_groups(reading) == truth_groups(truth) if whole else None,
+                         tai_exact(reading, truth.hand) if whole else None, causes)
 
 
 def rate(count: int, of: int) -> float | None:
@@ -306,12 +329,14 @@ class HandTally:
     def result(self) -> dict:
         truth = [j for j in self.judged if j.truth]
         whole = [j.groups_exact for j in truth if j.groups_exact is not None]
+        scored = [j.tai_exact for j in truth if j.tai_exact is not None]
         total = lambda key: sum(getattr(j, key) for j in truth)  # noqa: E731
         return {"taps": summarise_taps([j.taps for j in self.judged]),
                 "taps_by_cause": {c: round(statistics.fmean(j.causes[c] for j in self.judged), 3) if self.judged
                                   else None for c in TAP_CAUSES},
                 "judged_on": {"hand truth": len(truth), "every tile (no hand truth)": len(self.judged) - len(truth)},
                 "groups_exact": rate(sum(whole), len(whole)), "whole_hands": len(whole),
+                "tai_exact": rate(sum(scored), len(scored)), "scored_hands": len(scored),
                 "loose_kept": share(total("loose_kept"), total("non_hand")),
                 "hand_set_apart": share(total("set_apart"), total("hand_tiles"))}
 

@@ -13,10 +13,11 @@ the hand as the player's fixes give it: each hand tile the reading found (a dete
 labelled hand tile at IoU 0.5) with its true code; a tile the player adds by hand has no box and
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
 without the memory: the hand taps to fix (`training.evaluate.judge_hand`; and by what they fix),
-groups-and-kinds exact over whole hands, and *flower groups right*: the reading's flower group holds
-exactly the hand's flowers (over the hands whose flowers are all in view), and what became of each of those
-flowers (`FLOWER_OUTCOMES`: read right, read as another flower, kept as no flower, set apart, not found) and
-of each tile the flower group holds that is none of them (`extra`). `--detail` also writes a line
+groups-and-kinds exact over whole hands, *台 exact* over the same hands (`training.evaluate.tai_exact`: the
+reading scored as the page scores it, in the hand's situation, totals its 台), and *flower groups right*: the
+reading's flower group holds exactly the hand's flowers (over the hands whose flowers are all in view), and what
+became of each of those flowers (`FLOWER_OUTCOMES`: read right, read as another flower, kept as no flower, set apart,
+not found) and of each tile the flower group holds that is none of them (`extra`). `--detail` also writes a line
 per hand read with the memory to stderr: its taps, the camera's turn about its axis, and the hand's groups
 beside the reading's where they differ.
 
@@ -192,10 +193,11 @@ def mean_taps(taps) -> float | None:
 
 @dataclass
 class Tally:
-    """Taps (and what they fix), groups-and-kinds exact and flower groups right over some of the evening's hands."""
+    """Taps (and what they fix), groups-and-kinds and 台 exact, flower groups right over some of an evening's hands."""
 
     taps: list[int] = field(default_factory=list)
     exact: list[bool] = field(default_factory=list)
+    tai: list[bool] = field(default_factory=list)  # per whole hand scored at the default table: its 台 read right
     flowers: list[bool] = field(default_factory=list)
     codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
     causes: list[dict[str, int]] = field(default_factory=list)  # per hand: its taps by what they fix (TAP_CAUSES)
@@ -206,6 +208,7 @@ class Tally:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
         return {"hands": len(self.taps), "taps": mean_taps(self.taps),
                 "groups_exact": rate(self.exact), "whole_hands": len(self.exact),
+                "tai_exact": rate(self.tai), "scored_hands": len(self.tai),
                 "flower_groups_right": rate(self.flowers), "flower_hands": len(self.flowers),
                 "hand_tiles_read_right": rate(self.codes),
                 "taps_by_cause": {c: mean_taps(k[c] for k in self.causes) for c in TAP_CAUSES},
@@ -235,6 +238,8 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     tally.codes += [shown[pairs[r]].raw_code == codes[r] for r in hand_rows(truth) if r in pairs]
     if verdict.groups_exact is not None:
         tally.exact.append(verdict.groups_exact)
+    if verdict.tai_exact is not None:
+        tally.tai.append(verdict.tai_exact)
     shown = [g for g in truth.hand_groups() if g.kind == GroupKind.FLOWERS]
     if shown and None not in shown[0].label_rows:
         tally.flowers.append(flower_group(reading) == Counter(shown[0].tiles))
@@ -335,6 +340,7 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
             into = out.setdefault(key, Tally())
             into.taps += tally.taps
             into.exact += tally.exact
+            into.tai += tally.tai
             into.flowers += tally.flowers
             into.codes += tally.codes
             into.causes += tally.causes

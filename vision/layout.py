@@ -23,7 +23,8 @@ from vision.settings import READER_DEFAULT, ReaderSettings
 # `spacing_jump` longer than the steps around it is a gap between two groups: a meld pushed up beside the
 # concealed row, closer than `group_gap` (the row itself is packed). Centres, not box edges: a box of a
 # tilted tile's whole body overlaps its neighbours' by a varying amount
-# (docs/decisions/layout-gaps.md).
+# (docs/decisions/layout-gaps.md). Gaps and steps are measured in the row's own scale, which perspective changes
+# along it (docs/decisions/melds-need-evidence.md).
 # Between two groups of a row, only runs longer than any meld (a kong) can be one run with a tile missing.
 LONGEST_MELD = 4
 
@@ -117,6 +118,21 @@ def holes(parts: list[list[int]], pitches: list[float], x1: np.ndarray, x2: np.n
     return found
 
 
+def straight_line(values: np.ndarray) -> np.ndarray:
+    """The straight line through a row's values in order (the steps between its tiles' centres), at each: as a row
+    shot at an angle has them grow steadily towards the camera. Theil-Sen (the median slope of every two), so the few
+    odd ones (a jump between groups) do not pull it; fewer than 3 values: their median. Never below the least value,
+    nor 0."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    if n < 3:
+        return np.full(n, max(float(median(values)), 1e-6) if n else 1e-6)
+    at = np.arange(n, dtype=float)
+    first, second = np.triu_indices(n, 1)
+    slope = float(median((values[second] - values[first]) / (at[second] - at[first])))
+    return np.maximum(float(median(values - slope * at)) + slope * at, max(float(values.min()), 1e-6))
+
+
 def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> list[list[int]]:
     """Cut a run of tiles (sorted along the row) where one step between centres is `spacing_jump`
     longer than the median of the (up to 3 a side) steps around it: the local pitch, which
@@ -171,10 +187,13 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
     dropped: list[int] = []
     for row in rows:
         row.sort(key=lambda i: (x1[i] + x2[i]) / 2)
-        # Groups: cut the row where the gap between facing edges exceeds `group_gap` tile widths.
+        # Groups: cut the row where the gap between facing edges exceeds `group_gap` tile widths, of the photo's
+        # typical tile or of the two tiles that face each other where they are wider: a row shot at an angle has
+        # its near tiles, and the gaps between them, larger.
         parts: list[list[int]] = [[row[0]]]
         for i in row[1:]:
-            if x1[i] - max(x2[j] for j in parts[-1]) > settings.group_gap * tile_w:
+            last = max(parts[-1], key=lambda j: x2[j])
+            if x1[i] - x2[last] > settings.group_gap * max(tile_w, (width[i] + width[last]) / 2):
                 parts.append([])
             parts[-1].append(i)
         first = len(groups)

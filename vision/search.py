@@ -31,7 +31,7 @@ from vision.correction import FACES, count_problem, kongs_of_backs, legal_readin
 from vision.detections import Detections
 from vision.groups import TileGroup, classify, group_kind, shown_kong, stray_backs
 from vision.hand_finding import Part, flower_tiles
-from vision.layout import Layout, group_rows, in_reading_order, tiles_that_fit, without
+from vision.layout import Layout, group_rows, in_reading_order, straight_line, tiles_that_fit, without
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
 from vision.stages import SEARCH, stage
@@ -227,15 +227,16 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
              settings: ReaderSettings = READER_DEFAULT) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
-    costs by how much longer the step is than the row's median (`cut_step` times: as likely either way).
-    The cheapest grouping costs 0; the uncut one is always tried, others dearer than `max_cut_cost` not."""
+    costs by how much longer the step is than the row's steps there (`straight_line` through them, as perspective
+    makes them grow along the row; `cut_step` times: as likely either way). The cheapest grouping costs 0; the uncut
+    one is always tried, others dearer than `max_cut_cost` not."""
     row = list(groups[0].members) if groups and groups[0].kind == GroupKind.CONCEALED else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
     steps = centre_steps(sub, core)
     # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than `hole`.
-    z = (np.minimum(steps / max(float(np.median(steps)), 1e-6), settings.hole) - settings.cut_step) / settings.cut_scale
+    z = (np.minimum(steps / straight_line(steps), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
     raw = sub.raw_codes

@@ -73,7 +73,7 @@ class ReaderSettings(Settings):
     max_searched: int = 6  # of those whose tile counts can make a hand, how many are searched for codes
     visits_per_variant: int = 400  # readings of one group's codes tried per membership and grouping
     readings_per_variant: int = 4  # legal hands kept per membership and grouping (the best and runner-ups)
-    cut_step: float = 1.1  # a row step this many times the row's median is as likely a meld's cut as not
+    cut_step: float = 1.1  # a step this many times the row's steps there: a cut as likely as not [melds-need-evidence]
     cut_scale: float = 0.03  # how sharply those odds turn around `cut_step`
     max_cut_cost: float = 3.0  # groupings with melds cut off the row dearer than this are not tried
     hole: float = 1.5  # a step with room for a tile: a missed tile as much as a cut, no more evidence than this
@@ -83,8 +83,8 @@ class ReaderSettings(Settings):
     shown_without_hand: float = 0.5  # the parts this likely in the hand are shown as it...
     likeliest_shown_from: float = 0.3  # ...else the likeliest part, from this likely on...
     likeliest_shown_tiles: int = 12  # ...of this many tiles or more
-    # vision.layout: rows and groups of touching tiles [layout-gaps]
-    group_gap: float = 0.45  # boxes whose facing edges are closer than this many tile widths are one group
+    # vision.layout: rows and groups of touching tiles [layout-gaps, melds-need-evidence]
+    group_gap: float = 0.45  # boxes with facing edges closer than this many tile widths (theirs if wider): one group
     row_tolerance: float = 0.5  # boxes whose centres differ by less than this many tile heights are one row
     spacing_jump: float = 0.25  # a step between centres this much longer than those around it cuts a group
     stacked_iou: float = 0.2  # boxes overlapping more are stacked or read twice, not side by side
