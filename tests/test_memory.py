@@ -123,9 +123,15 @@ def test_a_huge_memory_file_is_refused_unread(tmp_path):
         "    load_memory(Path(sys.argv[1]), None)\n"
         "except TableMemoryError as exc:\n"
         "    print(exc.notice.code)\n")
-    out = subprocess.run([sys.executable, "-c", script, str(huge)], cwd=REPO, capture_output=True, text=True,
+    assert run_limited(script, huge) == "memory-too-big\n"
+
+
+def run_limited(script: str, path: Path) -> str:
+    """What `script` prints, run on `path` in a fresh process (whose limits it sets itself, not ours)."""
+    out = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True,
                          timeout=120)
-    assert out.returncode == 0 and out.stdout == "memory-too-big\n", out.stderr[-2000:]
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
 
 
 def test_a_memory_that_cannot_be_written_leaves_the_old_one_and_nothing_beside_it(tmp_path):
@@ -145,9 +151,7 @@ def test_a_memory_that_cannot_be_written_leaves_the_old_one_and_nothing_beside_i
         "    save_memory(memory, Path(sys.argv[1]))\n"
         "except OSError as exc:\n"
         "    print(exc.strerror)\n")
-    out = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0 and out.stdout == "File too large\n", out.stderr[-2000:]
+    assert run_limited(script, path) == "File too large\n"
     assert [p.name for p in tmp_path.iterdir()] == ["table.json"] and path.read_bytes() == b"the memory as it was"
 
 
