@@ -49,9 +49,9 @@ from ui.photo import (
     box_codes,
     choices,
     flagged,
-    loose,
     photo_id,
     spare_for,
+    still_apart,
     supposed_left,
     taken,
 )
@@ -231,7 +231,7 @@ def on_face(version: int) -> None:
 
 def on_pull(proposal, version: int) -> None:
     """A tile the reader set apart, tapped: into the group tiles are added to, with its box."""
-    det = ss[f"loose-{ss.version}"] if version == ss.version else None
+    det = ss[f"apart-{ss.version}"] if version == ss.version else None
     if det is not None:
         edit(add_tile(ss.draft, ss.target, proposal.row(det).code, det))
 
@@ -428,7 +428,7 @@ if ss.photo is not None:
     if reading is None:
         st.image(jpeg(ss.photo["picture"].image))
     else:
-        apart = loose(reading, draft)
+        apart = still_apart(reading, draft)
         unsure = sum(row.certainty < UNSURE_BELOW for row in reading.shown)
         st.image(jpeg(annotate(ss.photo["picture"], reading, draft)),
                  caption=t(f"讀到 {len(reading.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
@@ -445,10 +445,10 @@ if ss.photo is not None:
                       + "、".join(tile_label(code, script) for code in still_supposed) + "（不對就刪掉它）。"))
         faces = [i for i in apart if reading.row(i).code != BACK]  # a wall of backs is not worth a tap each
         if faces:
-            loose_labels = dict(zip(faces, distinct([tile_label(reading.row(i).code, script) for i in faces]),
+            apart_labels = dict(zip(faces, distinct([tile_label(reading.row(i).code, script) for i in faces]),
                                     strict=True))
-            st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"loose-{ss.version}",
-                     on_change=on_pull, args=(reading, ss.version), format_func=loose_labels.__getitem__)
+            st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"apart-{ss.version}",
+                     on_change=on_pull, args=(reading, ss.version), format_func=apart_labels.__getitem__)
         if len(faces) < len(apart):
             st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
         reading_choices = st.container()  # filled in below, once the situation that scores them is known

@@ -253,8 +253,8 @@ def photo_read_as(app, monkeypatch):
     return upload
 
 
-def loose_pills(at):
-    return at.pills(key=f"loose-{at.session_state['version']}")
+def apart_pills(at):
+    return at.pills(key=f"apart-{at.session_state['version']}")
 
 
 def take_button(at, alternative):
@@ -267,13 +267,13 @@ def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_rea
     assert {s.det for s in draft.all_slots()} == {*range(17), 20}  # 17-19 set apart; 五萬 supposed (row 20, no box)
     assert total_shown(at) == expected_total(HAND)
     assert any("補上了 五萬" in i.value for i in at.info)
-    assert loose_pills(at).options == ["九萬", "東風"]  # the back is counted, not offered
+    assert apart_pills(at).options == ["九萬", "東風"]  # the back is counted, not offered
     assert any("另有 1 張牌背朝上" in c.value for c in at.caption)
     assert "灰框" in at.image[0].captions[0]
 
-    ok(loose_pills(at).set_value(17).run())  # one tap: 九萬 joins the concealed tiles with its box
+    ok(apart_pills(at).set_value(17).run())  # one tap: 九萬 joins the concealed tiles with its box
     draft = at.session_state["draft"]
-    assert draft.concealed[-1] == Slot("9m", 17) and loose_pills(at).options == ["東風"]
+    assert draft.concealed[-1] == Slot("9m", 17) and apart_pills(at).options == ["東風"]
     hand_pills = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
     assert flagged(AT_A_TABLE.best, draft)[17] and hand_pills.options[-1] == "⚠九萬"  # the player's change
     assert not at.metric and "這手牌不能算" in at.error[0].value
@@ -281,10 +281,10 @@ def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_rea
     v = at.session_state["version"]  # undone like any tile: select it, delete it; it is set apart again
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(len(draft.concealed) - 1).run())
     ok(next(b for b in at.button if b.label == "刪除這張").click().run())
-    assert loose_pills(at).options == ["九萬", "東風"] and total_shown(at) == expected_total(HAND)
+    assert apart_pills(at).options == ["九萬", "東風"] and total_shown(at) == expected_total(HAND)
 
     choose(at, "target", "副露 1（碰）")
-    ok(loose_pills(at).set_value(18).run())  # into the group tiles are being added to
+    ok(apart_pills(at).set_value(18).run())  # into the group tiles are being added to
     assert at.session_state["draft"].melds[0].tiles[-1] == Slot("1z", 18)
 
 
@@ -296,7 +296,7 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
 
     ok(take_button(at, 1).click().run())
     assert total_shown(at) == expected_total(HAND.replace(flowers=())) == "2 台"
-    assert not at.session_state["draft"].flowers and loose_pills(at).options == ["梅", "九萬", "東風"]
+    assert not at.session_state["draft"].flowers and apart_pills(at).options == ["梅", "九萬", "東風"]
     assert take_button(at, 1).disabled and not take_button(at, None).disabled
     ok(take_button(at, 0).click().run())
     draft = at.session_state["draft"]
@@ -342,9 +342,9 @@ def test_a_tap_on_one_of_equal_tiles_takes_that_tile(app):
 def test_a_tap_on_one_of_equal_tiles_set_apart_pulls_that_tile(photo_read_as):
     """Two 九萬 set apart: the first tapped joins the hand with its own box, the other stays apart."""
     at = photo_read_as(reading_at_a_table(HAND, 4, ["9m", "9m", "1z"], {9: "5s"}))
-    assert as_seen(loose_pills(at).options) == ["九萬", "九萬", "東風"]
-    ok(loose_pills(at).set_value(17).run())  # the first 九萬's detection
-    assert at.session_state["draft"].concealed[-1] == Slot("9m", 17) and loose_pills(at).options[0] == "九萬"
+    assert as_seen(apart_pills(at).options) == ["九萬", "九萬", "東風"]
+    ok(apart_pills(at).set_value(17).run())  # the first 九萬's detection
+    assert at.session_state["draft"].concealed[-1] == Slot("9m", 17) and apart_pills(at).options[0] == "九萬"
 
 
 def test_odd_readings_render(photo_read_as):
@@ -352,7 +352,7 @@ def test_odd_readings_render(photo_read_as):
     everything = (TileGroup("unknown", tuple(range(20)), "apart"),)
     all_apart = replace(AT_A_TABLE, best=replace(AT_A_TABLE.best, groups=everything), legal=False)
     at = photo_read_as(all_apart)
-    assert at.session_state["draft"].empty and len(loose_pills(at).options) == 19
+    assert at.session_state["draft"].empty and len(apart_pills(at).options) == 19
     assert take_button(at, None).label == "✓ 最可能的讀法"  # no win there: no 台 to say
     ok(take_button(at, 1).click().run())
     assert total_shown(at) == "2 台"

@@ -357,15 +357,15 @@ def test_a_meld_turned_into_a_kong_takes_the_tile_the_photo_set_apart(db):
 
     from scoring.draft import set_meld_kind
     from tests.fake_detections import reading_at_a_table
-    from ui.photo import loose, spare_for
+    from ui.photo import spare_for, still_apart
 
     reading = reading_at_a_table(HAND, 4, ["7z", "1z", "back"], {}).best
     draft = reading.draft
     spare = spare_for(reading, draft, 0, "kong")
-    assert reading.row(spare).code == "7z" and spare in loose(reading, draft)
+    assert reading.row(spare).code == "7z" and spare in still_apart(reading, draft)
     kong = set_meld_kind(draft, 0, "kong", spare)
     assert [s.code for s in kong.melds[0].tiles] == ["7z"] * 4 and kong.melds[0].tiles[-1].det == spare
-    assert spare not in loose(reading, kong)  # no longer offered apart
+    assert spare not in still_apart(reading, kong)  # no longer offered apart
     assert spare_for(reading, kong, 0, "kong") is None  # four tiles: nothing more to add
     assert len(set_meld_kind(kong, 0, "kong", spare).melds[0].tiles) == 4  # never a five-tile kong
     again = set_meld_kind(replace(kong, melds=(replace(kong.melds[0], tiles=kong.melds[0].tiles[:3]),)), 0, "kong",

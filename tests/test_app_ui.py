@@ -40,7 +40,7 @@ from tests.example_hands import HAND
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from tests.limits import files_limited_to
 from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
-from ui.photo import REMOVED, annotate, box_codes, choices, flagged, loose, supposed_left, taken
+from ui.photo import REMOVED, annotate, box_codes, choices, flagged, still_apart, supposed_left, taken
 from ui.picture import SHOWN_WIDTH, Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
@@ -237,7 +237,7 @@ def test_tiles_set_apart_stay_out_of_the_draft_and_a_missed_tile_joins_it():
     assert draft.win == Slot("5s", 12)  # the group names it: the tile set apart, not the supposed one
     assert sorted(to_hand(draft, SELF_DRAW).concealed) == sorted(HAND.concealed)
     assert to_hand(draft, SELF_DRAW).replace(concealed=HAND.concealed) == HAND.replace(situation=SELF_DRAW)
-    assert loose(BEST, draft) == APART
+    assert still_apart(BEST, draft) == APART
     assert box_codes(BEST, draft)[17:] == ["9m", "1z", "back"]  # still tiles of the photo, as read
     assert len(box_codes(BEST, draft)) == len(BEST.boxes) == 20  # one per box: the supposed tile has none
     assert not any(flagged(BEST, draft))
@@ -254,12 +254,12 @@ def test_a_tile_pulled_in_from_those_set_apart_is_the_players_change():
     boxes = BEST.boxes
     assert [edge(drawn, boxes[i]) for i in (0, *APART)] == [NORMAL, DIMMED, DIMMED, DIMMED]
     pulled = add_tile(draft, "concealed", "9m", 17)
-    assert pulled.concealed[-1] == Slot("9m", 17) and loose(BEST, pulled) == [18, 19]
+    assert pulled.concealed[-1] == Slot("9m", 17) and still_apart(BEST, pulled) == [18, 19]
     assert [i for i, f in enumerate(flagged(BEST, pulled)) if f] == [17]
     assert edge(annotate(Picture.of(image), BEST, pulled), boxes[17]) == HIGHLIGHT
     into_meld = add_tile(draft, "meld:0", "1z", 18)
     assert into_meld.melds[0].tiles[-1] == Slot("1z", 18)
-    assert loose(BEST, remove_tile(pulled, "concealed", len(pulled.concealed) - 1)) == APART  # undone
+    assert still_apart(BEST, remove_tile(pulled, "concealed", len(pulled.concealed) - 1)) == APART  # undone
 
 
 def test_a_phone_photo_is_shown_shrunk_with_its_boxes_where_its_tiles_are():
@@ -281,7 +281,7 @@ def test_a_runner_up_taken_lays_its_codes_and_groups_over_the_same_boxes():
     assert taken(AT_A_TABLE, None) is BEST
     assert misread.row(8).code == "5s" and misread.changed == (8,) and [r.code for r in misread.supposed] == ["5m"]
     assert to_hand(misread.draft, SELF_DRAW).concealed.count("5s") == 2
-    assert loose(no_flowers, no_flowers.draft) == [16, *APART] and not no_flowers.draft.flowers
+    assert still_apart(no_flowers, no_flowers.draft) == [16, *APART] and not no_flowers.draft.flowers
     assert np.array_equal(no_flowers.boxes, BEST.boxes)
     assert no_flowers.group_of(16) == no_flowers.group_of(17)  # in one group set apart
 
@@ -296,7 +296,7 @@ def test_choices_are_scored_as_the_page_would_score_them():
     assert [c.tai for c in choices(AT_A_TABLE, SELF_DRAW, None, *STAKES, rules)] == [None, None, None]  # no winner
     all_apart = replace(AT_A_TABLE, best=replace(BEST, groups=(TileGroup("unknown", tuple(range(20)), "apart"),)),
                         legal=False)
-    assert all_apart.best.draft.empty and loose(all_apart.best, Draft()) == list(range(20))
+    assert all_apart.best.draft.empty and still_apart(all_apart.best, Draft()) == list(range(20))
     assert [c.tai for c in choices(all_apart, SELF_DRAW, EAST_DRAWS, *STAKES, rules)] == [None, 3, 2]
 
 

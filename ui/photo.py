@@ -39,7 +39,7 @@ def _held(draft: Draft) -> set[int]:
     return {s.det for s in draft.all_slots() if s.det is not None}
 
 
-def loose(proposal, draft: Draft) -> list[int]:
+def still_apart(proposal, draft: Draft) -> list[int]:
     """The ids of the tiles set apart that the draft does not hold (the player may pull one in), in
     reading order."""
     held = _held(draft)
@@ -54,7 +54,7 @@ def spare_for(proposal, draft: Draft, m: int, kind: str | None) -> int | None:
     if proposal is None or kind is None or MeldKind(kind).size != 4 or len(meld.tiles) != 3:
         return None
     face = meld.tiles[0].code
-    return next((i for i in loose(proposal, draft) if proposal.row(i).code == face), None)
+    return next((i for i in still_apart(proposal, draft) if proposal.row(i).code == face), None)
 
 
 def supposed_left(proposal, draft: Draft) -> list[str]:
@@ -70,7 +70,7 @@ def box_codes(proposal, draft: Draft) -> list[str | None]:
     and left apart (it is still a tile in the photo), or None when the player removed that tile."""
     at = {row.id: k for k, row in enumerate(proposal.shown)}
     codes: list[str | None] = [None] * len(at)
-    for i in loose(proposal, draft):
+    for i in still_apart(proposal, draft):
         codes[at[i]] = proposal.row(i).code
     for slot in draft.all_slots():
         if slot.det in at:
@@ -83,7 +83,7 @@ def flagged(proposal, draft: Draft) -> list[bool]:
     tile pulled into the hand from those set apart is the player's change). A tile left apart is
     dimmed instead, never flagged: it is not part of the hand."""
     now = box_codes(proposal, draft)
-    changed, apart, left_apart = set(proposal.changed), set(proposal.apart), set(loose(proposal, draft))
+    changed, apart, left_apart = set(proposal.changed), set(proposal.apart), set(still_apart(proposal, draft))
     return [row.id not in left_apart and (row.certainty < UNSURE_BELOW or row.id in changed or now[k] != row.code
                                           or row.id in apart) for k, row in enumerate(proposal.shown)]
 
@@ -92,7 +92,7 @@ def annotate(picture: Picture, proposal, draft: Draft) -> np.ndarray:
     """The photo as the page shows it (BGR) with each box and its current code; flagged boxes in the
     highlight colour, tiles set apart from the hand greyed."""
     labels = [REMOVED if c is None else c for c in box_codes(proposal, draft)]
-    left_apart = set(loose(proposal, draft))
+    left_apart = set(still_apart(proposal, draft))
     return picture.drawn(proposal.boxes, labels, flagged(proposal, draft),
                          dimmed=[row.id in left_apart for row in proposal.shown])
 
