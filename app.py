@@ -160,9 +160,9 @@ HAND = ("draft", "target", "taken", "text", "winner", "how", "round", "dealer", 
         "ruleset", *FLAGS, *FIRST_TURN)
 
 
-def hand_now() -> resume.Hand | None:
-    """The hand on the page, as a reload gives it back; None where there is none to give back: nothing entered, or an
-    old hand being edited (`table_page.in_hand`)."""
+def hand_now(photo_data: bytes | None) -> resume.Hand | None:
+    """The hand on the page with its photo's bytes, as a reload gives it back; None where there is none to give
+    back: nothing entered, or an old hand being edited (`table_page.in_hand`)."""
     at_table = table_page.in_hand()
     if at_table is None or (ss.draft.empty and ss.photo is None and not table_page.setting_aside()):
         return None
@@ -624,4 +624,4 @@ with st.expander(t("規則")):
 
 if desk is not None:
     table_page.render(desk, script, edit)
-resume.keep(phone, hand_now())
+resume.keep(phone, hand_now(photo_data))

@@ -634,13 +634,13 @@ def _load_lines(line: LedgerLine, others: tuple, seq: int) -> None:
     _forget_lines()
     dealer = line.deal.dealer
     ss.table_aside = tuple(SetAside(h, result_of(h, dealer).winner, h.table.declared_ready) for h in others)
-    false_win = line.false_win
-    if false_win is not None:
-        ss.false_win_caller, ss.false_win_claimed = false_win.caller, false_win.claimed
-        paid = next((p for p in false_win.payments if p.tai), None)
+    record = line.false_win  # `false_win` is the ledger's maker of such a line, imported above
+    if record is not None:
+        ss.false_win_caller, ss.false_win_claimed = record.caller, record.claimed
+        paid = next((p for p in record.payments if p.tai), None)
         if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
             ss.per_tai = paid.amount // paid.tai
-        for seat, tai in false_win.waiting:
+        for seat, tai in record.waiting:
             ss[f"false_win_ready_{seat.code}"], ss[f"false_win_wait_{seat.code}"] = tai is not None, tai or 0
         ss.table_confirm = ("false_win", seq)
     elif line.reason is not None:
