@@ -183,11 +183,13 @@ def test_with_no_legal_hand_a_long_row_the_finder_doubts_is_shown_and_a_short_on
     it doubts as much is more often loose tiles or discards, and one it thinks unlikely stays apart."""
     row = Part(tuple(range(15)), 0.47, "stray", 12)
     short = Part(tuple(range(15, 20)), 0.47, "stray", 5)
-    assert likely_hand([short, row]).inside == (False, True)
-    assert likely_hand([short]).inside == (False,)
-    assert likely_hand([replace(row, p_hand=0.2)]).inside == (False,)
+    order = tuple(range(25))  # the photo's tiles in reading order
+    assert likely_hand([short, row], order).inside == (False, True)
+    assert likely_hand([short, row], order).members == tuple(range(15))
+    assert likely_hand([short], order).inside == (False,)
+    assert likely_hand([replace(row, p_hand=0.2)], order).inside == (False,)
     sure = Part(tuple(range(20, 25)), 0.6, "stray", 5)
-    assert likely_hand([row, sure]).inside == (False, True)  # a part likelier in than not: as before
+    assert likely_hand([row, sure], order).inside == (False, True)  # a part likelier in than not: as before
 
 
 def test_a_concealed_kong_pushed_against_the_row_is_cut_off_as_a_kong():

@@ -14,9 +14,10 @@ from training.evaluate_layout import evaluate_layout
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
 from vision.groups import group_kind, split_melds
-from vision.layout import group_rows, resolve_slots
+from vision.layout import group_rows, in_reading_order, resolve_slots
 from vision.notices import Notice
 from vision.read import UPSIDE_DOWN, read_detections, read_photo
+from vision.search import lay_out
 from vision.settings import ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
@@ -122,6 +123,25 @@ def test_win_not_apart_is_the_last_tile_with_a_warning():
     reading = read_detections(dets)
     assert reading_hand(reading) is not None and reading_hand(reading).win == "2m"
     assert Notice.of("win-not-apart") in reading.warnings
+
+
+def test_the_layout_and_the_hand_laid_out_alone_hold_the_tiles_ids():
+    """A tile's id is its index in the detector's output, and the layout holds it wherever the tile lies among the
+    detections: taken in another order, or the hand's tiles laid out alone, the tiles keep their ids, so nothing
+    between the layout and the reading maps places to ids."""
+    dets, _ = laid_out(HAND, win_apart=True)  # the concealed row (ids 0-13), the pon (14-16), the flowers (17-18)
+    photo = dets.with_facts(id=range(len(dets)))
+    whole = group_rows(photo)
+    assert whole.order == tuple(range(len(dets)))
+    assert group_rows(photo[np.arange(len(dets))[::-1]]).groups == whole.groups
+    assert in_reading_order(photo[np.arange(len(dets))[::-1]], whole).ids.tolist() == list(whole.order)
+    members = whole.order[3:]  # the hand without its first three tiles
+    alone, _ = lay_out(photo, members)
+    assert sorted(alone.order) == sorted(members)
+    assert [(g.kind, g.members) for g in alone.groups] == [("concealed", tuple(range(3, 14))), ("pon", (14, 15, 16)),
+                                                           ("flowers", (17, 18))]
+    reading = read_detections(dets)
+    assert sorted(i for g in reading.best.groups for i in g.members) == [row.id for row in reading.best.rows]
 
 
 def test_straddling_and_duplicate_boxes_are_resolved_into_slots():

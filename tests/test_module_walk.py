@@ -47,12 +47,13 @@ def test_the_command_reports_a_hand_and_names_a_bad_file(tmp_path):
     assert run.returncode == 1 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr
 
 
-def test_one_read_walks_detections_layout_parts_search_notices_and_returns_once():
-    """A read's path through the modules: the rows are read off the detections once, in reading order, and the
-    proposals are all made before the warnings (made one by one, each went back to the detections and then to
-    the notices: five returns more in this read)."""
+def test_one_read_walks_detections_layout_parts_search_notices_and_returns_to_none():
+    """A read's path through the modules: the tiles get their ids once and the rows' facts are read off the
+    detections before the layout, which, like the parts and the search, holds those ids: nothing goes back to the
+    detections to put them in reading order (one return more), and the proposals are all made before the warnings
+    (made one by one, each went back to the detections and then to the notices: five returns more)."""
     reading, found = walk(read_detections, laid_out(HAND)[0], load_ruleset())
     assert reading.legal and reading.runner_ups
-    assert found.path == ["vision.detections", "vision.layout", "vision.detections", "vision.hand_finding",
-                          "vision.search", "vision.notices"]
-    assert found.returns == [2]  # the detections, put in reading order by the layout
+    assert found.path == ["vision.detections", "vision.layout", "vision.hand_finding", "vision.search",
+                          "vision.notices"]
+    assert found.returns == []

@@ -24,7 +24,7 @@ import numpy as np
 from training.evaluate import samples_of
 from training.evaluate_layout import perfect_detections
 from vision.hand_finding import FEATURES, hand_probability, joined, part_features
-from vision.layout import group_rows, in_reading_order
+from vision.layout import group_rows
 from vision.model_files import HAND_FINDER, sha256_of
 
 NOISE = (0.0, 0.045)
@@ -59,13 +59,10 @@ def part_rows(samples: list[dict], draws: int, seed: int) -> tuple[np.ndarray, n
             dets = perfect_detections(s["boxes"][keep], [c for c, kp in zip(s["codes"], keep, strict=True) if kp],
                                       NOISE[d % len(NOISE)], rng)
             truth = hand[keep]
-            whole = group_rows(dets)
-            kept = [i for g in whole.groups for i in g]  # reading order → index into `dets`
-            order_dets, layout = in_reading_order(dets, whole)
-            parts = joined(order_dets, layout)
-            f = part_features(order_dets, parts)
+            parts = joined(dets, group_rows(dets))
+            f = part_features(dets, parts)
             xs.append(f)
-            ys += [float(np.mean(truth[[kept[i] for i in g]]) > 0.5) for g in parts.groups]
+            ys += [float(np.mean(truth[list(g)]) > 0.5) for g in parts.groups]
             photo += [k * draws + d] * len(f)
     return np.concatenate(xs), np.array(ys), np.array(photo)
 

@@ -163,7 +163,7 @@ def _read(data: bytes, detector, place: Place, found: table_memory.Remembered, s
         log.exception("reading a photo to teach failed")
         st.error(Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}").text(script))
         return None
-    dets, _ = in_reading_order(dets, group_rows(dets))
+    dets = in_reading_order(dets, group_rows(dets))
     codes = tuple(dets.raw_codes) if len(dets) else ()  # as read: what the names start from
     ss.teach_photo = shown = {"id": pid, "image": image, "picture": Picture.of(image), "boxes": dets.boxes,
                               "read": codes, "codes": codes, "version": _new_version()}

@@ -3,9 +3,11 @@
 Boxes are xyxy in the pixels of the (EXIF-rotated) photo. `scores` keeps every class's score, not
 only the top one, because the hand search needs the runner-up readings of each tile. A fact of each
 tile travels with it in `data` (as supervision's `Detections.data` does), so indexing, concatenating
-or scaling never separates a tile from it: `id`, its index in the detector's output, which the reading
-keeps as its row's id however it reorders the tiles (`vision.read.Row`; what the reading makes of
-each tile, its code, group and why, lives there).
+or scaling never separates a tile from it: `id`, its index in the detector's output. The reading gives
+each tile its id once and keeps the photo's detections in the detector's order, so a tile's id is its
+index there; the layout's groups, the hand's parts and the search's groups hold ids, and a subset of the
+tiles (the hand laid out alone) carries them (`ids`). It is the id of the reading's row for the tile
+(`vision.read.Row`; what the reading makes of each tile, its code, group and why, lives there).
 
 A detector is anything with `read(image) -> Detections` (`vision.detector.TileDetector`, a fake in
 the tests, another model).
@@ -73,6 +75,11 @@ class Detections:
             raise ValueError(f"unknown per-tile facts {sorted(unknown)}; known: {FACTS}")
         arrays = {k: np.asarray(v, dtype=np.int64) for k, v in facts.items()}
         return Detections(self.boxes, self.scores, self.data | arrays)
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Each tile's id: its `id` fact, or where it has none (a detector's own output), its index here."""
+        return self.data["id"] if "id" in self.data else np.arange(len(self), dtype=np.int64)
 
     @property
     def class_ids(self) -> np.ndarray:

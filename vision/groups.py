@@ -3,15 +3,16 @@ flowers. Geometry made the groups (`vision.layout`); the tiles' codes and counts
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from scoring.melds import GroupKind, GroupRole
 from scoring.tiles import is_flower, is_honour, rank, suit
 from vision.classes import BACK
 from vision.layout import Layout
 from vision.notices import Notice
+
+Codes = Mapping[int, str] | Sequence[str]  # each tile's code by its id (a sequence: ids 0 to n - 1)
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class TileGroup:
     flowers, or tiles that make no set) and, apart from that, whether they are the hand's (`role`)."""
 
     kind: GroupKind
-    members: tuple[int, ...]  # in reading order: detection positions while laid out, row ids in a reading
+    members: tuple[int, ...]  # the tiles' ids (`Detections.ids`, a reading's row ids), in reading order
     role: GroupRole = GroupRole.HAND
     win: int | None = None  # the concealed group's winning tile (one of its members), named once it is read
     win_apart: bool = False  # concealed only: the layout saw its last member set apart (the winning tile)
@@ -49,13 +50,14 @@ def shown_kong(codes: list[str]) -> bool:
     return len(codes) == 4 and codes[0] == codes[3] == BACK
 
 
-def stray_backs(layout: Layout, codes: list[str], conf: np.ndarray | None = None) -> frozenset[int]:
+def stray_backs(layout: Layout, codes: Codes, conf: Mapping[int, float] | None = None) -> frozenset[int]:
     """The backs among a hand's tiles that no concealed kong can hold: a hand shows a back only in a kong laid
     face down (four backs, or a back at each end), so a back is kept where some four touching tiles of its
     group (all of a shorter group), flowers aside, hold it and another back. The others are the table seen
     through a gap between melds, or the strip at a photo's edge, that the detector took for a back; and where a
     group holding backs makes no sets, a back without which it does (two kongs laid face down, touching, and the
-    table between them): of several such, the least sure (`conf`, the detections' confidences)."""
+    table between them): of several such, the least sure (`conf`, the detections' confidences by id), of those as
+    sure the later along the group."""
     stray = set()
     for g in layout.groups:
         plain = [i for i in g if not is_flower(codes[i])]
@@ -68,14 +70,15 @@ def stray_backs(layout: Layout, codes: list[str], conf: np.ndarray | None = None
         if len(backs) >= 2 and not stray & set(plain) and sets_of(tuple(plain), codes) is None:
             # concealed kongs laid touching, the table seen between them boxed as one back more: the back without
             # which the group is sets, each kong back, face, face, back where one can be, the least sure of those
-            left = {plain[k]: sets_of(tuple(plain[:k] + plain[k + 1:]), codes) for k in backs}
+            left = {k: sets_of(tuple(plain[:k] + plain[k + 1:]), codes) for k in backs}
             fits = [(sum(shown_kong([codes[i] for i in g.members]) for g in sets),
-                     -float(conf[i]) if conf is not None else 0.0, i) for i, sets in left.items() if sets is not None]
-            stray.update([max(fits)[2]] if fits else [])
+                     -float(conf[plain[k]]) if conf is not None else 0.0, k) for k, sets in left.items()
+                    if sets is not None]
+            stray.update([plain[max(fits)[2]]] if fits else [])
     return frozenset(stray)
 
 
-def sets_of(members: tuple[int, ...], codes: list[str]) -> list[TileGroup] | None:
+def sets_of(members: tuple[int, ...], codes: Codes) -> list[TileGroup] | None:
     """A group of shown tiles cut into melds (`split_melds`), or None where they are not all sets."""
     melds = split_melds(members, codes) if len(members) >= 3 else []
     return melds if melds and all(g.kind != GroupKind.UNKNOWN for g in melds) else None
@@ -88,7 +91,7 @@ def _cuts(n: int) -> list[list[int]]:
     return [[size] + rest for size in (3, 4) if size <= n for rest in _cuts(n - size)]
 
 
-def split_melds(members: tuple[int, ...], codes: list[str]) -> list[TileGroup]:
+def split_melds(members: tuple[int, ...], codes: Codes) -> list[TileGroup]:
     """Cut a group of touching shown tiles into melds of 3 or 4 (players push melds together).
 
     Among the cuts into runs of 3 and 4, the one with the most recognised sets wins; ties prefer
@@ -105,8 +108,8 @@ def split_melds(members: tuple[int, ...], codes: list[str]) -> list[TileGroup]:
     return max(candidates, key=lambda c: c[0])[1]
 
 
-def classify(layout: Layout, codes: list[str]) -> tuple[list[TileGroup], list[Notice]]:
-    """Kinds for the layout's groups, with warnings where the reading is ambiguous."""
+def classify(layout: Layout, codes: Codes) -> tuple[list[TileGroup], list[Notice]]:
+    """Kinds for the layout's groups (`codes`: each tile's by id), with warnings where the reading is ambiguous."""
     warnings: list[Notice] = []
     flowers = tuple(i for g in layout.groups for i in g if is_flower(codes[i]))
     plain = [tuple(i for i in g if not is_flower(codes[i])) for g in layout.groups]

@@ -39,7 +39,7 @@ FEATURES = ("bias", "log_size", "abs_log_size", "rows_above", "rows_below", "far
 class Part:
     """A run of touching tiles of the whole photo and how likely it is to belong to the hand."""
 
-    members: tuple[int, ...]  # detection indices
+    members: tuple[int, ...]  # the tiles' ids, in reading order
     p_hand: float
     why: str  # what sets it apart when it is left out: "wall", "far", "small", "turned", "stray"
     faces: int  # its face-up tiles besides flowers
@@ -57,21 +57,22 @@ def flowers_of(members: tuple[int, ...], codes: list[str]) -> tuple[int, ...]:
     flags = [is_flower(codes[i]) for i in members]
     if 2 * sum(flags) <= len(flags):
         return ()
-    out, run = [], []
+    out, run = set(), []
     for i, flag in zip(members, flags, strict=True):
         if flag:
-            out.append(i)
+            out.add(i)
         else:
             run.append(i)
         if flag or i == members[-1]:
-            out += run if len(run) < MELD_TILES else []
+            out.update(run if len(run) < MELD_TILES else [])
             run = []
-    return tuple(sorted(out))
+    return tuple(i for i in members if i in out)
 
 
 def part_features(dets: Detections, layout: Layout) -> np.ndarray:
-    """(parts, FEATURES) for the layout's groups of `dets`; the reference is the nearest large row of
-    face-up tiles (the lowest one in the row frame among the parts whose tiles are near the largest)."""
+    """(parts, FEATURES) for the layout's groups of `dets` (the photo's, each tile's id its index there); the
+    reference is the nearest large row of face-up tiles (the lowest one in the row frame among the parts whose tiles
+    are near the largest)."""
     groups = [list(g) for g in layout.groups]
     if not groups:
         return np.zeros((0, len(FEATURES)), np.float32)
@@ -146,11 +147,12 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_D
     one size, level with each other, edges within `touch` of a tile's width, not stacked: `settings`): a row the
     whole photo's layout cut into pieces (perspective, a tilted photo, a meld pushed against it) is one
     part again, so the hand is weighed as a row, not as single tiles. A flower is not joined to a tile that is
-    none: the flowers laid just beyond the winning tile set apart would make it a flower (`flowers_of`)."""
+    none: the flowers laid just beyond the winning tile set apart would make it a flower (`flowers_of`). `dets`: the
+    photo's, each tile's id its index there; a part's tiles stay in reading order."""
     groups = [list(g) for g in layout.groups]
     if len(groups) < 2:
         return layout
-    of = np.empty(len(dets), np.int64)
+    of = np.full(len(dets), -1, np.int64)  # a box the layout dropped is in no group, and touches none
     for k, g in enumerate(groups):
         of[g] = k
     x1, y1, x2, y2 = dets.boxes.T
@@ -164,7 +166,7 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_D
     touch = ((gap < settings.touch * narrower) & (gap > -settings.stacked * narrower)
              & (level > settings.level * np.minimum(h[:, None], h[None, :]))
              & (ratio > settings.same_size) & (ratio < 1 / settings.same_size)
-             & (flower[:, None] == flower[None, :]))
+             & (flower[:, None] == flower[None, :]) & (of[:, None] >= 0) & (of[None, :] >= 0))
     parent = list(range(len(groups)))
 
     def root(k: int) -> int:
@@ -180,8 +182,9 @@ def joined(dets: Detections, layout: Layout, settings: ReaderSettings = READER_D
     merged: dict[int, list[int]] = {}
     for k, g in enumerate(groups):
         merged.setdefault(root(k), []).extend(g)
-    return Layout(tuple(tuple(sorted(g)) for g in merged.values()), layout.rows, layout.dropped, layout.angle,
-                  layout.warnings)
+    rank = {i: k for k, i in enumerate(layout.order)}
+    return Layout(tuple(tuple(sorted(g, key=rank.__getitem__)) for g in merged.values()), layout.rows, layout.dropped,
+                  layout.angle, layout.warnings)
 
 
 def flowers_cut_off(layout: Layout, codes: list[str]) -> Layout:
@@ -219,12 +222,13 @@ def _flower_end(end: tuple[int, ...], at_cut: int, codes: list[str]) -> bool:
     return is_flower(codes[at_cut]) and sum(is_flower(codes[i]) for i in end) >= 2 and flowers_of(end, codes) == end
 
 
-def unsure_boxes(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> frozenset[int]:
-    """The face-up tiles, flowers aside, the detector scores under `unsure_box` as a tile at all: perhaps
-    the table seen between the tiles (a dotted mat boxed as 8p or 9p)."""
-    codes = dets.layout_codes
-    return frozenset(i for i, (c, seen) in enumerate(zip(codes, dets.presence, strict=True))
-                     if seen < settings.unsure_box and c != BACK and not is_flower(c))
+def unsure_boxes(dets: Detections, layout: Layout, settings: ReaderSettings = READER_DEFAULT) -> frozenset[int]:
+    """The face-up tiles of the layout, flowers aside, the detector scores under `unsure_box` as a tile at all:
+    perhaps the table seen between the tiles (a dotted mat boxed as 8p or 9p). `dets`: the photo's, each tile's id
+    its index there."""
+    codes, presence = dets.layout_codes, dets.presence
+    return frozenset(i for i in layout.order
+                     if presence[i] < settings.unsure_box and codes[i] != BACK and not is_flower(codes[i]))
 
 
 def apart_from_their_parts(layout: Layout, tiles: frozenset[int]) -> Layout:
@@ -242,7 +246,8 @@ def find_parts(dets: Detections, layout: Layout, settings: ReaderSettings = READ
     (`flowers_of`, `Detections.layout_codes`) is the hand's flower group, surely (`flowers_kept`), and so
     is a run of flowers at a part's end (`flowers_cut_off`), without the backs at its ends
     (`backs_beside_flowers`). Each tile of `unsure` (`unsure_boxes`) is a part of its own, in the hand with the
-    chance that it is a tile at all times its part's."""
+    chance that it is a tile at all times its part's. `dets`: the photo's, each tile's id its index there (the
+    layout's groups hold ids)."""
     codes = dets.layout_codes
     parts = backs_beside_flowers(flowers_cut_off(joined(dets, layout, settings), codes), codes)
     parts = apart_from_their_parts(parts, unsure)

@@ -31,13 +31,18 @@ LONGEST_MELD = 4
 
 @dataclass(frozen=True)
 class Layout:
-    """Groups of detection indices in reading order (rows top to bottom, tiles along the row)."""
+    """Groups of the tiles' ids (`Detections.ids`) in reading order (rows top to bottom, tiles along the row)."""
 
     groups: tuple[tuple[int, ...], ...]
     rows: tuple[tuple[int, ...], ...]  # indices into `groups`, one tuple per row
-    dropped: tuple[int, ...]  # detections that lost their slot to a better box
+    dropped: tuple[int, ...]  # the ids of the detections that lost their slot to a better box
     angle: float  # row direction in degrees (0 = left to right)
     warnings: tuple[Notice, ...] = ()
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """The ids of the slotted tiles in reading order."""
+        return tuple(i for g in self.groups for i in g)
 
 
 def median(values: np.ndarray) -> np.floating:
@@ -151,7 +156,8 @@ def split_at_spacing(order: list[int], cx: np.ndarray, spacing_jump: float) -> l
 
 
 def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> Layout:
-    """Rows and groups of touching tiles, robust to a tilted photo and uneven spacing."""
+    """Rows and groups of touching tiles, robust to a tilted photo and uneven spacing: each tile by its id
+    (`Detections.ids`), whatever its place in `dets`."""
     n = len(dets)
     if n == 0:
         return Layout((), (), (), 0.0)
@@ -180,7 +186,7 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
         rows[-1].append(i)
         total += ys[i]
 
-    conf, codes = dets.confidences, dets.layout_codes
+    conf, codes, ids = dets.confidences, dets.layout_codes, dets.ids.tolist()
     warnings: list[Notice] = []
     groups: list[tuple[int, ...]] = []
     row_groups: list[tuple[int, ...]] = []
@@ -204,13 +210,13 @@ def group_rows(dets: Detections, settings: ReaderSettings = READER_DEFAULT) -> L
             dropped.extend(lost)
             slotted.append(kept)
             pitches.append(pitch)
-            groups.extend(tuple(piece) for piece in split_at_spacing(kept, cx, settings.spacing_jump))
+            groups.extend(tuple(ids[i] for i in piece) for piece in split_at_spacing(kept, cx, settings.spacing_jump))
         for a, b, room in holes(slotted, pitches, x1, x2, codes, settings.room_for_a_tile):
             warnings.append(Notice.of("tile-may-be-missing", count=room, left=codes[a], right=codes[b]))
         row_groups.append(tuple(range(first, len(groups))))
     if abs(angle) > 30:
         warnings.append(Notice.of("rows-turned", angle=round(angle, 1)))
-    return Layout(tuple(groups), tuple(row_groups), tuple(dropped), angle, tuple(warnings))
+    return Layout(tuple(groups), tuple(row_groups), tuple(ids[i] for i in dropped), angle, tuple(warnings))
 
 
 def without(layout: Layout, left_out: frozenset[int]) -> Layout:
@@ -224,11 +230,7 @@ def without(layout: Layout, left_out: frozenset[int]) -> Layout:
     return Layout(tuple(g for g in kept if g), rows, layout.dropped, layout.angle, layout.warnings)
 
 
-def in_reading_order(dets: Detections, layout: Layout) -> tuple[Detections, Layout]:
-    """The slotted detections only, renumbered in reading order, with the layout to match."""
-    order = [i for g in layout.groups for i in g]
-    groups, at = [], 0
-    for g in layout.groups:
-        groups.append(tuple(range(at, at + len(g))))
-        at += len(g)
-    return dets[np.array(order, dtype=np.int64)], Layout(tuple(groups), layout.rows, (), layout.angle, layout.warnings)
+def in_reading_order(dets: Detections, layout: Layout) -> Detections:
+    """The detections the layout of `dets` slotted, in reading order (each keeps its id)."""
+    at = {i: k for k, i in enumerate(dets.ids.tolist())}
+    return dets[np.array([at[i] for i in layout.order], dtype=np.int64)]

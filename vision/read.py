@@ -14,6 +14,7 @@ table's rules, so it can be kept per (photo, ruleset).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
@@ -30,7 +31,7 @@ from vision.correction import as_distinct_flowers, count_problem
 from vision.detections import Detections, Detector
 from vision.groups import TileGroup
 from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
-from vision.layout import group_rows, in_reading_order
+from vision.layout import group_rows
 from vision.notices import Notice
 from vision.photo import level_transform, turned_level
 from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
@@ -225,33 +226,36 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
     """Everything after the detector: pure geometry and rules, testable without a model. The hand is
     found among everything the photo shows (`vision.hand_finding`) and read as the most probable
     legal winning hand under `rules` (default: the default table) by one search (`vision.search`).
-    Each row's id is its detection's index in `dets`."""
+    Each tile's id, its index in `dets`, is given here once: the layout, the parts, the search's groups
+    and the proposals' rows and groups all hold it, and `dets` stays in the detector's order."""
     with stage(LAYOUT):  # the search within is a stage of its own
         rules = rules or load_ruleset()
-        supposed_id = len(dets)
-        dets, layout = in_reading_order(dets.with_facts(id=range(supposed_id)), group_rows(dets, settings))
-        rows = _Rows.of(dets, supposed_id)
-        if not rows.ids:
+        dets = dets.with_facts(id=range(len(dets)))
+        tiles = _Tiles.of(dets)
+        layout = group_rows(dets, settings)
+        order = layout.order
+        if not order:
             return PhotoReading(Proposal((), ()), False, 0.0, (Notice.of("no-tiles"),))
         parts = find_parts(dets, layout, settings)
-        layouts = Layouts(dets, flower_tiles(parts), settings)
+        layouts = Layouts(dets, order, flower_tiles(parts), settings)
         found = search(dets, parts, rules, layouts, settings)
-        unsure = unsure_boxes(dets, settings) if not found else frozenset()
+        unsure = unsure_boxes(dets, layout, settings) if not found else frozenset()
         if unsure:  # perhaps boxes on the table's cloth, in the rows or between them
             apart = find_parts(dets, layout, settings, unsure)
+            flowers = flower_tiles(apart)
             if not a_set_laid_out(apart):
-                again = Layouts(dets, flower_tiles(apart), settings)
+                again = Layouts(dets, order, flowers, settings)
                 found = search(dets, apart, rules, again, settings)
                 if found:
                     parts, layouts = apart, again
         if not found:
-            return _no_legal_hand(dets, rows, parts, layouts, settings)
+            return _no_legal_hand(dets, tiles, order, parts, layouts, settings)
         best = found[0]
         # the layout's word on the codes as read; a legal hand's melds are sets, whatever the layout saw of them
         laid_out = cast(HandLayout, layouts.of(best.members, best.backs_apart))  # the best candidate's, so made
-        proposal = rows.proposal(best, parts)
-        runner_ups = tuple(replace(rows.proposal(c, parts), probability=math.exp(best.cost - c.cost),
-                                   differs=_differs(c, best, rows.raw)) for c in found[1:])
+        proposal = tiles.proposal(order, best, parts)
+        runner_ups = tuple(replace(tiles.proposal(order, c, parts), probability=math.exp(best.cost - c.cost),
+                                   differs=_differs(c, best, tiles.raw, order)) for c in found[1:])
         warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
         for k, row in enumerate(proposal.shown):
             if row.code != row.raw_code:
@@ -267,32 +271,34 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
 
 
 @dataclass(frozen=True)
-class _Rows:
-    """The rows of one photo's proposals, read off its detections once, as soon as they are in reading order (each
-    with its `id` fact): the one place where positions in reading order become row ids."""
+class _Tiles:
+    """What the rows of one photo's proposals show of its tiles, read off its detections once, each by the tile's id
+    (its index in the detections)."""
 
-    supposed_id: int  # the id a supposed tile takes: past every detection's
-    ids: list[int]  # per position, its detection's id
-    raw: list[str]  # per position, the detector's top class
+    raw: list[str]  # the detector's top class
     conf: list[float]
     certainty: list[float]
     boxes: list[tuple[float, float, float, float]]
 
     @classmethod
-    def of(cls, dets: Detections, supposed_id: int) -> _Rows:
-        return cls(supposed_id, dets.data["id"].tolist(), dets.raw_codes, dets.confidences.tolist(),
-                   dets.certainty.tolist(), [tuple(box) for box in dets.boxes.tolist()])
+    def of(cls, dets: Detections) -> _Tiles:
+        return cls(dets.raw_codes, dets.confidences.tolist(), dets.certainty.tolist(),
+                   [tuple(box) for box in dets.boxes.tolist()])
 
-    def id_of(self, position: int) -> int:
-        return self.supposed_id if position == len(self.ids) else self.ids[position]
+    @property
+    def supposed_id(self) -> int:
+        """The id a supposed tile takes: past every detection's."""
+        return len(self.raw)
 
-    def shown(self, codes: list[str], why: list[str]) -> tuple[Row, ...]:
-        """A row per detection, read as `codes`, each with why its code or place is as it is."""
-        facts = zip(self.ids, codes, self.raw, self.conf, self.certainty, self.boxes, why, strict=True)
-        return tuple(Row(*fact) for fact in facts)
+    def shown(self, order: Iterable[int], codes: list[str], why: list[str]) -> tuple[Row, ...]:
+        """A row per tile of `order` (ids), read as `codes`, each with why its code or place is as it is (both by
+        id)."""
+        return tuple(Row(i, codes[i], self.raw[i], self.conf[i], self.certainty[i], self.boxes[i], why[i])
+                     for i in order)
 
-    def proposal(self, c: Candidate, parts: list[Part]) -> Proposal:
-        """Candidate `c` as a proposal, a tile set apart saying why (the photo's `parts` it was read from)."""
+    def proposal(self, order: tuple[int, ...], c: Candidate, parts: list[Part]) -> Proposal:
+        """Candidate `c` as a proposal, its rows in reading order (`order`), a tile set apart saying why (the
+        photo's `parts` it was read from)."""
         raw = self.raw
         why = [""] * len(raw)
         for g in c.groups:
@@ -303,55 +309,54 @@ class _Rows:
         codes = [c.codes.get(i, raw[i]) for i in range(len(raw))]
         why = ["legal hand" if code != raw[i] else w for i, (code, w) in enumerate(zip(codes, why, strict=True))]
         supposed = tuple(Row(self.supposed_id, code, code, 0.0, 0.0, None, supposed=True) for code in c.added)
-        return Proposal(self.shown(codes, why) + supposed, tuple(self.group(g) for g in c.groups))
-
-    def group(self, g: TileGroup) -> TileGroup:
-        return replace(g, members=tuple(self.id_of(i) for i in g.members),
-                       win=None if g.win is None else self.id_of(g.win))
+        return Proposal(self.shown(order, codes, why) + supposed, c.groups)
 
 
 def shown_rows(dets: Detections, codes: list[str], why: list[str]) -> tuple[Row, ...]:
-    """A row per detection (in `dets`' order, each with its `id` fact)."""
-    return _Rows.of(dets, len(dets)).shown(codes, why)
+    """A row per detection, in `dets`' order, its id its index there."""
+    return _Tiles.of(dets).shown(range(len(dets)), codes, why)
 
 
-def _no_legal_hand(dets: Detections, rows: _Rows, parts: list[Part], layouts: Layouts,
+def _no_legal_hand(dets: Detections, tiles: _Tiles, order: tuple[int, ...], parts: list[Part], layouts: Layouts,
                    settings: ReaderSettings) -> PhotoReading:
     """The likeliest hand tiles as read, for the player to fix, with why no legal hand was found."""
-    raw = rows.raw
-    ms = likely_hand(parts, settings)
+    raw = tiles.raw
+    ms = likely_hand(parts, order, settings)
     hl = layouts.of(ms.members) if ms.members else None
-    hand = [photo_group(replace(g, members=tuple(hl.order[i] for i in g.members))) for g in hl.groups] if hl else []
-    groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.apart)
-    problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
-    why = [""] * len(raw)
-    for part in ms.apart:
-        for i in part.members:
-            why[i] = part.why
-    warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
+    hand, apart = [photo_group(g) for g in hl.groups] if hl else [], ms.apart
+    groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in apart)
     # the flowers shown each once even so (a flower read twice is a misread)
     flowers = {i: c for g in hand if g.kind == GroupKind.FLOWERS
                for i, c in as_distinct_flowers(dets, g.members).items()}
+    problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
+    why = [""] * len(raw)
+    for part in apart:
+        for i in part.members:
+            why[i] = part.why
+    warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
     codes = [flowers.get(i, c) for i, c in enumerate(raw)]
     why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
-    return PhotoReading(Proposal(rows.shown(codes, why), tuple(rows.group(g) for g in groups)), False, 0.0,
-                        tuple(warnings))
+    return PhotoReading(Proposal(tiles.shown(order, codes, why), groups), False, 0.0, tuple(warnings))
 
 
-def _differs(c: Candidate, best: Candidate, raw: list[str]) -> tuple[Notice, ...]:
-    """What a runner-up changes from the best reading (tiles numbered in reading order from 1)."""
+def _differs(c: Candidate, best: Candidate, raw: list[str], order: tuple[int, ...]) -> tuple[Notice, ...]:
+    """What a runner-up changes from the best reading (the tiles shown numbered in reading order, `order`, from 1)."""
     def code(cand: Candidate, i: int) -> str:
         return cand.codes.get(i, raw[i])
 
-    shown = range(len(raw))  # the supposed tile's position is past these: told by alt-supposes
-    kept = {i for g in c.groups if g.role == GroupRole.HAND for i in g.members if i in shown}
-    best_kept = {i for g in best.groups if g.role == GroupRole.HAND for i in g.members if i in shown}
-    differs = [Notice.of("alt-tile", number=i + 1, before=code(best, i), after=code(c, i))
-               for i in sorted(kept & best_kept) if code(c, i) != code(best, i)]
+    number = {i: k + 1 for k, i in enumerate(order)}  # a supposed tile is none of these: told by alt-supposes
+
+    def in_order(ids: set[int]) -> list[int]:
+        return sorted(ids, key=number.__getitem__)
+
+    kept = {i for g in c.groups if g.role == GroupRole.HAND for i in g.members if i in number}
+    best_kept = {i for g in best.groups if g.role == GroupRole.HAND for i in g.members if i in number}
+    differs = [Notice.of("alt-tile", number=number[i], before=code(best, i), after=code(c, i))
+               for i in in_order(kept & best_kept) if code(c, i) != code(best, i)]
     if kept - best_kept:
-        differs.append(Notice.of("alt-in-hand", tiles=tuple(code(c, i) for i in sorted(kept - best_kept))))
+        differs.append(Notice.of("alt-in-hand", tiles=tuple(code(c, i) for i in in_order(kept - best_kept))))
     if best_kept - kept:
-        differs.append(Notice.of("alt-set-apart", tiles=tuple(code(best, i) for i in sorted(best_kept - kept))))
+        differs.append(Notice.of("alt-set-apart", tiles=tuple(code(best, i) for i in in_order(best_kept - kept))))
     if c.added != best.added:
         differs.append(Notice.of("alt-supposes", tile=c.added[0]) if c.added else Notice.of("alt-no-supposed"))
     win, best_win = cast(Slot, c.draft.win), cast(Slot, best.draft.win)  # legal hands' drafts name their winning tiles

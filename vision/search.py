@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import cast
 
@@ -29,9 +29,9 @@ from scoring.tiles import is_flower
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
-from vision.groups import TileGroup, classify, group_kind, shown_kong, stray_backs
+from vision.groups import Codes, TileGroup, classify, group_kind, shown_kong, stray_backs
 from vision.hand_finding import Part, flower_tiles
-from vision.layout import Layout, group_rows, in_reading_order, straight_line, tiles_that_fit, without
+from vision.layout import Layout, group_rows, straight_line, tiles_that_fit, without
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
 from vision.stages import SEARCH, stage
@@ -46,10 +46,10 @@ ROW_OF_ITS_OWN = 9
 @dataclass(frozen=True)
 class Candidate:
     cost: float
-    # Over the whole photo's detections (positions in reading order; the position just past them is
-    # the supposed tile, in the concealed group or a meld): the hand's groups, then the parts left out (role APART).
+    # Over the whole photo's tiles, by id (a supposed tile, in the concealed group or a meld, takes the id just past
+    # the photo's): the hand's groups, then the parts left out (role APART).
     groups: tuple[TileGroup, ...]
-    codes: dict[int, str]  # position → code, for the hand's tiles (the supposed one's too)
+    codes: dict[int, str]  # id → code, for the hand's tiles (the supposed one's too)
     draft: Draft  # the hand's tiles as this candidate reads them (no ids: what makes it one hand)
     added: tuple[str, ...]  # a tile the hand supposes that no detection shows
     kongs: tuple[str, ...]  # the faces supposed for concealed kongs shown as four backs
@@ -74,12 +74,13 @@ class Membership:
     parts: tuple[Part, ...]  # every part of the photo
     inside: tuple[bool, ...]  # which of them are the hand's
     tiles: int  # the hand's tiles besides flowers
+    order: tuple[int, ...] = field(compare=False, repr=False)  # the photo's tiles in reading order (`Layout.order`)
 
     @cached_property
     def members(self) -> tuple[int, ...]:
-        """Detections in the hand."""
-        return tuple(sorted(i for part, keep in zip(self.parts, self.inside, strict=True) if keep
-                            for i in part.members))
+        """The ids of the tiles in the hand, in the photo's reading order."""
+        kept = {i for part, keep in zip(self.parts, self.inside, strict=True) if keep for i in part.members}
+        return tuple(i for i in self.order if i in kept)
 
     @property
     def apart(self) -> tuple[Part, ...]:
@@ -87,11 +88,13 @@ class Membership:
         return tuple(part for part, keep in zip(self.parts, self.inside, strict=True) if not keep)
 
 
-def memberships(parts: list[Part], flower: np.ndarray, max_flip: float) -> Iterator[Membership]:
+def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], max_flip: float
+                ) -> Iterator[Membership]:
     """Which parts form the hand, cheapest first: each part is in when more likely in than out, and
     every set of parts changed from that costs the log-odds given up (enumerated by rising cost:
     a set's children add one later part, so each set comes once and never before a cheaper one).
-    `flower`: whether each detection is a flower (a membership's tile count leaves them out)."""
+    `flower`: whether each tile (by id) is a flower (a membership's tile count leaves them out); `order`: the photo's
+    tiles in reading order."""
     p = np.clip([part.p_hand for part in parts], 1e-6, 1 - 1e-6)
     base = p >= 0.5
     flip = np.abs(np.log(p / (1 - p)))
@@ -108,7 +111,7 @@ def memberships(parts: list[Part], flower: np.ndarray, max_flip: float) -> Itera
         for k in flips:
             inside[k] = not inside[k]
             count += tiles[k] if inside[k] else -tiles[k]
-        yield Membership(cost, shared, tuple(inside), count)
+        yield Membership(cost, shared, tuple(inside), count, order)
         for j in range(last + 1, len(doubtful)):
             heapq.heappush(heap, (cost + float(flip[doubtful[j]]), j, flips + (doubtful[j],)))
 
@@ -118,12 +121,12 @@ def a_set_laid_out(parts: list[Part]) -> bool:
     return sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2
 
 
-def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) -> Membership:
+def likely_hand(parts: list[Part], order: tuple[int, ...], settings: ReaderSettings = READER_DEFAULT) -> Membership:
     """The parts shown as the hand when no legal hand was found: those more likely in it than not, for
     the player to fix (the others stay offered beside it); where none is, the likeliest long row when it
     is not unlikely (`likeliest_shown_from`, `likeliest_shown_tiles`); none when the photo shows
     two rows no hand can hold together (ROW_OF_ITS_OWN: rows of a set laid out). What else was tried and its figures:
-    docs/decisions/hand-without-a-legal-reading.md."""
+    docs/decisions/hand-without-a-legal-reading.md. `order`: the photo's tiles in reading order."""
     inside = tuple(part.p_hand >= settings.shown_without_hand for part in parts)
     long_parts = [k for k, part in enumerate(parts) if len(part.members) >= settings.likeliest_shown_tiles]
     likeliest = max(long_parts, key=lambda k: parts[k].p_hand, default=None)
@@ -131,33 +134,43 @@ def likely_hand(parts: list[Part], settings: ReaderSettings = READER_DEFAULT) ->
         inside = tuple(k == likeliest for k in range(len(parts)))
     if a_set_laid_out(parts):
         inside = (False,) * len(parts)
-    return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k))
+    return Membership(0.0, tuple(parts), inside, sum(len(p.members) for p, k in zip(parts, inside, strict=True) if k),
+                      order)
 
 
-def _with_missing(sub: Detections, group: TileGroup) -> Detections:
-    """`sub` and one more tile of any face after the group (a tile the detector missed)."""
+def _with_missing(dets: Detections, group: TileGroup) -> Detections:
+    """`dets` and one more tile of any face after the group (a tile the detector missed), whose id is its index: the
+    one just past the photo's."""
     scores = np.zeros((1, len(CLASSES)), np.float32)
     scores[0, [CLASS_INDEX[c] for c in FACES]] = 0.5
-    box = sub.boxes[list(group.members)[-1]][None] if group.members else np.zeros((1, 4), np.float32)
-    return Detections.concat([Detections(sub.boxes, sub.scores), Detections(box.astype(np.float32), scores)])
+    box = dets.boxes[list(group.members)[-1]][None] if group.members else np.zeros((1, 4), np.float32)
+    return Detections.concat([Detections(dets.boxes, dets.scores), Detections(box.astype(np.float32), scores)])
 
 
 @dataclass(frozen=True)
 class HandLayout:
-    order: list[int]  # the hand's tiles in reading order, as photo detection indices
-    sub: Detections  # those detections, in that order
-    groups: list[TileGroup]  # over `sub`
+    """The hand's tiles laid out alone, by id: their groups (`vision.groups.classify`), the warnings, and the
+    layout's groups of touching tiles (`runs`, in reading order)."""
+
+    groups: list[TileGroup]
     warnings: list[Notice]
-    runs: tuple[tuple[int, ...], ...]  # the layout's groups of touching tiles, over `sub`
+    runs: tuple[tuple[int, ...], ...]
+
+    @property
+    def order(self) -> list[int]:
+        """The hand's tiles in its own reading order."""
+        return [i for run in self.runs for i in run]
 
 
 class Layouts:
     """The hand layouts of one photo, each membership laid out once: the search lays out up to
     `settings.max_laid_out` memberships, and the reading's warnings and the hand shown without a legal one are
-    a membership's layout again (`group_rows` is the costliest step after the detector)."""
+    a membership's layout again (`group_rows` is the costliest step after the detector). `dets`: the photo's, each
+    tile's id its index there; `order`: its tiles in reading order (`Layout.order`)."""
 
-    def __init__(self, dets: Detections, flowers: frozenset[int], settings: ReaderSettings = READER_DEFAULT) -> None:
-        self.dets, self.flowers, self.settings = dets, flowers, settings
+    def __init__(self, dets: Detections, order: tuple[int, ...], flowers: frozenset[int],
+                 settings: ReaderSettings = READER_DEFAULT) -> None:
+        self.dets, self.order, self.flowers, self.settings = dets, order, flowers, settings
         self._made: dict[tuple[int, ...], tuple[HandLayout, HandLayout | None]] = {}
 
     def of(self, members: tuple[int, ...], backs_apart: bool = False) -> HandLayout | None:
@@ -170,21 +183,22 @@ class Layouts:
 
 def lay_out(dets: Detections, members: tuple[int, ...], flowers: frozenset[int] = frozenset(),
             settings: ReaderSettings = READER_DEFAULT) -> tuple[HandLayout, HandLayout | None]:
-    """The layout and group kinds of the hand's tiles alone, as if the photo showed nothing else, and the same
-    with the backs no concealed kong can hold left out (None where there are none); the detections in `flowers`
-    (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top class."""
+    """The layout and group kinds of the hand's tiles (`members`, ids in the photo's reading order) alone, as if the
+    photo showed nothing else, and the same with the backs no concealed kong can hold left out (None where there are
+    none); the tiles in `flowers` (runs of flowers: `hand_finding.flower_tiles`) are flowers whatever their top
+    class. `dets`: the photo's, each tile's id its index there (a subset carries the ids: `Detections.ids`)."""
     mine = dets[np.array(members, np.int64)]
-    read_as = [f if m in flowers else c for m, c, f in zip(members, mine.layout_codes, mine.likeliest_flowers,
-                                                           strict=True)]
+    raw = dict(zip(members, mine.raw_codes, strict=True))
+    read_as = {m: f if m in flowers else c for m, c, f in zip(members, mine.layout_codes, mine.likeliest_flowers,
+                                                              strict=True)}
     whole = group_rows(mine, settings)
-    for k in flowers_inside_sets(whole, read_as, mine.raw_codes):
-        read_as[k] = mine.raw_codes[k]
-    stray = stray_backs(whole, read_as, mine.confidences)
-    return (_hand_layout(mine, members, read_as, whole),
-            _hand_layout(mine, members, read_as, without(whole, stray)) if stray else None)
+    for i in flowers_inside_sets(whole, read_as, raw):
+        read_as[i] = raw[i]
+    stray = stray_backs(whole, read_as, dict(zip(members, mine.confidences.tolist(), strict=True)))
+    return (_hand_layout(read_as, whole), _hand_layout(read_as, without(whole, stray)) if stray else None)
 
 
-def flowers_inside_sets(layout: Layout, read_as: list[str], raw: list[str]) -> list[int]:
+def flowers_inside_sets(layout: Layout, read_as: Codes, raw: Codes) -> list[int]:
     """The tiles laid out as flowers only because their flower classes together outweigh their top class, which
     is no flower, that lie between two tiles of their group that are no flowers: a player lays the flowers apart
     or at a row's end, never inside a meld or the concealed row, so such a tile is its top class."""
@@ -197,11 +211,9 @@ def flowers_inside_sets(layout: Layout, read_as: list[str], raw: list[str]) -> l
     return out
 
 
-def _hand_layout(mine: Detections, members: tuple[int, ...], read_as: list[str], whole: Layout) -> HandLayout:
-    sub, layout = in_reading_order(mine, whole)
-    reading = [i for g in whole.groups for i in g]
-    groups, warnings = classify(layout, [read_as[i] for i in reading])
-    return HandLayout([members[i] for i in reading], sub, groups, list(layout.warnings) + warnings, layout.groups)
+def _hand_layout(read_as: Codes, layout: Layout) -> HandLayout:
+    groups, warnings = classify(layout, read_as)
+    return HandLayout(groups, list(layout.warnings) + warnings, layout.groups)
 
 
 def merged_into_row(groups: list[TileGroup], runs: tuple[tuple[int, ...], ...]) -> list[TileGroup] | None:
@@ -217,29 +229,30 @@ def merged_into_row(groups: list[TileGroup], runs: tuple[tuple[int, ...], ...]) 
     joined = [g for g in groups[1:] if g.kind != GroupKind.FLOWERS and run_of[g.members[0]] in touched]
     row = groups[0]
     win = row.members[-1:] if row.win_apart else ()
-    members = tuple(sorted(set(row.members) - set(win) | {i for g in joined for i in g.members})) + win
+    held = set(row.members) - set(win) | {i for g in joined for i in g.members}
+    members = tuple(i for run in runs for i in run if i in held) + win
     # A single tile after all the others is the winning tile set apart.
     apart = row.win_apart or any(g.members == (members[-1],) for g in joined)
     return [TileGroup(GroupKind.CONCEALED, members, win_apart=apart)] + [g for g in groups[1:] if g not in joined]
 
 
-def row_cuts(sub: Detections, groups: list[TileGroup],
+def row_cuts(dets: Detections, groups: list[TileGroup],
              settings: ReaderSettings = READER_DEFAULT) -> list[tuple[float, list[TileGroup]]]:
     """The groupings with melds pushed against either end of the concealed row (closer than the layout
     cuts) shown apart, each with its cost: at each step between the row's tile centres, cutting or not
     costs by how much longer the step is than the row's steps there (`straight_line` through them, as perspective
     makes them grow along the row; `cut_step` times: as likely either way). The cheapest grouping costs 0; the uncut
-    one is always tried, others dearer than `max_cut_cost` not."""
+    one is always tried, others dearer than `max_cut_cost` not. `dets`: the photo's, each tile's id its index there."""
     row = list(groups[0].members) if groups and groups[0].kind == GroupKind.CONCEALED else []
     core = row[:-1] if groups and groups[0].win_apart else row
     if len(core) < 5:
         return [(0.0, groups)]
-    steps = centre_steps(sub, core)
+    steps = centre_steps(dets, core)
     # A step with room for a tile is a hole (a missed tile) as much as a cut: no more evidence than `hole`.
     z = (np.minimum(steps / straight_line(steps), settings.hole) - settings.cut_step) / settings.cut_scale
     extra = (np.logaddexp(0, -z) - np.logaddexp(0, z)).tolist()  # −log P(cut) + log P(no cut), per step
     n = len(core)
-    raw = sub.raw_codes
+    raw = dets.raw_codes
     # a concealed kong shown with a back at each end, pushed against either end of the row, is cut off however
     # close: the concealed tiles show no backs
     for kong, cut in ((core[:4], 3), (core[-4:], n - 5)):  # the cut after the first four, before the last four
@@ -261,9 +274,10 @@ def row_cuts(sub: Detections, groups: list[TileGroup],
                                        key=lambda v: v[0])
 
 
-def centre_steps(sub: Detections, members) -> np.ndarray:
-    """The distances between neighbouring tiles' centres along `members` (in reading order)."""
-    return np.hypot(*np.diff(sub.centers[list(members)], axis=0).T)
+def centre_steps(dets: Detections, members) -> np.ndarray:
+    """The distances between neighbouring tiles' centres along `members` (ids, in reading order; each tile's id its
+    index in `dets`)."""
+    return np.hypot(*np.diff(dets.centers[list(members)], axis=0).T)
 
 
 def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: int = 0, cost: float = 0.0):
@@ -283,22 +297,23 @@ def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: i
             yield (end, *ends), rest
 
 
-def with_missing_tile(sub: Detections, groups: list[TileGroup]) -> tuple[Detections, list[TileGroup], tuple[int, ...]]:
+def with_missing_tile(dets: Detections, groups: list[TileGroup]
+                      ) -> tuple[Detections, list[TileGroup], tuple[int, ...]]:
     """When the concealed tiles are one short of a hand, one more of any face in their row (a tile
-    the detector missed, or hidden); otherwise the groups as they are."""
+    the detector missed, or hidden: `_with_missing`); otherwise the groups as they are."""
     melds = [g for g in groups[1:] if g.kind != GroupKind.FLOWERS]
     if not groups or groups[0].kind != GroupKind.CONCEALED or len(groups[0].members) != 16 - 3 * len(melds):
-        return sub, groups, ()
-    sub = _with_missing(sub, groups[0])
-    added = (len(sub) - 1,)
+        return dets, groups, ()
+    dets = _with_missing(dets, groups[0])
+    added = (len(dets) - 1,)
     # the supposed tile goes in the row before its last tile, which stays the winning tile: set apart, or taken as the
     # last the photo shows ("win-not-apart"), never a tile the photo does not show
     row = groups[0].members
     row = row[:-1] + added + row[-1:]
-    return sub, [TileGroup(GroupKind.CONCEALED, row, win_apart=groups[0].win_apart), *groups[1:]], added
+    return dets, [TileGroup(GroupKind.CONCEALED, row, win_apart=groups[0].win_apart), *groups[1:]], added
 
 
-def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: ReaderSettings = READER_DEFAULT
+def with_missing_meld_tile(dets: Detections, groups: list[TileGroup], settings: ReaderSettings = READER_DEFAULT
                            ) -> tuple[Detections, list[TileGroup], tuple[int, ...]] | None:
     """A meld apart from the concealed row with the tile the detector missed supposed (any face): a group of two
     tiles and the tile after them, or two lone tiles with room for one tile between them (`tiles_that_fit`, the
@@ -312,53 +327,52 @@ def with_missing_meld_tile(sub: Detections, groups: list[TileGroup], settings: R
     out = list(groups)
     if len(pairs) == 1:
         pair = groups[pairs[0]].members
-        sub = _with_missing(sub, groups[pairs[0]])
-        out[pairs[0]] = TileGroup(GroupKind.UNKNOWN, pair + (len(sub) - 1,))
+        dets = _with_missing(dets, groups[pairs[0]])
+        out[pairs[0]] = TileGroup(GroupKind.UNKNOWN, pair + (len(dets) - 1,))
     elif len(lone) == 2 and not pairs:
         (a,), (b,) = groups[lone[0]].members, groups[lone[1]].members
-        step = max(float(np.median(centre_steps(sub, groups[0].members))), 1e-6)
-        if tiles_that_fit(float(centre_steps(sub, (a, b))[0]) - step, step, settings.room_for_a_tile) != 1:
+        step = max(float(np.median(centre_steps(dets, groups[0].members))), 1e-6)
+        if tiles_that_fit(float(centre_steps(dets, (a, b))[0]) - step, step, settings.room_for_a_tile) != 1:
             return None
-        sub = _with_missing(sub, groups[lone[0]])
-        out[lone[0]] = TileGroup(GroupKind.UNKNOWN, (a, len(sub) - 1, b))
+        dets = _with_missing(dets, groups[lone[0]])
+        out[lone[0]] = TileGroup(GroupKind.UNKNOWN, (a, len(dets) - 1, b))
         del out[lone[1]]
     else:
         return None
-    return sub, out, (len(sub) - 1,)
+    return dets, out, (len(dets) - 1,)
 
 
 def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts,
                   settings: ReaderSettings = READER_DEFAULT) -> list[Candidate] | None:
-    """The legal hands one membership makes, each as a candidate over the whole photo's detections;
-    None when its tile counts make no hand whatever the codes and groupings (no search was needed).
-    Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
+    """The legal hands one membership makes, each as a candidate over the whole photo's tiles (`dets`: each tile's
+    id its index there); None when its tile counts make no hand whatever the codes and groupings (no search was
+    needed). Groupings tried: the layout's, the strays joined to the concealed row, and melds cut off its ends."""
     out, counted = [], False
     for backs_apart in (False, True):
         hl = layouts.of(ms.members, backs_apart)
         if hl is None:
             continue
         apart = [TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in ms.apart]
-        dropped = [i for i in ms.members if i not in hl.order]  # boxes the layout found doubled, stray backs
+        rank = {i: k for k, i in enumerate(hl.order)}  # the hand's own reading order
+        dropped = [i for i in ms.members if i not in rank]  # boxes the layout found doubled, stray backs
         if dropped:
             apart.append(TileGroup(GroupKind.UNKNOWN, tuple(dropped), GroupRole.APART))
         merged = merged_into_row(list(hl.groups), hl.runs)
-        groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(hl.sub, g, settings)]
+        groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(dets, g, settings)]
         variants = [(cost, v) for cost, g in groupings for v in
-                    (with_missing_tile(hl.sub, g), with_missing_meld_tile(hl.sub, g, settings)) if v is not None]
-        for shape_cost, (sub, groups, added) in variants:
+                    (with_missing_tile(dets, g), with_missing_meld_tile(dets, g, settings)) if v is not None]
+        for shape_cost, (shown, groups, added) in variants:
             if count_problem(groups):
                 continue
             counted = True
             extra = shape_cost + (settings.missing_cost if added else 0.0) + \
                 (settings.stray_back_cost if backs_apart else 0.0)
-            order = hl.order + [len(dets)] * len(added)  # the supposed tile: the position past the photo's
-            hidden = kongs_of_backs(groups, sub.raw_codes)
+            hidden = sorted(kongs_of_backs(groups, shown.raw_codes), key=rank.__getitem__)
             for cost, codes, draft in itertools.islice(
-                    legal_readings(sub, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
-                mapped = tuple(_photo_group(g, codes, order, added) for g in groups) + tuple(apart)
-                out.append(Candidate(ms.cost + cost + extra, mapped,
-                                     {order[i]: c for i, c in codes.items() if i not in hidden}, draft,
-                                     tuple(codes[i] for i in added), tuple(codes[i] for i in sorted(hidden)),
+                    legal_readings(shown, groups, rules, settings, frozenset(added)), settings.readings_per_variant):
+                hand = tuple(_photo_group(g, codes, added) for g in groups) + tuple(apart)
+                out.append(Candidate(ms.cost + cost + extra, hand, {i: c for i, c in codes.items() if i not in hidden},
+                                     draft, tuple(codes[i] for i in added), tuple(codes[i] for i in hidden),
                                      ms.members, backs_apart))
     return out if counted else None
 
@@ -367,14 +381,14 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
 _KEPT_KINDS = (GroupKind.CONCEALED, GroupKind.FLOWERS, GroupKind.ANKONG)
 
 
-def _photo_group(g: TileGroup, codes: dict[int, str], order: list[int], added: tuple[int, ...] = ()) -> TileGroup:
-    """A hand group over the photo's detections, a meld's kind from the codes the reading chose; a chi holding
-    a supposed tile has its tiles in sequence, the supposed one in its place."""
+def _photo_group(g: TileGroup, codes: dict[int, str], added: tuple[int, ...] = ()) -> TileGroup:
+    """A hand group as the reading gives it, a meld's kind from the codes the reading chose; a chi holding a
+    supposed tile has its tiles in sequence, the supposed one in its place."""
     kind = g.kind if g.kind in _KEPT_KINDS else group_kind([codes[i] for i in g.members])
     members = g.members
     if kind == MeldKind.CHI and set(members) & set(added):
         members = tuple(sorted(members, key=lambda i: codes[i]))
-    return photo_group(TileGroup(kind, tuple(order[i] for i in members), win_apart=g.win_apart))
+    return photo_group(TileGroup(kind, members, win_apart=g.win_apart))
 
 
 def photo_group(g: TileGroup) -> TileGroup:
@@ -393,7 +407,7 @@ def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts
     searched = laid_out = 0
     runs = flower_tiles(parts)
     flower = np.array([is_flower(c) or i in runs for i, c in enumerate(dets.layout_codes)], bool)
-    for ms in itertools.islice(memberships(parts, flower, settings.max_flip), settings.max_memberships):
+    for ms in itertools.islice(memberships(parts, flower, layouts.order, settings.max_flip), settings.max_memberships):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
         kept = sorted({c.key: c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
