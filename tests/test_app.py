@@ -24,10 +24,10 @@ from scoring.score import score
 from tests.app_driver import box, choose, chosen, say_who_won
 from tests.example_hands import HAND, TYPED, house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
-from ui.photo import flagged
 from ui.widgets import MARKS
 from vision.classes import CLASS_INDEX
 from vision.detections import Detections
+from vision.draw import flagged
 from vision.groups import TileGroup
 from vision.model_files import ModelError
 from vision.notices import Notice

@@ -40,14 +40,14 @@ from tests.example_hands import HAND
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from tests.limits import files_limited_to
 from ui.dataset import DatasetError, NotSaved, dataset_folder, dataset_root, save_example
-from ui.photo import REMOVED, annotate, box_codes, choices, flagged, still_apart, supposed_left, taken
+from ui.photo import annotate, choices, supposed_left, taken
 from ui.picture import SHOWN_WIDTH, Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows
 from ui.text import in_script, seat_label, tile_label
 from ui.widgets import MARKS, distinct
 from vision.classes import CLASS_INDEX, CLASSES
 from vision.detections import Detections
-from vision.draw import DIMMED, HIGHLIGHT, NORMAL
+from vision.draw import DIMMED, HIGHLIGHT, NORMAL, REMOVED, box_codes, flagged, still_apart
 from vision.groups import TileGroup
 from vision.read import read_detections
 

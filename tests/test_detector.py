@@ -259,6 +259,31 @@ def test_people_cli_prints_groups_and_annotates(tmp_path):
     assert load_photo(out_png).shape == load_photo(photo).shape
 
 
+def test_the_command_line_draws_a_reading_as_the_page_draws_it_untouched(tmp_path, detector):
+    """`vision read --annotate` and the page draw a reading by one rule (`vision.draw.annotate`): the command line's
+    picture of a photo taken at a table is the page's picture of that reading as read, pixel for pixel, and a tile
+    set apart that the reader was unsure of is greyed with the rest set apart, never flagged (the command line used
+    to draw it red, the page grey)."""
+    from ui.photo import annotate as page_annotate
+    from ui.picture import Picture
+    from vision.detections import UNSURE_BELOW
+    from vision.draw import flagged
+
+    photo = DATA / "unseen-small" / "images" / "val" / "000017.jpg"
+    out_png = tmp_path / "annotated.png"
+    run = subprocess.run([sys.executable, "-m", "vision", "read", str(photo), "--annotate", str(out_png)],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    drawn = cv2.imread(str(out_png))
+    image = load_photo(photo)
+    best = read_photo(image, detector).best
+    assert np.array_equal(drawn, page_annotate(Picture(image, 1.0), best, best.draft))
+    unsure_apart = [k for k, row in enumerate(best.shown) if row.id in best.apart and row.certainty < UNSURE_BELOW]
+    flags = flagged(best, best.draft)
+    assert unsure_apart and not any(flags[k] for k in unsure_apart)
+    assert any(flags)  # a tile of the hand the reader was unsure of, or changed, is flagged
+
+
 @pytest.mark.parametrize("target, said", [
     ("annotated.txt", "not an image type OpenCV writes (use .png or .jpg)"),
     ("missing/dir/annotated.png", "no folder"),

@@ -1,5 +1,6 @@
-"""The photo reading next to the player's draft: what each box is now, which boxes to flag, which
-tiles the reader set apart from the hand, and the runner-up readings the player may take instead."""
+"""The photo reading next to the player's draft: the photo drawn as the player has the hand now (what each box
+is, which boxes are flagged and which tiles the reader set apart: `vision.draw`, the rule the command line draws
+by too), and the runner-up readings the player may take instead."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from scoring.payout import Result
 from scoring.ruleset import RulesetError
 from ui.picture import Picture
 from ui.result import evaluate
-from vision.classes import BACK
-from vision.detections import UNSURE_BELOW
+from vision import draw
+from vision.draw import box_codes as box_codes  # re-exported: app.py takes the page's from here
+from vision.draw import flagged as flagged
+from vision.draw import still_apart
 from vision.notices import Notice
 
-REMOVED = "x"  # drawn on a box whose tile the player removed from the hand
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]  # what the uploaders take (vision/photo.py reads them)
 
 
@@ -33,17 +35,6 @@ def taken(reading, alternative: int | None):
     runner-up number `alternative`, over the same boxes with its own codes, groups and supposed tile,
     so that the draft, the flags and the saved labels all follow the hand the player chose."""
     return reading.best if alternative is None else reading.runner_ups[alternative]
-
-
-def _held(draft: Draft) -> set[int]:
-    return {s.det for s in draft.all_slots() if s.det is not None}
-
-
-def still_apart(proposal, draft: Draft) -> list[int]:
-    """The ids of the tiles set apart that the draft does not hold (the player may pull one in), in
-    reading order."""
-    held = _held(draft)
-    return [i for i in proposal.apart if i not in held]
 
 
 def spare_for(proposal, draft: Draft, m: int, kind: str | None) -> int | None:
@@ -64,37 +55,10 @@ def supposed_left(proposal, draft: Draft) -> list[str]:
     return [supposed[s.det] for s in draft.all_slots() if s.det in supposed and s.code == supposed[s.det]]
 
 
-def box_codes(proposal, draft: Draft) -> list[str | None]:
-    """The class of each box (the proposal's shown rows, in order) as the player has it now: the code
-    of the draft tile holding it (a face-down tile stays `back`), the reader's code for a tile set apart
-    and left apart (it is still a tile in the photo), or None when the player removed that tile."""
-    at = {row.id: k for k, row in enumerate(proposal.shown)}
-    codes: list[str | None] = [None] * len(at)
-    for i in still_apart(proposal, draft):
-        codes[at[i]] = proposal.row(i).code
-    for slot in draft.all_slots():
-        if slot.det in at:
-            codes[at[slot.det]] = BACK if proposal.row(slot.det).code == BACK else slot.code
-    return codes
-
-
-def flagged(proposal, draft: Draft) -> list[bool]:
-    """Boxes to highlight: the reader was unsure, correction changed the tile, or the player did (a
-    tile pulled into the hand from those set apart is the player's change). A tile left apart is
-    dimmed instead, never flagged: it is not part of the hand."""
-    now = box_codes(proposal, draft)
-    changed, apart, left_apart = set(proposal.changed), set(proposal.apart), set(still_apart(proposal, draft))
-    return [row.id not in left_apart and (row.certainty < UNSURE_BELOW or row.id in changed or now[k] != row.code
-                                          or row.id in apart) for k, row in enumerate(proposal.shown)]
-
-
 def annotate(picture: Picture, proposal, draft: Draft) -> np.ndarray:
-    """The photo as the page shows it (BGR) with each box and its current code; flagged boxes in the
-    highlight colour, tiles set apart from the hand greyed."""
-    labels = [REMOVED if c is None else c for c in box_codes(proposal, draft)]
-    left_apart = set(still_apart(proposal, draft))
-    return picture.drawn(proposal.boxes, labels, flagged(proposal, draft),
-                         dimmed=[row.id in left_apart for row in proposal.shown])
+    """The page's picture of the photo with the proposal drawn as the player has it now (`vision.draw.annotate`,
+    the one rule for the boxes flagged, at the picture's scale)."""
+    return draw.annotate(picture.image, proposal, draft, picture.scale)
 
 
 @dataclass(frozen=True)

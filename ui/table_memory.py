@@ -23,8 +23,8 @@ import streamlit as st
 
 from ledger import Ledger, LedgerError, Recorded
 from scoring.draft import Draft
-from ui.photo import box_codes
 from vision.crop_classifier import TileClassifier
+from vision.draw import box_codes
 from vision.memory import TableMemory, TableMemoryError, embed
 from vision.read import PhotoView
 

@@ -34,9 +34,8 @@ from scoring.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, available_ru
 from scoring.score import score
 from scoring.tiles import WINDS
 from vision.console import as_a_command
-from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
-from vision.draw import draw_boxes
+from vision.draw import annotate
 from vision.files import ImageWriteError, write_image
 from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
@@ -218,12 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(describe(path, reading, situation), flush=True)
         if args.annotate and n == 0:
-            best = reading.best
-            changed, apart = set(best.changed), set(best.apart)
-            highlight = [row.id in changed or row.certainty < UNSURE_BELOW for row in best.shown]
             try:
-                write_image(args.annotate, draw_boxes(image, best.boxes, [row.code for row in best.shown],
-                                                      highlight, [row.id in apart for row in best.shown]))
+                write_image(args.annotate, annotate(image, reading.best))
             except ImageWriteError as exc:
                 failed = True
                 print(f"error: {exc}", file=sys.stderr, flush=True)
