@@ -5,8 +5,8 @@ helpers in `ui/`. All state lives in `st.session_state` by value (`ui/widgets.py
 the photo and its readings (by photo, ruleset and the table's memory revision, so editing never
 re-runs the model), who won and how, the deal. The hand is scored once per run, before anything is
 drawn, so the summary at the top and every note below speak of the hand as it is now. A table's
-evening lives in the ledger file (`?table=CODE`, `ui/table_page.py`), and so does its memory of its
-own tile set, which reads its photos and learns from each hand recorded from one
+evening lives in the ledger file (`?table=CODE`, `ui/table_desk.py` and the `ui/table_*.py` beside it), and so
+does its memory of its own tile set, which reads its photos and learns from each hand recorded from one
 (`ui/table_memory.py`; taught at once on the page 教認牌組, `ui/teach_page.py`).
 """
 
@@ -40,7 +40,7 @@ from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, l
 from scoring.score import kong_origins_needed
 from scoring.seats import SEATS, Wind, seat_wind
 from scoring.tiles import TILE_CODES
-from ui import audit_page, resume, table_memory, table_page, teach_page
+from ui import audit_page, resume, table_desk, table_history, table_memory, table_penalties, table_record, teach_page
 from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.photo import (
@@ -148,23 +148,23 @@ def next_hand(draft: Draft) -> None:
 
 
 def start_over() -> None:
-    """清空手牌: another hand begins (a race lost with the one on the page is over: `table_page.start_over`)."""
+    """清空手牌: another hand begins (a race lost with the one on the page is over: `table_desk.start_over`)."""
     edit(Draft())
     ss.resumed_photo = None  # a photo given back after a reload goes too: it has no uploader to remove it from
-    table_page.start_over()
+    table_desk.start_over()
 
 
 # -- a hand kept over a reload (ui/resume.py) -----------------------------------------------------------
-# The session's values that make a hand (the photo and its readings apart, and the table's part: table_page.in_hand).
+# The session's values that make a hand (the photo and its readings apart, and the table's part: table_desk.in_hand).
 HAND = ("draft", "target", "taken", "text", "winner", "how", "round", "dealer", "streak", "base", "per_tai",
         "ruleset", *FLAGS, *FIRST_TURN)
 
 
 def hand_now(photo_data: bytes | None) -> resume.Hand | None:
     """The hand on the page with its photo's bytes, as a reload gives it back; None where there is none to give
-    back: nothing entered, or an old hand being edited (`table_page.in_hand`)."""
-    at_table = table_page.in_hand()
-    if at_table is None or (ss.draft.empty and ss.photo is None and not table_page.setting_aside()):
+    back: nothing entered, or an old hand being edited (`table_desk.in_hand`)."""
+    at_table = table_desk.in_hand()
+    if at_table is None or (ss.draft.empty and ss.photo is None and not table_desk.setting_aside()):
         return None
     values = {key: ss[key] for key in HAND} | at_table
     if ss.photo is None:
@@ -275,7 +275,7 @@ def read_upload(data: bytes) -> None:
         ss.photo = {"id": pid, "image": image, "picture": Picture.of(image), "problem": None, "ruleset": None,
                     "key": None, "memory_problem": None, "behind": False}
         ss.readings = {}  # only this photo's: a phone uploading all evening keeps one photo's readings
-        table_page.start_over()  # a new photo is another hand
+        table_desk.start_over()  # a new photo is another hand
     key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
     if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
         ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read
@@ -364,8 +364,8 @@ st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizon
 script = ss.script
 summary = st.container(key="summary")  # filled in once the hand is scored: stays in view (ui/style)
 st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
-# The table's ledger (?table=CODE, ui/table_page.py): first, since it fills in the deal.
-desk = table_page.open_desk(script, busy=not ss.draft.empty or table_page.setting_aside())
+# The table's ledger (?table=CODE, ui/table_desk.py): first, since it fills in the deal.
+desk = table_desk.open_desk(script, busy=not ss.draft.empty or table_desk.setting_aside())
 table_info = None if desk is None else desk.table
 if ss.pop("resumed", False):
     st.info(t("接著剛才的這一手（網頁重新整理或斷線前的）：不是這一手的話，按下面的「清空手牌」。"))
@@ -403,8 +403,8 @@ if ss.target not in draft.groups():
 verdict, why_not = score_page()
 
 with summary:
-    several = None if desk is None else table_page.discard_summary(desk, verdict, script)
-    line = None if desk is None else table_page.line_asked(script)
+    several = None if desk is None else table_record.discard_summary(desk, verdict, script)
+    line = None if desk is None else table_penalties.line_asked(script)
     if several is not None:  # one discard won by several: the line 胡了 records, every winner's money
         st.markdown(several)
     elif line is not None and verdict is None:
@@ -518,7 +518,7 @@ with st.container(horizontal=True):
 
 # ③ who won, how, and the deal
 st.subheader(t("③ 牌局"))
-won = () if desk is None else table_page.aside_winners()  # of the discard being entered (一炮多響)
+won = () if desk is None else table_desk.aside_winners()  # of the discard being entered (一炮多響)
 choice(t("誰胡了"), [s for s in SEATS if s not in won], "winner", who)
 choice(t("怎麼胡"), ([] if won else ["self"]) + [s for s in SEATS if s != ss.winner and s not in won], "how",
        lambda h: t("自摸") if h == "self" else who(h) + t(" 放槍"))
@@ -555,7 +555,7 @@ def ask_kong_origins() -> None:
 ask_kong_origins()
 stakes = table_rules(ss.ruleset).settlement
 # At a table its 底, 每台 and rules are the table's (every phone's): a change here is saved to the table.
-table_setting = None if desk is None else partial(table_page.on_stakes, desk)
+table_setting = None if desk is None else partial(table_desk.on_stakes, desk)
 with st.container(horizontal=True):
     number(t("連莊次數"), "streak", min_value=0, max_value=MAX_STREAK, step=1, width=100)
     number(t("底"), "base", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100,
@@ -597,8 +597,8 @@ if reading_choices is not None and photo_reading.runner_ups:
                       args=(photo_reading, option.alternative),
                       disabled=option.alternative == ss.taken, width="stretch")
 if desk is not None:
-    table_page.several_winners(desk, verdict, script, next_hand, edit)  # 一炮多響, where the table allows it
-    table_page.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand, photo_lesson())
+    table_record.several_winners(desk, verdict, script, next_hand, edit)  # 一炮多響, where the table allows it
+    table_record.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand, photo_lesson())
 
 # ⑤ saving the corrected photo
 if reading is not None:
@@ -623,5 +623,5 @@ with st.expander(t("規則")):
     pick(t("台數規則"), available_rulesets(), "ruleset", lambda r: ruleset_label(r, script), table_setting)
 
 if desk is not None:
-    table_page.render(desk, script, edit)
+    table_history.render(desk, script, edit)
 resume.keep(phone, hand_now(photo_data))
