@@ -35,10 +35,10 @@ from scoring.draft import (
 )
 from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
 from scoring.melds import KongOrigin, MeldKind
-from scoring.payout import Deal, Result
+from scoring.payout import Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.score import kong_origins_needed
-from scoring.seats import SEATS, Wind, seat_wind
+from scoring.seats import SEATS, Seat, Wind, seat_wind
 from scoring.tiles import TILE_CODES
 from ui import audit_page, resume, table_desk, table_history, table_memory, table_penalties, table_record, teach_page
 from ui.chrome import on_script_change, page_script
@@ -57,9 +57,10 @@ from ui.photo import (
 )
 from ui.picture import Picture, jpeg
 from ui.result import evaluate, item_rows, net_line, payment_rows, stake_words
+from ui.state import FIRST_TURN, FLAGS, Photo, ReadState, hand_state, photo_state, table_state
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
-from ui.widgets import choice, distinct, number, pick, text
+from ui.widgets import Field, choice, distinct, number, pick, text
 from vision.classes import BACK
 from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
@@ -88,22 +89,9 @@ if page == teach_page.PAGE:  # the table's own set, taught from a photo (ui/teac
     teach_page.render(script, tile_detector)
     st.stop()
 
-ss = st.session_state
-FLAGS = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上（補牌胡）", "rob_kong": "搶槓", "heavenly": "天胡",
-         "ready": "聽牌（胡前宣告）"}
-FIRST_TURN = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽", "earthly_ready": "地聽",
-              "after_flower": "補花後自摸"}
-for key, value in {
-    "draft": Draft(), "version": 0, "selected": None, "target": "concealed", "readings": {}, "photo": None,
-    "taken": None,  # which reading of the photo the draft came from: None the best, else a runner-up's index
-    "resumed_photo": None,  # a photo given back after a reload (`resume_hand`): no uploader holds it
-    "uploads": 0,  # the uploader's generation: a new one (empty) once a hand is recorded
-    "source": "upload", "script": "traditional", "winner": None, "how": None, "round": Wind.E,
-    "dealer": SEATS[0], "streak": 0, "base": 100, "per_tai": 20, "dataset_name": "", "text": "",
-    "ruleset": DEFAULT_RULESET if DEFAULT_RULESET in available_rulesets() else available_rulesets()[0],
-    **dict.fromkeys((*FLAGS, *FIRST_TURN), False),
-}.items():
-    ss.setdefault(key, value)
+ss = st.session_state  # the widgets' own keys; the page's state is in `ui/state.py`
+the_hand, the_photo, the_table = hand_state(), photo_state(), table_state()
+ss.setdefault("dataset_name", "")
 # Keep it although its widget is not drawn on every run (Streamlit drops a hidden widget's value).
 ss.dataset_name = ss.dataset_name
 
@@ -130,60 +118,26 @@ def group_label(group: str) -> str:
     return t({"concealed": "手牌", "win": "胡的那張", "flowers": "花牌"}[group])
 
 
-def edit(draft: Draft) -> None:
-    """Every change of the hand: new widget keys for the tile rows, so no stale selection remains."""
-    ss.draft = draft
-    ss.version += 1
-    ss.selected = None
+edit = the_hand.edit  # every change of the hand (`HandState.edit`)
+
+
+def field(name: str) -> Field:
+    """The hand's `name` as its widget shows and sets it."""
+    return Field.of(the_hand, name)
 
 
 def next_hand(draft: Draft) -> None:
     """A hand was recorded at the table: the page starts the next one empty, its photo and typed
     text gone, and who won and how to be said again (the deal is filled in from the ledger)."""
-    edit(draft)
-    ss.uploads += 1
-    ss.photo, ss.resumed_photo, ss.taken, ss.winner, ss.how, ss.text = None, None, None, None, None, ""
-    for flag in (*FLAGS, *FIRST_TURN):
-        ss[flag] = False
+    the_hand.next_hand(draft)
+    the_photo.next_hand()
 
 
 def start_over() -> None:
     """清空手牌: another hand begins (a race lost with the one on the page is over: `table_desk.start_over`)."""
     edit(Draft())
-    ss.resumed_photo = None  # a photo given back after a reload goes too: it has no uploader to remove it from
-    table_desk.start_over()
-
-
-# -- a hand kept over a reload (ui/resume.py) -----------------------------------------------------------
-# The session's values that make a hand (the photo and its readings apart, and the table's part: table_desk.in_hand).
-HAND = ("draft", "target", "taken", "text", "winner", "how", "round", "dealer", "streak", "base", "per_tai",
-        "ruleset", *FLAGS, *FIRST_TURN)
-
-
-def hand_now(photo_data: bytes | None) -> resume.Hand | None:
-    """The hand on the page with its photo's bytes, as a reload gives it back; None where there is none to give
-    back: nothing entered, or an old hand being edited (`table_desk.in_hand`)."""
-    at_table = table_desk.in_hand()
-    if at_table is None or (ss.draft.empty and ss.photo is None and not table_desk.setting_aside()):
-        return None
-    values = {key: ss[key] for key in HAND} | at_table
-    if ss.photo is None:
-        return resume.Hand(st.query_params.get("table"), values)
-    return resume.Hand(st.query_params.get("table"), values, photo_data,
-                       {k: v for k, v in ss.photo.items() if k not in ("image", "picture")}, dict(ss.readings))
-
-
-def resume_hand(hand: resume.Hand | None) -> None:
-    """The hand this phone had on the page before a reload, back as it was: its photo is read again only where an
-    uploaded one would be (`read_upload`: the table learned since, or its rules changed)."""
-    if hand is None:
-        return
-    ss.update(hand.values)
-    if hand.photo is not None:
-        image = load_photo(hand.photo)
-        ss.photo = {**hand.photo_state, "image": image, "picture": Picture.of(image)}
-        ss.readings, ss.resumed_photo = dict(hand.readings), hand.photo
-    ss.resumed = True  # said once, on this run
+    the_photo.resumed = None  # a photo given back after a reload goes too: it has no uploader to remove it from
+    table_record.start_over()
 
 
 def table_rules(name: str):
@@ -198,11 +152,11 @@ def table_rules(name: str):
 # -- callbacks (run before the page is drawn again) ---------------------------------------------------
 def on_text() -> None:
     try:
-        draft = from_text(ss.text)
+        draft = from_text(the_hand.text)
     except HandError as exc:
-        ss.text_error = exc.for_player
+        the_hand.text_error = exc.for_player
         return
-    ss.text_error = None
+    the_hand.text_error = None
     edit(draft)
 
 
@@ -210,53 +164,53 @@ def on_text() -> None:
 # before it drew the page's last run still carries the widgets of an older draft (ui/widgets.py), whose values
 # must not change the draft on the page now.
 def on_select(group: str, version: int) -> None:
-    if version != ss.version:
+    if version != the_hand.version:
         return
-    index = ss[f"tiles-{group}-{ss.version}"]
-    ss.selected = None if index is None else (group, index)
-    for other in ss.draft.groups():
+    index = ss[f"tiles-{group}-{the_hand.version}"]
+    the_hand.selected = None if index is None else (group, index)
+    for other in the_hand.draft.groups():
         if other != group:
-            ss[f"tiles-{other}-{ss.version}"] = None
+            ss[f"tiles-{other}-{the_hand.version}"] = None
 
 
 def on_face(version: int) -> None:
-    code = ss[f"face-{ss.version}"] if version == ss.version else None
+    code = ss[f"face-{the_hand.version}"] if version == the_hand.version else None
     if code is None:
         return
-    if ss.selected is not None:
-        edit(replace_tile(ss.draft, *ss.selected, code))
+    if the_hand.selected is not None:
+        edit(replace_tile(the_hand.draft, *the_hand.selected, code))
     else:
-        edit(add_tile(ss.draft, ss.target, code))
+        edit(add_tile(the_hand.draft, the_hand.target, code))
 
 
 def on_pull(proposal, version: int) -> None:
     """A tile the reader set apart, tapped: into the group tiles are added to, with its box."""
-    det = ss[f"apart-{ss.version}"] if version == ss.version else None
+    det = ss[f"apart-{the_hand.version}"] if version == the_hand.version else None
     if det is not None:
-        edit(add_tile(ss.draft, ss.target, proposal.row(det).code, det))
+        edit(add_tile(the_hand.draft, the_hand.target, proposal.row(det).code, det))
 
 
 def on_take(photo_reading, alternative: int | None) -> None:
     """The draft replaced by another reading of the photo (None: the best)."""
-    ss.taken = alternative
+    the_photo.taken = alternative
     edit(taken(photo_reading, alternative).draft)
 
 
 def on_kind(m: int, reading, version: int) -> None:
-    if version != ss.version:
+    if version != the_hand.version:
         return
-    kind = ss[f"kind-{m}-{script}-{ss.version}"]
-    edit(set_meld_kind(ss.draft, m, kind, spare_for(reading, ss.draft, m, kind)))
+    kind = ss[f"kind-{m}-{script}-{the_hand.version}"]
+    edit(set_meld_kind(the_hand.draft, m, kind, spare_for(reading, the_hand.draft, m, kind)))
 
 
 def on_new_meld(kind: str) -> None:
-    edit(add_meld(ss.draft, kind))
-    ss.target = f"meld:{len(ss.draft.melds) - 1}"
+    edit(add_meld(the_hand.draft, kind))
+    the_hand.target = f"meld:{len(the_hand.draft.melds) - 1}"
 
 
 def on_remove_meld(m: int) -> None:
-    edit(remove_meld(ss.draft, m))
-    ss.target = "concealed"
+    edit(remove_meld(the_hand.draft, m))
+    the_hand.target = "concealed"
 
 
 # -- the photo ----------------------------------------------------------------------------------------
@@ -265,89 +219,90 @@ def read_upload(data: bytes) -> None:
     (`ui/table_memory.py`); the draft follows the photo when it is new, read again under another table, or
     read again with what the table has learned since (only while the player has not changed the hand)."""
     pid = photo_id(data)
-    if ss.photo is None or ss.photo["id"] != pid:
+    shown = the_photo.shown
+    if shown is None or shown.id != pid:
         try:
             image = load_photo(data)
         except PhotoError as exc:
-            ss.photo = None
+            the_photo.shown = None
             st.error(t("這個檔案不能當照片讀：") + exc.notice.text(script))
             return
-        ss.photo = {"id": pid, "image": image, "picture": Picture.of(image), "problem": None, "ruleset": None,
-                    "key": None, "memory_problem": None, "behind": False}
-        ss.readings = {}  # only this photo's: a phone uploading all evening keeps one photo's readings
-        table_desk.start_over()  # a new photo is another hand
-    key = (pid, ss.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
-    if key == ss.photo["key"] or (ss.photo["ruleset"] == ss.ruleset and fixed_by_player()):
-        ss.photo["behind"] = key != ss.photo["key"]  # the table learned since the player's fixes: offer a re-read
+        shown = the_photo.shown = Photo(pid, image, Picture.of(image))
+        the_photo.readings = {}  # only this photo's: a phone uploading all evening keeps one photo's readings
+        table_record.start_over()  # a new photo is another hand
+    key = (pid, the_hand.ruleset, table_memory.revision(desk))  # read again once the table's memory moved, unless fixed
+    if key == shown.read.key or (shown.read.ruleset == the_hand.ruleset and fixed_by_player(shown)):
+        shown.read.behind = key != shown.read.key  # the table learned since the player's fixes: offer a re-read
         return
-    ss.photo.update(ruleset=ss.ruleset, problem=None, key=key, behind=False)
-    if key not in ss.readings:
+    shown.read = ReadState(ruleset=the_hand.ruleset, key=key, memory_problem=shown.read.memory_problem)
+    if key not in the_photo.readings:
         try:
             with st.spinner(t("讀牌中…")):
-                ss.readings[key] = read_at_table(ss.photo["image"], key[2])
+                the_photo.readings[key] = read_at_table(shown, key[2])
         except ModelError as exc:
-            ss.photo["problem"] = exc.notice
+            shown.read.problem = exc.notice
         except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
             log.exception("reading a photo failed")
-            ss.photo["problem"] = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
-    if key in ss.readings:
-        ss.taken, ss.text = None, ""  # the hand is the photo's now, not the one typed before
-        edit(ss.readings[key].best.draft)
+            shown.read.problem = Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}")
+    if key in the_photo.readings:
+        the_photo.taken, the_hand.text = None, ""  # the hand is the photo's now, not the one typed before
+        edit(the_photo.readings[key].best.draft)
 
 
-def read_again() -> None:
+def read_again(shown: Photo) -> None:
     """The photo read again with what the table learned since the player fixed its hand (the fixes go)."""
-    ss.photo["ruleset"] = None
+    shown.read.ruleset = None
 
 
-def fixed_by_player() -> bool:
+def fixed_by_player(shown: Photo) -> bool:
     """The player changed the hand the photo's reading gave: reading it again would throw the changes away."""
-    shown = ss.readings.get(ss.photo["key"])
-    return shown is not None and ss.draft != taken(shown, ss.taken).draft
+    reading = the_photo.readings.get(shown.read.key)
+    return reading is not None and the_hand.draft != taken(reading, the_photo.taken).draft
 
 
-def read_at_table(image, memory_revision: int | None):
+def read_at_table(shown: Photo, memory_revision: int | None):
     """The photo read with the table's memory of its own set, where the page is at a table that has one."""
     detector = tile_detector()
     remembered = table_memory.for_reading(desk, memory_revision, detector)
-    ss.photo["memory_problem"] = remembered.problem
-    return read_photo(image, detector, table_rules(ss.ruleset), memory=remembered.memory)
+    shown.read.memory_problem = remembered.problem
+    return read_photo(shown.image, detector, table_rules(the_hand.ruleset), memory=remembered.memory)
 
 
 def photo_lesson():
     """What a hand recorded from the photo teaches the table's memory (`ui.table_memory.learn_hand`, run
     once it is recorded): the reading as the player took it and the draft as shown. None: no photo read."""
-    if reading is None:
+    if reading is None or the_photo.shown is None:
         return None
-    return partial(table_memory.learn_hand, desk.ledger, desk.code, tile_detector, ss.photo["id"], ss.photo["image"],
+    return partial(table_memory.learn_hand, desk.ledger, desk.code, tile_detector, the_photo.shown.id,
+                   the_photo.shown.image,
                    reading, photo_reading.view, draft)
 
 
 # -- what the players say happened ---------------------------------------------------------------------
 def the_result() -> Result | str:
     """Who won and how under the page's deal, or what is still to be said (in traditional)."""
-    if ss.winner is None:
+    if the_hand.winner is None:
         return "選出誰胡了"
-    if ss.how is None:
+    if the_hand.how is None:
         return "選出自摸還是誰放槍"
-    deal = Deal(Wind(ss["round"]), ss.dealer, int(ss.streak))
-    return Result(deal, ss.winner, None if ss.how == "self" else ss.how)
+    return Result(the_hand.deal, the_hand.winner, the_hand.how if isinstance(the_hand.how, Seat) else None)
 
 
 def the_flags() -> Situation:
-    return Situation(**{key: bool(ss[key]) for key in (*FLAGS, *FIRST_TURN) if key != "ready"})
+    return Situation(**{key: value for key, value in the_hand.flags().items() if key != "ready"})
 
 
 def score_page():
     """(verdict, None) for the hand as it is now, or (None, what to say: a prompt or an error)."""
-    if ss.draft.empty:
+    if the_hand.draft.empty:
         return None, ("prompt", "先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。")
     result = the_result()
     if isinstance(result, str):
         return None, ("prompt", result)
     try:
-        return evaluate(ss.draft, the_flags(), result, int(ss.base), int(ss.per_tai), bool(ss.ready),
-                        ss.ruleset), None
+        return evaluate(the_hand.draft, the_flags(), result, int(the_hand.base), int(the_hand.per_tai),
+                        the_hand.flags()["ready"],
+                        the_hand.ruleset), None
     except HandError as exc:
         return None, ("error", "這手牌不能算：" + exc.for_player)
     except RulesetError as exc:
@@ -357,7 +312,7 @@ def score_page():
 # -- page ---------------------------------------------------------------------------------------------
 phone, first_run = resume.phone()  # ?phone= in the address: a reload gets this phone's hand back
 if first_run:
-    resume_hand(resume.left(phone, st.query_params.get("table")))
+    resume.give_back(resume.left(phone, st.query_params.get("table")))
 st.title(t("台數"))
 st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
          label_visibility="collapsed", on_change=on_script_change)
@@ -365,9 +320,10 @@ script = ss.script
 summary = st.container(key="summary")  # filled in once the hand is scored: stays in view (ui/style)
 st.caption(t("拍下胡牌：讀出手牌、算台數、算誰付多少。"))
 # The table's ledger (?table=CODE, ui/table_desk.py): first, since it fills in the deal.
-desk = table_desk.open_desk(script, busy=not ss.draft.empty or table_desk.setting_aside())
+desk = table_desk.open_desk(script, busy=not the_hand.draft.empty or the_table.setting_aside())
 table_info = None if desk is None else desk.table
-if ss.pop("resumed", False):
+if the_hand.resumed:
+    the_hand.resumed = False
     st.info(t("接著剛才的這一手（網頁重新整理或斷線前的）：不是這一手的話，按下面的「清空手牌」。"))
 
 
@@ -379,27 +335,28 @@ def who(seat, script_=None) -> str:
 st.subheader(t("① 照片"))
 upload = st.file_uploader(
     t("上傳胡牌照片（手機會提供拍照）"), type=PHOTO_TYPES,
-    key=f"upload-{ss.uploads}", on_change=lambda: ss.update(source="upload"),
+    key=f"upload-{the_photo.uploads}", on_change=lambda: setattr(the_photo, "source", "upload"),
     help=t("JPG、PNG、WebP 或 iPhone 的 HEIC。"),
 )
 with st.expander(t("用網頁相機拍照（要 https:// 的網址，或在這台電腦上）")):
     st.caption(t("手機經由無線網路連上 http://… 的網址時，瀏覽器不允許網頁相機；請用上面的上傳，手機會提供拍照。"))
-    camera = st.camera_input(t("拍照"), key=f"camera-{ss.uploads}", on_change=lambda: ss.update(source="camera"))
+    camera = st.camera_input(t("拍照"), key=f"camera-{the_photo.uploads}",
+                             on_change=lambda: setattr(the_photo, "source", "camera"))
 
-photo_file = (camera or upload) if ss.source == "camera" else (upload or camera)
+photo_file = (camera or upload) if the_photo.source == "camera" else (upload or camera)
 if photo_file is not None:
-    ss.resumed_photo = None  # the uploader's photo is the page's now
-photo_data = photo_file.getvalue() if photo_file is not None else ss.resumed_photo
+    the_photo.resumed = None  # the uploader's photo is the page's now
+photo_data = photo_file.getvalue() if photo_file is not None else the_photo.resumed
 if photo_data is None:
-    ss.photo = None
+    the_photo.shown = None
 else:
     read_upload(photo_data)
 
-photo_reading = ss.readings.get(ss.photo["key"]) if ss.photo else None
-reading = None if photo_reading is None else taken(photo_reading, ss.taken)  # the proposal the player took
-draft = ss.draft
-if ss.target not in draft.groups():
-    ss.target = "concealed"
+photo_reading = the_photo.readings.get(the_photo.shown.read.key) if the_photo.shown else None
+reading = None if photo_reading is None else taken(photo_reading, the_photo.taken)  # the proposal the player took
+draft = the_hand.draft
+if the_hand.target not in draft.groups():
+    the_hand.target = "concealed"
 verdict, why_not = score_page()
 
 with summary:
@@ -418,19 +375,19 @@ with summary:
         st.markdown(t(why_not[1] if why_not[0] == "prompt" else "這手牌還不能算（④ 說為什麼）"))
 
 reading_choices = None
-if ss.photo is not None:
-    if ss.photo["problem"]:
-        st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{ss.photo['problem'].text(script)}")
-    if ss.photo["memory_problem"]:
-        st.warning(t("這一桌記住的牌組用不了，這張照片只用模型讀：" + ss.photo["memory_problem"]))
-    if ss.photo["behind"]:
-        st.button(t("這一桌剛學了牌：用它重讀這張照片（你改過的要重改）"), on_click=read_again)
+if the_photo.shown is not None:
+    if the_photo.shown.read.problem:
+        st.warning(t("無法從照片讀牌，請用文字或點牌輸入手牌。") + f"\n\n{the_photo.shown.read.problem.text(script)}")
+    if the_photo.shown.read.memory_problem:
+        st.warning(t("這一桌記住的牌組用不了，這張照片只用模型讀：" + the_photo.shown.read.memory_problem))
+    if the_photo.shown.read.behind:
+        st.button(t("這一桌剛學了牌：用它重讀這張照片（你改過的要重改）"), on_click=read_again, args=(the_photo.shown,))
     if reading is None:
-        st.image(jpeg(ss.photo["picture"].image))
+        st.image(jpeg(the_photo.shown.picture.image))
     else:
         apart = still_apart(reading, draft)
         unsure = sum(row.certainty < UNSURE_BELOW for row in reading.shown)
-        st.image(jpeg(annotate(ss.photo["picture"], reading, draft)),
+        st.image(jpeg(annotate(the_photo.shown.picture, reading, draft)),
                  caption=t(f"讀到 {len(reading.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
                            + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                            + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
@@ -447,8 +404,9 @@ if ss.photo is not None:
         if faces:
             apart_labels = dict(zip(faces, distinct([tile_label(reading.row(i).code, script) for i in faces]),
                                     strict=True))
-            st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(ss.target)}"), faces, key=f"apart-{ss.version}",
-                     on_change=on_pull, args=(reading, ss.version), format_func=apart_labels.__getitem__)
+            st.pills(t(f"不算在手牌裡的牌：點一張加到{group_label(the_hand.target)}"), faces,
+                     key=f"apart-{the_hand.version}",
+                     on_change=on_pull, args=(reading, the_hand.version), format_func=apart_labels.__getitem__)
         if len(faces) < len(apart):
             st.caption(t(f"另有 {len(apart) - len(faces)} 張牌背朝上的牌不算在手牌裡。"))
         reading_choices = st.container()  # filled in below, once the situation that scores them is known
@@ -459,12 +417,12 @@ if ss.photo is not None:
                     st.write(f"- {warning.text(script)}")
 
 # text entry
-text(t("或用文字輸入手牌"), "text", on_text, placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
+text(t("或用文字輸入手牌"), field("text"), on_text, placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
      help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
             "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
 st.button(t("讀入文字"), on_click=on_text)
-if ss.get("text_error"):
-    st.error(t("看不懂這手牌：" + ss.text_error))
+if the_hand.text_error:
+    st.error(t("看不懂這手牌：" + the_hand.text_error))
 
 # ② hand
 st.subheader(t("② 手牌"))
@@ -481,35 +439,35 @@ for group in draft.groups():
         m = meld_index(group)
         kind = draft.melds[m].kind
         st.selectbox(group_label(group), list(MELD_SIZE), index=None if kind is None else list(MELD_SIZE).index(kind),
-                     format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{ss.version}",
-                     on_change=on_kind, args=(m, reading, ss.version), placeholder=t("選擇吃、碰、明槓或暗槓"))
+                     format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{the_hand.version}",
+                     on_change=on_kind, args=(m, reading, the_hand.version), placeholder=t("選擇吃、碰、明槓或暗槓"))
     if slots:
         tile_labels = distinct([("⚠" if marks.get(s.det) else "") + tile_label(s.code, script) for s in slots])
         st.pills(
-            group_label(group), range(len(slots)), key=f"tiles-{group}-{ss.version}", on_change=on_select,
-            args=(group, ss.version), label_visibility="collapsed" if group.startswith("meld:") else "visible",
+            group_label(group), range(len(slots)), key=f"tiles-{group}-{the_hand.version}", on_change=on_select,
+            args=(group, the_hand.version), label_visibility="collapsed" if group.startswith("meld:") else "visible",
             format_func=tile_labels.__getitem__,
         )
     else:
         st.caption(f"{group_label(group)}：" + t("（空）"))
     if group.startswith("meld:"):
-        st.button(t("刪除這組副露"), key=f"drop-meld-{m}-{ss.version}", on_click=on_remove_meld, args=(m,))
+        st.button(t("刪除這組副露"), key=f"drop-meld-{m}-{the_hand.version}", on_click=on_remove_meld, args=(m,))
 if not draft.empty:
     st.caption(t("文字：") + to_text(draft))
 
-if ss.selected is not None:
-    group, index = ss.selected
+if the_hand.selected is not None:
+    group, index = the_hand.selected
     st.markdown(t(f"**已選取**：{group_label(group)}的「{tile_label(draft.slots(group)[index].code, script)}」"))
     with st.container(horizontal=True):
-        st.button(t("刪除這張"), on_click=lambda: edit(remove_tile(ss.draft, *ss.selected)))
+        st.button(t("刪除這張"), on_click=lambda: edit(remove_tile(the_hand.draft, *the_hand.selected)))
         if group == "concealed":
-            st.button(t("設為胡的那張"), on_click=lambda: edit(set_win(ss.draft, ss.selected[1])))
-        st.button(t("取消選取"), on_click=lambda: edit(ss.draft))
+            st.button(t("設為胡的那張"), on_click=lambda: edit(set_win(the_hand.draft, the_hand.selected[1])))
+        st.button(t("取消選取"), on_click=lambda: edit(the_hand.draft))
     picker_label = t("點一張牌換掉它：")
 else:
-    choice(t("點牌加到："), draft.groups(), "target", group_label)
+    choice(t("點牌加到："), draft.groups(), field("target"), group_label)
     picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
-st.pills(picker_label, TILE_CODES, key=f"face-{ss.version}", on_change=on_face, args=(ss.version,),
+st.pills(picker_label, TILE_CODES, key=f"face-{the_hand.version}", on_change=on_face, args=(the_hand.version,),
          format_func=lambda code: tile_label(code, script))
 with st.container(horizontal=True):
     for kind in MELD_SIZE:
@@ -518,14 +476,15 @@ with st.container(horizontal=True):
 
 # ③ who won, how, and the deal
 st.subheader(t("③ 牌局"))
-won = () if desk is None else table_desk.aside_winners()  # of the discard being entered (一炮多響)
-choice(t("誰胡了"), [s for s in SEATS if s not in won], "winner", who)
-choice(t("怎麼胡"), ([] if won else ["self"]) + [s for s in SEATS if s != ss.winner and s not in won], "how",
+won = () if desk is None else the_table.aside_winners()  # of the discard being entered (一炮多響)
+choice(t("誰胡了"), [s for s in SEATS if s not in won], field("winner"), who)
+choice(t("怎麼胡"), ([] if won else ["self"]) + [s for s in SEATS if s != the_hand.winner and s not in won],
+       field("how"),
        lambda h: t("自摸") if h == "self" else who(h) + t(" 放槍"))
-choice(t("莊家"), SEATS, "dealer", who)
-choice(t("圈風"), tuple(Wind), "round", lambda w: t(f"{wind_label(w, script)}風圈"))
-if ss.winner is not None:
-    st.caption(t(f"門風（由胡牌的人和莊家決定）：{wind_label(seat_wind(ss.winner, ss.dealer), script)}"))
+choice(t("莊家"), SEATS, field("dealer"), who)
+choice(t("圈風"), tuple(Wind), field("round"), lambda w: t(f"{wind_label(w, script)}風圈"))
+if the_hand.winner is not None:
+    st.caption(t(f"門風（由胡牌的人和莊家決定）：{wind_label(seat_wind(the_hand.winner, the_hand.dealer), script)}"))
 with st.container(horizontal=True):
     for key, label in FLAGS.items():
         st.checkbox(t(label), key=key)
@@ -543,24 +502,23 @@ def ask_kong_origins() -> None:
         hand = to_hand(draft, the_flags())
     except HandError:
         return  # a tile or a meld kind is still missing: ② says so
-    unsaid = hand.replace(self_draw=ss.how == "self", melds=tuple(Meld(m.kind, m.tiles) for m in hand.melds))
-    for m in kong_origins_needed(unsaid, table_rules(ss.ruleset)):
-        ss[f"kong_origin_{m}"] = draft.melds[m].origin
+    unsaid = hand.replace(self_draw=the_hand.how == "self", melds=tuple(Meld(m.kind, m.tiles) for m in hand.melds))
+    for m in kong_origins_needed(unsaid, table_rules(the_hand.ruleset)):
         face = tile_label(draft.melds[m].tiles[0].code, script)
-        choice(t(f"副露 {m + 1}（{face}的明槓）是怎麼槓的？這個規則的台數要看它"), KONG_ORIGINS,
-               f"kong_origin_{m}", origin_label,
-               then=lambda origin, m=m: edit(set_kong_origin(ss.draft, m, origin)))
+        asked = Field(f"kong_origin_{m}", lambda m=m: draft.melds[m].origin,  # the draft's: set by editing it
+                      lambda origin, m=m: edit(set_kong_origin(the_hand.draft, m, origin)))
+        choice(t(f"副露 {m + 1}（{face}的明槓）是怎麼槓的？這個規則的台數要看它"), KONG_ORIGINS, asked, origin_label)
 
 
 ask_kong_origins()
-stakes = table_rules(ss.ruleset).settlement
+stakes = table_rules(the_hand.ruleset).settlement
 # At a table its 底, 每台 and rules are the table's (every phone's): a change here is saved to the table.
 table_setting = None if desk is None else partial(table_desk.on_stakes, desk)
 with st.container(horizontal=True):
-    number(t("連莊次數"), "streak", min_value=0, max_value=MAX_STREAK, step=1, width=100)
-    number(t("底"), "base", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100,
+    number(t("連莊次數"), field("streak"), min_value=0, max_value=MAX_STREAK, step=1, width=100)
+    number(t("底"), field("base"), table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100,
            disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
-    number(t("每台"), "per_tai", table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100)
+    number(t("每台"), field("per_tai"), table_setting, min_value=0, max_value=MAX_STAKE, step=10, width=100)
 st.caption(t(stake_words(stakes)))
 
 # ④ result
@@ -575,7 +533,7 @@ else:
     else:
         st.caption(t("沒有任何台（屁胡）"))
     st.markdown(t("**誰付多少**"))
-    st.table(payment_rows(verdict.payout, ss.ruleset, script, who), hide_index=True)
+    st.table(payment_rows(verdict.payout, the_hand.ruleset, script, who), hide_index=True)
     st.caption(net_line(verdict.payout, script, who))
 if reading_choices is not None and photo_reading.runner_ups:
     with reading_choices:
@@ -583,7 +541,7 @@ if reading_choices is not None and photo_reading.runner_ups:
         result = the_result()
         best = None
         for option in choices(photo_reading, the_flags(), None if isinstance(result, str) else result,
-                              int(ss.base), int(ss.per_tai), bool(ss.ready), ss.ruleset):
+                              int(the_hand.base), int(the_hand.per_tai), the_hand.flags()["ready"], the_hand.ruleset):
             tai = "" if option.tai is None else f"{option.tai} 台"  # none before the winner is said, or no win there
             if option.alternative is None:
                 best = option.tai
@@ -592,13 +550,14 @@ if reading_choices is not None and photo_reading.runner_ups:
                 delta = "" if None in (best, option.tai) else f"（{option.tai - best:+d}）"
                 words = "、".join(d.text("traditional") for d in option.differs)
                 label = "：".join(filter(None, (tai + delta, words))) or "另一種讀法"
-            st.button(("✓ " if option.alternative == ss.taken else "") + t(label),
+            st.button(("✓ " if option.alternative == the_photo.taken else "") + t(label),
                       key=f"take-{option.alternative}", on_click=on_take,
                       args=(photo_reading, option.alternative),
-                      disabled=option.alternative == ss.taken, width="stretch")
+                      disabled=option.alternative == the_photo.taken, width="stretch")
 if desk is not None:
     table_record.several_winners(desk, verdict, script, next_hand, edit)  # 一炮多響, where the table allows it
-    table_record.confirm(desk, verdict, ss.photo["id"] if ss.photo else None, script, next_hand, photo_lesson())
+    table_record.confirm(desk, verdict, the_photo.shown.id if the_photo.shown else None, script, next_hand,
+                         photo_lesson())
 
 # ⑤ saving the corrected photo
 if reading is not None:
@@ -608,7 +567,7 @@ if reading is not None:
     if st.button(t("把這張照片加入我的資料集")):
         codes = box_codes(reading, draft)
         try:
-            saved = save_example(dataset_root(), ss.dataset_name, ss.photo["id"], ss.photo["image"],
+            saved = save_example(dataset_root(), ss.dataset_name, the_photo.shown.id, the_photo.shown.image,
                                  reading.boxes, codes)
         except DatasetError as exc:
             st.error(t("存不進去：" + str(exc)))
@@ -620,8 +579,8 @@ if reading is not None:
                        + (t(f"有 {unboxed} 張牌是你加的，照片上沒有它的框，沒有存進標註。") if unboxed else ""))
 
 with st.expander(t("規則")):
-    pick(t("台數規則"), available_rulesets(), "ruleset", lambda r: ruleset_label(r, script), table_setting)
+    pick(t("台數規則"), available_rulesets(), field("ruleset"), lambda r: ruleset_label(r, script), table_setting)
 
 if desk is not None:
     table_history.render(desk, script, edit)
-resume.keep(phone, hand_now(photo_data))
+resume.keep(phone, resume.now(st.query_params.get("table"), photo_data))

@@ -1,5 +1,5 @@
 """The table this page is at (`?table=CODE`): the evening that every phone at the table shares (the file:
-`ui.table.db_path()`), opened, watched and set up, and the table's part of the page's state.
+`ui.table.db_path()`), opened, watched and set up (the page's state at the table: `ui.state.TableState`).
 
 `open_desk` runs first: it reads the table (again only when its revision moved: a long evening costs a rerun no
 more than a short one), fills in the next deal (莊家, 連莊, 圈風) whenever the ledger changed on any phone (unless a
@@ -12,100 +12,62 @@ evening's lines, undo, edit) and `ui/table_penalties.py` (詐胡, 罰款).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
-from ledger import Evening, Ledger, LedgerError, Recorded, TableInfo, table_code
-from scoring.payout import Deal
-from scoring.ruleset import RulesetError, SettlementRules, available_rulesets, load_ruleset, ruleset_stem
+from ledger import Ledger, LedgerError, TableInfo, table_code
+from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
 from ui import table_memory, teach_page
+from ui.state import Desk, hand_state, table_state
 from ui.table import clean_name, db_path, deal_text, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
-
-ss = st.session_state
-
 
 WATCH_SECONDS = 3  # how often a page at a table asks whether another phone wrote to it (one small query)
 
 
-@dataclass(frozen=True)
-class Desk:
-    """The table this page is at, as read at the top of this run."""
-
-    ledger: Ledger
-    evening: Evening
-
-    @property
-    def code(self) -> str:
-        return self.table.code
-
-    @property
-    def table(self) -> TableInfo:
-        return self.evening.table
-
-    @property
-    def hands(self) -> list[Recorded]:
-        """The sound hands (a damaged one is in `evening.damaged`)."""
-        return self.evening.hands
-
-    @property
-    def deal(self) -> Deal:
-        return self.evening.next_deal
-
-    @property
-    def next_seq(self) -> int:
-        return self.evening.next_seq
-
-
 def _read(ledger: Ledger, code: str) -> Desk:
     """The table's state, read from the file only when its revision moved since this page read it."""
-    cached = ss.get("table_cache")
+    at = table_state()
     revision = ledger.revision(code)
-    if cached is None or cached[0] != (str(ledger.path), code, revision):
+    if at.cache is None or at.cache[0] != (str(ledger.path), code, revision):
         evening = ledger.state(code)
-        cached = ss.table_cache = ((str(ledger.path), code, evening.table.revision), evening)
-    return Desk(ledger, cached[1])
-
-
-def _fill_in(desk: Desk) -> None:
-    deal = desk.deal
-    ss.dealer, ss["round"], ss.streak = deal.dealer, deal.round, deal.streak
+        at.cache = ((str(ledger.path), code, evening.table.revision), evening)
+    return Desk(ledger, at.cache[1])
 
 
 def _table_stakes(table: TableInfo) -> None:
     """The page's 底, 每台 and ruleset are the table's on every run but an edit's (an old hand keeps its own):
     whatever the session held meanwhile (another page shown, a phone changing them), the hand is scored and
     recorded under the table's."""
-    ss.base, ss.per_tai = table.base, table.per_tai
-    if ruleset_stem(table.ruleset) in available_rulesets():
-        ss.ruleset = ruleset_stem(table.ruleset)
+    ruleset = ruleset_stem(table.ruleset)
+    hand_state().take_stakes(table.base, table.per_tai, ruleset if ruleset in available_rulesets() else None)
 
 
 def on_stakes(desk: Desk) -> None:
     """③'s 底 or 每台, or the 規則, changed at a table: the table's (every phone's), not this page's alone; while a
     hand is edited, that hand's only."""
-    if ss.get("table_editing") is not None:
+    if table_state().editing is not None:
         return
+    hand = hand_state()
     try:
-        desk.ledger.change_stakes(desk.code, int(ss.base), int(ss.per_tai), ss.ruleset)
+        desk.ledger.change_stakes(desk.code, int(hand.base), int(hand.per_tai), hand.ruleset)
     except LedgerError as exc:
-        ss.table_settings_error = str(exc)
+        table_state().settings_error = str(exc)
 
 
 def _go_to_table() -> None:
     try:
-        st.query_params["table"] = table_code(ss.table_code_input)
-        ss.table_error = None
+        st.query_params["table"] = table_code(st.session_state.table_code_input)  # its text box's own key
+        table_state().error = None
     except LedgerError as exc:
-        ss.table_error = str(exc)
+        table_state().error = str(exc)
 
 
 def _leave() -> None:
     st.query_params.pop("table", None)
-    ss.table_seen = ss.table_editing = ss.table_confirm = None
-    forget_lines()
+    at = table_state()
+    at.seen = at.editing = at.asked = None
+    at.forget_lines()
 
 
 def open_desk(script: str, busy: bool) -> Desk | None:
@@ -115,50 +77,53 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     def t(text: str) -> str:
         return in_script(text, script)
 
+    at, hand = table_state(), hand_state()
     raw = st.query_params.get("table")
     if raw is None:
         with st.expander(t("牌桌：記下整晚每一局、自動換莊、算總帳")):
             st.text_input(t("牌桌代號（同桌的手機用同一個）"), key="table_code_input", max_chars=24,
                           placeholder=t("例如 0701"))
             st.button(t("開桌"), on_click=_go_to_table)
-            if ss.get("table_error"):
-                st.error(t(ss.table_error))
+            if at.error:
+                st.error(t(at.error))
         return None
     try:
         code = table_code(raw)
         ledger = Ledger(db_path())
-        if ss.get("table_opened") != (str(ledger.path), code):
-            ledger.open_table(code, ss.base, ss.per_tai, ss.ruleset)
-            ss.table_opened = (str(ledger.path), code)
+        if at.opened != (str(ledger.path), code):
+            ledger.open_table(code, hand.base, hand.per_tai, hand.ruleset)
+            at.opened = (str(ledger.path), code)
         desk = _read(ledger, code)
     except LedgerError as exc:
-        ss.table_opened = None
+        at.opened = None
         st.error(t("牌桌的帳本打不開，這一手還是可以算：" + str(exc)))
         st.button(t("離開牌桌"), on_click=_leave, key="leave-broken")
         return None
     memory = table_memory.revision(desk)
     _watch(ledger, code, desk.table.revision, memory)
-    if ss.get("table_editing") is None:
+    if at.editing is None:
         _table_stakes(desk.table)
-    seen, refresh = ss.get("table_seen"), ss.pop("table_refresh", False)
-    if ss.get("table_editing") is None and seen != (code, desk.table.revision) and (
+    seen, refresh = at.seen, at.refresh
+    at.refresh = False
+    if at.editing is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
-        _fill_in(desk)
-        ss.table_seen, ss.table_expect, ss.table_deal = (code, desk.table.revision), desk.next_seq, desk.deal
-    editing = ss.get("table_editing")
+        hand.take_deal(desk.deal)
+        at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
+    editing = at.editing
     if editing is None:
-        st.info(t(f"牌桌 {code} · 第 {ss.table_expect} 局 · ") + deal_text(ss.table_deal, desk.table, script))
+        assert at.deal is not None  # taken above on the table's first run
+        st.info(t(f"牌桌 {code} · 第 {at.expect} 局 · ") + deal_text(at.deal, desk.table, script))
     else:  # the hand being fixed, under the deal it was played under (as loaded, as the player changes it)
-        st.info(t(f"牌桌 {code} · 修改第 {editing[0]} 局 · ")
-                + deal_text(Deal(ss["round"], ss.dealer, ss.streak), desk.table, script))
-    if desk.next_seq != ss.table_expect and editing is None:
+        st.info(t(f"牌桌 {code} · 修改第 {editing[0]} 局 · ") + deal_text(hand.deal, desk.table, script))
+    if desk.next_seq != at.expect and editing is None:
         st.caption(t(f"別的手機剛改了帳（現在記到第 {desk.next_seq - 1} 局）；記下這一手時會核對。"))
     for damaged in desk.evening.damaged:
         st.warning(t(damaged.message))
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
-    if ss.get("table_settings_error"):
-        st.error(t("牌桌設定存不進去：" + ss.pop("table_settings_error")))
+    if at.settings_error:
+        st.error(t("牌桌設定存不進去：" + at.settings_error))
+        at.settings_error = None
     if memory == 0:  # never written (a damaged memory, or a ledger that cannot say, is not nothing)
         # Taught its eight flowers first, a table's photos read better from its first hand
         # (docs/decisions/teach-flowers-first.md); a table that recorded a hand from a photo taught it already.
@@ -221,64 +186,3 @@ def _settings(desk: Desk, script: str) -> None:
                 st.error(t("存不進去：" + str(exc)))
             else:
                 st.rerun()
-
-
-FORM_KEYS = ("false_win_caller", "false_win_claimed", "penalty_reason",
-             *(f"{k}_{s.code}" for s in SEATS for k in ("false_win_ready", "false_win_wait", "penalty")))
-
-
-def settlement() -> SettlementRules | None:
-    """The page's table rules' settlement (None where the ruleset cannot be read: the 台 section says so)."""
-    try:
-        return load_ruleset(ss.ruleset).settlement
-    except RulesetError:
-        return None
-
-
-def page_deal() -> Deal:
-    return Deal(ss["round"], ss.dealer, int(ss.streak))
-
-
-def setting_aside() -> bool:
-    """Wins are set aside for one discard: the page is busy with a hand even while its draft is empty."""
-    return bool(ss.get("table_aside"))
-
-
-def forget_lines() -> None:
-    """The wins set aside and the 詐胡 and penalty forms, once their line is recorded or dropped."""
-    ss.table_aside = ()
-    for key in FORM_KEYS:
-        ss.pop(key, None)
-
-
-def ask(question: tuple | None) -> None:
-    ss.table_confirm = question
-    ss.table_conflict = None
-
-
-KEPT = ("table_seen", "table_expect", "table_deal", "table_aside")  # the table's part of a hand being entered
-
-
-def in_hand() -> dict | None:
-    """The table's part of the hand being entered, for a reload to give back (`ui/resume.py`): the hand number and
-    deal it was entered under (recording it is checked as before a reload) and the wins set aside for its discard;
-    None while an old hand is edited: a reload drops the edit (the ledger keeps that hand as it was)."""
-    if ss.get("table_editing") is not None:
-        return None
-    return {key: ss[key] for key in KEPT if key in ss}
-
-
-def start_over() -> None:
-    """The player starts another hand (清空手牌, a new photo): a race lost with the hand that was on the page is
-    over. Its warning goes (it would compare the new hand with the lost one), and so do its winner and how (the
-    new hand would be scored for them)."""
-    lost = ss.get("table_conflict")
-    if lost and "winner" in lost:
-        ss.winner = ss.how = None
-    ss.table_conflict = None
-
-
-def aside_winners() -> tuple:
-    """The seats that already won the discard being entered (一炮多響): none of them dealt it, nor wins it again."""
-    return tuple(one.winner for one in ss.get("table_aside", ()))
-

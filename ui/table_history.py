@@ -12,17 +12,13 @@ import streamlit as st
 
 from ledger import Conflict, LedgerError, LedgerLine, Recorded, write_csv
 from scoring.draft import Draft, from_hand
-from scoring.hand import ALL_FLAGS
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
 from ui.chart import evening_chart
 from ui.result import SetAside
+from ui.state import FLAG_NAMES, Desk, hand_state, table_state
 from ui.table import chart_columns, hand_rows, result_text, totals_rows
-from ui.table_desk import Desk, ask, forget_lines
 from ui.text import in_script
-
-ss = st.session_state
-
 
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
 
@@ -30,71 +26,71 @@ SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
 def load_hand(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     """Put hand `seq` back on the page to be fixed: its tiles, who won and how, its deal and
     situation, its photo; the edit names the revision it was loaded at."""
+    at, page = table_state(), hand_state()
     recorded = next((h for h in desk.hands if h.seq == seq), None)
     if recorded is None:
-        ss.table_failure = f"第 {seq} 局讀不出來，不能修改"
+        at.failure = f"第 {seq} 局讀不出來，不能修改"
         return
     line = recorded.line
     played = None if line.ruleset is None else ruleset_stem(line.ruleset)
     if played is not None and played not in available_rulesets():
-        ss.table_failure = f"第 {seq} 局是照「{played}」規則算的，這裡沒有這個規則，不能修改"
+        at.failure = f"第 {seq} 局是照「{played}」規則算的，這裡沒有這個規則，不能修改"
         return
-    ss.dealer, ss["round"], ss.streak = line.deal.dealer, line.deal.round, line.deal.streak
-    ss.winner, ss.how = line.winner, (None if line.winner is None else line.discarder or "self")
-    for flag in (*ALL_FLAGS, "ready"):
-        ss[flag] = False
+    page.take_played(line.deal, line.winner, None if line.winner is None else line.discarder or "self")
     draft = Draft()
     try:
         hands = recorded.scored_hands()
     except LedgerError as exc:
-        ss.table_failure = str(exc)
+        at.failure = str(exc)
         return
     hand = hands[0] if hands else None
     if hand is not None:
-        for flag in ALL_FLAGS:
-            ss[flag] = getattr(hand.situation, flag)
         table = hand.table
         assert table is not None  # a recorded win's hand is stored seated, its table in it
-        ss.ready, ss.base, ss.per_tai = table.declared_ready, table.base, table.per_tai
+        page.set_flags({flag: getattr(hand.situation, flag) for flag in FLAG_NAMES if flag != "ready"}
+                       | {"ready": table.declared_ready})
+        page.take_stakes(table.base, table.per_tai)
         draft = from_hand(hand)
-    if played is not None:
-        ss.ruleset = played  # re-scored under the rules it was played under, not the table's now
-    ss.table_edit_photo = line.photo_id
-    ss.table_editing = (seq, recorded.revision)
-    ss.table_confirm = ss.table_conflict = None
+    page.take_stakes(ruleset=played)  # re-scored under the rules it was played under, not the table's now
+    at.edit_photo = line.photo_id
+    at.editing = (seq, recorded.revision)
+    at.asked = at.conflict = None
     _load_lines(line, hands[1:], seq)
     load(draft)
 
 
 def _load_lines(line: LedgerLine, others: tuple, seq: int) -> None:
     """A hand being edited: its other winners set aside, or its 詐胡 or penalty form filled in."""
-    forget_lines()
+    at = table_state()
+    at.forget_lines()
     dealer = line.deal.dealer
-    ss.table_aside = tuple(SetAside(h, result_of(h, dealer).winner, h.table.declared_ready) for h in others)
+    at.aside = tuple(SetAside(h, result_of(h, dealer).winner, h.table.declared_ready) for h in others)
     record = line.false_win  # `false_win` is the ledger's maker of such a line, imported above
     if record is not None:
-        ss.false_win_caller, ss.false_win_claimed = record.caller, record.claimed
+        at.false_win_caller = record.caller
+        at.set_form({"false_win_claimed": record.claimed})
         paid = next((p for p in record.payments if p.tai), None)
         if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
-            ss.per_tai = paid.amount // paid.tai
+            hand_state().take_stakes(per_tai=paid.amount // paid.tai)
         for seat, tai in record.waiting:
-            ss[f"false_win_ready_{seat.code}"], ss[f"false_win_wait_{seat.code}"] = tai is not None, tai or 0
-        ss.table_confirm = ("false_win", seq)
+            at.set_form({f"false_win_ready_{seat.code}": tai is not None, f"false_win_wait_{seat.code}": tai or 0})
+        at.asked = ("false_win", seq)
     elif line.reason is not None:
-        for seat, amount in line.net_by_seat.items():
-            ss[f"penalty_{seat.code}"] = amount
-        ss.penalty_reason, ss.table_confirm = line.reason, ("penalty", seq)
+        at.set_form({f"penalty_{seat.code}": amount for seat, amount in line.net_by_seat.items()}
+                    | {"penalty_reason": line.reason})
+        at.asked = ("penalty", seq)
 
 
 def _undo(desk: Desk, seq: int, revision: int) -> None:
-    ss.table_confirm = None
+    at = table_state()
+    at.asked = None
     try:
         desk.ledger.undo(desk.code, seq, revision)
     except Conflict as exc:
-        ss.table_conflict = {"text": str(exc)}
+        at.conflict = {"text": str(exc)}
     except LedgerError as exc:
-        ss.table_failure = str(exc)
-    ss.table_seen = None  # the deal goes back
+        at.failure = str(exc)
+    at.seen = None  # the deal goes back
 
 
 def _undo_gone(seq: int, last: Recorded) -> str:
@@ -124,19 +120,20 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
     with st.container(key="hands"):  # its words are not broken inside (ui/chrome.py's style)
         st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
-    last, asked = hands[-1], ss.get("table_confirm")
+    at = table_state()
+    last, asked = hands[-1], at.asked
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
         st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
-        ss.table_confirm = asked = None
+        at.asked = asked = None
     if asked == ("undo", last.seq, last.revision):
         st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.line, desk.table, 'traditional')}）？"))
         with st.container(horizontal=True):
             st.button(t("確定刪掉"), type="primary", on_click=_undo, args=(desk, last.seq, last.revision))
-            st.button(t("不要刪"), on_click=ask, args=(None,))
+            st.button(t("不要刪"), on_click=at.ask, args=(None,))
     else:
-        st.button(t(f"刪掉最後一局（第 {last.seq} 局）"), on_click=ask, args=(("undo", last.seq, last.revision),))
-    if ss.get("table_edit_last") != last.seq:  # a hand recorded or removed since: the picker goes to the newest
-        ss.table_edit_pick = ss.table_edit_last = last.seq
+        st.button(t(f"刪掉最後一局（第 {last.seq} 局）"), on_click=at.ask, args=(("undo", last.seq, last.revision),))
+    if at.edit_last != last.seq:  # a hand recorded or removed since: the picker goes to the newest
+        st.session_state.table_edit_pick = at.edit_last = last.seq  # the picker's own key
     with st.container(horizontal=True):
         seq = st.selectbox(t("要修改第幾局"), [h.seq for h in reversed(hands)], key="table_edit_pick", width=120)
         st.button(t("修改這一局"), on_click=load_hand, args=(desk, seq, load))

@@ -16,18 +16,18 @@ from scoring.ruleset import RulesetError
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
 from ui.result import signed
+from ui.state import Desk, hand_state, table_state
 from ui.table import clean_reason, player
-from ui.table_desk import Desk, ask, page_deal, settlement
 from ui.text import in_script
-from ui.widgets import choice
+from ui.widgets import Field, choice
 
-ss = st.session_state
+ss = st.session_state  # the forms' own widget keys (`ui.state.FORM_KEYS`)
 Write = Callable[[Desk, LedgerLine, int, Callable[[Draft], None]], None]  # how a line is recorded
 
 
 def line_asked(script: str) -> str | None:
     """The 詐胡 or 罰款 form open below, in the top bar's words (it is not a hand: no photo is asked for)."""
-    asked = ss.get("table_confirm")
+    asked = table_state().asked
     if not asked or asked[0] not in ("false_win", "penalty"):
         return None
     return in_script(f"第 {asked[1]} 局：{'詐胡' if asked[0] == 'false_win' else '罰款'}（在下面填）", script)
@@ -35,7 +35,7 @@ def line_asked(script: str) -> str | None:
 
 def line_buttons(expect: int, script: str) -> None:
     """詐胡 (where the table's rules state its penalty) and 罰款, beside 流局."""
-    rules = settlement()
+    rules, ask = hand_state().settlement(), table_state().ask
     if rules is not None and rules.false_win:
         st.button(in_script("詐胡", script), on_click=ask, args=(("false_win", expect),))
     st.button(in_script("罰款", script), on_click=ask, args=(("penalty", expect),))
@@ -44,7 +44,7 @@ def line_buttons(expect: int, script: str) -> None:
 def line_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None], write: Write) -> bool:
     """The 詐胡 or penalty form for line `expect`, where one was asked for (True: drawn); `write` records its line
     (`ui.table_record.write`)."""
-    asked = ss.get("table_confirm")
+    asked = table_state().asked
     if asked == ("false_win", expect):
         _false_win_form(desk, expect, script, clear, write)
     elif asked == ("penalty", expect):
@@ -63,9 +63,10 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
 
     st.markdown(t(f"**第 {expect} 局：詐胡**（詐胡的人賠三家：聽牌的人賠他聽的台數，沒聽的人賠詐胡的台數；"
                   "莊家連莊）"))
-    choice(t("誰詐胡"), SEATS, "false_win_caller", who)
+    at, hand = table_state(), hand_state()
+    choice(t("誰詐胡"), SEATS, Field.of(at, "false_win_caller"), who)
     st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_win_claimed")
-    caller, waiting = ss.get("false_win_caller"), {}
+    caller, waiting = at.false_win_caller, {}
     for seat in SEATS:
         if seat == caller:
             continue
@@ -77,8 +78,8 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
     payout, problem = None, "選出誰詐胡"
     if caller is not None:
         try:
-            payout = judge_false_win(caller, int(ss.get("false_win_claimed", 0)), waiting, page_deal(),
-                                     int(ss.per_tai), ss.ruleset)
+            payout = judge_false_win(caller, int(ss.get("false_win_claimed", 0)), waiting, hand.deal,
+                                     int(hand.per_tai), hand.ruleset)
         except HandError as exc:
             problem = exc.for_player
         except RulesetError as exc:
@@ -91,8 +92,8 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
         st.caption(" · ".join(f"{who(s)} {signed(n)}" for s, n in payout.net.items()))
     with st.container(horizontal=True):
         st.button(t("確定記下詐胡"), type="primary", disabled=payout is None, on_click=write,
-                  args=(desk, None if payout is None else false_win(payout, page_deal(), ss.ruleset), expect, clear))
-        st.button(t("不記詐胡"), on_click=ask, args=(None,))
+                  args=(desk, None if payout is None else false_win(payout, hand.deal, hand.ruleset), expect, clear))
+        st.button(t("不記詐胡"), on_click=at.ask, args=(None,))
 
 
 def _penalty_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None], write: Write) -> None:
@@ -117,6 +118,6 @@ def _penalty_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft],
             f"{player(s, desk.table, script)} {signed(n)}" for s, n in zip(SEATS, net, strict=True)))
     with st.container(horizontal=True):
         st.button(t("確定記下罰款"), type="primary", disabled=problem is not None, on_click=write,
-                  args=(desk, penalty(page_deal(), net, reason), expect, clear))
-        st.button(t("不記罰款"), on_click=ask, args=(None,))
+                  args=(desk, penalty(hand_state().deal, net, reason), expect, clear))
+        st.button(t("不記罰款"), on_click=table_state().ask, args=(None,))
 

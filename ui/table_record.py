@@ -18,15 +18,13 @@ from scoring.draft import Draft
 from scoring.hand import HandError
 from scoring.payout import Deal, Verdict
 from scoring.ruleset import RulesetError, load_ruleset
-from scoring.seats import SEATS
+from scoring.seats import SEATS, Seat
 from ui.result import SetAside, evaluate_several, signed
+from ui.state import Desk, hand_state, table_state
 from ui.table import deal_text, player, result_text
-from ui.table_desk import Desk, ask, forget_lines, page_deal, setting_aside, settlement
 from ui.table_history import load_hand
 from ui.table_penalties import line_buttons, line_form
 from ui.text import in_script
-
-ss = st.session_state
 
 
 def write(desk: Desk, line: LedgerLine, expect: int, clear: Callable[[Draft], None],
@@ -34,8 +32,9 @@ def write(desk: Desk, line: LedgerLine, expect: int, clear: Callable[[Draft], No
     """Record `line` as hand `expect` (what the page showed when the button was pressed) or, while
     editing, in place of the hand being edited; then `learn(the hand recorded)`, where given, and what
     it says goes with the note. A callback: the next run shows what happened."""
-    editing = ss.get("table_editing")
-    ss.table_confirm = None
+    at = table_state()
+    editing = at.editing
+    at.asked = None
     try:
         done = (desk.ledger.edit(desk.code, editing[0], line, editing[1]) if editing is not None
                 else desk.ledger.record(desk.code, line, expect))
@@ -44,24 +43,24 @@ def write(desk: Desk, line: LedgerLine, expect: int, clear: Callable[[Draft], No
         shown = f"（第 {last.seq} 局：{result_text(last.line, desk.table, 'traditional')}）" if isinstance(
             last, Recorded) else ""
         if editing is not None:  # the hand changed under the edit: the edit is dropped, the tiles stay
-            ss.table_editing = None
-            ss.table_conflict = {"text": str(exc) + shown + "。你的修改沒有存；要改請重新按「修改這一局」。"}
+            at.editing = None
+            at.conflict = {"text": str(exc) + shown + "。你的修改沒有存；要改請重新按「修改這一局」。"}
         else:
-            ss.table_conflict = {"text": str(exc) + shown, "deal": line.deal, "winner": line.winner,
+            at.conflict = {"text": str(exc) + shown, "deal": line.deal, "winner": line.winner,
                                  "total": line.total, "net": line.net}
-        ss.table_refresh = True  # the page takes the deal as the ledger now has it; the hand stays
+        at.refresh = True  # the page takes the deal as the ledger now has it; the hand stays
         return
     except LedgerError as exc:
-        ss.table_failure = str(exc)
+        at.failure = str(exc)
         return
-    ss.table_editing = ss.table_seen = ss.table_conflict = None
-    forget_lines()
-    ss.table_note = f"第 {done.seq} 局記好了：{result_text(done.line, desk.table, 'traditional')}"
+    at.editing = at.seen = at.conflict = None
+    at.forget_lines()
+    at.note = f"第 {done.seq} 局記好了：{result_text(done.line, desk.table, 'traditional')}"
     if editing is not None:
-        ss.table_deals_apart = _deals_apart(desk, done)
+        at.deals_apart = _deals_apart(desk, done)
     learned = learn(done) if learn is not None else None
     if learned:
-        ss.table_note += f"。{learned}"
+        at.note += f"。{learned}"
     clear(Draft())  # the next hand starts empty, its deal filled in from the ledger
 
 
@@ -97,7 +96,7 @@ def _conflict_text(conflict: dict, verdict: Verdict | None, desk: Desk) -> str:
     before = conflict.get("deal")
     if before is None:
         return text
-    now = Deal(ss["round"], ss.dealer, ss.streak)
+    now = hand_state().deal
     changed = _changes(before, now)
     text += "。這一手還在" + (f"，改成現在的下一局：{changed}" if changed else "")
     if verdict is not None and conflict["winner"] == verdict.result.winner:
@@ -118,29 +117,34 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
     def t(text: str) -> str:
         return in_script(text, script)
 
-    editing = ss.get("table_editing")
-    expect = editing[0] if editing else ss.table_expect
+    at, hand = table_state(), hand_state()
+    editing = at.editing
+    expect = editing[0] if editing else at.expect
+    assert expect is not None  # the desk took the table's next hand number before the page is drawn
     st.markdown(t(f"**修改第 {expect} 局**" if editing else f"**記到牌桌：第 {expect} 局**"))
-    if ss.get("table_conflict"):
-        st.warning(t(_conflict_text(ss.table_conflict, verdict, desk)))
-    if ss.get("table_failure"):
-        st.error(t("沒有記進牌桌（這一手還在）：" + ss.pop("table_failure")))
-    if ss.get("table_note"):
-        st.success(t(ss.pop("table_note")))
-    if ss.get("table_deals_apart"):
-        st.warning(t(ss.pop("table_deals_apart")))
-    photo = ss.get("table_edit_photo") if editing else photo_id
-    asked = ss.get("table_confirm")
+    if at.conflict:
+        st.warning(t(_conflict_text(at.conflict, verdict, desk)))
+    if at.failure:
+        st.error(t("沒有記進牌桌（這一手還在）：" + at.failure))
+        at.failure = None
+    if at.note:
+        st.success(t(at.note))
+        at.note = None
+    if at.deals_apart:
+        st.warning(t(at.deals_apart))
+        at.deals_apart = None
+    photo = at.edit_photo if editing else photo_id
+    asked = at.asked
     if asked and asked[0] == "draw" and asked[1] != expect:  # another phone recorded hands since it was asked
-        st.warning(t(f"按「流局」時是第 {asked[1]} 局，別的手機已經記到第 {ss.table_expect - 1} 局：沒有記流局。"
+        st.warning(t(f"按「流局」時是第 {asked[1]} 局，別的手機已經記到第 {expect - 1} 局：沒有記流局。"
                      f"現在要記的是第 {expect} 局，是流局的話請再按一次。"))
-        ss.table_confirm = None
-    if ss.get("table_confirm") == ("draw", expect):
+        at.asked = None
+    if at.asked == ("draw", expect):
         st.warning(t(f"確定第 {expect} 局是流局（沒人胡，莊家連莊）？"))
         with st.container(horizontal=True):
             st.button(t("確定流局"), type="primary", on_click=write,
-                      args=(desk, draw(Deal(ss["round"], ss.dealer, ss.streak)), expect, clear))
-            st.button(t("不是流局"), on_click=ask, args=(None,))
+                      args=(desk, draw(hand.deal), expect, clear))
+            st.button(t("不是流局"), on_click=at.ask, args=(None,))
         return
     if line_form(desk, expect, script, clear, write):
         return
@@ -149,7 +153,7 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
         if line is not None:
             st.button(t("更新這一局" if editing else "胡了，記下這一局"), type="primary", on_click=write,
                       args=(desk, line, expect, clear, learn))
-        st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=ask, args=(("draw", expect),))
+        st.button(t("記成流局" if editing else "流局（沒人胡）"), on_click=at.ask, args=(("draw", expect),))
         line_buttons(expect, script)
         if editing:
             st.button(t("取消修改"), on_click=_cancel_edit, args=(clear,))
@@ -158,23 +162,26 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
 def _cancel_edit(clear: Callable[[Draft], None]) -> None:
     """The edit dropped: the hand it loaded goes too (left on the page, it was the next hand, one tap from being
     recorded twice); the page is at the next hand again, its deal and stakes the table's."""
-    ss.table_editing = ss.table_seen = ss.table_confirm = None
-    forget_lines()
+    at = table_state()
+    at.editing = at.seen = at.asked = None
+    at.forget_lines()
     clear(Draft())
 
 
 def _shared(verdict: Verdict | None):
     """The wins set aside and this one (None: none being entered) as one discard."""
-    discarder = verdict.result.discarder if verdict is not None else (None if ss.how in (None, "self") else ss.how)
-    deal = verdict.result.deal if verdict is not None else page_deal()
-    return evaluate_several(ss.get("table_aside", ()), verdict, deal, discarder, int(ss.base), int(ss.per_tai),
-                            ss.ruleset)
+    hand = hand_state()
+    discarder = verdict.result.discarder if verdict is not None else (
+        hand.how if isinstance(hand.how, Seat) else None)
+    deal = verdict.result.deal if verdict is not None else hand.deal
+    return evaluate_several(table_state().aside, verdict, deal, discarder, int(hand.base), int(hand.per_tai),
+                            hand.ruleset)
 
 
 def discard_summary(desk: Desk, verdict: Verdict | None, script: str) -> str | None:
     """The top bar while wins are set aside for one discard: every winner's 台 and everyone's money on the line that
     胡了 records (not the current winner's alone); None where none are set aside or there is nothing whole yet."""
-    line = _win_line(verdict, None) if setting_aside() else None
+    line = _win_line(verdict, None) if table_state().setting_aside() else None
     if line is None:
         return None
     return f"**{result_text(line, desk.table, script)}**  \n" + " · ".join(
@@ -184,9 +191,9 @@ def discard_summary(desk: Desk, verdict: Verdict | None, script: str) -> str | N
 def _win_line(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
     """What "胡了" records: this win, or with wins set aside the one discard they make (None where
     there is nothing whole to record: no win, or a hand still being entered beside the wins set aside)."""
-    if not setting_aside():
+    if not table_state().setting_aside():
         return None if verdict is None else win(verdict, photo)
-    if verdict is None and not ss.draft.empty:
+    if verdict is None and not hand_state().draft.empty:
         return None
     try:
         return shared_win(_shared(verdict), photo)
@@ -197,27 +204,31 @@ def _win_line(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
 def _set_aside(verdict: Verdict, clear: Callable[[Draft], None]) -> None:
     """This win waits while the next winner's hand is entered: the page is cleared for it, keeping
     the discarder and what was true of the discard itself (河底, 搶槓)."""
-    aside = (*ss.get("table_aside", ()), SetAside.of(verdict))
-    discard = (ss.last_tile, ss.rob_kong)
+    at, hand = table_state(), hand_state()
+    aside = (*at.aside, SetAside.of(verdict))
+    discard = {flag: hand.flags()[flag] for flag in ("last_tile", "rob_kong")}
     clear(Draft())
-    ss.table_aside, ss.how = aside, verdict.result.discarder
-    ss.last_tile, ss.rob_kong = discard
+    at.aside = aside
+    hand.say(None, verdict.result.discarder)
+    hand.set_flags(discard)
 
 
 def _drop_aside(index: int) -> None:
-    aside = ss.get("table_aside", ())
-    ss.table_aside = aside[:index] + aside[index + 1:]
+    at = table_state()
+    at.aside = at.aside[:index] + at.aside[index + 1:]
 
 
 def _add_winner(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     """Hand `seq` opened as an edit with all its winners set aside, for one more winner of its discard."""
     load_hand(desk, seq, load)
-    if ss.get("table_editing") is None:
+    at, hand = table_state(), hand_state()
+    if at.editing is None:
         return  # it could not be read: `load_hand` says so
     first = next(h for h in desk.hands if h.seq == seq).scored_hand()
     assert first is not None and first.table is not None  # a win's hand, stored seated: `load_hand` opened it
-    ss.table_aside = (SetAside(first, ss.winner, first.table.declared_ready), *ss.table_aside)
-    ss.winner = None
+    assert hand.winner is not None  # a win's: `load_hand` said who won it
+    at.aside = (SetAside(first, hand.winner, first.table.declared_ready), *at.aside)
+    hand.say(None, hand.how)
     load(Draft())
 
 
@@ -229,7 +240,8 @@ def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Cal
     def t(text: str) -> str:
         return in_script(text, script)
 
-    rules, aside = settlement(), ss.get("table_aside", ())
+    at, hand = table_state(), hand_state()
+    rules, aside = hand.settlement(), at.aside
     if aside:
         st.markdown(t("**一炮多響**：這張牌已經有這幾家胡了（在上面輸入下一家的牌，或直接記下）"))
         for i, one in enumerate(aside):
@@ -248,8 +260,8 @@ def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Cal
         st.button(t("這張牌還有別家胡（一炮多響）：先放著這一家，輸入下一家的牌"), on_click=_set_aside,
                   args=(verdict, clear))
     last = desk.hands[-1] if desk.hands else None
-    if (last is not None and last.line.discarder is not None and not aside and ss.draft.empty
-            and ss.get("table_editing") is None and _several_allowed(last.line.ruleset)):
+    if (last is not None and last.line.discarder is not None and not aside and hand.draft.empty
+            and at.editing is None and _several_allowed(last.line.ruleset)):
         st.button(t(f"第 {last.seq} 局那張牌還有別家胡：加一家"), on_click=_add_winner, args=(desk, last.seq, load))
 
 
@@ -261,3 +273,12 @@ def _several_allowed(ruleset: str | None) -> bool:
     except RulesetError:
         return False
 
+
+def start_over() -> None:
+    """The player starts another hand (清空手牌, a new photo): a race lost with the hand that was on the page is
+    over. Its warning goes (it would compare the new hand with the lost one), and so do its winner and how (the
+    new hand would be scored for them)."""
+    at = table_state()
+    if at.conflict and "winner" in at.conflict:
+        hand_state().say(None, None)
+    at.conflict = None
