@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import numpy as np
 import streamlit as st
@@ -29,6 +29,7 @@ from scoring.seats import SEATS, Seat, Wind
 from ui.picture import Picture
 from ui.result import SetAside
 from vision.notices import Notice
+from vision.read import PhotoReading
 
 # The situation's checkboxes (their widget keys, and the names `scoring.hand.Situation` and `declared_ready` take).
 FLAGS = {"last_tile": "海底／河底（最後一張）", "after_kong": "槓上（補牌胡）", "rob_kong": "搶槓", "heavenly": "天胡",
@@ -152,11 +153,16 @@ class PhotoState:
     """The photo and its readings."""
 
     shown: Photo | None = None
-    readings: dict[tuple, Any] = field(default_factory=dict)  # `vision.read.PhotoReading` by `Photo.key`: this photo's
+    readings: dict[tuple, PhotoReading] = field(default_factory=dict)  # this photo's, by `ReadState.key`
     taken: int | None = None  # which reading of the photo the draft came from: None the best, else a runner-up's index
     resumed: bytes | None = None  # a photo given back after a reload (`resume_hand`): no uploader holds it
     uploads: int = 0  # the uploader's generation: a new one (empty) once a hand is recorded
     source: str = "upload"  # the uploader used last: "upload" or "camera"
+
+    def reading(self) -> PhotoReading | None:
+        """The reading of the photo on the page (None: no photo, or not read)."""
+        key = None if self.shown is None else self.shown.read.key
+        return None if key is None else self.readings.get(key)
 
     def next_hand(self) -> None:
         """A hand was recorded: its photo goes, and the uploaders are new, empty ones."""
