@@ -38,9 +38,9 @@ from scoring.draft import (
     to_hand,
     to_text,
 )
-from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, HandError, Meld, Situation
+from scoring.hand import KONG_ORIGINS, MAX_STAKE, MAX_STREAK, Hand, HandError, Meld, Situation
 from scoring.melds import KongOrigin, MeldKind
-from scoring.payout import Result, Verdict
+from scoring.payout import Result
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, available_rulesets, load_ruleset
 from scoring.score import kong_origins_needed
 from scoring.seats import SEATS, Seat, Wind, seat_wind
@@ -61,7 +61,7 @@ from ui.photo import (
     taken,
 )
 from ui.picture import Picture, jpeg
-from ui.result import evaluate, item_rows, net_line, payment_rows, stake_words
+from ui.result import Judged, item_rows, net_line, payment_rows, settle_hand, stake_words
 from ui.state import FIRST_TURN, FLAGS, Desk, Photo, ReadState, hand_state, photo_state, table_state
 from ui.table import player
 from ui.text import SCRIPT_LABELS, SCRIPTS, in_script, ruleset_label, tile_label, wind_label
@@ -307,21 +307,32 @@ def the_flags() -> Situation:
     return Situation(**flags)  # the flags but 聽牌, which the table states (`declared_ready`)
 
 
-def score_page() -> tuple[Verdict | None, tuple[str, str] | None]:
-    """(verdict, None) for the hand as it is now, or (None, what to say: a prompt or an error)."""
-    hand = hand_state()
-    if hand.draft.empty:
-        return None, ("prompt", "先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。")
-    result = the_result()
-    if isinstance(result, str):
-        return None, ("prompt", result)
+def judge_page(run: Run) -> Judged:
+    """The hand as it is now, judged once per run before anything speaks of it: the draft made a hand once, its
+    verdict (or what to say: a prompt or an error), and at a table the wins set aside for its discard with it."""
+    state = hand_state()
+    if state.draft.empty:
+        return Judged(None, None, ("prompt", "先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
     try:
-        return evaluate(hand.draft, the_flags(), result, int(hand.base), int(hand.per_tai), hand.flags()["ready"],
-                        hand.ruleset), None
+        built, problem = to_hand(state.draft, the_flags()), None
     except HandError as exc:
-        return None, ("error", "這手牌不能算：" + exc.for_player)
+        built, problem = None, exc.for_player
+    said = the_result()
+    try:
+        if isinstance(said, str):
+            verdict, why_not = None, ("prompt", said)
+        elif built is None:
+            verdict, why_not = None, ("error", "這手牌不能算：" + str(problem))
+        else:
+            verdict = settle_hand(built, said, int(state.base), int(state.per_tai), state.flags()["ready"],
+                                  state.ruleset)
+            why_not = None
+    except HandError as exc:
+        verdict, why_not = None, ("error", "這手牌不能算：" + exc.for_player)
     except RulesetError as exc:
-        return None, ("error", "這手牌不能算：" + str(exc))
+        verdict, why_not = None, ("error", "這手牌不能算：" + str(exc))
+    shared, shared_problem = (None, None) if run.desk is None else table_record.judge_discard(verdict)
+    return Judged(built, verdict, why_not, shared, shared_problem)
 
 
 # -- the page's sections, in order --------------------------------------------------------------------
@@ -370,10 +381,10 @@ def upload(run: Run) -> Read:
     return Read(data, reading, None if reading is None else taken(reading, photos.taken))  # the proposal taken
 
 
-def summary_bar(run: Run, verdict: Verdict | None, why_not: tuple[str, str] | None) -> None:
+def summary_bar(run: Run, judged: Judged) -> None:
     """The bar at the top: the hand's 台 and everyone's money, or what is still missing."""
-    t, who, desk = run.t, run.who, run.desk
-    several = None if desk is None else table_record.discard_summary(desk, verdict, run.script)
+    t, who, desk, verdict, why_not = run.t, run.who, run.desk, judged.verdict, judged.why_not
+    several = None if desk is None else table_record.discard_summary(desk, judged, run.script)
     line = None if desk is None else table_penalties.line_asked(run.script)
     if several is not None:  # one discard won by several: the line 胡了 records, every winner's money
         st.markdown(several)
@@ -389,8 +400,7 @@ def summary_bar(run: Run, verdict: Verdict | None, why_not: tuple[str, str] | No
         st.markdown(t(why_not[1] if why_not[0] == "prompt" else "這手牌還不能算（④ 說為什麼）"))
 
 
-def photo(run: Run, read: Read, verdict: Verdict | None,
-          why_not: tuple[str, str] | None) -> DeltaGenerator | None:
+def photo(run: Run, read: Read, judged: Judged) -> DeltaGenerator | None:
     """① the photo as read: its boxes, what the reader noticed, the tiles it set apart; the place of the other
     readings (returned: filled in by `result`, once the situation that scores them is known)."""
     t, script, shown, hand = run.t, run.script, photo_state().shown, hand_state()
@@ -412,7 +422,7 @@ def photo(run: Run, read: Read, verdict: Verdict | None,
              caption=t(f"讀到 {len(proposal.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
                        + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                        + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
-    if verdict is None and why_not is not None and why_not[0] == "error" and not reading.legal:
+    if judged.why_not is not None and judged.why_not[0] == "error" and not reading.legal:
         st.warning(t("照片讀出的牌不是合法的胡牌，請在下面修正。"))
     small = reading.warning("tiles-small")
     if small is not None:  # the one notice that says how to take the next photo: shown, not folded away
@@ -502,7 +512,7 @@ def hand(run: Run, read: Read) -> None:
         st.button(t("清空手牌"), on_click=start_over)
 
 
-def situation(run: Run) -> None:
+def situation(run: Run, judged: Judged) -> None:
     """③ who won and how, the deal, the flags, a kong's origin where the 台 depend on it, the stakes."""
     t, who, state = run.t, run.who, hand_state()
     st.subheader(t("③ 牌局"))
@@ -521,7 +531,7 @@ def situation(run: Run) -> None:
         with st.container(horizontal=True):
             for key, label in FIRST_TURN.items():
                 st.checkbox(t(label), key=key)
-    ask_kong_origins(run)
+    ask_kong_origins(run, judged.hand)
     stakes = table_rules(state.ruleset).settlement
     with st.container(horizontal=True):
         number(t("連莊次數"), field("streak"), min_value=0, max_value=MAX_STREAK, step=1, width=100)
@@ -536,16 +546,15 @@ def table_setting(run: Run):
     return None if run.desk is None else partial(table_desk.on_stakes, run.desk)
 
 
-def ask_kong_origins(run: Run) -> None:
+def ask_kong_origins(run: Run, built: Hand | None) -> None:
     """大明槓 or 加槓, for each open kong whose origin the 台 depend on at this table (a photo shows
     both alike: `kong_origins_needed` says when it matters, and only then is it asked). Asked of
-    the hand as if no origin were said yet, so the question stays to be changed once answered."""
+    the hand (`built`: the draft made a hand, None where a tile or a meld kind is still missing: ② says so) as if
+    no origin were said yet, so the question stays to be changed once answered."""
     state = hand_state()
     draft = state.draft
-    try:
-        built = to_hand(draft, the_flags())
-    except HandError:
-        return  # a tile or a meld kind is still missing: ② says so
+    if built is None:
+        return
     unsaid = built.replace(self_draw=state.how == "self", melds=tuple(Meld(m.kind, m.tiles) for m in built.melds))
     for m in kong_origins_needed(unsaid, table_rules(state.ruleset)):
         face = tile_label(draft.melds[m].tiles[0].code, run.script)
@@ -564,14 +573,13 @@ def origin_asked(m: int) -> Field:
     return Field(f"kong_origin_{m}", said, say)
 
 
-def result(run: Run, read: Read, verdict: Verdict | None, why_not: tuple[str, str] | None,
-           reading_choices: DeltaGenerator | None) -> None:
+def result(run: Run, read: Read, judged: Judged, reading_choices: DeltaGenerator | None) -> None:
     """④ the 台 and who pays; the photo's other readings, each with its 台; at a table, recording the hand."""
-    t, who, script, state = run.t, run.who, run.script, hand_state()
+    t, who, script, state, verdict = run.t, run.who, run.script, hand_state(), judged.verdict
     st.subheader(t("④ 台數"))
     if verdict is None:
-        assert why_not is not None
-        (st.info if why_not[0] == "prompt" else st.error)(t(why_not[1]))
+        assert judged.why_not is not None
+        (st.info if judged.why_not[0] == "prompt" else st.error)(t(judged.why_not[1]))
     else:
         st.metric(t("合計"), f"{verdict.score.total} 台")
         rows = item_rows(verdict.score, script)
@@ -584,22 +592,24 @@ def result(run: Run, read: Read, verdict: Verdict | None, why_not: tuple[str, st
         st.caption(net_line(verdict.payout, script, who))
     if reading_choices is not None and read.reading is not None and read.reading.runner_ups:
         with reading_choices:
-            other_readings(run, read.reading)
+            other_readings(run, read.reading, judged)
     if run.desk is not None:
-        table_record.several_winners(run.desk, verdict, script, next_hand, state.edit)  # 一炮多響, where allowed
+        table_record.several_winners(run.desk, judged, script, next_hand, state.edit)  # 一炮多響, where allowed
         shown = photo_state().shown
-        table_record.confirm(run.desk, verdict, shown.id if shown else None, script, next_hand,
+        table_record.confirm(run.desk, judged, shown.id if shown else None, script, next_hand,
                              photo_lesson(run.desk, read))
 
 
-def other_readings(run: Run, reading: PhotoReading) -> None:
-    """The best reading and each runner-up as one tap each, with the 台 the page would show after taking it."""
+def other_readings(run: Run, reading: PhotoReading, judged: Judged) -> None:
+    """The best reading and each runner-up as one tap each, with the 台 the page would show after taking it (the
+    hand on the page's as judged: not scored again)."""
     t, state, photos = run.t, hand_state(), photo_state()
     st.markdown(t("**照片也可以這樣讀**（點一下換成它，手牌會整個換掉）"))
     said = the_result()
     best = None
     for option in choices(reading, the_flags(), None if isinstance(said, str) else said,
-                          int(state.base), int(state.per_tai), state.flags()["ready"], state.ruleset):
+                          int(state.base), int(state.per_tai), state.flags()["ready"], state.ruleset,
+                          (state.draft, None if judged.verdict is None else judged.verdict.score.total)):
         tai = "" if option.tai is None else f"{option.tai} 台"  # none before the winner is said, or no win there
         if option.alternative is None:
             best = option.tai
@@ -665,13 +675,13 @@ if first_run:
 
 run, summary = top()
 read = upload(run)
-verdict, why_not = score_page()  # the hand as it is now: every section below speaks of it
+judged = judge_page(run)  # the hand as it is now, once: every section below speaks of it
 with summary:
-    summary_bar(run, verdict, why_not)
-reading_choices = photo(run, read, verdict, why_not)
+    summary_bar(run, judged)
+reading_choices = photo(run, read, judged)
 hand(run, read)
-situation(run)
-result(run, read, verdict, why_not, reading_choices)
+situation(run, judged)
+result(run, read, judged, reading_choices)
 dataset(run, read)
 evening(run)
 resume.keep(phone, resume.now(st.query_params.get("table"), read.data))

@@ -15,6 +15,7 @@ import streamlit as st
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
+import ui.result
 import vision.detector
 import vision.read
 from scoring.draft import Slot, from_text, to_hand
@@ -307,6 +308,17 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
     assert take_button(at, 0).label == "✓ 3 台（+0）：第 9 张二条改成五条"
     ok(take_button(at, None).click().run())
     assert total_shown(at) == expected_total(HAND) and at.session_state["hand"].draft.flowers
+
+
+def test_a_run_with_runner_ups_judges_the_hand_on_the_page_once(photo_read_as, monkeypatch):
+    """The verdict is worked out once per run and handed to the top bar, ④ and the readings' buttons: the hand on
+    the page is judged once, each runner-up once (the best reading, the hand on the page, was judged twice)."""
+    at = photo_read_as(AT_A_TABLE)
+    judged, judge = [], ui.result.judge
+    monkeypatch.setattr(ui.result, "judge", lambda *args: judged.append(args[0]) or judge(*args))
+    ok(at.run())
+    assert len(judged) == 1 + len(AT_A_TABLE.runner_ups) == len({repr(hand) for hand in judged})
+    assert total_shown(at) == expected_total(HAND) and take_button(at, None).label == "✓ 最可能的讀法：3 台"
 
 
 def test_a_runner_up_says_no_tai_before_the_winner_is_said(photo_read_as):

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ledger.store
+import ui.result
 from ledger import Ledger, draw, win
 from scoring.draft import to_hand
 from scoring.hand import Hand
@@ -554,6 +555,20 @@ def test_several_winners_of_one_discard_are_recorded_as_one_hand_and_the_dealer_
     assert hand.line.net == paid_together(Deal(), W, (TYPED, N), (OTHER_TYPED, E))
     assert shown_deal(at) == Deal(Wind.E, E, 1) and at.success[0].value.startswith("第 1 局記好了：北家、東家 胡 西家")
     assert not any(SET_ASIDE == b.label for b in at.button) and not at.session_state["table"].aside
+
+
+def test_a_discard_won_twice_is_judged_once_per_run(db, monkeypatch):
+    """The wins set aside and this one are judged as one discard once per run, and that verdict is handed to the
+    top bar, the list of winners and the record button (each worked it out again)."""
+    at = improved_phone(db)
+    typed(at, TYPED, "北家", "西家 放槍")
+    press(at, SET_ASIDE)
+    typed(at, OTHER_TYPED, "東家")
+    judged, judge_several = [], ui.result.judge_several
+    monkeypatch.setattr(ui.result, "judge_several", lambda *args: judged.append(args) or judge_several(*args))
+    ok(at.run())
+    assert len(judged) == 1 and any(b.label == RECORD for b in at.button)
+    assert "北家、東家 胡 西家" in at.markdown[0].value  # the top bar: the line 胡了 records
 
 
 def test_a_winner_added_to_the_last_hand_moves_the_deal_by_the_rule(db):

@@ -16,10 +16,10 @@ import streamlit as st
 from ledger import Conflict, LedgerError, LedgerLine, Recorded, deal_after_line, draw, shared_win, win
 from scoring.draft import Draft
 from scoring.hand import HandError
-from scoring.payout import Deal, Verdict
+from scoring.payout import Deal, SharedVerdict, Verdict
 from scoring.ruleset import RulesetError, load_ruleset
 from scoring.seats import SEATS, Seat
-from ui.result import SetAside, evaluate_several, signed
+from ui.result import Judged, SetAside, evaluate_several, signed
 from ui.state import Desk, hand_state, table_state
 from ui.table import deal_text, player, result_text
 from ui.table_history import load_hand
@@ -109,7 +109,7 @@ def _conflict_text(conflict: dict, verdict: Verdict | None, desk: Desk) -> str:
     return text + "。若是同一局就不用再記；不是的話，看過後再記一次。"
 
 
-def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: str,
+def confirm(desk: Desk, judged: Judged, photo_id: str | None, script: str,
             clear: Callable[[Draft], None], learn: Callable[[Recorded], str | None] | None = None) -> None:
     """The buttons that record this hand (or a 流局) at the table, exactly as shown on this run;
     `clear(draft)` empties the page's hand once it is recorded; `learn(hand)` runs once a win is
@@ -123,7 +123,7 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
     assert expect is not None  # the desk took the table's next hand number before the page is drawn
     st.markdown(t(f"**修改第 {expect} 局**" if editing else f"**記到牌桌：第 {expect} 局**"))
     if at.conflict:
-        st.warning(t(_conflict_text(at.conflict, verdict, desk)))
+        st.warning(t(_conflict_text(at.conflict, judged.verdict, desk)))
     if at.failure:
         st.error(t("沒有記進牌桌（這一手還在）：" + at.failure))
         at.failure = None
@@ -149,7 +149,7 @@ def confirm(desk: Desk, verdict: Verdict | None, photo_id: str | None, script: s
     if line_form(desk, expect, script, clear, write):
         return
     with st.container(horizontal=True):
-        line = _win_line(verdict, photo)
+        line = _win_line(judged, photo)
         if line is not None:
             st.button(t("更新這一局" if editing else "胡了，記下這一局"), type="primary", on_click=write,
                       args=(desk, line, expect, clear, learn))
@@ -168,8 +168,21 @@ def _cancel_edit(clear: Callable[[Draft], None]) -> None:
     clear(Draft())
 
 
-def _shared(verdict: Verdict | None):
-    """The wins set aside and this one (None: none being entered) as one discard."""
+def judge_discard(verdict: Verdict | None) -> tuple[SharedVerdict | None, str | None]:
+    """The wins set aside and this one (None: none being entered) as one discard, judged once per run (with
+    `verdict`, into the page's `ui.result.Judged`), or why they cannot be one (for the player); (None, None) where no
+    wins are set aside."""
+    if not table_state().setting_aside():
+        return None, None
+    try:
+        return _shared(verdict), None
+    except HandError as exc:
+        return None, exc.for_player
+    except RulesetError as exc:
+        return None, str(exc)
+
+
+def _shared(verdict: Verdict | None) -> SharedVerdict:
     hand = hand_state()
     discarder = verdict.result.discarder if verdict is not None else (
         hand.how if isinstance(hand.how, Seat) else None)
@@ -178,27 +191,24 @@ def _shared(verdict: Verdict | None):
                             hand.ruleset)
 
 
-def discard_summary(desk: Desk, verdict: Verdict | None, script: str) -> str | None:
+def discard_summary(desk: Desk, judged: Judged, script: str) -> str | None:
     """The top bar while wins are set aside for one discard: every winner's 台 and everyone's money on the line that
     胡了 records (not the current winner's alone); None where none are set aside or there is nothing whole yet."""
-    line = _win_line(verdict, None) if table_state().setting_aside() else None
+    line = _win_line(judged, None) if table_state().setting_aside() else None
     if line is None:
         return None
     return f"**{result_text(line, desk.table, script)}**  \n" + " · ".join(
         f"{player(s, desk.table, script)} {signed(n)}" for s, n in line.net_by_seat.items())
 
 
-def _win_line(verdict: Verdict | None, photo: str | None) -> LedgerLine | None:
+def _win_line(judged: Judged, photo: str | None) -> LedgerLine | None:
     """What "胡了" records: this win, or with wins set aside the one discard they make (None where
     there is nothing whole to record: no win, or a hand still being entered beside the wins set aside)."""
     if not table_state().setting_aside():
-        return None if verdict is None else win(verdict, photo)
-    if verdict is None and not hand_state().draft.empty:
+        return None if judged.verdict is None else win(judged.verdict, photo)
+    if judged.verdict is None and not hand_state().draft.empty:
         return None
-    try:
-        return shared_win(_shared(verdict), photo)
-    except (HandError, RulesetError):
-        return None  # `several_winners` shows why
+    return None if judged.shared is None else shared_win(judged.shared, photo)  # None: `several_winners` says why
 
 
 def _set_aside(verdict: Verdict, clear: Callable[[Draft], None]) -> None:
@@ -232,7 +242,7 @@ def _add_winner(desk: Desk, seq: int, load: Callable[[Draft], None]) -> None:
     load(Draft())
 
 
-def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Callable[[Draft], None],
+def several_winners(desk: Desk, judged: Judged, script: str, clear: Callable[[Draft], None],
                     load: Callable[[Draft], None]) -> None:
     """One discard won by several seats (一炮多響), where the table's rules allow it: the wins set
     aside and what they come to with this one; a button to set this win aside and enter the next
@@ -240,7 +250,7 @@ def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Cal
     def t(text: str) -> str:
         return in_script(text, script)
 
-    at, hand = table_state(), hand_state()
+    at, hand, verdict, shared = table_state(), hand_state(), judged.verdict, judged.shared
     rules, aside = hand.settlement(), at.aside
     if aside:
         st.markdown(t("**一炮多響**：這張牌已經有這幾家胡了（在上面輸入下一家的牌，或直接記下）"))
@@ -248,10 +258,8 @@ def several_winners(desk: Desk, verdict: Verdict | None, script: str, clear: Cal
             with st.container(horizontal=True):
                 st.markdown(player(one.winner, desk.table, script))
                 st.button(t("拿掉這一家"), key=f"aside-drop-{i}", on_click=_drop_aside, args=(i,))
-        try:
-            shared = _shared(verdict)
-        except (HandError, RulesetError) as exc:
-            st.error(t("一炮多響算不出來：") + (exc.for_player if isinstance(exc, HandError) else str(exc)))
+        if shared is None:
+            st.error(t("一炮多響算不出來：") + (judged.shared_problem or ""))
         else:
             st.table([{t("誰胡"): player(v.result.winner, desk.table, script), "台": v.payout.payments[0].tai,
                        t("放槍的人付"): v.payout.payments[0].amount} for v in shared.verdicts], hide_index=True)
