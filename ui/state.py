@@ -4,9 +4,10 @@
   the text box) and what the players say of it (who won and how, the deal, 底 and 每台, the ruleset); its
   situation's flags are its checkboxes' own values (`FLAG_NAMES`, written here only);
 - `photo_state()`: the photo on the page and its readings, which of them the hand came from, the uploader;
-- `table_state()`: the page at a table (`?table=`): the evening as read this run (`Desk`), the deal and hand number
-  the page shows, the edit being loaded, the lines set aside or asked for, what a write said (a race lost, a
-  failure, a note); its 詐胡 and 罰款 forms' values are their widgets' own (`FORM_KEYS`, cleared here only).
+- `table_state()`: the page at a table (`?table=`): the evening as last read (each run's `Desk` is made of it),
+  the deal and hand number the page shows, the edit being loaded, the lines set aside or asked for, what a write
+  said (a race lost, a failure, a note); its 詐胡 and 罰款 forms' values are their widgets' own (`FORM_KEYS`,
+  cleared here only).
 
 Each part is one object for the whole session, changed in place (a widget's callback holds it), and written by
 its own methods or its widgets (`ui.widgets.Field`) only: the table's modules move the hand through `HandState`'s.
