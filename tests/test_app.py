@@ -15,6 +15,7 @@ import streamlit as st
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
+import ui.result
 import vision.detector
 import vision.read
 from scoring.draft import Slot, from_text, to_hand
@@ -118,7 +119,7 @@ def test_a_paste_of_thousands_of_tiles_is_refused_before_it_is_laid_out(app):
     at = ok(app(NoModel))
     ok(box(at, "text").set_value("1m" * 3000).run())
     assert any(e.value.startswith("看不懂這手牌：寫了 3000 張牌，一手牌最多 30 張") for e in at.error)
-    assert at.session_state["draft"].empty
+    assert at.session_state["hand"].draft.empty
     assert sum(len(label) for pills in at.pills for label in pills.options) < 500  # the 43 faces to tap
 
 
@@ -128,7 +129,7 @@ def test_illegal_hands_and_bad_text_get_messages(app):
     assert not at.metric and at.error[0].value.startswith("這手牌不能算：張數不對：胡的那張以外手牌有 3 張")
     ok(box(at, "text").set_value("123q").run())
     assert any(e.value == "看不懂這手牌：看不懂第 1 個字起的「123q」" for e in at.error)
-    assert at.session_state["draft"] == from_text("123m 和5s")  # the last good draft is kept
+    assert at.session_state["hand"].draft == from_text("123m 和5s")  # the last good draft is kept
     ok(box(at, "text").set_value(TYPED).run())
     ok(at.checkbox(key="heavenly").check().run())  # 天胡 with a meld cannot happen
     assert "天胡是起手就胡，不會有吃、碰、槓" in at.error[0].value
@@ -137,36 +138,36 @@ def test_illegal_hands_and_bad_text_get_messages(app):
 def test_entering_a_hand_by_tapping_tiles(app):
     at = ok(app(NoModel))
     for code in [*HAND.concealed, HAND.win]:
-        ok(at.pills(key=f"face-{at.session_state['version']}").set_value(code).run())
+        ok(at.pills(key=f"face-{at.session_state['hand'].version}").set_value(code).run())
     ok(at.button(key="new-pon").click().run())
     for _ in range(3):
-        ok(at.pills(key=f"face-{at.session_state['version']}").set_value("7z").run())
-    ok(at.pills(key=f"face-{at.session_state['version']}").set_value("1f").run())
+        ok(at.pills(key=f"face-{at.session_state['hand'].version}").set_value("7z").run())
+    ok(at.pills(key=f"face-{at.session_state['hand'].version}").set_value("1f").run())
     # every tapped tile went to the concealed row: now choose the winning tile
-    draft = at.session_state["draft"]
+    draft = at.session_state["hand"].draft
     assert draft.win is None and len(draft.concealed) == 14
-    v = at.session_state["version"]
+    v = at.session_state["hand"].version
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(13).run())
     ok(next(b for b in at.button if b.label == "設為胡的那張").click().run())
-    assert to_hand(at.session_state["draft"], HAND.situation) == HAND
+    assert to_hand(at.session_state["hand"].draft, HAND.situation) == HAND
     assert total_shown(at) == expected_total(HAND)
 
 
 def test_fixing_a_tile_and_a_meld(app):
     at = ok(app(NoModel))
     ok(box(at, "text").set_value(TYPED).run())
-    v = at.session_state["version"]
+    v = at.session_state["hand"].version
     assert at.pills(key=f"tiles-concealed-{v}").options[:3] == ["一萬", "二萬", "三萬"]
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
     ok(at.pills(key=f"face-{v}").set_value("9m").run())
-    assert at.session_state["draft"].concealed[0].code == "9m" and "沒有胡：九萬二萬三萬" in at.error[0].value
-    v = at.session_state["version"]
+    assert at.session_state["hand"].draft.concealed[0].code == "9m" and "沒有胡：九萬二萬三萬" in at.error[0].value
+    v = at.session_state["hand"].version
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
     ok(at.pills(key=f"face-{v}").set_value("1m").run())
     assert total_shown(at) == expected_total(HAND)
-    v = at.session_state["version"]
+    v = at.session_state["hand"].version
     ok(at.selectbox(key=f"kind-0-traditional-{v}").set_value("kong").run())  # 碰 → 明槓 gets its fourth tile
-    assert [s.code for s in at.session_state["draft"].melds[0].tiles] == ["7z"] * 4
+    assert [s.code for s in at.session_state["hand"].draft.melds[0].tiles] == ["7z"] * 4
     assert total_shown(at) == expected_total(HAND.replace(melds=(Meld("kong", ("7z",) * 4),)))
 
 
@@ -186,10 +187,10 @@ def test_photo_flow_reads_once_fixes_and_saves(app, tmp_path, monkeypatch):
     ok(at.checkbox(key="ready").check().run())
     assert FakeDetector.reads == PER_PHOTO
 
-    v = at.session_state["version"]
+    v = at.session_state["hand"].version
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(0).run())
     ok(at.pills(key=f"face-{v}").set_value("9m").run())
-    assert "⚠九萬" in at.pills(key=f"tiles-concealed-{at.session_state['version']}").options
+    assert "⚠九萬" in at.pills(key=f"tiles-concealed-{at.session_state['hand'].version}").options
 
     ok(at.text_input(key="dataset_name").set_value("mine").run())
     ok(save_button(at).click().run())
@@ -232,7 +233,7 @@ def test_face_down_tiles_leave_the_page_whole(app, monkeypatch):
     monkeypatch.setattr(FakeDetector, "read", lambda self, image: seen)
     at = ok(app(FakeDetector))
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", jpeg(), "image/jpeg")).run())
-    v = at.session_state["version"]
+    v = at.session_state["hand"].version
     assert as_seen(at.pills(key=f"tiles-meld:1-{v}").options) == ["？"] * 4  # the kong of backs
     assert at.error and save_button(at)
 
@@ -254,7 +255,7 @@ def photo_read_as(app, monkeypatch):
 
 
 def apart_pills(at):
-    return at.pills(key=f"apart-{at.session_state['version']}")
+    return at.pills(key=f"apart-{at.session_state['hand'].version}")
 
 
 def take_button(at, alternative):
@@ -263,7 +264,7 @@ def take_button(at, alternative):
 
 def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_read_as):
     at = photo_read_as(AT_A_TABLE)
-    draft = at.session_state["draft"]
+    draft = at.session_state["hand"].draft
     assert {s.det for s in draft.all_slots()} == {*range(17), 20}  # 17-19 set apart; 五萬 supposed (row 20, no box)
     assert total_shown(at) == expected_total(HAND)
     assert any("補上了 五萬" in i.value for i in at.info)
@@ -272,20 +273,20 @@ def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_rea
     assert "灰框" in at.image[0].captions[0]
 
     ok(apart_pills(at).set_value(17).run())  # one tap: 九萬 joins the concealed tiles with its box
-    draft = at.session_state["draft"]
+    draft = at.session_state["hand"].draft
     assert draft.concealed[-1] == Slot("9m", 17) and apart_pills(at).options == ["東風"]
-    hand_pills = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
+    hand_pills = at.pills(key=f"tiles-concealed-{at.session_state['hand'].version}")
     assert flagged(AT_A_TABLE.best, draft)[17] and hand_pills.options[-1] == "⚠九萬"  # the player's change
     assert not at.metric and "這手牌不能算" in at.error[0].value
 
-    v = at.session_state["version"]  # undone like any tile: select it, delete it; it is set apart again
+    v = at.session_state["hand"].version  # undone like any tile: select it, delete it; it is set apart again
     ok(at.pills(key=f"tiles-concealed-{v}").set_value(len(draft.concealed) - 1).run())
     ok(next(b for b in at.button if b.label == "刪除這張").click().run())
     assert apart_pills(at).options == ["九萬", "東風"] and total_shown(at) == expected_total(HAND)
 
     choose(at, "target", "副露 1（碰）")
     ok(apart_pills(at).set_value(18).run())  # into the group tiles are being added to
-    assert at.session_state["draft"].melds[0].tiles[-1] == Slot("1z", 18)
+    assert at.session_state["hand"].draft.melds[0].tiles[-1] == Slot("1z", 18)
 
 
 def test_a_runner_up_reading_is_one_tap(photo_read_as):
@@ -296,17 +297,28 @@ def test_a_runner_up_reading_is_one_tap(photo_read_as):
 
     ok(take_button(at, 1).click().run())
     assert total_shown(at) == expected_total(HAND.replace(flowers=())) == "2 台"
-    assert not at.session_state["draft"].flowers and apart_pills(at).options == ["梅", "九萬", "東風"]
+    assert not at.session_state["hand"].draft.flowers and apart_pills(at).options == ["梅", "九萬", "東風"]
     assert take_button(at, 1).disabled and not take_button(at, None).disabled
     ok(take_button(at, 0).click().run())
-    draft = at.session_state["draft"]
+    draft = at.session_state["hand"].draft
     assert draft.concealed[8] == Slot("5s", 8) and draft.concealed[-1] == Slot("5m", 20)  # its supposed tile too
     assert total_shown(at) == expected_total(HAND.replace(concealed=(*HAND.concealed[:9], "5s", *HAND.concealed[10:])))
 
     ok(at.radio(key="script").set_value("simplified").run())  # the words in the player's script
     assert take_button(at, 0).label == "✓ 3 台（+0）：第 9 张二条改成五条"
     ok(take_button(at, None).click().run())
-    assert total_shown(at) == expected_total(HAND) and at.session_state["draft"].flowers
+    assert total_shown(at) == expected_total(HAND) and at.session_state["hand"].draft.flowers
+
+
+def test_a_run_with_runner_ups_judges_the_hand_on_the_page_once(photo_read_as, monkeypatch):
+    """The verdict is worked out once per run and handed to the top bar, ④ and the readings' buttons: the hand on
+    the page is judged once, each runner-up once (the best reading, the hand on the page, was judged twice)."""
+    at = photo_read_as(AT_A_TABLE)
+    judged, judge = [], ui.result.judge
+    monkeypatch.setattr(ui.result, "judge", lambda *args: judged.append(args[0]) or judge(*args))
+    ok(at.run())
+    assert len(judged) == 1 + len(AT_A_TABLE.runner_ups) == len({repr(hand) for hand in judged})
+    assert total_shown(at) == expected_total(HAND) and take_button(at, None).label == "✓ 最可能的讀法：3 台"
 
 
 def test_a_runner_up_says_no_tai_before_the_winner_is_said(photo_read_as):
@@ -331,12 +343,12 @@ def test_a_tap_on_one_of_equal_tiles_takes_that_tile(app):
     three 一萬 a tap on the first took the third (on a photo, the wrong box then turned red and was taught)."""
     at = ok(app(NoModel))
     ok(box(at, "text").set_value("111m 234m 567p 789s 2s 和2s 碰555z").run())
-    tiles = at.pills(key=f"tiles-concealed-{at.session_state['version']}")
+    tiles = at.pills(key=f"tiles-concealed-{at.session_state['hand'].version}")
     assert as_seen(tiles.options[:3]) == ["一萬"] * 3 and len(set(tiles.options[:3])) == 3
     ok(tiles.set_value(0).run())
-    assert at.session_state["selected"] == ("concealed", 0)
-    ok(at.pills(key=f"face-{at.session_state['version']}").set_value("9m").run())
-    assert [s.code for s in at.session_state["draft"].concealed[:3]] == ["9m", "1m", "1m"]
+    assert at.session_state["hand"].selected == ("concealed", 0)
+    ok(at.pills(key=f"face-{at.session_state['hand'].version}").set_value("9m").run())
+    assert [s.code for s in at.session_state["hand"].draft.concealed[:3]] == ["9m", "1m", "1m"]
 
 
 def test_a_tap_on_one_of_equal_tiles_set_apart_pulls_that_tile(photo_read_as):
@@ -344,7 +356,7 @@ def test_a_tap_on_one_of_equal_tiles_set_apart_pulls_that_tile(photo_read_as):
     at = photo_read_as(reading_at_a_table(HAND, 4, ["9m", "9m", "1z"], {9: "5s"}))
     assert as_seen(apart_pills(at).options) == ["九萬", "九萬", "東風"]
     ok(apart_pills(at).set_value(17).run())  # the first 九萬's detection
-    assert at.session_state["draft"].concealed[-1] == Slot("9m", 17) and apart_pills(at).options[0] == "九萬"
+    assert at.session_state["hand"].draft.concealed[-1] == Slot("9m", 17) and apart_pills(at).options[0] == "九萬"
 
 
 def test_odd_readings_render(photo_read_as):
@@ -352,12 +364,12 @@ def test_odd_readings_render(photo_read_as):
     everything = (TileGroup("unknown", tuple(range(20)), "apart"),)
     all_apart = replace(AT_A_TABLE, best=replace(AT_A_TABLE.best, groups=everything), legal=False)
     at = photo_read_as(all_apart)
-    assert at.session_state["draft"].empty and len(apart_pills(at).options) == 19
+    assert at.session_state["hand"].draft.empty and len(apart_pills(at).options) == 19
     assert take_button(at, None).label == "✓ 最可能的讀法"  # no win there: no 台 to say
     ok(take_button(at, 1).click().run())
     assert total_shown(at) == "2 台"
     at = photo_read_as(read_detections(Detections.empty()))
-    assert at.session_state["draft"].empty and not any(str(b.key).startswith("take-") for b in at.button)
+    assert at.session_state["hand"].draft.empty and not any(str(b.key).startswith("take-") for b in at.button)
 
 
 @pytest.mark.parametrize("data, message", [
@@ -407,7 +419,7 @@ def test_real_model_reads_a_sample_photo():
                                                  "image/jpeg")).run())
     assert not any("unavailable" in w.value for w in at.warning)
     situation = Situation(self_draw=True)
-    assert sorted(to_hand(at.session_state["draft"], situation).all_tiles()) == sorted(hand.all_tiles())
+    assert sorted(to_hand(at.session_state["hand"].draft, situation).all_tiles()) == sorted(hand.all_tiles())
     assert total_shown(at) == expected_total(hand)
 
 
@@ -468,7 +480,7 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
     box(at, "ruleset").set_value("tw16-common").run()
     assert asked() and not at.metric and "大明槓" in at.error[0].value  # it cannot be scored until said
     choose(at, "kong_origin_0", "加槓（碰了再補第四張）")
-    assert "槓上開花" in items() and at.session_state["draft"].melds[0].origin == "added"
+    assert "槓上開花" in items() and at.session_state["hand"].draft.melds[0].origin == "added"
     assert any("加槓2222p" in c.value for c in at.caption)  # the hand as text says it too
     choose(at, "kong_origin_0", "大明槓（槓別人打出的牌）")
     assert "槓上開花" not in items() and chosen(at, "kong_origin_0") == "大明槓（槓別人打出的牌）"
@@ -482,7 +494,7 @@ def test_a_phone_keeps_the_readings_of_its_current_photo_only(app):
     uploader = "upload-0"
     for n, size in enumerate([(1200, 700), (1201, 700), (1200, 700)]):
         ok(at.file_uploader(key=uploader).set_value(("hand.jpg", jpeg(*size), "image/jpeg")).run())
-        assert {key[0] for key in at.session_state["readings"]} == {at.session_state["photo"]["id"]}
+        assert {key[0] for key in at.session_state["photo"].readings} == {at.session_state['photo'].shown.id}
         assert FakeDetector.reads == PER_PHOTO * (n + 1)  # the first photo brought again is read again
 
 

@@ -80,8 +80,8 @@ def teach_row(at: AppTest, which: str):
 
 def flowers_read(at: AppTest) -> tuple[list[str], list[str | None]]:
     """The draft's flowers as the page read them, and the sample's truth for each."""
-    best = at.session_state["readings"][at.session_state["photo"]["key"]].best
-    slots = at.session_state["draft"].flowers
+    best = at.session_state["photo"].readings[at.session_state["photo"].shown.read.key].best
+    slots = at.session_state["hand"].draft.flowers
     truth = dict(zip((row.id for row in best.shown), truth_of(best.boxes), strict=True))
     return [s.code for s in slots], [truth[s.det] for s in slots]
 
@@ -91,10 +91,10 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
     read, truth = flowers_read(upload_hand(at))
     assert read != truth  # the models alone misread this design's flowers
     wrong = next(k for k, (a, b) in enumerate(zip(read, truth, strict=True)) if a != b)
-    version = at.session_state["version"]
+    version = at.session_state["hand"].version
     ok(at.pills(key=f"tiles-flowers-{version}").set_value(wrong).run())  # the player starts fixing them
     ok(at.pills(key=f"face-{version}").set_value(truth[wrong]).run())
-    fixed = at.session_state["draft"]
+    fixed = at.session_state["hand"].draft
 
     press(at, "教認這一桌的牌（照片常讀錯時）")  # under the table's settings (or the sidebar)
     assert at.title[0].value == "教認這一桌的牌" and any("還沒有記住任何牌" in c.value for c in at.caption)
@@ -123,10 +123,10 @@ def test_a_set_taught_on_its_page_is_what_the_next_photo_is_read_with(db):
 
     press(at, "回到台數")
     upload_hand(at)  # the same photo: the player's fixes stay, and a reading with what the table learned is offered
-    assert at.session_state["draft"] == fixed and len(at.session_state["readings"]) == 1
+    assert at.session_state["hand"].draft == fixed and len(at.session_state["photo"].readings) == 1
     press(at, "這一桌剛學了牌：用它重讀這張照片（你改過的要重改）")
     read, truth = flowers_read(at)
-    assert read == truth and len(at.session_state["readings"]) == 2
+    assert read == truth and len(at.session_state["photo"].readings) == 2
     assert not any(b.label.startswith("這一桌剛學了牌") for b in at.button)
 
 
@@ -238,16 +238,16 @@ def test_a_hand_recorded_from_a_photo_teaches_the_table_and_the_next_phone_reads
     read, truth = flowers_read(at)
     assert read != truth
     Ledger(db).change_memory("friday", lambda data: data + b"!")  # moved, the hand still as read: read again
-    assert len(ok(at.run()).session_state["readings"]) == 2 and flowers_read(at)[0] == read
+    assert len(ok(at.run()).session_state["photo"].readings) == 2 and flowers_read(at)[0] == read
     for k, code in enumerate(truth):  # the player fixes the flowers: a tap on the tile, one on its face
-        version = at.session_state["version"]
+        version = at.session_state["hand"].version
         ok(at.pills(key=f"tiles-flowers-{version}").set_value(k).run())
         ok(at.pills(key=f"face-{version}").set_value(code).run())
     assert flowers_read(at)[0] == truth
     ok(at.run())  # ... and stay fixed when the table's memory moves meanwhile (another phone recording)
     Ledger(db).change_memory("friday", lambda data: b"another phone's")
-    assert flowers_read(ok(at.run()))[0] == truth and len(at.session_state["readings"]) == 2
-    boxed = sum(s.det is not None for s in at.session_state["draft"].all_slots())
+    assert flowers_read(ok(at.run()))[0] == truth and len(at.session_state["photo"].readings) == 2
+    boxed = sum(s.det is not None for s in at.session_state["hand"].draft.all_slots())
     choose(at, "winner", "南家")
     choose(at, "how", "自摸")
     press(at, RECORD)

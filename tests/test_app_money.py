@@ -52,8 +52,7 @@ def test_the_stakes_are_the_tables_after_the_teach_page():
     book().open_table("friday", 50, 10)
     at = phone()
     press(at, "先教認這副牌的花")
-    for key in ("base", "per_tai"):
-        del at.session_state[key]
+    at.session_state["hand"].take_stakes(0, 0)
     press(at, "回到台數")
     assert stakes_shown(at) == (50, 10, DEFAULT)
     win_as(at, "東家")
@@ -142,7 +141,7 @@ def test_a_request_sent_before_the_page_moved_to_the_next_deal_does_not_move_it_
     ok(b._run(stale(before)))
     assert shown_deal(b) == Deal(Wind.E, S, 0)
     assert b.info[0].value == "牌桌 friday · 第 2 局 · 東風圈 · 莊家 南家"
-    assert b.session_state["draft"].empty  # nor is the hand it recorded typed in again (one tap from twice)
+    assert b.session_state["hand"].draft.empty  # nor is the hand it recorded typed in again (one tap from twice)
     win_as(b, "北家")
     assert book().hands("friday")[1].line.deal == Deal(Wind.E, S, 0)
 
@@ -159,7 +158,7 @@ def test_a_request_sent_before_the_page_showed_the_streak_and_stakes_does_not_se
     assert box(b, "streak").value == 1 and box(b, "per_tai").value == 50
     ok(b._run(stale(before)))
     assert box(b, "streak").value == 1 and box(b, "per_tai").value == 50
-    assert book().state("friday").table.per_tai == 50 and b.session_state["streak"] == 1
+    assert book().state("friday").table.per_tai == 50 and b.session_state["hand"].streak == 1
 
 
 def test_a_cancelled_edit_leaves_the_page_at_the_next_hand_empty():
@@ -170,7 +169,7 @@ def test_a_cancelled_edit_leaves_the_page_at_the_next_hand_empty():
     ok(at.selectbox(key="table_edit_pick").set_value(1).run())
     press(at, "修改這一局")
     press(at, "取消修改")
-    assert at.session_state["draft"].empty and (chosen(at, "winner"), chosen(at, "how")) == (None, None)
+    assert at.session_state["hand"].draft.empty and (chosen(at, "winner"), chosen(at, "how")) == (None, None)
     assert at.info[0].value == before and shown_deal(at) == Deal(Wind.E, W, 0)
     assert not any(b.label == RECORD for b in at.button)
 

@@ -16,6 +16,7 @@ from tests.example_hands import TYPED
 from tests.test_app_script import assert_simplified
 from tests.test_app_table import APP, RECORD, db, reads_hand  # noqa: F401 - db, reads_hand: fixtures
 from ui.resume import Hand, Shelf
+from ui.state import HandState
 from ui.table import db_path
 
 RESUMED = "接著剛才的這一手（網頁重新整理或斷線前的）：不是這一手的話，按下面的「清空手牌」。"
@@ -54,7 +55,7 @@ def test_a_typed_hand_comes_back_after_a_reload():
     at = typed_hand(page())
     assert re.fullmatch(r"[0-9a-f]{16}", at.query_params["phone"])
     again = reload(at)
-    assert said_resumed(again) and again.session_state["draft"] == from_text(TYPED)
+    assert said_resumed(again) and again.session_state["hand"].draft == from_text(TYPED)
     assert (chosen(again, "winner"), chosen(again, "how"), chosen(again, "dealer")) == ("南家", "西家 放槍", "南家")
     assert again.checkbox(key="last_tile").value and box(again, "text").value == TYPED
     assert again.metric[0].value == at.metric[0].value
@@ -68,16 +69,16 @@ def test_a_photo_with_its_fixes_comes_back_and_goes_with_clear():
     say_who_won(at)
     ok(at.pills(key="tiles-concealed-1").set_value(0).run())  # the first tile of the hand, removed
     press(at, "刪除這張")
-    fixed = at.session_state["draft"]
-    assert fixed == remove_tile(at.session_state["readings"][at.session_state["photo"]["key"]].best.draft,
+    fixed = at.session_state["hand"].draft
+    assert fixed == remove_tile(at.session_state["photo"].readings[at.session_state["photo"].shown.read.key].best.draft,
                                 "concealed", 0)
     again = reload(at)
-    assert said_resumed(again) and again.session_state["draft"] == fixed  # each tile with its box
-    assert again.image and again.session_state["photo"]["id"] == at.session_state["photo"]["id"]
+    assert said_resumed(again) and again.session_state["hand"].draft == fixed  # each tile with its box
+    assert again.image and again.session_state["photo"].shown.id == at.session_state["photo"].shown.id
     assert not again.metric and at.error[0].value == again.error[0].value  # one tile short, as before
     press(again, "清空手牌")
-    assert not again.image and again.session_state["photo"] is None
-    assert not said_resumed(after := reload(again)) and after.session_state["draft"].empty and not after.image
+    assert not again.image and again.session_state["photo"].shown is None
+    assert not said_resumed(after := reload(again)) and after.session_state["hand"].draft.empty and not after.image
 
 
 @pytest.mark.usefixtures("reads_hand")
@@ -87,7 +88,8 @@ def test_a_photo_too_large_to_keep_leaves_the_hand_without_it(monkeypatch):
     ok(at.file_uploader(key="upload-0").set_value(("hand.jpg", photo(), "image/jpeg")).run())
     say_who_won(at)
     again = reload(at)
-    assert said_resumed(again) and not again.image and again.session_state["draft"] == at.session_state["draft"]
+    assert said_resumed(again) and not again.image
+    assert again.session_state["hand"].draft == at.session_state["hand"].draft
     assert again.metric[0].value == at.metric[0].value
 
 
@@ -96,7 +98,7 @@ def test_a_recorded_hand_is_not_given_back():
     at = typed_hand(page({"table": "friday"}))
     press(at, RECORD)
     again = reload(at)
-    assert not said_resumed(again) and again.session_state["draft"].empty and chosen(again, "winner") is None
+    assert not said_resumed(again) and again.session_state["hand"].draft.empty and chosen(again, "winner") is None
 
 
 @pytest.mark.usefixtures("db")
@@ -132,10 +134,10 @@ def test_a_phone_id_of_another_form_is_replaced(asked):
 def test_the_shelf_keeps_the_latest_phones_and_photos():
     shelf = Shelf(phones=2, photo_bytes=10)
     for phone in "abc":
-        shelf.put(phone, Hand(None, {"n": phone}))
+        shelf.put(phone, Hand(None, HandState(text=phone)))
     assert shelf.get("a") is None and shelf.get("b") and shelf.get("c")
-    shelf.put("b", Hand(None, {}, b"123456"))  # b kept last now
-    shelf.put("d", Hand(None, {}, b"123456"))  # 12 bytes of photos: b goes, then c (two phones at most)
+    shelf.put("b", Hand(None, HandState(), photo=b"123456"))  # b kept last now
+    shelf.put("d", Hand(None, HandState(), photo=b"123456"))  # 12 bytes of photos: b goes, then c (two phones at most)
     assert (shelf.get("b"), shelf.get("c")) == (None, None) and shelf.get("d")
 
 

@@ -171,7 +171,7 @@ class Evening(RuleBasedStateMachine):
         assert chosen(at, "winner").startswith(line.winner.zh)
         if not save:
             press(at, "取消修改")
-            assert at.session_state["draft"].empty and chosen(at, "winner") is None
+            assert at.session_state["hand"].draft.empty and chosen(at, "winner") is None
             return
         choose(at, "how", how_label(line.winner, how))
         press(at, "更新這一局")
@@ -218,7 +218,7 @@ class Evening(RuleBasedStateMachine):
         """A phone reloaded with a hand entered: the hand is given back, and recorded as it was entered."""
         enter(self.phones[p], text, winner, how)
         at = self.phones[p] = self.phone(dict(self.phones[p].query_params))
-        assert at.session_state["draft"] == from_text(text) and chosen(at, "winner").startswith(winner.zh)
+        assert at.session_state["hand"].draft == from_text(text) and chosen(at, "winner").startswith(winner.zh)
         line = self.played(text, winner, discarder_of(winner, how))
         press(at, RECORD)
         self.lines[self.last_seq()] = line

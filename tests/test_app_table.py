@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ledger.store
+import ui.result
 from ledger import Ledger, draw, win
 from scoring.draft import to_hand
 from scoring.hand import Hand
@@ -75,7 +76,7 @@ def test_the_app_fills_in_the_next_deal_and_keeps_working_after_it_passes(db):
     at = phone()
     assert shown_deal(at) == Deal() and "牌桌 friday · 第 1 局 · 東風圈 · 莊家 東家" == at.info[0].value
     win_as(at, "東家")
-    assert shown_deal(at) == Deal(Wind.E, E, 1) and at.session_state["draft"].empty
+    assert shown_deal(at) == Deal(Wind.E, E, 1) and at.session_state["hand"].draft.empty
     assert chosen(at, "winner") is None  # who won the next hand is said again, not carried over
     press(at, DRAW)
     assert "確定第 2 局是流局" in at.warning[0].value and len(Ledger(db).hands("friday")) == 1  # asked first
@@ -161,7 +162,7 @@ def test_an_edit_loads_every_field_and_changes_only_what_is_changed(db):
     assert at.info[0].value == "牌桌 friday · 修改第 1 局 · 東風圈 · 莊家 東家"  # not the next hand's line
     assert (chosen(at, "winner"), chosen(at, "how"), chosen(at, "round")) == ("南家", "西家 放槍", "東風圈")
     assert shown_deal(at) == Deal() and at.checkbox(key="last_tile").value
-    assert to_hand(at.session_state["draft"], HAND.situation) == HAND
+    assert to_hand(at.session_state["hand"].draft, HAND.situation) == HAND
     choose(at, "how", "北家 放槍")
     press(at, "更新這一局")
     [first, second] = Ledger(db).hands("friday")
@@ -284,7 +285,7 @@ def test_a_stale_edit_does_not_overwrite_a_hand_changed_meanwhile(db):
     [hand] = Ledger(db).hands("friday")
     assert (hand.line.winner, hand.line.discarder) == (E, W)  # A's edit stands
     assert any("你的修改沒有存" in w.value for w in b.warning)
-    assert to_hand(b.session_state["draft"], HAND.situation) == HAND  # B's tiles are still there
+    assert to_hand(b.session_state["hand"].draft, HAND.situation) == HAND  # B's tiles are still there
 
 
 def test_two_phones_confirming_one_hand_record_it_once(db):
@@ -298,7 +299,7 @@ def test_two_phones_confirming_one_hand_record_it_once(db):
     assert shown_deal(b) == Deal()  # its hand keeps the deal it was played under
     press(b, RECORD)  # the same hand: kept once
     assert len(Ledger(db).hands("friday")) == 1 and b.success[0].value.startswith("第 1 局記好了")
-    assert b.session_state["draft"].empty and shown_deal(b) == Deal(Wind.E, E, 1)
+    assert b.session_state["hand"].draft.empty and shown_deal(b) == Deal(Wind.E, E, 1)
 
 
 def test_a_phone_behind_the_ledger_keeps_its_winner_and_says_what_changed(db):
@@ -314,7 +315,7 @@ def test_a_phone_behind_the_ledger_keeps_its_winner_and_says_what_changed(db):
     assert "莊家 東家→南家" in message and "胡的人還是 西家" in message
     before, after = paid(HAND, Result(Deal(), W)), paid(HAND, Result(Deal(Wind.E, S, 0), W))
     assert f"台數 {judge(seat_hand(HAND, Result(Deal(), W), 100, 20), Result(Deal(), W)).score.total}→" in message
-    assert before != after and to_hand(b.session_state["draft"], HAND.situation) == HAND
+    assert before != after and to_hand(b.session_state["hand"].draft, HAND.situation) == HAND
     assert chosen(b, "winner") == "西家" and shown_deal(b) == Deal(Wind.E, S, 0)
     press(b, RECORD)  # looked at it: record it as hand 2, under 西家
     assert [(h.line.winner, h.line.net) for h in Ledger(db).hands("friday")][1] == (W, after)
@@ -331,7 +332,7 @@ def test_a_phone_behind_a_damaged_last_hand_is_told_and_keeps_its_hand(db):
         con.execute("UPDATE hands SET net = 'not money' WHERE table_code = 'friday' AND seq = 1")
     press(b, RECORD)
     assert any("別的手機" in w.value for w in b.warning) and not b.exception
-    assert to_hand(b.session_state["draft"], HAND.situation) == HAND and chosen(b, "winner") == "西家"
+    assert to_hand(b.session_state["hand"].draft, HAND.situation) == HAND and chosen(b, "winner") == "西家"
 
 
 def test_names_saved_mid_evening_keep_both_phones_working(db):
@@ -439,7 +440,7 @@ def test_a_locked_ledger_keeps_the_hand(db, monkeypatch):
         holder.execute("ROLLBACK")
         holder.close()
     assert any("沒有記進牌桌（這一手還在）" in e.value and "鎖住" in e.value for e in at.error)
-    assert to_hand(at.session_state["draft"], HAND.situation) == HAND and not Ledger(db).hands("friday")
+    assert to_hand(at.session_state["hand"].draft, HAND.situation) == HAND and not Ledger(db).hands("friday")
     press(at, RECORD)
     assert len(Ledger(db).hands("friday")) == 1
 
@@ -545,7 +546,7 @@ def test_several_winners_of_one_discard_are_recorded_as_one_hand_and_the_dealer_
     at = improved_phone(db)
     typed(at, TYPED, "北家", "西家 放槍")
     press(at, SET_ASIDE)
-    assert at.session_state["draft"].empty and chosen(at, "winner") is None and chosen(at, "how") == "西家 放槍"
+    assert at.session_state["hand"].draft.empty and chosen(at, "winner") is None and chosen(at, "how") == "西家 放槍"
     assert any("一炮多響" in m.value for m in at.markdown)
     typed(at, OTHER_TYPED, "東家")
     press(at, RECORD)
@@ -553,7 +554,21 @@ def test_several_winners_of_one_discard_are_recorded_as_one_hand_and_the_dealer_
     assert hand.line.winners == (N, E) and hand.line.discarder == W  # in turn after 西家
     assert hand.line.net == paid_together(Deal(), W, (TYPED, N), (OTHER_TYPED, E))
     assert shown_deal(at) == Deal(Wind.E, E, 1) and at.success[0].value.startswith("第 1 局記好了：北家、東家 胡 西家")
-    assert not any(SET_ASIDE == b.label for b in at.button) and not at.session_state["table_aside"]
+    assert not any(SET_ASIDE == b.label for b in at.button) and not at.session_state["table"].aside
+
+
+def test_a_discard_won_twice_is_judged_once_per_run(db, monkeypatch):
+    """The wins set aside and this one are judged as one discard once per run, and that verdict is handed to the
+    top bar, the list of winners and the record button (each worked it out again)."""
+    at = improved_phone(db)
+    typed(at, TYPED, "北家", "西家 放槍")
+    press(at, SET_ASIDE)
+    typed(at, OTHER_TYPED, "東家")
+    judged, judge_several = [], ui.result.judge_several
+    monkeypatch.setattr(ui.result, "judge_several", lambda *args: judged.append(args) or judge_several(*args))
+    ok(at.run())
+    assert len(judged) == 1 and any(b.label == RECORD for b in at.button)
+    assert "北家、東家 胡 西家" in at.markdown[0].value  # the top bar: the line 胡了 records
 
 
 def test_a_winner_added_to_the_last_hand_moves_the_deal_by_the_rule(db):

@@ -427,3 +427,35 @@ def test_a_kongs_origin_stays_with_the_draft_and_goes_with_its_kind():
     called = set_kong_origin(draft, 0, "called")
     assert to_hand(called, Situation()).melds[0].origin == "called" and from_text(to_text(called)) == called
     assert set_meld_kind(called, 0, "ankong").melds[0].origin is None  # only an open kong has one
+
+
+def globals_read_before_assigned(source: str) -> list[tuple[str, str]]:
+    """(function, name) for each module-level name a function of `source` reads that a statement of the module
+    assigns below the function (a run calls it before that line has set the name for this run)."""
+    import ast
+    import symtable
+
+    assigned: dict[str, int] = {}  # each name the module's statements (not its defs or imports) assign, last line
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom):
+            for name in ast.walk(node):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                    assigned[name.id] = node.lineno
+
+    def reads(table) -> list[tuple[str, str]]:
+        out = []
+        for child in table.get_children():
+            if child.get_type() == "function":
+                out += [(child.get_name(), sym.get_name()) for sym in child.get_symbols() if sym.is_global()
+                        and not sym.is_local() and assigned.get(sym.get_name(), 0) > child.get_lineno()]
+            out += reads(child)
+        return out
+
+    return reads(symtable.symtable(source, "app.py", "exec"))
+
+
+def test_the_pages_functions_read_no_global_the_script_assigns_after_them():
+    """app.py runs as a script: its sections are functions called in order from its last lines, each handed what it
+    needs (a function that read a global set further down read the last run's value, or none)."""
+    assert globals_read_before_assigned("x = 1\ndef f():\n    return x + y\ny = 2\n") == [("f", "y")]
+    assert globals_read_before_assigned((ROOT / "app.py").read_text()) == []

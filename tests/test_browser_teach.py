@@ -87,7 +87,7 @@ def test_a_row_photographed_askew_is_shown_level_to_name(page, ledger_url):
 
 def test_a_lesson_given_on_another_phone_is_seen_without_a_tap(page, ledger_url):
     """A phone left alone asked for the lesson (这副牌还没教过) minutes after another phone gave it, until the next hand
-    was recorded: it watches the table's memory as it watches its hands (`ui.table_page._watch`, every 3 s)."""
+    was recorded: it watches the table's memory as it watches its hands (`ui.table_desk._watch`, every 3 s)."""
     url, db = ledger_url
     page.goto(f"{url}?table=0703&script=simplified")
     ask = page.get_by_text("这副牌还没教过", exact=False)

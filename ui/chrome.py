@@ -118,7 +118,7 @@ STYLE = """
   min-width: 44px; min-height: 44px; margin: -14px; display: flex; align-items: center; justify-content: center; }
 [data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
 [data-testid="stElementContainer"]:has(#taishu-chrome) { display: none; }
-/* The evening's hands (ui/table_page.py) break lines only between words: at 390 px with players' names the
+/* The evening's hands (ui/table_history.py) break lines only between words: at 390 px with players' names the
    dealer's column stood one character a line. A name too long for the width scrolls the table sideways. */
 .st-key-hands [data-testid="stTable"] p { word-break: keep-all !important; }
 /* Why the uploader refused a file (over 50 MB, another type) under its name, on the page: Streamlit says it in a

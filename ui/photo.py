@@ -71,14 +71,17 @@ class Choice:
 
 
 def choices(reading, flags: Situation, result: Result | None, base: int, per_tai: int, declared_ready: bool,
-            ruleset: str) -> list[Choice]:
+            ruleset: str, page: tuple[Draft, int | None] | None = None) -> list[Choice]:
     """The best reading and each runner-up, with the 台 the page would show after taking it: its draft
     scored as the page scores the hand (`ui.result.evaluate`, under the page's situation, deal and
-    ruleset); None where the page cannot score it (no result said yet, or no win there)."""
+    ruleset); None where the page cannot score it (no result said yet, or no win there). `page`: the draft on the
+    page and its 台 as the page judged it, not scored again for a reading that gives that draft."""
     out = []
     for k in (None, *range(len(reading.runner_ups))):
         proposal, tai = taken(reading, k), None
-        if result is not None:
+        if page is not None and proposal.draft == page[0]:
+            tai = page[1]
+        elif result is not None:
             try:
                 tai = evaluate(proposal.draft, flags, result, base, per_tai, declared_ready, ruleset).score.total
             except (HandError, RulesetError):

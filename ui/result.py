@@ -1,6 +1,7 @@
 """A draft and what the players say happened → the hand, its 台 and its payments by seat, as rows
 for the screen. The one place the page turns a draft into a scored hand (`evaluate`), and the wins
-set aside for one discard won by several seats into one (`evaluate_several`)."""
+set aside for one discard won by several seats into one (`evaluate_several`); the hand on the page, judged once
+per run, is a `Judged`."""
 
 from __future__ import annotations
 
@@ -20,8 +21,26 @@ def evaluate(draft: Draft, flags: Situation, result: Result, base: int, per_tai:
              ruleset: str) -> Verdict:
     """Score and settle the draft as `result` says it was won (`flags`: 海底, 槓上 …; its winds
     are the result's). Raises HandError (what is wrong, for the player) for a hand that is not a win."""
-    hand = seat_hand(to_hand(draft, flags), result, base, per_tai, declared_ready)
-    return judge(hand, result, ruleset)
+    return settle_hand(to_hand(draft, flags), result, base, per_tai, declared_ready, ruleset)
+
+
+def settle_hand(hand: Hand, result: Result, base: int, per_tai: int, declared_ready: bool, ruleset: str) -> Verdict:
+    """`evaluate` of a draft already made a hand."""
+    return judge(seat_hand(hand, result, base, per_tai, declared_ready), result, ruleset)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The hand on the page, judged once per run and handed to everything that speaks of it (the top bar, ④, the
+    other readings of its photo, the table's record button): the draft as a hand (None: not one yet), its verdict
+    (None: `why_not` says why, `("prompt" | "error", what to say)`), and where wins are set aside for its discard
+    (一炮多響) all of them as one discard, or why they cannot be (`ui.table_record.judge_discard`)."""
+
+    hand: Hand | None
+    verdict: Verdict | None
+    why_not: tuple[str, str] | None = None
+    shared: SharedVerdict | None = None
+    shared_problem: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The hand in progress kept on the server by phone, so a reload (or a phone that lost the connection and opened the
 page again) gets it back: the photo as uploaded, its readings, the tiles as fixed, who won and how, the flags and the
-deal (app.py says which of the session's values make a hand).
+deal, and the table's part (the hand number and deal it was entered under, the wins set aside): the page's state
+(`ui/state.py`) but the table's evening, which the ledger keeps.
 
 A phone is named in the page's address (`?phone=`, beside `?table=` and `?script=`): a random id made on a
 session's first run where the address has none, or one of another form (the address is the player's to change:
@@ -15,9 +16,12 @@ import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import streamlit as st
+
+from ui.picture import Picture
+from ui.state import AtTable, HandState, Photo, ReadState, hand_state, photo_state, table_state
+from vision.photo import load_photo
 
 PARAM = "phone"  # the address's ?phone=
 _KEY = "phone"  # the session's phone id: set on its first run
@@ -32,14 +36,18 @@ class Hand:
     """A phone's hand as it was at the end of its page's last run."""
 
     table: str | None  # the ?table= it was entered at: given back only there
-    values: dict[str, Any]  # the session's values that make the hand, by key (each compared by ==)
+    hand: HandState  # a copy of the page's (each field compared by ==)
+    flags: tuple[tuple[str, bool], ...] = ()  # the situation's checkboxes
+    at_table: AtTable | None = None  # the table's part (None: off a table)
+    taken: int | None = None  # which reading of the photo the draft came from
     photo: bytes | None = None  # the photo as uploaded (None: none, or one over MAX_PHOTO)
-    photo_state: dict[str, Any] | None = None  # the page's photo but its image (its id, what its reading said)
+    photo_id: str | None = None
+    read: ReadState | None = None  # what the photo's last read said (a copy)
     readings: dict = field(default_factory=dict)  # the photo's readings, by key: an entry is only ever added
 
     def mark(self) -> tuple:
         """What tells this hand from another one kept by the same session (cheap: no photo, no reading compared)."""
-        return (self.table, tuple(self.values.items()), self.photo_state and tuple(self.photo_state.items()),
+        return (self.table, self.hand, self.flags, self.at_table, self.taken, self.photo_id, self.read,
                 tuple(self.readings))
 
 
@@ -94,6 +102,38 @@ def left(phone_id: str, table: str | None) -> Hand | None:
     return hand if hand is not None and hand.table == table else None
 
 
+def now(table: str | None, photo: bytes | None) -> Hand | None:
+    """The hand on the page with its photo's bytes, as a reload gives it back; None where there is none to give
+    back: nothing entered, or an old hand being edited (`TableState.in_hand`)."""
+    hand, shown, at = hand_state(), photo_state(), table_state()
+    at_table = at.in_hand()
+    if at_table is None or (hand.draft.empty and shown.shown is None and not at.setting_aside()):
+        return None
+    kept = Hand(table, hand.snapshot(), tuple(hand.flags().items()), at_table, shown.taken)
+    if shown.shown is None:
+        return kept
+    return replace(kept, photo=photo, photo_id=shown.shown.id, read=replace(shown.shown.read),
+                   readings=dict(shown.readings))
+
+
+def give_back(kept: Hand | None) -> None:
+    """The hand this phone had on the page before a reload, back as it was: its photo is read again only where an
+    uploaded one would be (the table learned since, or its rules changed)."""
+    if kept is None:
+        return
+    hand, shown = hand_state(), photo_state()
+    hand.restore(kept.hand)
+    hand.set_flags(dict(kept.flags))
+    if kept.at_table is not None:
+        table_state().resume(kept.at_table)
+    shown.taken = kept.taken
+    if kept.photo is not None and kept.photo_id is not None and kept.read is not None:
+        image = load_photo(kept.photo)
+        shown.shown = Photo(kept.photo_id, image, Picture.of(image), replace(kept.read))
+        shown.readings, shown.resumed = dict(kept.readings), kept.photo
+    hand.resumed = True  # said once, on this run
+
+
 def keep(phone_id: str, hand: Hand | None) -> None:
     """The page's hand at the end of a run (None: none to keep, the one kept goes), shelved where it changed since
     this session last kept it. A photo over MAX_PHOTO is not kept, nor its readings: the hand is, without them."""
@@ -105,6 +145,6 @@ def keep(phone_id: str, hand: Hand | None) -> None:
     if hand is None:
         shelf().drop(phone_id)
     elif hand.photo is not None and len(hand.photo) > MAX_PHOTO:
-        shelf().put(phone_id, replace(hand, photo=None, photo_state=None, readings={}))
+        shelf().put(phone_id, replace(hand, photo=None, photo_id=None, read=None, readings={}))
     else:
         shelf().put(phone_id, hand)

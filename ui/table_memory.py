@@ -73,7 +73,7 @@ def remembered(ledger: Ledger, code: str, revision: int, classifier: TileClassif
 
 
 def revision(desk) -> int | None:
-    """The memory revision of the page's table (`ui.table_page.Desk`; None off a table, or where the ledger
+    """The memory revision of the page's table (`ui.table_desk.Desk`; None off a table, or where the ledger
     cannot say: the photo is then read by the models alone): part of a photo reading's key."""
     if desk is None:
         return None

@@ -1,16 +1,16 @@
-"""Widgets whose value lives in `st.session_state[name]`, never in a label.
+"""Widgets whose value lives in the page's state (`ui/state.py`, reached through a `Field`), never in a label.
 
 A Streamlit radio keeps what was chosen by its widget key and may hand back the *label* when its
 labels change (the names of the seats change with the dealer, the players' names and the
 script). So a choice here is a radio over the options' places, keyed by its labels and its current
-value: when either changes, the next run draws a new widget started from `ss[name]`, and a
-callback (a ledger fill-in, an edit loaded) only has to set `ss[name]`.
+value: when either changes, the next run draws a new widget started from the field's value, and a
+callback (a ledger fill-in, an edit loaded) only has to set the field.
 
-Only the radio drawn last for a name sets it; so too the number and text boxes and drop-downs here (`number`,
+Only the radio drawn last for a field's name sets it; so too the number and text boxes and drop-downs here (`number`,
 `text`, `pick`), keyed by their value in the same way. A phone's browser sends every widget's value with each
 request, as it has them: a request it made before it drew the page's last run (a tap, the table's watch) still
 carries the widgets that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would
-set `ss[name]` back (a ledger fill-in undone: the next hand recorded under the last hand's deal, at its 連莊).
+set the field back (a ledger fill-in undone: the next hand recorded under the last hand's deal, at its 連莊).
 """
 
 from __future__ import annotations
@@ -18,10 +18,26 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
 ss = st.session_state
+
+
+@dataclass(frozen=True)
+class Field:
+    """One value of the page's state that a widget shows and sets, and the name its widget keys are made from."""
+
+    name: str
+    get: Callable[[], Any]
+    set: Callable[[Any], None]
+
+    @classmethod
+    def of(cls, state: object, name: str) -> Field:
+        """`state`'s attribute `name` (one of `ui/state.py`'s objects, held by the session)."""
+        return cls(name, lambda: getattr(state, name), lambda value: setattr(state, name, value))
 
 
 # Unseen marks, which Markdown leaves alone and Playwright drops from a label's name and text: a zero-width space
@@ -52,54 +68,57 @@ def _drawn(name: str) -> str:
     return f"{name}-drawn"  # the key of the radio drawn last for ss[name]
 
 
-def _chosen(name: str, key: str, options: tuple, then: Callable[[object], None] | None) -> None:
-    if ss.get(_drawn(name)) != key:
+def _chosen(field: Field, key: str, options: tuple, then: Callable[[Any], None] | None) -> None:
+    if ss.get(_drawn(field.name)) != key:
         return  # a radio the page has replaced since: its value is stale
     index = ss.get(key)
-    ss[name] = None if index is None else options[index]
+    field.set(None if index is None else options[index])
     if then is not None:
-        then(ss[name])
+        then(field.get())
 
 
-def _set(name: str, key: str, then: Callable[[], None] | None) -> None:
-    if ss.get(_drawn(name)) != key:
+def _set(field: Field, key: str, then: Callable[[], None] | None) -> None:
+    if ss.get(_drawn(field.name)) != key:
         return  # a box the page has replaced since: its value is stale
-    ss[name] = ss[key]
+    field.set(ss[key])
     if then is not None:
         then()
 
 
-def number(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
-    """A number box for `ss[name]`: `then()`, where given, runs once the player sets it (a callback); `kwargs` as
+def number(label: str, field: Field, then: Callable[[], None] | None = None, **kwargs) -> None:
+    """A number box for `field`: `then()`, where given, runs once the player sets it (a callback); `kwargs` as
     for `st.number_input`."""
-    key = ss[_drawn(name)] = _key(name, (), ss[name])
-    st.number_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
+    value = field.get()
+    key = ss[_drawn(field.name)] = _key(field.name, (), value)
+    st.number_input(label, value=value, key=key, on_change=_set, args=(field, key, then), **kwargs)
 
 
-def text(label: str, name: str, then: Callable[[], None] | None = None, **kwargs) -> None:
-    """A text box for `ss[name]`, as `number`: the hand typed before the page was cleared is not typed again by a
+def text(label: str, field: Field, then: Callable[[], None] | None = None, **kwargs) -> None:
+    """A text box for `field`, as `number`: the hand typed before the page was cleared is not typed again by a
     request the browser sent before it drew the cleared page; `kwargs` as for `st.text_input`."""
-    key = ss[_drawn(name)] = _key(name, (), ss[name])  # a digest: a long paste is not repeated in the key
-    st.text_input(label, value=ss[name], key=key, on_change=_set, args=(name, key, then), **kwargs)
+    value = field.get()
+    key = ss[_drawn(field.name)] = _key(field.name, (), value)  # a digest: a long paste is not repeated in the key
+    st.text_input(label, value=value, key=key, on_change=_set, args=(field, key, then), **kwargs)
 
 
-def pick(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
+def pick(label: str, options: Sequence, field: Field, format_func: Callable[[Any], str],
          then: Callable[[], None] | None = None) -> None:
-    """A drop-down for `ss[name]` (nothing chosen where it is not among `options`), keyed by its labels too (as a
+    """A drop-down for `field` (nothing chosen where it is not among `options`), keyed by its labels too (as a
     choice: a drop-down hands back the label it showed); `then` as above."""
     options = list(options)
-    index = options.index(ss[name]) if ss.get(name) in options else None
-    key = ss[_drawn(name)] = _key(name, tuple(format_func(o) for o in options), index)
-    st.selectbox(label, options, index=index, key=key, format_func=format_func, on_change=_set, args=(name, key, then))
+    index = options.index(field.get()) if field.get() in options else None
+    key = ss[_drawn(field.name)] = _key(field.name, tuple(format_func(o) for o in options), index)
+    st.selectbox(label, options, index=index, key=key, format_func=format_func, on_change=_set,
+                 args=(field, key, then))
 
 
-def choice(label: str, options: Sequence, name: str, format_func: Callable[[object], str],
-           help: str | None = None, then: Callable[[object], None] | None = None) -> None:
-    """A row of choices for `ss[name]` (None, or a value not among `options`: nothing chosen);
+def choice(label: str, options: Sequence, field: Field, format_func: Callable[[Any], str],
+           help: str | None = None, then: Callable[[Any], None] | None = None) -> None:
+    """A row of choices for `field` (None, or a value not among `options`: nothing chosen);
     `then(value)`, where given, runs once the value is set (a callback: before the next run)."""
     options = tuple(options)
     labels = distinct([format_func(o) for o in options])
-    index = options.index(ss[name]) if ss.get(name) in options else None
-    key = ss[_drawn(name)] = _key(name, labels, index)
+    index = options.index(field.get()) if field.get() in options else None
+    key = ss[_drawn(field.name)] = _key(field.name, labels, index)
     st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
-             on_change=_chosen, args=(name, key, options, then), help=help)
+             on_change=_chosen, args=(field, key, options, then), help=help)
