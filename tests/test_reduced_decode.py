@@ -3,6 +3,7 @@ half its pixels where its tiles are large, as it reads whole; its EXIF turn kept
 small; any other photo (a HEIC) decoded whole as it is opened, and read as before."""
 
 import io
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -89,3 +90,15 @@ def test_with_the_reduced_decode_set_off_a_jpeg_is_read_whole_as_a_decoded_photo
     photo = open_photo(data)
     assert read_photo(photo, whole) == read_photo(load_photo(data), whole)
     assert list(photo.decoded) == [1]
+
+
+def test_the_command_line_reads_a_phone_photo_as_the_reader_does_and_annotates_it_whole(tmp_path, capsys):
+    from vision.__main__ import main
+
+    path, out = tmp_path / "hand.jpg", tmp_path / "annotated.png"
+    path.write_bytes(enlarged((4000, 3000)))
+    assert main(["read", str(path), "--json", "--annotate", str(out)]) == 0
+    said = json.loads(capsys.readouterr().out)
+    reading = read_photo(open_photo(path), TileDetector())
+    assert [d["box"] for d in said["detections"]] == [d["box"] for d in reading.to_json()["detections"]]
+    assert load_photo(out).shape == (3000, 4000, 3)

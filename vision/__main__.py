@@ -42,7 +42,7 @@ from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
 from vision.model_files import RUNTIME_CHOICES, RUNTIME_VARIABLE, ModelError, runtime
 from vision.notices import Notice, NoticeError
-from vision.photo import PhotoError, load_photo
+from vision.photo import PhotoError, load_photo, open_photo
 from vision.read import PhotoReading, read_photo
 
 OLD_SEAT_FLAG = "--seat"  # `read`'s 门风 before its name said it takes a wind (`scoring score --winner` takes a seat)
@@ -205,14 +205,14 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for n, path in enumerate(args.photos):
         try:
-            image = load_photo(path)
+            photo = open_photo(path)
+            reading = read_photo(photo, detector, rules, memory)  # a JPEG decoded as finely as its tiles need
         except PhotoError as exc:
             failed = True
             print(json.dumps({"error": str(exc), "code": exc.notice.code}, ensure_ascii=False) if args.json
                   else f"{path}: error: {exc}",
                   flush=True)
             continue
-        reading = read_photo(image, detector, rules, memory)
         if args.json:
             print(json.dumps(as_json(reading, situation, rules), ensure_ascii=False), flush=True)
         else:
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             changed, apart = set(best.changed), set(best.apart)
             highlight = [row.id in changed or row.certainty < UNSURE_BELOW for row in best.shown]
             try:
-                write_image(args.annotate, draw_boxes(image, best.boxes, [row.code for row in best.shown],
+                write_image(args.annotate, draw_boxes(photo.pixels(), best.boxes, [row.code for row in best.shown],
                                                       highlight, [row.id in apart for row in best.shown]))
             except ImageWriteError as exc:
                 failed = True
