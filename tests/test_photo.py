@@ -186,7 +186,7 @@ def test_a_whole_jpeg_decoded_by_opencv_has_pillows_pixels_and_turn(orientation,
     exif_transpose, whole and at each reduction (libjpeg's scaled decoding, Pillow's `draft`)."""
     data = noise_jpeg(orientation, mode, (45, 61))  # odd sides: a reduction rounds each up
     photo = open_photo(data)
-    assert photo.data and photo.covering(8) == 8 and photo.covering(9) == 4 and photo.covering(62) == 1
+    assert photo.reducible and photo.covering(8) == 8 and photo.covering(9) == 4 and photo.covering(62) == 1
     for reduction in (1, 2, 4, 8):
         with Image.open(io.BytesIO(data)) as img:
             img.draft("RGB", (61 // reduction, 45 // reduction))  # Pillow divides each side down, then rounds it up

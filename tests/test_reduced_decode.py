@@ -102,3 +102,15 @@ def test_the_command_line_reads_a_phone_photo_as_the_reader_does_and_annotates_i
     reading = read_photo(open_photo(path), TileDetector())
     assert [d["box"] for d in said["detections"]] == [d["box"] for d in reading.to_json()["detections"]]
     assert load_photo(out).shape == (3000, 4000, 3)
+
+
+def test_a_detector_that_reads_on_its_own_reads_a_photo_decoded_already_as_before(detector):
+    """A `TileDetector` whose `read` takes only the photo (as the page's tests make to read from elsewhere) is handed
+    a decoded photo as it was: no first pass is made for it."""
+    found = detector.read(load_photo(SAMPLE))
+
+    class Reads(TileDetector):
+        def read(self, image):
+            return found
+
+    assert read_photo(load_photo(SAMPLE), Reads()).best.boxes.shape == (len(found), 4)

@@ -115,10 +115,15 @@ class Photo:
         """A photo decoded already."""
         return cls(image.shape[1], image.shape[0], decoded={1: image})
 
+    @property
+    def reducible(self) -> bool:
+        """Whether it decodes at a reduction too (a whole JPEG)."""
+        return bool(self.data)
+
     def covering(self, side: int) -> int:
         """The largest reduction this photo decodes at whose long side is still `side` or more (1: none)."""
         long_side = max(self.width, self.height)
-        return max([r for r in REDUCED if self.data and -(-long_side // r) >= side], default=1)
+        return max([r for r in REDUCED if self.reducible and -(-long_side // r) >= side], default=1)
 
     def pixels(self, reduction: int = 1) -> np.ndarray:
         """The upright BGR pixels at 1/`reduction` of the photo's size (1, or a reduction `covering` allows)."""

@@ -388,7 +388,7 @@ def _read_photo(source: np.ndarray | Photo, detector: Detector, rules: Ruleset |
     """`read_photo`'s work, inside the clock it opens."""
     photo = source if isinstance(source, Photo) else Photo.of(source)
     look = getattr(detector, "look", None)  # a plain `Detector` reads the whole photo
-    image, first = look(photo) if look else (photo.pixels(), None)
+    image, first = look(photo) if look and photo.reducible else (photo.pixels(), None)
     view, reading = read_level(image, detector, rules, memory, settings, first)
     shown = len(reading.best.shown)
     if view == PhotoView() and _of_a_hand(reading):
@@ -499,10 +499,9 @@ UPSIDE_DOWN = Notice.of("upside-down")
 def _detect(detector: Detector, image: np.ndarray, memory: TableMemory | None, first=None) -> Detections:
     """The detector's tiles, read with the table's memory when there is one, from the first pass its `look` made
     when given (a plain `Detector` takes neither; `vision.detector.TileDetector` does)."""
-    if memory is None and first is None:
-        return detector.read(image)
     remembers: Any = detector
-    return remembers.read(image, memory=memory, first=first)
+    given = ({"memory": memory} if memory is not None else {}) | ({"first": first} if first is not None else {})
+    return remembers.read(image, **given)
 
 
 def _small_tiles(proposal: Proposal, settings: ReaderSettings, scale: float = 1.0) -> Notice | None:
