@@ -439,3 +439,17 @@ def test_a_bad_settings_file_is_a_clear_error(tmp_path, option, says):
     bad.write_text(json.dumps({"max_cots": 1}))
     with pytest.raises(SystemExit, match=f"error: .*bad.json: {says}"):
         main([str(DATA / "unseen-small"), "--no-map", "--no-peer", "--limit", "1", option, str(bad)])
+
+
+def test_a_photo_read_as_a_phone_sends_it_is_judged_against_its_labels_at_the_size_it_was_decoded_at(tmp_path):
+    """`--phone`: each photo enlarged to a 12 MP JPEG and decoded as an upload is (half its pixels, where its tiles
+    allow): its labels are judged in the pixels the read chose, so it reads about as well as at its own size."""
+    args = [str(DATA / "unseen-small"), "--no-map", "--no-peer", "--limit", "3"]
+    main([*args, "--json", str(tmp_path / "own.json")])
+    main([*args, "--phone", "--json", str(tmp_path / "phone.json")])
+    own, phone = (json.loads((tmp_path / name).read_text()) for name in ("own.json", "phone.json"))
+    assert own["phone"] is None and phone["phone"] == 4000
+    tiles, phone_tiles = own["read_path"]["tiles"], phone["read_path"]["tiles"]
+    assert phone_tiles["recall"] >= tiles["recall"] - 0.1 and phone_tiles["precision"] >= tiles["precision"] - 0.1
+    with pytest.raises(SystemExit):
+        main([*args, "--phone", "--cache", str(tmp_path / "cache")])

@@ -11,9 +11,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageOps
 
-from vision.photo import MAX_PIXELS, READ_SIDE, PhotoError, _upright_rgb, _whole_jpeg, load_photo
+from vision.photo import MAX_PIXELS, READ_SIDE, PhotoError, _whole_jpeg, load_photo, open_photo
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,21 +182,38 @@ def test_a_data_set_may_hold_what_ultralytics_trains_on_besides():
 @pytest.mark.parametrize("orientation", [None, *range(1, 10)])  # 9: no orientation EXIF knows
 @pytest.mark.parametrize("mode", ["RGB", "L"])
 def test_a_whole_jpeg_decoded_by_opencv_has_pillows_pixels_and_turn(orientation, mode):
-    """The fast path for complete JPEGs (`_whole_jpeg`) against Pillow's own decode and exif_transpose."""
-    noise = np.random.default_rng(orientation or 0).integers(0, 256, (30, 40, 3), np.uint8)
-    image = Image.fromarray(noise).convert(mode)
+    """The fast path for complete JPEGs (`_whole_jpeg`, decoded by `Photo.pixels`) against Pillow's own decode and
+    exif_transpose, whole and at each reduction (libjpeg's scaled decoding, Pillow's `draft`)."""
+    data = noise_jpeg(orientation, mode, (45, 61))  # odd sides: a reduction rounds each up
+    photo = open_photo(data)
+    assert photo.reducible and photo.covering(8) == 8 and photo.covering(9) == 4 and photo.covering(62) == 1
+    for reduction in (1, 2, 4, 8):
+        with Image.open(io.BytesIO(data)) as img:
+            img.draft("RGB", (61 // reduction, 45 // reduction))  # Pillow divides each side down, then rounds it up
+            slow = cv2.cvtColor(np.asarray(ImageOps.exif_transpose(img).convert("RGB")), cv2.COLOR_RGB2BGR)
+        fast = photo.pixels(reduction)
+        assert fast.shape == slow.shape and np.array_equal(fast, slow), reduction
+    assert (photo.width, photo.height) == photo.pixels().shape[1::-1]
+
+
+def noise_jpeg(orientation: int | None, mode: str, size: tuple[int, int]) -> bytes:
+    """A JPEG of noise (h, w), its EXIF orientation set."""
+    noise = np.random.default_rng(orientation or 0).integers(0, 256, (*size, 3), np.uint8)
     exif = Image.Exif()
     if orientation:
         exif[0x0112] = orientation
     buf = io.BytesIO()
-    image.save(buf, "JPEG", exif=exif.tobytes())
-    fast = _whole_jpeg(Image.open(io.BytesIO(buf.getvalue())), buf.getvalue())
-    assert fast is not None
-    slow = cv2.cvtColor(_upright_rgb(Image.open(io.BytesIO(buf.getvalue()))), cv2.COLOR_RGB2BGR)
-    assert fast.shape == slow.shape and np.array_equal(fast, slow)
+    Image.fromarray(noise).convert(mode).save(buf, "JPEG", exif=exif.tobytes())
+    return buf.getvalue()
 
 
 def test_a_jpeg_missing_its_end_is_left_to_pillow():
     data = jpeg(640, 480)
-    assert _whole_jpeg(Image.open(io.BytesIO(data)), data) is not None
-    assert _whole_jpeg(Image.open(io.BytesIO(data[:-2])), data[:-2]) is None
+    assert _whole_jpeg(Image.open(io.BytesIO(data)), data)
+    assert not _whole_jpeg(Image.open(io.BytesIO(data[:-2])), data[:-2])
+
+
+def test_a_photo_other_than_a_whole_jpeg_is_decoded_once_and_whole():
+    for data in (encoded("PNG"), encoded("HEIF"), jpeg(READ_SIDE + 8, 64)):
+        photo = open_photo(data)
+        assert photo.covering(8) == 1 and list(photo.decoded) == [1]

@@ -1,20 +1,23 @@
 """Photo → hand time with the model loaded, beside the peer detector's time on the same photos.
 
     python -m training.bench [PHOTO_OR_DIR ...] [--repeat 1] [--stages] [--memory FILE]
+                             [--reader-settings FILE] [--detector-settings FILE]
 
-Default photos: the real photos of tile sets in the shared folder's data/real-scenes (optional,
-datasets/shared.py; sizes 640 px to 3700 px) and the committed sample scenes upscaled to a 12 MP
-phone size (4000x3000). Our time is decode + EXIF + the detector passes + layout + the hand search;
-the peer's (`mahjong-detector`, one 640 px pass, 34 classes) is its preprocessing + detection on
-the decoded image. Each photo's time is the least of its `--repeat` reads (the two read it in
-turn); the figures are the medians over the photos. `--stages` also says where our time goes, from the
-same reads: decoding, then each stage as the reading carries it (`PhotoReading.stage_ms`, summed over every
-pass and turn of the read: the networks' runs apart from the work around them), the whole read less all its
-networks' runs, and that plus one run of the detector's network on the first pass's input (the read, were every
-other network run free), for each photo (with the tiles its reading shows) and as medians; each stage's time is
-the least of its `--repeat` reads. `--memory FILE` reads each photo a third time, with that table's
-memory (vision/memory.py, made by `python -m vision remember`), loaded afresh for each read as the app loads it after
-a lesson (so each read fits its probe), and says what the memory adds to a read.
+Default photos: the real photos of tile sets in the shared folder's data/real-scenes (optional, datasets/shared.py;
+sizes 640 px to 3700 px) and the committed sample scenes upscaled to a 12 MP phone size (4000x3000). Our time is
+opening the photo as an upload is (`vision.photo.open_photo`: a JPEG decoded only as finely as the read needs, EXIF
+orientation) + the detector passes + layout + the hand search; the peer's (`mahjong-detector`, one 640 px pass, 34
+classes) is its preprocessing + detection on the whole decoded photo. Each photo's time is the least of its
+`--repeat` reads (the two read it in turn); the figures are the medians over the photos. `--stages` also says where
+our time goes, from the same reads: opening and decoding the photo, then each stage as the reading carries it
+(`PhotoReading.stage_ms`, summed over every pass and turn of the read: the networks' runs apart from the work
+around them), the whole read less all its networks' runs, and that plus one run of the detector's network on the
+first pass's input (the read, were every other network run free), for each photo (with the tiles its reading shows)
+and as medians; each stage's time is the least of its `--repeat` reads. `--memory FILE` reads each photo a third
+time, with that table's memory (vision/memory.py, made by `python -m vision remember`), loaded afresh for each read
+as the app loads it after a lesson (so each read fits its probe), and says what the memory adds to a read.
+`--reader-settings FILE` and `--detector-settings FILE` read with other settings (`vision.settings`; a detector's
+`{"reduced_decode": 0}`: every JPEG decoded whole).
 """
 
 from __future__ import annotations
@@ -32,9 +35,10 @@ from datasets.shared import missing_reason, shared_path
 from vision.classes import CLASSES
 from vision.detector import TileDetector
 from vision.memory import TableMemory, load_memory
-from vision.photo import load_photo
+from vision.photo import open_photo
 from vision.read import PhotoReading, read_photo
-from vision.stages import NETWORKS, STAGES
+from vision.settings import add_settings_arguments, settings_from_arguments
+from vision.stages import DECODE, NETWORKS, STAGES
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "data" / "samples"
@@ -84,13 +88,14 @@ def first_network(detector: TileDetector, image: np.ndarray) -> float:
     return time.perf_counter() - start
 
 
-def stage_times(reading: PhotoReading, decode: float) -> dict[str, float]:
+def stage_times(reading: PhotoReading, opened: float) -> dict[str, float]:
     """Seconds of each stage of one whole read, as the reading carries them (`PhotoReading.stage_ms`, every pass
-    and turn of the read; vision/stages.py), after decoding the photo; then the read less all its networks' runs,
-    every pass of the detector and of the crop classifier: what no cheaper network can take off."""
+    and turn of the read; vision/stages.py), decoding with the `opened` seconds the photo took to open (all its
+    decoding but a whole JPEG's); then the read less all its networks' runs, every pass of the detector and of the
+    crop classifier: what no cheaper network can take off."""
     stages = {name: reading.stage_ms.get(name, 0.0) / 1000 for name in STAGES}
-    besides = decode + sum(stages.values()) - sum(stages[name] for name in NETWORKS)
-    return {"decode": decode, **stages, "besides the networks": besides}
+    stages[DECODE] += opened
+    return {**stages, "besides the networks": sum(stages.values()) - sum(stages[name] for name in NETWORKS)}
 
 
 def per_photo(photo: Path, ours: float, peer: float, stages: dict[str, float]) -> str:
@@ -110,9 +115,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--stages", action="store_true", help="also time each stage of our read")
     parser.add_argument("--memory", type=Path, metavar="FILE", help="also read with this table's memory")
+    add_settings_arguments(parser)
     args = parser.parse_args(argv)
+    reader, settings = settings_from_arguments(args)
 
-    detector = TileDetector()
+    detector = TileDetector(settings=settings)
     memory = load_memory(args.memory, detector.classifier) if args.memory else None
     stored = memory.to_bytes() if memory is not None else b""
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,22 +130,23 @@ def main(argv: list[str] | None = None) -> None:
             mine, theirs, with_memory, reads = [], [], [], []
             for _ in range(args.repeat):  # in turn, so that a shared machine's load falls on both alike
                 start = time.perf_counter()
-                image = load_photo(photo)
-                decode = time.perf_counter() - start
-                reading = read_photo(image, detector)
+                opened = open_photo(photo)
+                opening = time.perf_counter() - start
+                reading = read_photo(opened, detector, settings=reader)
                 mine.append(time.perf_counter() - start)
+                image = opened.pixels()  # the whole photo, decoded outside both times
                 start = time.perf_counter()
                 peer_detect(image)
                 theirs.append(time.perf_counter() - start)
                 if args.stages:
-                    reads.append({**stage_times(reading, decode),
+                    reads.append({**stage_times(reading, opening),
                                   "the first pass's network": first_network(detector, image),
                                   "tiles": len(reading.best.shown)})
                 if memory is not None:
                     # a copy as the app loads it after each lesson: the read fits the memory's probe afresh
                     fresh = TableMemory.from_bytes(stored)
                     start = time.perf_counter()
-                    read_photo(load_photo(photo), detector, memory=fresh)
+                    read_photo(open_photo(photo), detector, memory=fresh, settings=reader)
                     with_memory.append(time.perf_counter() - start)
             ours.append(min(mine))  # other jobs only ever add time: a photo's time is its least
             remembered += [min(with_memory)] if with_memory else []

@@ -2,7 +2,7 @@
 
     python -m training.evaluate DIR [DIR ...] [--split S] [--limit N] [--json OUT.json] [--map/--no-map]
                               [--no-peer] [--models DIR [--models DIR2]] [--no-classifier] [--cache DIR]
-                              [--reader-settings FILE] [--detector-settings FILE]
+                              [--reader-settings FILE] [--detector-settings FILE] [--phone]
 
 A DIR is a generated set (`python -m datasets generate`: it keeps each scene's truth under
 `scenes/`) or a real one (ultralytics layout, labels only: the shared folder's
@@ -49,6 +49,11 @@ says why).
 reads with other settings after the detector, `--detector-settings FILE` (of `DetectorSettings`' fields) with
 other passes, faint flowers and crops in the detector; every figures JSON names the settings it was read with
 (`reader_settings`, `detector_settings`). The detection cache depends on the detector's, not the reader's.
+
+`--phone` reads each photo as a phone would send it: enlarged so its long side is `PHONE_SIDE` (a 12 MP photo's),
+written as a JPEG (quality 90, as `training.bench`'s phone photos) and opened as an upload is
+(`vision.photo.open_photo`, decoded only as finely as the read needs: `TileDetector.look`); the time per photo
+then includes that decoding.
 """
 
 from __future__ import annotations
@@ -84,7 +89,7 @@ from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.labels import read_labels
 from vision.model_files import MODELS_DIR, ModelError, sha256_of
-from vision.photo import load_photo
+from vision.photo import Photo, load_photo, open_photo
 from vision.read import PhotoReading, read_photo
 from vision.settings import (
     DETECTOR_DEFAULT,
@@ -453,22 +458,45 @@ class CachedPhoto:
         return self.found if image is self.photo else self.read_live(image)
 
 
+# A phone photo's long side (`--phone`): a 12 MP photo is 4000 x 3000.
+PHONE_SIDE = 4000
+
+
+def phone_photo(image: Path, folder: Path) -> tuple[Photo, float]:
+    """The photo enlarged so its long side is `PHONE_SIDE`, written as a JPEG (quality 90) into `folder` and opened
+    as an upload is; and the factor from the photo's pixels to those of the pixels the read will first see."""
+    photo = load_photo(image)
+    factor = PHONE_SIDE / max(photo.shape[:2])
+    out = folder / f"{image.stem}.jpg"
+    cv2.imwrite(str(out), cv2.resize(photo, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC),
+                [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return open_photo(out), factor
+
+
 def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None, passes: int = 2,
                  upscale: float = 1.0, conf: float | None = None, cache: DetectionCache | None = None,
-                 reader: ReaderSettings = READER_DEFAULT) -> list[dict]:
+                 reader: ReaderSettings = READER_DEFAULT, phone: Path | None = None) -> list[dict]:
     """Each photo read by our read path (and the peer, unless `peer` is None): the slow part, judged
     by `judge`. `peer` caches the peer's reads by image, so comparing models reads with it once.
     `passes` 1 reads at the first-pass size only (no tile-size normalisation); `upscale` > 1
     enlarges every photo first, as a phone photo's tiles are larger in pixels than the scenes'.
     With `cache`, the detector's output is kept and reused (a photo read from it is not timed); `reader`:
-    the settings of the read after the detector."""
+    the settings of the read after the detector. `phone`: a folder to write each photo into as a phone's JPEG
+    (`phone_photo`), read as the detector's `look` decodes it (the boxes in the pixels it chose)."""
     reads = []
     for s in samples:
-        image = load_photo(s["image"])
-        if upscale != 1.0:
-            image = cv2.resize(image, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
-        start = time.perf_counter()
-        detect = partial(detect_tiles, detector, image, passes, conf)
+        if phone:
+            photo, upscale = phone_photo(s["image"], phone)
+            start = time.perf_counter()
+            image, first = detector.look(photo, conf)
+            upscale *= image.shape[1] / photo.width
+            detect = partial(detector.read, image, conf, first=first)
+        else:
+            image = load_photo(s["image"])
+            if upscale != 1.0:
+                image = cv2.resize(image, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+            start = time.perf_counter()
+            detect = partial(detect_tiles, detector, image, passes, conf)
         dets, cached = cache.get(s["image"], detect) if cache else (detect(), False)
         photo = CachedPhoto(image, dets, lambda turned: detect_tiles(detector, turned, passes, conf))
         read = {"sample": s, "true_boxes": s["boxes"] * upscale, "reading": read_photo(image, photo, settings=reader),
@@ -552,7 +580,7 @@ def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Pa
     if detector.classifier and args.classifier_weight is not None:
         detector.classifier.weight = args.classifier_weight
     settings = {"models": str(models_dir), "runtime": detector.runtime.to_json(), "passes": args.passes,
-                "upscale": args.upscale,
+                "upscale": args.upscale, "phone": PHONE_SIDE if args.phone else None,
                 "conf": detector.card.conf if args.conf is None else args.conf,
                 "classifier": detector.card.classifier.name if detector.classifier else None,
                 "classifier_weight": detector.classifier.weight if detector.classifier else None,
@@ -561,7 +589,9 @@ def evaluate_model(sets: dict[str, tuple[Path, str, list[dict]]], models_dir: Pa
         if args.cache else None
     results, pooled = {}, []
     for name, (root, split, samples) in sets.items():
-        reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf, cache, reader)
+        with tempfile.TemporaryDirectory(prefix="phone-") as phone:
+            reads = read_samples(samples, detector, peer, args.passes, args.upscale, args.conf, cache, reader,
+                                 Path(phone) if args.phone else None)
         pooled += reads
         results[name] = {"data": str(root), "split": split, "real": is_real(root), "read_path": judge(reads)}
         if args.map if args.map is not None else not is_real(root):  # slow on CPU: off for real sets
@@ -591,8 +621,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="1: the classifier's scores only, 0: the detector's only, between: a blend")
     parser.add_argument("--cache", type=Path,
                         help="keep each photo's detections here and reuse them (then no time per photo is measured)")
+    parser.add_argument("--phone", action="store_true",
+                        help=f"read each photo enlarged to a {PHONE_SIDE} px phone JPEG, decoded as an upload is")
     add_settings_arguments(parser)
     args = parser.parse_args(argv)
+    if args.phone and (args.cache or args.passes != 2 or args.upscale != 1.0):
+        parser.error("--phone reads each photo whole, as an upload: not with --cache, --passes 1 or --upscale")
     reader, detector_settings = settings_from_arguments(args)
 
     sets = {}

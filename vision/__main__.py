@@ -41,7 +41,7 @@ from vision.labels import LabelError, read_labels
 from vision.memory import TableMemoryError, load_memory, save_memory
 from vision.model_files import RUNTIME_CHOICES, RUNTIME_VARIABLE, ModelError, runtime
 from vision.notices import Notice, NoticeError
-from vision.photo import PhotoError, load_photo
+from vision.photo import PhotoError, load_photo, open_photo
 from vision.read import PhotoReading, read_photo
 
 OLD_SEAT_FLAG = "--seat"  # `read`'s 门风 before its name said it takes a wind (`scoring score --winner` takes a seat)
@@ -204,21 +204,21 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for n, path in enumerate(args.photos):
         try:
-            image = load_photo(path)
+            photo = open_photo(path)
+            reading = read_photo(photo, detector, rules, memory)  # a JPEG decoded as finely as its tiles need
         except PhotoError as exc:
             failed = True
             print(json.dumps({"error": str(exc), "code": exc.notice.code}, ensure_ascii=False) if args.json
                   else f"{path}: error: {exc}",
                   flush=True)
             continue
-        reading = read_photo(image, detector, rules, memory)
         if args.json:
             print(json.dumps(as_json(reading, situation, rules), ensure_ascii=False), flush=True)
         else:
             print(describe(path, reading, situation), flush=True)
         if args.annotate and n == 0:
             try:
-                write_image(args.annotate, annotate(image, reading.best))
+                write_image(args.annotate, annotate(photo.pixels(), reading.best))
             except ImageWriteError as exc:
                 failed = True
                 print(f"error: {exc}", file=sys.stderr, flush=True)

@@ -16,11 +16,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crop_classifier import TileClassifier
+from vision.crop_classifier import CROP_H, TileClassifier
 from vision.detections import FLOWER_CLASSES, Detections
 from vision.hand_finding import weights
 from vision.model_files import MODELS_DIR, STRIDE, ModelCard, model_session, runtime
-from vision.photo import READ_SIDE, resized
+from vision.photo import READ_SIDE, Photo, resized
 from vision.settings import DETECTOR_DEFAULT, DetectorSettings
 from vision.stages import DETECT, DETECTOR_NETWORK, stage
 
@@ -179,13 +179,40 @@ class TileDetector:
         return blob, scale
 
     @stage(DETECT)
-    def read(self, image: np.ndarray, conf: float | None = None, memory=None) -> Detections:
+    def look(self, photo: Photo, conf: float | None = None) -> tuple[np.ndarray, tuple[Detections, int]]:
+        """The photo's pixels as finely as its read needs them, and its first pass on them (`find`), for `read`.
+        A JPEG of at least four times the first pass's input is decoded at the largest reduction that leaves it
+        twice that input (`Photo.covering`; a 12 MP photo at 1/2), the size `resized` halves it to before its last
+        shrink, for the first pass; then at the reduction that keeps its smallest sure tile `reduced_decode` crop
+        heights tall, which its second passes and its tiles' crops are cut from (the whole photo where the first
+        pass finds no tiles, or too small ones: `find` then looks larger)."""
+        coarse = photo.covering(2 * self.card.imgsz) if self.settings.reduced_decode > 0 else 1
+        if coarse == 1:
+            image = photo.pixels()
+            return image, self.find(image, conf)
+        seen = photo.pixels(coarse)
+        found = self.detect(seen, self.card.imgsz, conf, faint_flowers=True)
+        sure = self.sure(found, conf)
+        reduction = coarse
+        small = not len(sure) or float(np.median(np.minimum(sure.widths, sure.heights))) * self.card.imgsz \
+            < self.settings.min_found_tile * max(seen.shape[:2])
+        least = 0.0 if small else float(sure.heights.min()) * photo.height / seen.shape[0]  # in the photo's pixels
+        while reduction > 1 and least < reduction * self.settings.reduced_decode * CROP_H:
+            reduction //= 2
+        image = photo.pixels(reduction)
+        found = found.scaled((seen.shape[1] / image.shape[1], seen.shape[0] / image.shape[0]))
+        return image, self.find(image, conf, found)
+
+    @stage(DETECT)
+    def read(self, image: np.ndarray, conf: float | None = None, memory=None,
+             first: tuple[Detections, int] | None = None) -> Detections:
         """Find the tiles; each cluster of tiles of one size (the hand near the camera, the discards
         farther off) that came out far from the trained tile size is read again, its region resized so
         its tiles match that size; with a classifier, each tile's scores then come from its crop. A photo
         whose tiles come out squashed is read with its width restored (`aspect_restore`). A table's `memory`
-        of its own tiles (vision/memory.py) joins the classifier in reading each tile's face."""
-        first, long_side = self.find(image, conf)
+        of its own tiles (vision/memory.py) joins the classifier in reading each tile's face. `first`: the first
+        pass on `image` (`find`) where the caller made it (`look`)."""
+        first, long_side = first or self.find(image, conf)
         restore = aspect_restore(self.sure(first, conf), self.settings)
         if restore == 1.0:
             return self.read_found(image, first, long_side, conf, memory)
@@ -249,17 +276,19 @@ class TileDetector:
         found = self.detect(region, long_side=side_for(self.card, region, tile_w), conf=conf, faint_flowers=True)
         return Detections(found.boxes + np.array([x1, y1, x1, y1], np.float32), found.scores)
 
-    def find(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
+    def find(self, image: np.ndarray, conf: float | None, found: Detections | None = None) -> tuple[Detections, int]:
         """First pass: the whole photo at the model's size, then at 2x, 4x… while the tiles come out
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
         at 512), until the photo's own size, never past `first_pass_max` times the card's `max_side`
         (the cap). A size whose double would pass the cap is skipped for the cap itself (on a 12 MP
         photo 512, 1024, then 2560): a pass just under the cap finds no smaller tiles. Returns the
-        detections (faint flowers among them, which `sure` leaves out) and the input size that found them."""
+        detections (faint flowers among them, which `sure` leaves out) and the input size that found them.
+        `found`: the pass at the model's size where the caller made it (`look`), in `image`'s pixels."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
         cap = self.settings.first_pass_max * self.card.max_side
         while True:
-            found = self.detect(image, long_side=long_side, conf=conf, faint_flowers=True)
+            if found is None or long_side != self.card.imgsz:
+                found = self.detect(image, long_side=long_side, conf=conf, faint_flowers=True)
             sure = self.sure(found, conf)
             input_tile = float(np.median(np.minimum(sure.widths, sure.heights))) * long_side / photo_side \
                 if len(sure) else 0.0

@@ -13,12 +13,17 @@ Pillow identifies every photo and reads its orientation; a complete RGB or grey 
 (a phone's photo as taken) is then decoded by OpenCV, whose wheel bundles libjpeg-turbo as Pillow's
 does: the same pixels, without Pillow's copies (`_whole_jpeg`). It is a second copy of that decoder
 meeting the bytes, for the reader's largest cost before the detector.
+
+`open_photo` opens a photo for a read without decoding such a JPEG yet: its `Photo` decodes it at the size the
+read asks for, 1/2, 1/4 or 1/8 of the photo where that is all its tiles need (libjpeg's scaled decoding, which
+skips most of the work: docs/decisions/reduced-decode.md).
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -27,6 +32,7 @@ import pillow_heif
 from PIL import Image, ImageOps
 
 from vision.notices import Notice, NoticeError
+from vision.stages import DECODE, stage
 
 pillow_heif.register_heif_opener()  # HEIC/HEIF, iPhones' default (it turns the image by its orientation itself)
 # Pillow's names for the formats accepted from a player: MPO is the JPEG of phones that add a second,
@@ -50,6 +56,12 @@ class PhotoError(NoticeError, ValueError):
 def load_photo(source: str | Path | bytes, formats: frozenset[str] = PHOTO_FORMATS) -> np.ndarray:
     """Decode `source` (a path or the uploaded bytes) if its content is one of `formats` (Pillow's
     names), rotate it upright by EXIF, shrink it to at most READ_SIDE on its long side, return BGR uint8."""
+    return open_photo(source, formats).pixels()
+
+
+def open_photo(source: str | Path | bytes, formats: frozenset[str] = PHOTO_FORMATS) -> Photo:
+    """`load_photo`'s photo opened for a read: a whole JPEG (`_whole_jpeg`) is decoded when the read asks for its
+    pixels, at the size it asks for (`Photo.pixels`); any other photo is decoded now."""
     name = "upload" if isinstance(source, bytes) else str(source)
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
@@ -70,13 +82,74 @@ def load_photo(source: str | Path | bytes, formats: frozenset[str] = PHOTO_FORMA
         if img.width * img.height > MAX_PIXELS:
             raise PhotoError(Notice.of("photo-too-large", name=name, width=img.width, height=img.height,
                                        limit=MAX_PIXELS // 1_000_000))
+        if _whole_jpeg(img, data):
+            turn = img.getexif().get(ORIENTATION, 1)
+            width, height = img.size[::-1] if turn in SIDEWAYS else img.size
+            return Photo(width, height, name, data, turn)
         try:
-            bgr = _whole_jpeg(img, data)
-            if bgr is None:
-                bgr = cv2.cvtColor(_upright_rgb(img), cv2.COLOR_RGB2BGR)  # 12 MP in 9 ms; numpy's reversed copy: 120
+            return Photo.of(cv2.cvtColor(_upright_rgb(img), cv2.COLOR_RGB2BGR))  # 12 MP in 9 ms; numpy's: 120
         except Exception as exc:  # noqa: BLE001
             raise PhotoError(heic or Notice.of("photo-unreadable", name=name, why=str(exc)[:200])) from exc
-    return bgr
+
+
+# libjpeg's scaled decodings: a JPEG decoded at 1/2, 1/4 or 1/8 of its size (each side rounded up).
+REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+@dataclass(eq=False)
+class Photo:
+    """A photo opened for reading (`open_photo`): upright, `width` x `height` as `load_photo` gives it. `pixels()`
+    is that BGR array; a whole JPEG also gives `pixels(reduction)`, itself decoded at 1/2, 1/4 or 1/8 of its size.
+    A whole JPEG is decoded at each size when first asked for it (a stream broken past its headers is refused
+    then, with `load_photo`'s error); any other photo was decoded as it was opened."""
+
+    width: int
+    height: int
+    name: str = "upload"
+    data: bytes = b""  # a whole JPEG's bytes, decoded on demand; empty: decoded already
+    orientation: int = 1  # a whole JPEG's (EXIF, else XMP)
+    decoded: dict[int, np.ndarray] = field(default_factory=dict)  # the pixels by reduction
+
+    @classmethod
+    def of(cls, image: np.ndarray) -> Photo:
+        """A photo decoded already."""
+        return cls(image.shape[1], image.shape[0], decoded={1: image})
+
+    @property
+    def reducible(self) -> bool:
+        """Whether it decodes at a reduction too (a whole JPEG)."""
+        return bool(self.data)
+
+    def covering(self, side: int) -> int:
+        """The largest reduction this photo decodes at whose long side is still `side` or more (1: none)."""
+        long_side = max(self.width, self.height)
+        return max([r for r in REDUCED if self.reducible and -(-long_side // r) >= side], default=1)
+
+    def pixels(self, reduction: int = 1) -> np.ndarray:
+        """The upright BGR pixels at 1/`reduction` of the photo's size (1, or a reduction `covering` allows)."""
+        if reduction not in self.decoded:
+            with stage(DECODE):
+                self.decoded[reduction] = self._decoded(reduction)
+        return self.decoded[reduction]
+
+    def _decoded(self, reduction: int) -> np.ndarray:
+        """OpenCV's decode, turned; Pillow's where OpenCV gives no image of the size (the same libjpeg scaling)."""
+        stored = (self.height, self.width) if self.orientation in SIDEWAYS else (self.width, self.height)
+        w, h = (-(-side // reduction) for side in stored)
+        turn = TURNS.get(self.orientation)
+        bgr = cv2.imdecode(np.frombuffer(self.data, np.uint8),
+                           REDUCED.get(reduction, cv2.IMREAD_COLOR) | cv2.IMREAD_IGNORE_ORIENTATION)
+        if bgr is None or bgr.shape != (h, w, 3):
+            try:
+                with Image.open(io.BytesIO(self.data)) as img:
+                    img.draft("RGB", (stored[0] // reduction, stored[1] // reduction))  # libjpeg's scaling
+                    rgb = np.asarray(img.convert("RGB"))
+            except Exception as exc:  # noqa: BLE001
+                raise PhotoError(Notice.of("photo-unreadable", name=self.name, why=str(exc)[:200])) from exc
+            if rgb.shape[:2] != (h, w):
+                raise PhotoError(Notice.of("photo-unreadable", name=self.name, why=f"decoded {rgb.shape[1::-1]}"))
+            bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+        return turn(bgr) if turn else bgr
 
 
 def halved(image: np.ndarray) -> np.ndarray:
@@ -119,22 +192,15 @@ def turned_level(image: np.ndarray, angle: float) -> np.ndarray:
                           borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
 
 
-def _whole_jpeg(img: Image.Image, data: bytes) -> np.ndarray | None:
-    """A complete RGB or grey JPEG that needs no shrinking, decoded straight to BGR by OpenCV and turned by
-    the orientation Pillow reads (EXIF, else XMP); None for every other photo, and where OpenCV does not
-    give an image of Pillow's size. Same libjpeg-turbo, same pixels (the 254 photos of
-    docs/decisions/read-speed.md read bit-identically), in a third of the CPU time for 12 MP: Pillow's array
-    hand-over copies the decoded photo twice and the BGR conversion once more. Only bytes Pillow has taken for a
-    JPEG get here, and only those ending in the end-of-image marker: OpenCV fills a truncated stream with grey
-    where Pillow refuses it."""
-    if img.format not in ("JPEG", "MPO") or img.mode not in ("RGB", "L") or max(img.size) > READ_SIDE \
-            or not data.endswith(b"\xff\xd9"):
-        return None
-    turn = TURNS.get(img.getexif().get(ORIENTATION, 1))
-    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-    if bgr is None or bgr.shape != (img.height, img.width, 3):
-        return None
-    return turn(bgr) if turn else bgr
+def _whole_jpeg(img: Image.Image, data: bytes) -> bool:
+    """Whether Pillow's `img` of these bytes is a complete RGB or grey JPEG that needs no shrinking, which
+    `Photo.pixels` decodes straight to BGR by OpenCV, turned by the orientation Pillow reads (EXIF, else XMP).
+    Same libjpeg-turbo, same pixels (the 254 photos of docs/decisions/read-speed.md read bit-identically), in a
+    third of the CPU time for 12 MP: Pillow's array hand-over copies the decoded photo twice and the BGR
+    conversion once more. Only bytes Pillow has taken for a JPEG get here, and only those ending in the
+    end-of-image marker: OpenCV fills a truncated stream with grey where Pillow refuses it."""
+    return img.format in ("JPEG", "MPO") and img.mode in ("RGB", "L") and max(img.size) <= READ_SIDE \
+        and data.endswith(b"\xff\xd9")
 
 
 ORIENTATION = 0x0112  # the EXIF tag
@@ -144,6 +210,7 @@ TURNS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
     2: lambda a: cv2.flip(a, 1), 3: lambda a: cv2.flip(a, -1), 4: lambda a: cv2.flip(a, 0),
     5: cv2.transpose, 6: lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE),
     7: lambda a: cv2.flip(cv2.transpose(a), -1), 8: lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE)}
+SIDEWAYS = frozenset({5, 6, 7, 8})  # the orientations that swap the photo's width and height
 
 
 def _upright_rgb(img: Image.Image) -> np.ndarray:

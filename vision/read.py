@@ -33,7 +33,7 @@ from vision.groups import TileGroup
 from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
 from vision.layout import group_rows
 from vision.notices import Notice
-from vision.photo import level_transform, turned_level
+from vision.photo import Photo, level_transform, turned_level
 from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
 from vision.settings import READER_DEFAULT, ReaderSettings
 from vision.stages import LAYOUT, stage, timing
@@ -367,15 +367,16 @@ def _differs(c: Candidate, best: Candidate, raw: list[str], order: tuple[int, ..
     return tuple(differs)
 
 
-def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = None, memory: TableMemory | None = None,
-               settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
-    """Read a BGR photo with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
+def read_photo(image: np.ndarray | Photo, detector: Detector, rules: Ruleset | None = None,
+               memory: TableMemory | None = None, settings: ReaderSettings = READER_DEFAULT) -> PhotoReading:
+    """Read a BGR photo, or one opened by `vision.photo.open_photo` (decoded only as finely as the detector's
+    `look` finds it needs), with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
     `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
     is read turned half a turn too, and the turned reading kept where it is a legal hand as often and holds its
     tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores, with at most
     `settings.turned_more_tiles` tiles more, and reads its faces no less surely (`_sureness`) but for
-    `settings.turned_less_sure`. Boxes are mapped back to `image`'s pixels, ids kept. The player across the table
+    `settings.turned_less_sure`. Boxes are mapped back to the photo's own pixels, ids kept. The player across the table
     photographs the hand upside down; the suits read surely either way up, the flowers and characters of an unseen
     set do not, so how sure the tiles' faces read did not tell which way up the photo lies, but a turned reading
     much less sure of them is a misread (docs/decisions/which-way-up.md). A photo
@@ -387,10 +388,13 @@ def read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None = No
     return replace(reading, stage_ms=clock.ms)
 
 
-def _read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,
+def _read_photo(source: np.ndarray | Photo, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,
                 settings: ReaderSettings) -> PhotoReading:
     """`read_photo`'s work, inside the clock it opens."""
-    view, reading = read_level(image, detector, rules, memory, settings)
+    photo = source if isinstance(source, Photo) else Photo.of(source)
+    look = getattr(detector, "look", None)  # a plain `Detector` reads the whole photo
+    image, first = look(photo) if look and photo.reducible else (photo.pixels(), None)
+    view, reading = read_level(image, detector, rules, memory, settings, first)
     shown = len(reading.best.shown)
     if view == PhotoView() and _of_a_hand(reading):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
@@ -399,18 +403,20 @@ def _read_photo(image: np.ndarray, detector: Detector, rules: Ruleset | None, me
                 and len(turned.best.shown) <= shown + settings.turned_more_tiles \
                 and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure:
             reading, view = turned, PhotoView(half_turn=True)
-    small = _small_tiles(reading.best, settings)
+    scale = photo.width / image.shape[1], photo.height / image.shape[0]  # from the pixels read to the photo's
+    small = _small_tiles(reading.best, settings, scale[0])
     if small is not None:
         reading = replace(reading, warnings=(small, *reading.warnings))
-    if view == PhotoView():
+    if view == PhotoView() and scale == (1.0, 1.0):
         return reading
     if view.half_turn:
         reading = replace(reading, warnings=(UPSIDE_DOWN, *reading.warnings))
-    return replace(moved(reading, view.to_photo(image.shape[1], image.shape[0])), view=view)
+    to_photo = np.diag([*scale, 1.0]) @ np.vstack([view.to_photo(image.shape[1], image.shape[0]), [0.0, 0.0, 1.0]])
+    return replace(moved(reading, to_photo[:2]), view=view)
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,
-               settings: ReaderSettings) -> tuple[PhotoView, PhotoReading]:
+               settings: ReaderSettings, first=None) -> tuple[PhotoView, PhotoReading]:
     """How the photo was turned to read it (`PhotoView()`: not at all) and its reading there, boxes in that view's
     pixels. A photo whose rows lie askew, or plumb where it reads no legal hand as it is or shows a hand's tiles or
     fewer (the detector reads tiles lying on their sides less surely), is read again each way that lays them level
@@ -422,8 +428,9 @@ def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, mem
     (docs/decisions/askew-rows.md). A turn that shows more than a hand's tiles more than the photo as it is has read
     the table's pattern, and is not kept. Where the photo as it is shows some tiles but too few to tell how their rows
     lie, they are told from the photo turned `settings.probe_turn` degrees each way (`_probed`); a photo where none is
-    found is not (a photo of no tiles would take three times as long; docs/decisions/rows-found-turned.md)."""
-    best = PhotoView(), read_detections(_detect(detector, image, memory), rules, settings)
+    found is not (a photo of no tiles would take three times as long; docs/decisions/rows-found-turned.md). `first`: the
+detector's first pass on the photo as it is, where its `look` made it."""
+    best = PhotoView(), read_detections(_detect(detector, image, memory, first), rules, settings)
     shown = len(best[1].best.shown)
     boxes = _probed(detector, image, settings) if 0 < shown < settings.min_for_askew else best[1].best.boxes
     for view in level_views(boxes, settings, plumb=not best[1].legal or _of_a_hand(best[1])):
@@ -494,23 +501,23 @@ MAX_HAND_TILES = 30
 UPSIDE_DOWN = Notice.of("upside-down")
 
 
-def _detect(detector: Detector, image: np.ndarray, memory: TableMemory | None) -> Detections:
-    """The detector's tiles, read with the table's memory when there is one (a plain `Detector` takes none;
-    `vision.detector.TileDetector` does)."""
-    if memory is None:
-        return detector.read(image)
+def _detect(detector: Detector, image: np.ndarray, memory: TableMemory | None, first=None) -> Detections:
+    """The detector's tiles, read with the table's memory when there is one, from the first pass its `look` made
+    when given (a plain `Detector` takes neither; `vision.detector.TileDetector` does)."""
     remembers: Any = detector
-    return remembers.read(image, memory=memory)
+    given = ({"memory": memory} if memory is not None else {}) | ({"first": first} if first is not None else {})
+    return remembers.read(image, **given)
 
 
-def _small_tiles(proposal: Proposal, settings: ReaderSettings) -> Notice | None:
+def _small_tiles(proposal: Proposal, settings: ReaderSettings, scale: float = 1.0) -> Notice | None:
     """The notice that the hand's tiles (every tile shown, where none is the hand's) are under `settings.small_tile`
-    pixels on their short side at the median; None where they are not, or none is shown."""
+    pixels of the photo (the boxes' times `scale`) on their short side at the median; None where they are not, or
+    none is shown."""
     hand = {i for g in proposal.groups if g.role == GroupRole.HAND for i in g.members}
     boxes = np.array([row.box for row in proposal.shown if row.id in hand or not hand], np.float32).reshape(-1, 4)
     if not len(boxes):
         return None
-    side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    side = scale * float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
     return Notice.of("tiles-small", size=round(side)) if side < settings.small_tile else None
 
 

@@ -148,6 +148,8 @@ class DetectorSettings(Settings):
     nms_iou: float = 0.5  # boxes overlapping more than this (IoU) are one tile, within a pass and across passes
     region_margin: float = 1.5  # a second pass reads its cluster's region with this many tile widths around it
     halve_from: float = 4.0  # crops of tiles this many crop heights or taller are cut from a halved photo
+    reduced_decode: float = 1.0  # a JPEG is decoded at 1/2, 1/4, 1/8 while its tiles stay this many crop heights
+    # tall; 0: always whole [reduced-decode]
 
 
 READER_DEFAULT = ReaderSettings()

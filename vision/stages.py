@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 # The stages of a read, each timed where its work is done.
+DECODE = "decode"  # decoding the photo's pixels at the size the read asks for (`vision.photo.Photo.pixels`)
 DETECT = "detect"  # the detector's passes less their network runs: resizing, decoding boxes, suppressing overlaps
 DETECTOR_NETWORK = "detector network"  # the detector's network runs (`TileDetector.detect`)
 CROPS = "crops"  # cutting each tile's crop for the classifier (`TileClassifier.crops`)
@@ -25,7 +26,8 @@ CLASSIFY = "classify"  # the rest of rescoring the tiles from their crops: combi
 LAYOUT = "layout"  # everything after the detector but the search: rows, the hand's parts, the reading built
 SEARCH = "search"  # the search for the likeliest legal hand (`vision.search.search`), with the layouts it tries
 OTHER = "other"  # the read's time in none of its stages: turning the photo, mapping boxes back
-STAGES = (DETECT, DETECTOR_NETWORK, CROPS, CLASSIFIER_NETWORK, CLASSIFY, LAYOUT, SEARCH, OTHER)  # in a read's order
+# in a read's order
+STAGES = (DECODE, DETECT, DETECTOR_NETWORK, CROPS, CLASSIFIER_NETWORK, CLASSIFY, LAYOUT, SEARCH, OTHER)
 NETWORKS = (DETECTOR_NETWORK, CLASSIFIER_NETWORK)
 
 
