@@ -212,18 +212,18 @@ class TileDetector:
         whose tiles come out squashed is read with its width restored (`aspect_restore`). A table's `memory`
         of its own tiles (vision/memory.py) joins the classifier in reading each tile's face. `first`: the first
         pass on `image` (`find`) where the caller made it (`look`)."""
-        first, long_side = first or self.find(image, conf)
-        restore = aspect_restore(self.sure(first, conf), self.settings)
+        found, long_side = first or self.find(image, conf)
+        restore = aspect_restore(self.sure(found, conf), self.settings)
         if restore == 1.0:
-            return self.read_found(image, first, long_side, conf, memory)
+            return self.read_found(image, found, long_side, conf, memory)
         h, w = image.shape[:2]
         # Widened 6x, a 12 MP photo would be 24000 px wide (220 MB, and as much again per copy): the
         # restored photo keeps the reader's largest side, giving up height instead.
         shrink = min(1.0, READ_SIDE / (w * restore))
         size = (round(w * restore * shrink), max(1, round(h * shrink)))
         restored = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR if shrink == 1.0 else cv2.INTER_AREA)
-        first, long_side = self.find(restored, conf)
-        return self.read_found(restored, first, long_side, conf, memory).scaled((size[0] / w, size[1] / h))
+        found, long_side = self.find(restored, conf)
+        return self.read_found(restored, found, long_side, conf, memory).scaled((size[0] / w, size[1] / h))
 
     def read_found(self, image: np.ndarray, first: Detections, long_side: int, conf: float | None,
                    memory=None) -> Detections:
