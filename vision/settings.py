@@ -148,6 +148,11 @@ class DetectorSettings(Settings):
     nms_iou: float = 0.5  # boxes overlapping more than this (IoU) are one tile, within a pass and across passes
     region_margin: float = 1.5  # a second pass reads its cluster's region with this many tile widths around it
     halve_from: float = 4.0  # crops of tiles this many crop heights or taller are cut from a halved photo
+    # vision.detector: a tile photographed close up, larger than the detector knows [close-up-tiles]
+    close_up_boxes: int = 8  # a first pass at the model's size finding none or this many sure boxes or fewer...
+    close_up_side: float = 0.375  # ...is read again shrunk to this part of its input side amid grey, and that...
+    close_up_share: float = 0.4  # ...kept where its tiles' short sides are this much of the photo's at the median...
+    sliver_inside: float = 0.5  # ...and it is surer, a first-pass box this much inside one of its tiles a sliver of it
 
 
 READER_DEFAULT = ReaderSettings()
