@@ -1,6 +1,6 @@
 """Tiles photographed close up (tests/data/close-ups: real tiles filling 0.6-0.9 of the frame's height, made by
 `python -m datasets.close_ups`): the committed detector finds each, with its code, by reading the photo shrunk amid
-grey (`TileDetector.close_up`); read as it is it found 2 of the 9 (`python -m training.close_ups`). A photo of tiles
+grey (`TileDetector.close_up`); read as it is it found 1 of the 9 (`python -m training.close_ups`). A photo of tiles
 at the size the detector knows is read as before, and a close-up costs no pass larger than the model's size."""
 
 from pathlib import Path
