@@ -9,6 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets import close_ups
+from tests.shared import needs_shared
 from vision.boxes import match
 from vision.detector import TileDetector
 from vision.labels import read_labels
@@ -83,3 +85,17 @@ def test_a_photo_whose_first_pass_finds_few_tiles_of_the_known_size_reads_as_bef
     image = PhotoView(angle).photo(load_photo(DATA / "real" / "images" / f"{name}.jpg"))
     dets, before = detector.read(image), TileDetector(settings=WITHOUT).read(image)
     assert np.array_equal(dets.boxes, before.boxes) and np.array_equal(dets.scores, before.scores)
+
+
+@needs_shared("data", "real-labelled", needed_for="making the close-ups again")
+@needs_shared("data", "real-crops", needed_for="making the close-ups again")
+def test_the_committed_close_ups_are_what_the_script_makes(tmp_path):
+    close_ups.main([str(tmp_path)])
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert made == sorted(p.name for p in (DATA / "close-ups").iterdir())
+    assert all((tmp_path / name).read_bytes() == (DATA / "close-ups" / name).read_bytes() for name in made)
+
+
+def test_a_close_up_is_never_cut_from_a_test_split():
+    with pytest.raises(ValueError, match="test split"):
+        close_ups.photo_files("hk-bonus-label/test/IMG_6148")
