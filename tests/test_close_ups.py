@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from datasets import close_ups
+from datasets.shared import shared_path
 from tests.shared import needs_shared
 from vision.boxes import match
 from vision.detector import TileDetector
@@ -79,10 +80,20 @@ def test_a_close_up_at_a_phones_size_takes_two_passes_at_the_models_size(detecto
                                              ("hk-bonus-label-IMG_6453-keyboard", 45.0),
                                              ("chinese-mahjong-detection-387334399-wall", 0.0)])
 def test_a_photo_whose_first_pass_finds_few_tiles_of_the_known_size_reads_as_before(detector, name, angle):
-    """Real test photos whose first pass finds 1-8 tiles (the keyboard also as `read_photo` probes it, turned 45
-    degrees, where a shrunk reading of keys is surer than the first pass): read shrunk too, the shrunk reading is not
-    kept (its tiles are no close-ups: `close_up_share`), and the detections are those of the detector without it."""
+    """Real test photos whose first pass finds 1-8 tiles: the keyboard, unsure of its one "tile", is read shrunk too,
+    also as `read_photo` probes it, turned 45 degrees, where a shrunk reading of keys is surer than the first pass;
+    the shrunk reading is not kept (its tiles are no close-ups: `close_up_share`), and the detections are those of
+    the detector without it."""
     image = PhotoView(angle).photo(load_photo(DATA / "real" / "images" / f"{name}.jpg"))
+    dets, before = detector.read(image), TileDetector(settings=WITHOUT).read(image)
+    assert np.array_equal(dets.boxes, before.boxes) and np.array_equal(dets.scores, before.scores)
+
+
+@needs_shared("data", "real-scenes", needed_for="a product photo of large tiles")
+def test_large_tiles_the_first_pass_reads_surely_are_not_read_shrunk(detector):
+    """Eight tiles each half the photo's width (a set's product photo): the first pass is sure of them
+    (`close_up_unsure`), so they are read as before, at the trained size; read shrunk, a flower came out a 1s."""
+    image = load_photo(shared_path("data", "real-scenes", "1-4.jpg"))
     dets, before = detector.read(image), TileDetector(settings=WITHOUT).read(image)
     assert np.array_equal(dets.boxes, before.boxes) and np.array_equal(dets.scores, before.scores)
 

@@ -5,7 +5,8 @@
 DIR (default tests/data/close-ups, made by `python -m datasets.close_ups`) holds photos (JPEG or PNG), with YOLO labels
 or none. For each photo: its labelled tiles, and for each whether the detector (`TileDetector.read`, the crop classifier
 after it) found it (IoU 0.5), with which code and what confidence; the boxes it found in all; how many passes of its
-network it took; and their network time. `--phone` reads each enlarged to a 12 MP phone photo (4000x3000) as a phone
+network it took; their network time; and what its first pass at the model's size alone finds surely (how many boxes,
+the surest's score). `--phone` reads each enlarged to a 12 MP phone photo (4000x3000) as a phone
 would give it; `--detector-settings` reads with other `DetectorSettings` (vision/settings.py). The summary: tiles
 found, found with their codes, found at the card's confidence or more, the median confidence of those found, and the
 passes in all.
@@ -50,6 +51,7 @@ def judge(detector: CountingDetector, photo: Path, phone: bool) -> dict:
     if phone:
         scale = PHONE[0] / image.shape[1]
         image, boxes = cv2.resize(image, PHONE, interpolation=cv2.INTER_CUBIC), boxes * scale
+    first = detector.sure(detector.detect(image, detector.card.imgsz, faint_flowers=True), None)
     detector.passes = 0
     with timing() as clock:
         dets = detector.read(image)
@@ -58,6 +60,8 @@ def judge(detector: CountingDetector, photo: Path, phone: bool) -> dict:
               "conf": round(float(dets.confidences[found[t]]), 3) if t in found else None}
              for t, code in enumerate(codes)]
     return {"photo": photo.name, "tiles": tiles, "boxes": len(dets), "passes": detector.passes,
+            "first_pass": {"boxes": len(first),
+                           "surest": round(float(first.confidences.max()), 3) if len(first) else 0.0},
             "network_ms": round(clock.ms.get(DETECTOR_NETWORK, 0.0))}
 
 
@@ -82,7 +86,9 @@ def main(argv: list[str] | None = None) -> None:
     for p in photos:
         read = ", ".join(f"{t['code']}→{t['read'] or '-'}" + (f" {t['conf']:.2f}" if t["conf"] is not None else "")
                          for t in p["tiles"])
-        print(f"{p['photo']}: {read}; {p['boxes']} boxes, {p['passes']} passes, network {p['network_ms']} ms")
+        first = p["first_pass"]
+        print(f"{p['photo']}: {read}; {p['boxes']} boxes, {p['passes']} passes, network {p['network_ms']} ms "
+              f"(first pass alone: {first['boxes']} sure boxes, the surest {first['surest']:.2f})")
     result = {"photos": photos, "summary": summary(photos, detector.card.conf),
               "detector_settings": detector.settings.to_json()}
     print(json.dumps(result["summary"]))

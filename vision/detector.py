@@ -287,21 +287,23 @@ class TileDetector:
 
     def close_up(self, image: np.ndarray, sure: Detections, conf: float | None) -> tuple[Detections, int] | None:
         """The photo read shrunk (`read_shrunk`) where the first pass at the model's size found no sure box, or a
-        few (`close_up_boxes`) not too small to be found there (`min_found_tile`): a tile photographed close up,
-        larger than the detector was trained on, is found as nothing, as slivers (its base, a neighbour's edge,
-        its face in parts), or unsurely. The shrunk reading is kept where its tiles are close-ups (`close_up_share`
-        of the photo's short side at the median) and it is surer of them than the first pass (the sum of their
-        scores, slivers of one of its tiles counted as their surest: `held_score`); a photo of tiles far away
-        finds none in it and is read larger as before. None where the photo is no close-up."""
-        if len(sure) > self.settings.close_up_boxes or len(sure) and float(np.median(np.minimum(
-                sure.widths, sure.heights))) * self.card.imgsz / max(image.shape[:2]) < self.settings.min_found_tile:
+        few (`close_up_boxes`), unsure (`close_up_unsure`), not too small to be found there (`min_found_tile`): a
+        tile photographed close up, larger than the detector was trained on, is found as nothing, as slivers (its
+        base, a neighbour's edge, its face in parts), or unsurely. The shrunk reading is kept where its tiles are
+        close-ups (`close_up_share` of the photo's short side at the median) and it is surer of them than the first
+        pass (the sum of their scores, slivers of one of its tiles counted as their surest: `held_score`); a photo
+        of tiles far away finds none in it and is read larger as before. None where the photo is no close-up."""
+        settings = self.settings
+        if len(sure) > settings.close_up_boxes or len(sure) and (sure.confidences.max() >= settings.close_up_unsure
+                or float(np.median(np.minimum(sure.widths, sure.heights))) * self.card.imgsz / max(image.shape[:2])
+                < settings.min_found_tile):
             return None
         near, side = self.read_shrunk(image, conf)
         surely = self.sure(near, conf)
         if not len(surely) or np.median(np.minimum(surely.widths, surely.heights)) \
-                < self.settings.close_up_share * min(image.shape[:2]):
+                < settings.close_up_share * min(image.shape[:2]):
             return None
-        held = held_score(sure, surely.boxes, self.settings.sliver_inside)
+        held = held_score(sure, surely.boxes, settings.sliver_inside)
         return (near, side) if surely.confidences.sum() > held else None
 
     def read_shrunk(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
