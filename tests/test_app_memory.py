@@ -26,7 +26,7 @@ from ui.teach_page import PAGE
 from vision.boxes import match
 from vision.detections import Detections
 from vision.labels import read_labels
-from vision.memory import TableMemory
+from vision.memory import TableMemory, embed, unit
 from vision.photo import load_photo
 from vision.read import askew_angle, read_detections
 
@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005"
 PHOTO = FLOWERED.with_suffix(".jpg").read_bytes()
 ROW_AT_37 = ROOT / "tests" / "data" / "askew" / "row-at-37-degrees"
+CLOSE_UP_1F = ROOT / "tests" / "data" / "close-ups" / "hk-train-1f-on-a-mat"
 RECORD = "胡了，記下這一局"
 pytestmark = pytest.mark.skipif(not (ROOT / "models" / "model.json").exists(), reason="no committed model")
 
@@ -198,6 +199,25 @@ def test_a_close_up_of_one_tile_is_one_tap_to_keep_that_tile_alone(db, monkeypat
     ok(teach_row(at, "face").set_value("2f").run())  # the player names it
     press(at, "記住這 1 張牌")
     assert at.success[0].value.startswith("記住了 1 張牌：蘭") and stored(db).counts() == {"2f": 1}
+
+
+def test_a_flower_photographed_alone_close_up_is_taught_from_its_own_crop(db):
+    """A real flower filling most of the frame (tests/data/close-ups) was found as nothing: the page had nothing to
+    teach. Now it shows that one tile, read as its flower; kept, the lesson holds its code and its crop (the
+    embedding of the labelled tile's crop, not a sliver's)."""
+    photo = CLOSE_UP_1F.with_suffix(".jpg")
+    at = ok(phone().sidebar.radio[0].set_value(PAGE).run())
+    ok(at.file_uploader(key="teach-upload-0").set_value(("flower.jpg", photo.read_bytes(), "image/jpeg")).run())
+    shown = at.session_state["teach_photo"]
+    image = load_photo(photo)
+    label, codes = read_labels(CLOSE_UP_1F.with_suffix(".txt"), image.shape[1], image.shape[0])
+    assert shown["image"].shape == image.shape and shown["codes"] == ("1f",) == tuple(codes)
+    assert match(label, np.asarray(shown["boxes"])) == {0: 0}
+    press(at, "記住這 1 張牌")
+    assert at.success[0].value.startswith("記住了 1 張牌：梅") and stored(db).counts() == {"1f": 1}
+    classifier = vision.detector.TileDetector().classifier
+    taught = stored(db).examples["1f"][0]
+    assert float(taught @ unit(embed(classifier, image, label, codes))[0]) > 0.95
 
 
 def test_a_row_photographed_askew_is_named_on_the_photo_turned_level(db):

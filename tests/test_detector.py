@@ -419,14 +419,16 @@ class RecordingDetector(TileDetector):
 
 
 @pytest.mark.parametrize("shape, sides", [
-    ((3024, 4032), [512, 1024, 2560]),  # it went on 2048, 4096 (2 GB, 8-15 s for that pass alone)
-    ((1500, 2000), [512, 1024, 2048]),  # as before: to the photo's size, at twice the last
-    ((480, 640), [512, 1024]),
+    ((3024, 4032), [512, 512, 1024, 2560]),  # it went on 2048, 4096 (2 GB, 8-15 s for that pass alone)
+    ((1500, 2000), [512, 512, 1024, 2048]),  # as before: to the photo's size, at twice the last
+    ((480, 640), [512, 512, 1024]),
 ])
 def test_a_photo_of_nothing_is_looked_at_no_larger_than_twice_the_cards_largest_side(shape, sides):
+    """The second look is the photo shrunk amid grey at the model's size (a close-up?: `TileDetector.close_up`)."""
     reader = RecordingDetector({})
     assert not len(reader.read(np.zeros((*shape, 3), np.uint8)))
     assert [side for _, side in reader.passes] == sides and max(sides) <= 2 * reader.card.max_side
+    assert reader.passes[1][0] == (512, 512)
 
 
 def test_a_squashed_photo_is_widened_no_larger_than_the_largest_photo_read():

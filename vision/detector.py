@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.boxes import intersection_over_area
 from vision.crop_classifier import CROP_H, TileClassifier
 from vision.detections import FLOWER_CLASSES, Detections
 from vision.hand_finding import weights
@@ -23,6 +24,8 @@ from vision.model_files import MODELS_DIR, STRIDE, ModelCard, model_session, run
 from vision.photo import READ_SIDE, Photo, resized
 from vision.settings import DETECTOR_DEFAULT, DetectorSettings
 from vision.stages import DETECT, DETECTOR_NETWORK, stage
+
+LETTERBOX_GREY = (114, 114, 114)  # what the network saw around every training image: the padding of its input
 
 
 def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
@@ -34,7 +37,7 @@ def letterbox(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     scale = long_side / max(h, w)
     nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
     ph, pw = -nh % STRIDE, -nw % STRIDE
-    padded = cv2.copyMakeBorder(resized(image, (nw, nh)), 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    padded = cv2.copyMakeBorder(resized(image, (nw, nh)), 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=LETTERBOX_GREY)
     return padded, scale
 
 
@@ -142,6 +145,15 @@ def in_flower_run(boxes: np.ndarray, flower: np.ndarray, faint: np.ndarray, touc
     return faint & left.any(axis=1) & right.any(axis=1) & (flowers_in_run[run] >= 2)
 
 
+def held_score(dets: Detections, boxes: np.ndarray, inside_from: float) -> float:
+    """The sum of `dets`' scores, those lying inside one of `boxes` (by `inside_from` of their area or more) counted
+    once per box, as their best: slivers of a tile (its base, its face in parts) stand for one tile, not for as many
+    as they are."""
+    inside = intersection_over_area(dets.boxes, boxes) >= inside_from
+    holder = np.where(inside.any(axis=1), inside.argmax(axis=1), -1 - np.arange(len(dets)))  # none: its own
+    return float(sum(dets.confidences[holder == k].max() for k in np.unique(holder)))
+
+
 class TileDetector:
     """The detector, and the crop classifier when the model card names one (`classifier=False` leaves it
     out): `read` then takes each tile's class scores from its crop (vision/crop_classifier.py). Its passes,
@@ -239,7 +251,8 @@ class TileDetector:
             group = first[members]
             tile_w = float(np.median(np.minimum(group.widths, group.heights)))
             scale = tile_w * long_side / max(image.shape[:2]) / self.card.tile_width  # its tiles at the input
-            if rank >= settings.max_second_passes or settings.same_scale_from <= scale <= settings.same_scale_to:
+            if rank >= settings.max_second_passes or settings.same_scale_from <= scale <= settings.same_scale_to \
+                    or long_side < self.card.imgsz:  # a close-up, read shrunk amid grey (`close_up`): read so best
                 parts.append(group)  # at the trained scale already (or one pass too many): keep as found
                 continue
             second = self.read_region(image, group.boxes, tile_w, conf)
@@ -281,8 +294,9 @@ class TileDetector:
         too small to be found reliably (a 17-tile row across a third of a 12 MP photo is ~8 px wide
         at 512), until the photo's own size, never past `first_pass_max` times the card's `max_side`
         (the cap). A size whose double would pass the cap is skipped for the cap itself (on a 12 MP
-        photo 512, 1024, then 2560): a pass just under the cap finds no smaller tiles. Returns the
-        detections (faint flowers among them, which `sure` leaves out) and the input size that found them.
+        photo 512, 1024, then 2560): a pass just under the cap finds no smaller tiles. A close-up is read shrunk
+        after the first pass instead (`close_up`). Returns the detections (faint flowers among them, which `sure`
+        leaves out) and the input size that found them (a close-up's: the photo's long side amid the grey).
         `found`: the pass at the model's size where the caller made it (`look`), in `image`'s pixels."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
         cap = self.settings.first_pass_max * self.card.max_side
@@ -290,9 +304,50 @@ class TileDetector:
             if found is None or long_side != self.card.imgsz:
                 found = self.detect(image, long_side=long_side, conf=conf, faint_flowers=True)
             sure = self.sure(found, conf)
+            near = self.close_up(image, sure, conf) if long_side == self.card.imgsz else None
+            if near is not None:
+                return near
             input_tile = float(np.median(np.minimum(sure.widths, sure.heights))) * long_side / photo_side \
                 if len(sure) else 0.0
             if input_tile >= self.settings.min_found_tile or long_side >= min(photo_side, cap):
                 return found, long_side
             doubled = 2 * long_side
             long_side = cap if 2 * doubled > cap and doubled < min(photo_side, cap) else doubled
+
+    def close_up(self, image: np.ndarray, sure: Detections, conf: float | None) -> tuple[Detections, int] | None:
+        """The photo read shrunk (`read_shrunk`) where the first pass at the model's size found no sure box, or a
+        few (`close_up_boxes`), unsure (`close_up_unsure`), not too small to be found there (`min_found_tile`): a
+        tile photographed close up, larger than the detector was trained on, is found as nothing, as slivers (its
+        base, a neighbour's edge, its face in parts), or unsurely. The shrunk reading is kept where its tiles are
+        close-ups (`close_up_share` of the photo's short side at the median) and it is surer of them than the first
+        pass (the sum of their scores, slivers of one of its tiles counted as their surest: `held_score`); a photo
+        of tiles far away finds none in it and is read larger as before. None where the photo is no close-up."""
+        settings = self.settings
+        if len(sure) > settings.close_up_boxes or len(sure) and (sure.confidences.max() >= settings.close_up_unsure
+                or float(np.median(np.minimum(sure.widths, sure.heights))) * self.card.imgsz / max(image.shape[:2])
+                < settings.min_found_tile):
+            return None
+        near, side = self.read_shrunk(image, conf)
+        surely = self.sure(near, conf)
+        if not len(surely) or np.median(np.minimum(surely.widths, surely.heights)) \
+                < settings.close_up_share * min(image.shape[:2]):
+            return None
+        held = held_score(sure, surely.boxes, settings.sliver_inside)
+        return (near, side) if surely.confidences.sum() > held else None
+
+    def read_shrunk(self, image: np.ndarray, conf: float | None) -> tuple[Detections, int]:
+        """One pass over the photo shrunk to `close_up_side` of the model's input size, in the middle of a grey
+        canvas of that size (the letterbox's grey: a tile as large as the frame is read best with room around it);
+        boxes in photo pixels (faint flowers among them), and the photo's long side in the canvas."""
+        imgsz, (h, w) = self.card.imgsz, image.shape[:2]
+        side = round(self.settings.close_up_side * imgsz)
+        scale = side / max(h, w)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        x0, y0 = (imgsz - nw) // 2, (imgsz - nh) // 2
+        canvas = np.full((imgsz, imgsz, 3), LETTERBOX_GREY, np.uint8)
+        canvas[y0:y0 + nh, x0:x0 + nw] = resized(image, (nw, nh))
+        found = self.detect(canvas, long_side=imgsz, conf=conf, faint_flowers=True)
+        found = found.scaled(scale, (-x0 / scale, -y0 / scale))
+        boxes = np.clip(found.boxes, 0, [w, h, w, h]).astype(np.float32)  # a box into the grey ends at the edge
+        inside = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
+        return Detections(boxes, found.scores, found.data)[np.flatnonzero(inside)], side
