@@ -13,14 +13,17 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
     last = ledger.record("friday", draw(evening.next_deal), expected_seq=evening.next_seq)
     ledger.revision("friday")           # one small query: read the evening again only when it moved
     ledger.undo("friday", last.seq, last.revision)  # refused (Conflict) if hand 1 changed meanwhile
-    totals(ledger.hands("friday"))      # {Seat.E: 0, Seat.S: 0, Seat.W: 0, Seat.N: 0}
+    totals(ledger.hands("friday"))      # by player id: {1: 0, 2: 0, 3: 0, 4: 0}, whatever seats they sat in
+    ledger.rename_player("friday", 2, "阿華")  # a new name: no money moves (it is kept by id)
+    evening.jiang_over                  # the 將 has ended: the next one's seating, given or drawn here
+    ledger.start_jiang("friday", evening.table.revision, None, None)  # seats and 起莊 drawn, stored
     ledger.change_memory("friday", teach)  # the table's memory of its tiles: teach(bytes | None) -> bytes
 """
 
 from .csvfile import CsvError, read_csv, write_csv
-from .deal import after_hand, deal_after_line, next_deal
+from .deal import after_hand, deal_after_line, ends_jiang, next_deal
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner, draw, false_win, penalty, shared_win, win
-from .rows import Damaged, LedgerError, Recorded, TableInfo
+from .rows import Damaged, Jiang, LedgerError, Player, Recorded, Seating, TableInfo
 from .store import (
     MAX_MEMORY_BYTES,
     Conflict,
@@ -28,14 +31,15 @@ from .store import (
     Ledger,
     StoredMemory,
     deal_after,
+    jiang_totals,
     running_totals,
     table_code,
     totals,
 )
 
 __all__ = [
-    "MAX_MEMORY_BYTES", "MAX_REASON", "Conflict", "CsvError", "Damaged", "Evening", "FalseWinRecord", "Ledger",
-    "LedgerError", "LedgerLine", "OtherWinner", "Recorded", "StoredMemory", "TableInfo", "after_hand", "deal_after",
-    "deal_after_line", "draw", "false_win", "next_deal", "penalty", "read_csv", "running_totals", "shared_win",
-    "table_code", "totals", "win", "write_csv",
+    "MAX_MEMORY_BYTES", "MAX_REASON", "Conflict", "CsvError", "Damaged", "Evening", "FalseWinRecord", "Jiang",
+    "Ledger", "LedgerError", "LedgerLine", "OtherWinner", "Player", "Recorded", "Seating", "StoredMemory",
+    "TableInfo", "after_hand", "deal_after", "deal_after_line", "draw", "ends_jiang", "false_win", "jiang_totals",
+    "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code", "totals", "win", "write_csv",
 ]

@@ -30,9 +30,15 @@ from scoring.seats import SEATS, Seat, Wind
 from .deal import after_hand
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
 
-TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
+TABLE_COLUMNS = ("code", "base", "per_tai", "ruleset", "revision", "created_at", "evening")
+PLAYER_COLUMNS = ("id", "name")
+JIANG_COLUMNS = ("number", "seating", "first_dealer", "drawn", "started_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
-                "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason")
+                "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason", "jiang",
+                "seating")
+# What tells whether a hand ended its 將: its 將, its deal, its winners, whether it is a penalty.
+PLAIN_COLUMNS = ("jiang", "round", "dealer", "streak", "winner", "others", "reason")
+MAX_PLAYERS = 64  # players a table keeps across its evenings: far beyond any group of friends
 # Whether a hand's stored text is a JSON object, asked of SQLite's JSON parser (in C): the hand is
 # checked on every read of the evening without being parsed in Python (1: an object).
 HAND_IS_OBJECT = "CASE WHEN json_valid(hand) THEN json_type(hand) = 'object' END"
@@ -45,7 +51,10 @@ COLUMN_WORDS = {
     "edited_at": "修改的時間", "round": "圈風", "dealer": "莊家", "streak": "連莊", "winner": "誰胡",
     "discarder": "誰放槍", "total": "台數", "items": "台數項目", "net": "每家輸贏", "hand": "這手牌",
     "photo_id": "照片代號", "others": "一炮多響的其他贏家", "false_win": "詐胡", "reason": "罰款原因",
+    "players": "玩家", "seating": "座位", "jiang": "將", "evening": "第幾晚", "number": "第幾將", "drawn": "抽位",
+    "started_at": "開將時間",
 }
+Seating = tuple[int, int, int, int]  # the players' ids by seat 東家 南家 西家 北家
 
 
 class LedgerError(Exception):
@@ -65,15 +74,53 @@ class BadValue(Exception):
 
 
 @dataclass(frozen=True)
+class Player:
+    """A player at a table: the money is theirs, by `id` (1, 2, ... at the table, never reused), so a
+    new name moves none of it."""
+
+    id: int
+    name: str  # "" where not given
+
+
+@dataclass(frozen=True)
+class Jiang:
+    """A 將 of the open evening: who sits where (`seating`) and who dealt first (起莊)."""
+
+    number: int  # 1, 2, ... in the evening
+    seating: Seating
+    first_dealer: Seat
+    drawn: bool  # the seating was drawn at random (抓位) rather than given by the table
+    started_at: str
+
+
+@dataclass(frozen=True)
 class TableInfo:
     code: str
-    names: tuple[str, str, str, str]  # by seat 東家 南家 西家 北家; "" where not given
-    first_dealer: Seat
+    players: tuple[Player, ...]  # every player the table has had, by id
+    jiang: Jiang  # the open evening's latest 將: the next hand is played under its seating
     base: int
     per_tai: int
     ruleset: str
     revision: int  # bumped by every write at the table: the page's cheap "did anything change"
     created_at: str
+    evening: int = 1  # the open evening's number: 1, 2, ... (the closed ones are kept)
+
+    @property
+    def seating(self) -> Seating:
+        return self.jiang.seating
+
+    @property
+    def first_dealer(self) -> Seat:
+        return self.jiang.first_dealer
+
+    def name(self, player: int) -> str:
+        return next((p.name for p in self.players if p.id == player), "")
+
+    @property
+    def names(self) -> tuple[str, str, str, str]:
+        """The names of the players sitting now, by seat 東家 南家 西家 北家 ("" where not given)."""
+        east, south, west, north = (self.name(i) for i in self.seating)
+        return east, south, west, north
 
 
 @dataclass(frozen=True)
@@ -85,6 +132,13 @@ class Recorded:
     # The table's revision when this hand was last written: undo and edit name it, so they act on
     # the hand the page showed. Not part of the hand itself (a CSV does not carry it).
     revision: int | None = field(default=None, compare=False)
+    jiang: int = 1  # the 將 of the evening it was played in
+    seating: Seating = (1, 2, 3, 4)  # who sat where when it was played: its money is theirs
+
+    @property
+    def net_by_player(self) -> dict[int, int]:
+        """Each seated player's money on this hand."""
+        return dict(zip(self.seating, self.line.net, strict=True))
 
     def scored_hand(self) -> Hand | None:
         """The hand as it was scored (None for a 流局). Only read when asked: a whole evening of
@@ -120,6 +174,7 @@ class Damaged:
     revision: int | None  # as stored, None where that is damaged too: what undo and edit take
     played: Deal | None  # the deal it was played under, where those columns are sound
     after: Deal | None  # the deal after it, where its deal and its winner are sound
+    jiang: int | None = None  # the 將 it was played in, where that is sound
 
 
 def text_or_bytes(data: bytes) -> str | bytes:
@@ -300,9 +355,23 @@ def reason_of(value: object) -> str | None:
     return value
 
 
-def _read(values: tuple, hand_is_object: bool) -> Recorded:
+def seating_of(value: object, players: frozenset[int] | None = None, column: str = "seating") -> Seating:
+    """A seating (JSON text): four different players' ids by seat, each among `players` where given."""
+    data = _json(value, column)
+    if type(data) is not list or len(data) != 4 or not all(type(i) is int and i >= 1 for i in data) \
+            or len(set(data)) != 4 or players is not None and not set(data) <= players:
+        raise BadValue(column)
+    east, south, west, north = data
+    return east, south, west, north
+
+
+def seating_text(seating: Seating) -> str:
+    return json.dumps(list(seating))
+
+
+def _read(values: tuple, hand_is_object: bool, players: frozenset[int] | None) -> Recorded:
     (seq, revision, recorded_at, edited_at, round_, dealer, streak, winner, discarder, total, items, net, hand,
-     ruleset, photo_id, others, false_win, reason) = values
+     ruleset, photo_id, others, false_win, reason, jiang, seating) = values
     winner = _winner(winner)
     discarder = None if discarder is None else _seat(discarder, "discarder")
     if discarder is not None and (discarder == winner or winner is None):
@@ -323,15 +392,18 @@ def _read(values: tuple, hand_is_object: bool) -> Recorded:
                        _net(_json(net, "net"), winners, false_win, reason is not None), hand,
                        _optional_text(ruleset, "ruleset"), _optional_text(photo_id, "photo_id"), others, false_win,
                        reason)
+    if type(jiang) is not int or jiang < 1:
+        raise BadValue("jiang")
     return Recorded(seq, line, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
-                    _whole(revision, "revision"))
+                    _whole(revision, "revision"), jiang, seating_of(seating, players))
 
 
-def read_hand(values: tuple, first_dealer: Seat) -> Recorded | Damaged:
+def read_hand(values: tuple, first_dealer: Seat, players: frozenset[int] | None = None) -> Recorded | Damaged:
     """A fetched hand row (`SELECTED`, its seq already checked) as a hand, or as the report of its
-    damage; `first_dealer` works out the deal after a damaged one."""
+    damage; `first_dealer` works out the deal after a damaged one, `players` (the table's) are the
+    ones a seating may name."""
     try:
-        return _read(values[:-1], values[-1] == 1)
+        return _read(values[:-1], values[-1] == 1, players)
     except BadValue as bad:
         return _damaged(dict(zip(HAND_COLUMNS, values, strict=False)), bad, first_dealer)
 
@@ -351,25 +423,34 @@ def storable(r: Recorded) -> Recorded:
     """`r` as it will read back once written; `BadValue` naming the value that would not read back,
     so that nothing is written that the ledger cannot read."""
     values = hand_values(r)
-    return _read(values, type(r.line.hand) is str and is_json_object(r.line.hand))
+    return _read(values, type(r.line.hand) is str and is_json_object(r.line.hand), None)
+
+
+def plain_deals(row: dict, first_dealer: Seat) -> tuple[Deal, Deal] | None:
+    """The deal a hand's row (its `PLAIN_COLUMNS` at least) was played under and the deal after it; None
+    where those columns are damaged."""
+    try:
+        played = _deal(row["round"], row["dealer"], row["streak"])
+        return played, _after_damaged(row, played, first_dealer)
+    except BadValue:
+        return None
 
 
 def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
     try:
-        played = _deal(row["round"], row["dealer"], row["streak"])
+        played: Deal | None = _deal(row["round"], row["dealer"], row["streak"])
     except BadValue:
         played = None
-    try:
-        after = None if played is None else _after_damaged(row, played, first_dealer)
-    except BadValue:
-        after = None
+    deals = plain_deals(row, first_dealer)
+    after = None if deals is None else deals[1]
     try:
         revision = _whole(row["revision"], "revision")
     except BadValue:
         revision = None
     message = (f"第 {row['seq']} 局在帳本檔裡壞了（{bad.words}的資料不對），沒有算進總帳和 CSV："
                "請修改這一局重新記下，或刪掉它（最後一局才能刪）")
-    return Damaged(row["seq"], message, revision, played, after)
+    jiang = row["jiang"] if type(row["jiang"]) is int and row["jiang"] >= 1 else None
+    return Damaged(row["seq"], message, revision, played, after, jiang)
 
 
 def _after_damaged(row: dict, played: Deal, first_dealer: Seat) -> Deal:
@@ -404,15 +485,39 @@ def hand_values(r: Recorded) -> tuple:
     e = r.line
     return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
             _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
-            e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason)
+            e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason, r.jiang,
+            seating_text(r.seating) if isinstance(r.seating, tuple) else None)
 
 
-def read_table(values: tuple) -> TableInfo:
-    """A fetched table row (`TABLE_COLUMNS`); `BadValue` naming the first damaged value."""
+def read_players(rows: list[tuple]) -> tuple[Player, ...]:
+    """The fetched `PLAYER_COLUMNS` rows, by id; `BadValue` where one is damaged."""
+    players = []
+    for id_, name in rows:
+        if type(id_) is not int or id_ < 1 or type(name) is not str:
+            raise BadValue("names")
+        players.append(Player(id_, name))
+    return tuple(players)
+
+
+def read_jiang(values: tuple, players: frozenset[int]) -> Jiang:
+    """A fetched `JIANG_COLUMNS` row; `BadValue` naming the first damaged value."""
+    row = dict(zip(JIANG_COLUMNS, values, strict=True))
+    number = _whole(row["number"], "number")
+    if number < 1 or row["drawn"] not in (0, 1):
+        raise BadValue("number" if number < 1 else "drawn")
+    return Jiang(number, seating_of(row["seating"], players), _seat(row["first_dealer"], "first_dealer"),
+                 row["drawn"] == 1, _text(row["started_at"], "started_at"))
+
+
+def read_table(values: tuple, players: tuple[Player, ...], jiang: Jiang | None) -> TableInfo:
+    """A fetched table row (`TABLE_COLUMNS`) with its players and its open evening's latest 將 (None: not
+    found); `BadValue` naming the first damaged value."""
     row = dict(zip(TABLE_COLUMNS, values, strict=True))
-    names = _json(row["names"], "names")
-    if type(names) is not list or len(names) != 4 or not all(type(n) is str for n in names):
-        raise BadValue("names")
-    return TableInfo(_text(row["code"], "code"), tuple(names), _seat(row["first_dealer"], "first_dealer"),
-                     _whole(row["base"], "base"), _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
-                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"))
+    evening = _whole(row["evening"], "evening")
+    if evening < 1:
+        raise BadValue("evening")
+    if jiang is None:
+        raise BadValue("seating")
+    return TableInfo(_text(row["code"], "code"), players, jiang, _whole(row["base"], "base"),
+                     _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
+                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"), evening)
