@@ -23,7 +23,7 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
 from .csvfile import CsvError, read_csv, write_csv
 from .deal import after_hand, deal_after_line, ends_jiang, next_deal
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner, draw, false_win, penalty, shared_win, win
-from .rows import Damaged, Jiang, LedgerError, Player, Recorded, Seating, TableInfo
+from .rows import CUT_PER, CutRule, CutTaken, Damaged, Jiang, LedgerError, Player, Recorded, Seating, TableInfo
 from .store import (
     MAX_MEMORY_BYTES,
     Conflict,
@@ -38,8 +38,9 @@ from .store import (
 )
 
 __all__ = [
-    "MAX_MEMORY_BYTES", "MAX_REASON", "Conflict", "CsvError", "Damaged", "Evening", "FalseWinRecord", "Jiang",
-    "Ledger", "LedgerError", "LedgerLine", "OtherWinner", "Player", "Recorded", "Seating", "StoredMemory",
-    "TableInfo", "after_hand", "deal_after", "deal_after_line", "draw", "ends_jiang", "false_win", "jiang_totals",
-    "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code", "totals", "win", "write_csv",
+    "CUT_PER", "Conflict", "CsvError", "CutRule", "CutTaken", "Damaged", "Evening", "FalseWinRecord", "Jiang",
+    "Ledger", "LedgerError", "LedgerLine", "MAX_MEMORY_BYTES", "MAX_REASON", "OtherWinner", "Player", "Recorded",
+    "Seating", "StoredMemory", "TableInfo", "after_hand", "deal_after", "deal_after_line", "draw", "ends_jiang",
+    "false_win", "jiang_totals", "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code",
+    "totals", "win", "write_csv",
 ]

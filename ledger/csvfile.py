@@ -1,20 +1,20 @@
 """The evening as CSV (one row per hand, a spreadsheet opens it) and back: `read_csv(write_csv(h)) == h`.
 
 Columns: `seq, recorded_at, edited_at, round, dealer, streak, winner, discarder, total, items, 東家, 南家,
-西家, 北家, ruleset, photo_id, hand, others, false_win, reason, jiang, seating`, then one column per player,
-`玩家1 阿明` (the player's id and name): their money on that hand, blank where they did not play it, so a
-spreadsheet's column sums are the players' totals whatever seats they sat in. `jiang` is the 將 of the
-evening the hand was played in, `seating` who sat where (the players' ids by seat, JSON `[1, 2, 3, 4]`);
-the player columns are worked out from the seat columns and the seating, and checked against them when
-read back. A CSV written before the players (without those columns) reads as seated 1-4 in 將 1.
-A seat is written 東家 … 北家, the round
-wind 東 … 北 (a seat is not a wind); an empty winner is a 流局 (or a 詐胡, a penalty), an empty
-discarder a self-draw; `items` reads `門清 1 · 平和 2`; 東家 … 北家 are each seat's money on that line;
-`hand` is the (first) winner's scored hand as JSON (`Hand.to_json()`, its winds by
-`scoring.payout.seat_hand`). The last three are as the ledger file stores them, empty where they do
-not apply: `others` the other winners off the same discard (JSON), `false_win` a 詐胡 (JSON: caller,
-台 claimed, each other seat's wait, the payments), `reason` a penalty's. A CSV written before them
-(without those three columns) reads too.
+西家, 北家, ruleset, photo_id, hand, others, false_win, reason, jiang, seating, cut, pot`, then one column
+per player, `玩家1 阿明` (the player's id and name). A seat is written 東家 … 北家, the round wind 東 … 北
+(a seat is not a wind); an empty winner is a 流局 (or a 詐胡, a penalty), an empty discarder a
+self-draw; `items` reads `門清 1 · 平和 2`; 東家 … 北家 are each seat's money on that line; `hand` is the
+(first) winner's scored hand as JSON (`Hand.to_json()`, its winds by `scoring.payout.seat_hand`).
+As the ledger file stores them, empty where they do not apply: `others` the other winners off the
+same discard (JSON), `false_win` a 詐胡 (JSON: caller, 台 claimed, each other seat's wait, the
+payments), `reason` a penalty's, `jiang` the 將 of the evening the hand was played in, `seating` who
+sat where (the players' ids by seat, JSON `[1, 2, 3, 4]`), `cut` the 東錢 taken on it (JSON:
+`{"paid": [["S", 100]], "to": 5}`, `to` null for the pot). Worked out from those, and checked against
+them when read back: `pot`, the 東錢 that went to the pot, and each player's money on that hand, 東錢
+included (blank where they had none), so a spreadsheet's column sums are the players' totals whatever
+seats they sat in, and the player columns and `pot` add up to the seat columns' sum. A CSV written
+before any of the columns from `others` on reads too (as seated 1-4 in 將 1).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from .rows import (
     LedgerError,
     Player,
     Recorded,
+    cut_of,
+    cut_text,
     false_win_of,
     false_win_text,
     is_json_object,
@@ -43,7 +45,8 @@ from .rows import (
     seating_text,
 )
 
-LATER = ("others", "false_win", "reason", "jiang", "seating")  # columns a CSV of an earlier taishu does not have
+# columns a CSV of an earlier taishu does not have
+LATER = ("others", "false_win", "reason", "jiang", "seating", "cut", "pot")
 COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total", "items",
            *(s.zh for s in SEATS), "ruleset", "photo_id", "hand", *LATER)
 PLAYER_COLUMN = re.compile(r"玩家([1-9][0-9]{0,8})(?: .*)?")
@@ -62,7 +65,7 @@ def player_column(player: Player) -> str:
 
 def write_csv(hands: list[Recorded], players: Sequence[Player] = ()) -> str:
     """`hands` as CSV, with a money column for each of `players` (the table's) and any other player seated."""
-    seated = sorted({p for h in hands for p in h.seating} - {p.id for p in players})
+    seated = sorted({p for h in hands for p in h.net_by_player} - {p.id for p in players})
     columns = [*players, *(Player(i, "") for i in seated)]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -75,7 +78,8 @@ def write_csv(hands: list[Recorded], players: Sequence[Player] = ()) -> str:
             ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
             e.hand or "", others_text(e.others) or "", false_win_text(e.false_win) or "", e.reason or "",
-            h.jiang, seating_text(h.seating), *(h.net_by_player.get(p.id, "") for p in columns),
+            h.jiang, seating_text(h.seating), cut_text(h.cut) or "", h.pot or "",
+            *(h.net_by_player.get(p.id, "") for p in columns),
         ])
     return out.getvalue()
 
@@ -150,7 +154,9 @@ def read_csv(text: str) -> list[Recorded]:
             )
             seating = seating_of(row.get("seating") or "[1, 2, 3, 4]")
             hand = Recorded(int(row["seq"]), line, row["recorded_at"], row["edited_at"] or None, None,
-                            _jiang(row.get("jiang") or "1"), seating)
+                            _jiang(row.get("jiang") or "1"), seating, cut_of(row.get("cut") or None, line.winners))
+            if (row.get("pot") or "") != str(hand.pot or ""):
+                raise ValueError(f"pot: {row['pot']!r} is not the 東錢 this hand put in the pot")
             _check_players(row, hand)
             hands.append(hand)
         except BadValue as bad:

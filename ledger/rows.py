@@ -30,12 +30,12 @@ from scoring.seats import SEATS, Seat, Wind
 from .deal import after_hand
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
 
-TABLE_COLUMNS = ("code", "base", "per_tai", "ruleset", "revision", "created_at", "evening")
+TABLE_COLUMNS = ("code", "base", "per_tai", "ruleset", "revision", "created_at", "evening", "cut_rule")
 PLAYER_COLUMNS = ("id", "name")
 JIANG_COLUMNS = ("number", "seating", "first_dealer", "drawn", "started_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
                 "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason", "jiang",
-                "seating")
+                "seating", "cut")
 # What tells whether a hand ended its 將: its 將, its deal, its winners, whether it is a penalty.
 PLAIN_COLUMNS = ("jiang", "round", "dealer", "streak", "winner", "others", "reason")
 MAX_PLAYERS = 64  # players a table keeps across its evenings: far beyond any group of friends
@@ -52,8 +52,9 @@ COLUMN_WORDS = {
     "discarder": "誰放槍", "total": "台數", "items": "台數項目", "net": "每家輸贏", "hand": "這手牌",
     "photo_id": "照片代號", "others": "一炮多響的其他贏家", "false_win": "詐胡", "reason": "罰款原因",
     "players": "玩家", "seating": "座位", "jiang": "將", "evening": "第幾晚", "number": "第幾將", "drawn": "抽位",
-    "started_at": "開將時間",
+    "started_at": "開將時間", "cut_rule": "東錢的規則", "cut": "東錢",
 }
+CUT_PER = ("self_draw", "win")  # 東錢 from each 自摸, or from each hand won
 Seating = tuple[int, int, int, int]  # the players' ids by seat 東家 南家 西家 北家
 
 
@@ -94,6 +95,30 @@ class Jiang:
 
 
 @dataclass(frozen=True)
+class CutRule:
+    """東錢, a table option: `amount` from each winner of each 自摸 (`per` "self_draw") or of each hand won
+    ("win"), until `cap` has been taken in the evening, to player `to` (the host, or one of the players)
+    or, None, to the pot."""
+
+    per: str  # one of CUT_PER
+    amount: int
+    cap: int
+    to: int | None
+
+
+@dataclass(frozen=True)
+class CutTaken:
+    """The 東錢 taken on one hand: each paying seat (a winner) and its amount, and who got it (None: the pot)."""
+
+    paid: tuple[tuple[Seat, int], ...]
+    to: int | None
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.paid)
+
+
+@dataclass(frozen=True)
 class TableInfo:
     code: str
     players: tuple[Player, ...]  # every player the table has had, by id
@@ -104,6 +129,7 @@ class TableInfo:
     revision: int  # bumped by every write at the table: the page's cheap "did anything change"
     created_at: str
     evening: int = 1  # the open evening's number: 1, 2, ... (the closed ones are kept)
+    cut: CutRule | None = None  # 東錢, where the table takes it
 
     @property
     def seating(self) -> Seating:
@@ -134,11 +160,25 @@ class Recorded:
     revision: int | None = field(default=None, compare=False)
     jiang: int = 1  # the 將 of the evening it was played in
     seating: Seating = (1, 2, 3, 4)  # who sat where when it was played: its money is theirs
+    cut: CutTaken | None = None  # the 東錢 taken on it, a line of its own
 
     @property
     def net_by_player(self) -> dict[int, int]:
-        """Each seated player's money on this hand."""
-        return dict(zip(self.seating, self.line.net, strict=True))
+        """Each player's money on this hand: the seated ones' payments, less the 東錢 a winner paid, and the
+        東錢 to the player who gets it (who need not be seated)."""
+        out = dict(zip(self.seating, self.line.net, strict=True))
+        if self.cut is not None:
+            for seat, amount in self.cut.paid:
+                out[self.seating[SEATS.index(seat)]] -= amount
+            if self.cut.to is not None:
+                out[self.cut.to] = out.get(self.cut.to, 0) + self.cut.total
+        return out
+
+    @property
+    def pot(self) -> int:
+        """The 東錢 this hand put in the pot: the players' money and the pot add up to the payments' sum (zero
+        but for a penalty, which need not balance)."""
+        return self.cut.total if self.cut is not None and self.cut.to is None else 0
 
     def scored_hand(self) -> Hand | None:
         """The hand as it was scored (None for a 流局). Only read when asked: a whole evening of
@@ -369,9 +409,62 @@ def seating_text(seating: Seating) -> str:
     return json.dumps(list(seating))
 
 
+def _player_id(value: object, column: str, players: frozenset[int] | None) -> int | None:
+    """A player's id, or None (the pot); among `players` where given."""
+    if value is None:
+        return None
+    if type(value) is not int or value < 1 or players is not None and value not in players:
+        raise BadValue(column)
+    return value
+
+
+def cut_rule_of(value: object, players: frozenset[int] | None = None) -> CutRule | None:
+    """The `cut_rule` column (JSON text, None: no 東錢)."""
+    if value is None:
+        return None
+    data = _json(value, "cut_rule")
+    if type(data) is not dict or set(data) != {"per", "amount", "cap", "to"} or data["per"] not in CUT_PER:
+        raise BadValue("cut_rule")
+    amount, cap = _whole(data["amount"], "cut_rule"), _whole(data["cap"], "cut_rule")
+    if not 1 <= amount <= cap:
+        raise BadValue("cut_rule")
+    return CutRule(data["per"], amount, cap, _player_id(data["to"], "cut_rule", players))
+
+
+def cut_rule_text(rule: CutRule | None) -> str | None:
+    return None if rule is None else _dumps({"per": rule.per, "amount": rule.amount, "cap": rule.cap,
+                                              "to": rule.to}, "cut_rule")
+
+
+def cut_of(value: object, winners: tuple[Seat, ...], players: frozenset[int] | None = None) -> CutTaken | None:
+    """The `cut` column (JSON text, None: none taken): each paying seat, one of the hand's `winners`, once,
+    a whole amount above zero; who got it."""
+    if value is None:
+        return None
+    data = _json(value, "cut")
+    if type(data) is not dict or set(data) != {"paid", "to"} or type(data["paid"]) is not list or not data["paid"]:
+        raise BadValue("cut")
+    paid = []
+    for one in data["paid"]:
+        if type(one) is not list or len(one) != 2 or type(one[1]) is not int or one[1] < 1:
+            raise BadValue("cut")
+        paid.append((_seat(one[0], "cut"), one[1]))
+    if not {s for s, _ in paid} <= set(winners) or len({s for s, _ in paid}) != len(paid):
+        raise BadValue("cut")
+    return CutTaken(tuple(paid), _player_id(data["to"], "cut", players))
+
+
+def cut_text(cut: CutTaken | None) -> str | None:
+    if cut is None:
+        return None
+    if not isinstance(cut, CutTaken) or not all(isinstance(s, Seat) for s, _ in cut.paid):
+        raise BadValue("cut")
+    return _dumps({"paid": [[s.code, n] for s, n in cut.paid], "to": cut.to}, "cut")
+
+
 def _read(values: tuple, hand_is_object: bool, players: frozenset[int] | None) -> Recorded:
     (seq, revision, recorded_at, edited_at, round_, dealer, streak, winner, discarder, total, items, net, hand,
-     ruleset, photo_id, others, false_win, reason, jiang, seating) = values
+     ruleset, photo_id, others, false_win, reason, jiang, seating, cut) = values
     winner = _winner(winner)
     discarder = None if discarder is None else _seat(discarder, "discarder")
     if discarder is not None and (discarder == winner or winner is None):
@@ -395,7 +488,7 @@ def _read(values: tuple, hand_is_object: bool, players: frozenset[int] | None) -
     if type(jiang) is not int or jiang < 1:
         raise BadValue("jiang")
     return Recorded(seq, line, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
-                    _whole(revision, "revision"), jiang, seating_of(seating, players))
+                    _whole(revision, "revision"), jiang, seating_of(seating, players), cut_of(cut, winners, players))
 
 
 def read_hand(values: tuple, first_dealer: Seat, players: frozenset[int] | None = None) -> Recorded | Damaged:
@@ -486,7 +579,7 @@ def hand_values(r: Recorded) -> tuple:
     return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
             _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
             e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason, r.jiang,
-            seating_text(r.seating) if isinstance(r.seating, tuple) else None)
+            seating_text(r.seating) if isinstance(r.seating, tuple) else None, cut_text(r.cut))
 
 
 def read_players(rows: list[tuple]) -> tuple[Player, ...]:
@@ -520,4 +613,5 @@ def read_table(values: tuple, players: tuple[Player, ...], jiang: Jiang | None) 
         raise BadValue("seating")
     return TableInfo(_text(row["code"], "code"), players, jiang, _whole(row["base"], "base"),
                      _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
-                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"), evening)
+                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"), evening,
+                     cut_rule_of(row["cut_rule"], frozenset(p.id for p in players)))

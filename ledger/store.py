@@ -49,6 +49,7 @@ exception leaves the ledger.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sqlite3
@@ -67,6 +68,7 @@ from scoring.seats import SEATS, Seat, Wind
 from .deal import deal_after_line, ends_jiang, next_deal
 from .line import LedgerLine
 from .rows import (
+    CUT_PER,
     HAND_COLUMNS,
     JIANG_COLUMNS,
     MAX_PLAYERS,
@@ -75,6 +77,8 @@ from .rows import (
     SELECTED,
     TABLE_COLUMNS,
     BadValue,
+    CutRule,
+    CutTaken,
     Damaged,
     Jiang,
     LedgerError,
@@ -82,6 +86,7 @@ from .rows import (
     Recorded,
     Seating,
     TableInfo,
+    cut_rule_text,
     hand_values,
     plain_deals,
     read_hand,
@@ -189,6 +194,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """INSERT INTO jiangs (table_code, evening, number, seating, first_dealer, drawn, started_at)
             SELECT code, 1, 1, '[1, 2, 3, 4]', first_dealer, 0, created_at FROM tables""",
         "ALTER TABLE tables ADD COLUMN evening INTEGER NOT NULL DEFAULT 1",
+        "ALTER TABLE tables ADD COLUMN cut_rule TEXT",  # JSON: 東錢, a table option; NULL: none
         "ALTER TABLE tables DROP COLUMN names",  # the players' now
         "ALTER TABLE tables DROP COLUMN first_dealer",  # each 將's now
         """CREATE TABLE hands_by_player (
@@ -201,6 +207,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             winner TEXT, discarder TEXT, total INTEGER NOT NULL, items TEXT NOT NULL, net TEXT NOT NULL, hand TEXT,
             ruleset TEXT, photo_id TEXT, edited_at TEXT, revision INTEGER NOT NULL DEFAULT 0,
             recorded_revision INTEGER NOT NULL DEFAULT 0, others TEXT, false_win TEXT, reason TEXT,
+            cut TEXT,                         -- JSON: the 東錢 taken on it (who paid, who got it); NULL: none
             PRIMARY KEY (table_code, evening, seq)
         )""",
         f"INSERT INTO hands_by_player (evening, jiang, seating, {OLD_HAND_COLUMNS})"
@@ -519,8 +526,9 @@ class Ledger:
                 if fresh and line.deal != Deal(Wind.E, jiang.first_dealer, 0):
                     raise Conflict(f"這一將由{jiang.first_dealer.zh}起莊（別的手機剛排好）：看過現在的莊家再記這一局",
                                    None, None)
+                cut = _cut(db, table, line, expected_seq)
                 return _insert(db, code, table.evening, replace(new, revision=table.revision + 1, jiang=jiang.number,
-                                                                seating=jiang.seating))
+                                                                seating=jiang.seating, cut=cut))
             found = _fetch_hands(db, code, table.evening, expected_seq, last)
         current, latest = (_read(found, n, table) for n in (expected_seq, last))
         if isinstance(current, Recorded) and current.line.same_hand(line):
@@ -547,7 +555,8 @@ class Ledger:
                 kept = was[0][2] if type(was[0][2]) is str else new.recorded_at  # a damaged time: now
                 jiang, seating = _played_by(db, table, was[0][3], was[0][4])
                 return _update(db, code, table.evening, replace(new, recorded_at=kept, revision=table.revision + 1,
-                                                                jiang=jiang, seating=seating))
+                                                                jiang=jiang, seating=seating,
+                                                                cut=_cut(db, table, line, seq)))
             found = _fetch_hands(db, code, table.evening, seq, last)
         raise Conflict(_stale(seq, seen, was, last), _read(found, seq, table), _read(found, last, table))
 
@@ -580,6 +589,22 @@ class Ledger:
             raise Conflict(f"第 {seq} 局之後又記了 {last - seq} 局（現在記到第 {last} 局），只能刪最後一局",
                            current, _read(found, last, table))
         raise Conflict(_stale(seq, seen, was, last), current, _read(found, last, table))
+
+    def set_cut(self, code: str, rule: CutRule | None) -> TableInfo:
+        """東錢 from now on (None: none): each hand recorded or edited afterwards takes it, up to its cap over
+        the evening (the hands already taken keep theirs)."""
+        if rule is not None:
+            if not isinstance(rule, CutRule) or rule.per not in CUT_PER:
+                raise LedgerError("東錢要說是從每次自摸、還是從每一局胡牌抽")
+            _whole_number(rule.amount, "東錢每次", 1, MAX_STAKE)
+            _whole_number(rule.cap, "東錢上限", rule.amount, MAX_NUMBER)
+        with self._session(write=True) as db:
+            table = _table_for_write(db, code)
+            if rule is not None and rule.to is not None and rule.to not in _ids(table):
+                raise LedgerError("收東錢的人要是這一桌的玩家（或放進公費）")
+            db.execute("UPDATE tables SET cut_rule = ?, revision = ? WHERE code = ?",
+                       (cut_rule_text(rule), table.revision + 1, code))
+        return replace(table, cut=rule, revision=table.revision + 1)
 
     # -- players, 將 -------------------------------------------------------------------------------
     def add_player(self, code: str, name: str) -> TableInfo:
@@ -745,6 +770,30 @@ def _played_by(db: sqlite3.Connection, table: TableInfo, jiang: object, seating:
             return number, seating_of(found[0][0] if found else None, _ids(table))
         except BadValue:
             return number, table.seating
+
+
+def _cut(db: sqlite3.Connection, table: TableInfo, line: LedgerLine, seq: int) -> CutTaken | None:
+    """The 東錢 hand `seq` takes under the table's rule: `amount` from each winner, in turn, while the evening's
+    other hands have taken less than the cap. Reads only the hands that took some: at most cap / amount."""
+    rule = table.cut
+    winners = line.winners if rule is not None and (rule.per == "win" or line.discarder is None) else ()
+    if rule is None or not winners:
+        return None
+    taken = db.execute("SELECT cut FROM hands WHERE table_code = ? AND evening = ? AND seq != ? AND cut IS NOT NULL",
+                       (table.code, table.evening, seq)).fetchall()
+    left = rule.cap
+    for (stored,) in taken:
+        try:
+            left -= sum(n for _, n in json.loads(stored)["paid"])
+        except (TypeError, ValueError, KeyError, RecursionError):
+            continue  # a damaged hand's: it is not in the totals either
+    paid = []
+    for winner in winners:
+        amount = min(rule.amount, left)
+        if amount > 0:
+            paid.append((winner, amount))
+            left -= amount
+    return CutTaken(tuple(paid), rule.to) if paid else None
 
 
 def _insert_jiang(db: sqlite3.Connection, code: str, evening: int, jiang: Jiang) -> None:
