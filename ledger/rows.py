@@ -352,11 +352,13 @@ def others_text(others: tuple[OtherWinner, ...]) -> str | None:
 
 def false_win_of(value: object) -> FalseWinRecord | None:
     """The `false_win` column (JSON text, None: no 詐胡): the caller, the 台 claimed, the three
-    others' waits, and the caller's payment to each, its 台 the wait's (or the 台 claimed, not ready)."""
+    others' waits, and the caller's payment to each, its 台 the wait's (or the 台 claimed, not ready);
+    `"self_drawn": true` where it was a 詐摸 (a 詐胡 stored before 詐摸 was kept has no such key)."""
     if value is None:
         return None
     data = _json(value, "false_win")
-    if type(data) is not dict or set(data) != {"caller", "claimed", "waiting", "payments"}:
+    if type(data) is not dict or set(data) - {"self_drawn"} != {"caller", "claimed", "waiting", "payments"} \
+            or data.get("self_drawn", True) is not True:
         raise BadValue("false_win")
     caller, claimed = _seat(data["caller"], "false_win"), _whole(data["claimed"], "false_win")
     others = [s for s in SEATS if s != caller]
@@ -370,7 +372,8 @@ def false_win_of(value: object) -> FalseWinRecord | None:
             and type(p[2]) is int and p[2] >= 0 and type(p[3]) is str for p, s in zip(payments, others, strict=False)):
         raise BadValue("false_win")
     return FalseWinRecord(caller, claimed, tuple((s, waiting[s.code]) for s in others),
-                          tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)))
+                          tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)),
+                          "self_drawn" in data)
 
 
 def false_win_text(false_win: FalseWinRecord | None) -> str | None:
@@ -379,11 +382,14 @@ def false_win_text(false_win: FalseWinRecord | None) -> str | None:
         return None
     if not isinstance(false_win, FalseWinRecord) or not isinstance(false_win.caller, Seat) or not all(
             isinstance(s, Seat) for s, _ in false_win.waiting) or not all(
-            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in false_win.payments):
+            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in false_win.payments) or not isinstance(
+            false_win.self_drawn, bool):
         raise BadValue("false_win")
+    drawn = {"self_drawn": True} if false_win.self_drawn is True else {}
     return _dumps({"caller": _code(false_win.caller), "claimed": false_win.claimed,
                    "waiting": {_code(s): n for s, n in false_win.waiting},
-                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in false_win.payments]}, "false_win")
+                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in false_win.payments], **drawn},
+                  "false_win")
 
 
 def reason_of(value: object) -> str | None:
