@@ -22,6 +22,17 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
 
 from .csvfile import CsvError, read_csv, write_csv
 from .deal import after_hand, deal_after_line, ends_jiang, next_deal
+from .history import (
+    Biggest,
+    EveningRecord,
+    History,
+    HistoryError,
+    PlayerFigures,
+    history_from_json,
+    history_json,
+    player_figures,
+    write_history_csv,
+)
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner, draw, false_win, penalty, shared_win, win
 from .rows import CUT_PER, CutRule, CutTaken, Damaged, Jiang, LedgerError, Player, Recorded, Seating, TableInfo
 from .store import (
@@ -38,9 +49,10 @@ from .store import (
 )
 
 __all__ = [
-    "CUT_PER", "Conflict", "CsvError", "CutRule", "CutTaken", "Damaged", "Evening", "FalseWinRecord", "Jiang",
-    "Ledger", "LedgerError", "LedgerLine", "MAX_MEMORY_BYTES", "MAX_REASON", "OtherWinner", "Player", "Recorded",
-    "Seating", "StoredMemory", "TableInfo", "after_hand", "deal_after", "deal_after_line", "draw", "ends_jiang",
-    "false_win", "jiang_totals", "next_deal", "penalty", "read_csv", "running_totals", "shared_win", "table_code",
-    "totals", "win", "write_csv",
+    "Biggest", "CUT_PER", "Conflict", "CsvError", "CutRule", "CutTaken", "Damaged", "Evening", "EveningRecord",
+    "FalseWinRecord", "History", "HistoryError", "Jiang", "Ledger", "LedgerError", "LedgerLine", "MAX_MEMORY_BYTES",
+    "MAX_REASON", "OtherWinner", "Player", "PlayerFigures", "Recorded", "Seating", "StoredMemory", "TableInfo",
+    "after_hand", "deal_after", "deal_after_line", "draw", "ends_jiang", "false_win", "history_from_json",
+    "history_json", "jiang_totals", "next_deal", "penalty", "player_figures", "read_csv", "running_totals",
+    "shared_win", "table_code", "totals", "win", "write_csv", "write_history_csv",
 ]

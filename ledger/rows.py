@@ -518,6 +518,18 @@ def is_json_object(text: str) -> bool:
         return False
 
 
+def read_values(values: tuple, players: frozenset[int] | None = None) -> Recorded:
+    """A hand from the values of `HAND_COLUMNS` (from elsewhere than the file: an export read back),
+    checked as a stored row is; `BadValue` naming the first value that is not as the ledger writes it."""
+    hand = values[HAND_COLUMNS.index("hand")]
+    return _read(values, type(hand) is str and is_json_object(hand), players)
+
+
+def hand_object_text(value: object, column: str = "hand") -> str:
+    """A hand kept as a JSON object elsewhere (an export) as the text `LedgerLine.hand` holds."""
+    return _hand_text(value, column)
+
+
 def storable(r: Recorded) -> Recorded:
     """`r` as it will read back once written; `BadValue` naming the value that would not read back,
     so that nothing is written that the ledger cannot read."""

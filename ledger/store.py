@@ -66,6 +66,7 @@ from scoring.ruleset import DEFAULT_RULESET
 from scoring.seats import SEATS, Seat, Wind
 
 from .deal import deal_after_line, ends_jiang, next_deal
+from .history import EveningRecord, History
 from .line import LedgerLine
 from .rows import (
     CUT_PER,
@@ -605,6 +606,58 @@ class Ledger:
             db.execute("UPDATE tables SET cut_rule = ?, revision = ? WHERE code = ?",
                        (cut_rule_text(rule), table.revision + 1, code))
         return replace(table, cut=rule, revision=table.revision + 1)
+
+    # -- evenings ----------------------------------------------------------------------------------
+    def close_evening(self, code: str, revision: int) -> TableInfo:
+        """The open evening closed (kept, with its hands) and the next one opened, its first 將 seated as the
+        last one was (the page asks for the seating and 起莊 again: `start_jiang` takes them before its first
+        hand). `revision` is the table's as the page showed it: `Conflict` where it moved since."""
+        seen = _whole_number(revision, "版本", 0, MAX_NUMBER)
+        with self._session(write=True) as db:
+            table = _table_for_write(db, code)
+            if table.revision != seen:
+                raise Conflict("帳剛被別的手機改過：看過現在的帳再結束這一晚", None, None)
+            if not _last_seq(db, code, table.evening):
+                raise LedgerError("這一晚還沒有記任何一局，不用結束")
+            now, evening = _now(), table.evening + 1
+            db.execute("UPDATE evenings SET closed_at = ? WHERE table_code = ? AND number = ?",
+                       (now, code, table.evening))
+            db.execute("INSERT OR REPLACE INTO evenings (table_code, number, opened_at) VALUES (?, ?, ?)",
+                       (code, evening, now))
+            jiang = Jiang(1, table.seating, table.first_dealer, False, now)
+            _insert_jiang(db, code, evening, jiang)
+            db.execute("UPDATE tables SET evening = ?, revision = ? WHERE code = ?",
+                       (evening, table.revision + 1, code))
+        return replace(table, evening=evening, jiang=jiang, revision=table.revision + 1)
+
+    def history(self, code: str) -> History:
+        """Every evening of the table, the closed ones and the open one, with their 將 and sound hands, read in
+        one transaction (`ledger.history`: each player's figures, CSV, JSON)."""
+        with self._session(write=False) as db:
+            table = _table_info(code, _fetch_table(db, code))
+            evenings = db.execute("SELECT number, opened_at, closed_at FROM evenings WHERE table_code = ?"
+                                  " ORDER BY number", (code,)).fetchall()
+            jiangs = db.execute(f"SELECT evening, {', '.join(JIANG_COLUMNS)} FROM jiangs WHERE table_code = ?"
+                                " ORDER BY evening, number", (code,)).fetchall()
+            rows = db.execute(f"SELECT evening, {', '.join(SELECTED)} FROM hands WHERE table_code = ?"
+                              " ORDER BY evening, seq", (code,)).fetchall()
+        ids, kept, damaged = _ids(table), [], 0
+        try:
+            for number, opened_at, closed_at in evenings:
+                hands = []
+                for row in (r[1:] for r in rows if r[0] == number):
+                    read = read_hand(row, table.first_dealer, ids)
+                    if isinstance(read, Recorded):
+                        hands.append(read)
+                    else:
+                        damaged += 1
+                kept.append(EveningRecord(number, opened_at, closed_at,
+                                          tuple(read_jiang(j[1:], ids) for j in jiangs if j[0] == number),
+                                          tuple(hands)))
+        except BadValue as bad:
+            raise _damaged_table(code, bad) from None
+        return History(table.code, table.created_at, table.base, table.per_tai, table.ruleset, table.cut,
+                       table.players, tuple(kept), damaged)
 
     # -- players, 將 -------------------------------------------------------------------------------
     def add_player(self, code: str, name: str) -> TableInfo:
