@@ -2,10 +2,12 @@
 
 Pure Python and sqlite3 (no Streamlit): `deal` (who deals next), `line` (a scored hand
 (`scoring.payout.judge`), one discard won by several seats (`judge_several`), a 流局, a 詐胡
-(`scoring.payout.judge_false_win`) or a penalty as one ledger line, payments by seat), `rows` (a stored row
-checked as it is read: a damaged hand is reported as that hand), `store` (the SQLite file: tables,
-hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV and back), `bench`
-(`python -m ledger.bench`: the operations timed on a long evening).
+(`scoring.payout.judge_false_win`; a 詐摸 the same, marked as drawn) or a penalty as one ledger line,
+payments by seat), `rows` (a stored row checked as it is read: a damaged hand is reported as that
+hand; a table's players, 將 and 東錢 rule), `store` (the SQLite file: tables, players, evenings, 將,
+hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV and back), `history`
+(the evenings kept: each player's figures across them, the whole history as CSV and as JSON and
+back), `bench` (`python -m ledger.bench`: the operations timed on a long evening).
 
     ledger = Ledger("taishu.db")
     table = ledger.open_table("friday")
@@ -17,6 +19,9 @@ hands, transactions, versions, schema migrations), `csvfile` (the evening as CSV
     ledger.rename_player("friday", 2, "阿華")  # a new name: no money moves (it is kept by id)
     evening.jiang_over                  # the 將 has ended: the next one's seating, given or drawn here
     ledger.start_jiang("friday", evening.table.revision, None, None)  # seats and 起莊 drawn, stored
+    ledger.set_cut("friday", CutRule("self_draw", 100, 1000, None))  # 東錢: 100 a 自摸 to the pot, 1000 at most
+    ledger.close_evening("friday", revision)  # kept; the next evening opens (seats asked again)
+    player_figures(ledger.history("friday"))  # each player across the evenings: net, 自摸, 放槍, ...
     ledger.change_memory("friday", teach)  # the table's memory of its tiles: teach(bytes | None) -> bytes
 """
 

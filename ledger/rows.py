@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from scoring.hand import MAX_STREAK, Hand
 from scoring.payout import Deal, Nets, SeatPenalty, turn_after
@@ -411,6 +412,10 @@ def seating_of(value: object, players: frozenset[int] | None = None, column: str
     return east, south, west, north
 
 
+# An evening's hands share a few seatings: each stored text is parsed once (the evening is read on every change).
+_seating_of = lru_cache(maxsize=256)(seating_of)
+
+
 def seating_text(seating: Seating) -> str:
     return json.dumps(list(seating))
 
@@ -494,7 +499,7 @@ def _read(values: tuple, hand_is_object: bool, players: frozenset[int] | None) -
     if type(jiang) is not int or jiang < 1:
         raise BadValue("jiang")
     return Recorded(seq, line, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
-                    _whole(revision, "revision"), jiang, seating_of(seating, players), cut_of(cut, winners, players))
+                    _whole(revision, "revision"), jiang, _seating_of(seating, players), cut_of(cut, winners, players))
 
 
 def read_hand(values: tuple, first_dealer: Seat, players: frozenset[int] | None = None) -> Recorded | Damaged:

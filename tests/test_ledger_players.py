@@ -93,7 +93,7 @@ def test_every_old_hand_keeps_its_money_by_player_once_migrated(tmp_path):
     assert friday.table.first_dealer == S and friday.table.jiang.number == 1 and not friday.jiang_over
     assert friday.next_deal.dealer == friday.hands[-1].line.deal.dealer.step()  # 西家 won off 南家: it passed
     header = write_csv(friday.hands, friday.table.players).splitlines()[0]
-    assert header.endswith(",jiang,seating,玩家1 阿明,玩家2 阿華,玩家3 小美,玩家4 大雄")
+    assert header.endswith(",jiang,seating,cut,pot,玩家1 阿明,玩家2 阿華,玩家3 小美,玩家4 大雄")
     assert read_csv(write_csv(friday.hands, friday.table.players)) == friday.hands
 
 
