@@ -601,7 +601,7 @@ class Ledger:
             _whole_number(rule.cap, "東錢上限", rule.amount, MAX_NUMBER)
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
-            if rule is not None and rule.to is not None and rule.to not in _ids(table):
+            if rule is not None and rule.to is not None and (type(rule.to) is not int or rule.to not in _ids(table)):
                 raise LedgerError("收東錢的人要是這一桌的玩家（或放進公費）")
             db.execute("UPDATE tables SET cut_rule = ?, revision = ? WHERE code = ?",
                        (cut_rule_text(rule), table.revision + 1, code))
@@ -680,7 +680,7 @@ class Ledger:
         name = _name(name)
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
-            if player not in {p.id for p in table.players}:
+            if type(player) is not int or player not in _ids(table):
                 raise LedgerError(f"這一桌沒有第 {str(player)[:12]} 號玩家")
             _distinct([*(p.name for p in table.players if p.id != player), name])
             db.execute("UPDATE players SET name = ? WHERE table_code = ? AND id = ?", (name, code, player))

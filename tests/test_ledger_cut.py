@@ -86,6 +86,7 @@ def test_a_hand_before_the_rule_keeps_none_and_none_is_taken_once_it_is_off(book
     (CutRule("win", 100, 50, None), "東錢上限要是 100 到"),
     (CutRule("win", "100", 200, None), "東錢每次要是"),
     (CutRule("win", 100, 200, 9), "收東錢的人要是這一桌的玩家"),
+    (CutRule("win", 100, 200, True), "收東錢的人要是這一桌的玩家"),  # not player 1: the file would not read back
     ((100, 200), "東錢要說是"),
 ])
 def test_a_cut_rule_from_the_page_is_checked(book, rule, words):

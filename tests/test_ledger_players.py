@@ -120,6 +120,7 @@ def test_renaming_a_player_never_moves_money(book):
     (lambda led, rev: led.rename_player("friday", 2, "阿明"), "已經有一位玩家叫「阿明」了"),
     (lambda led, rev: led.rename_player("friday", 2, " ALICE "), None),  # fine: no one else is called that
     (lambda led, rev: led.rename_player("friday", 9, "阿九"), "這一桌沒有第 9 號玩家"),
+    (lambda led, rev: led.rename_player("friday", True, "阿九"), "這一桌沒有第 True 號玩家"),
     (lambda led, rev: led.rename_player("friday", 2, "長" * 25), "最多 24 個字"),
     (lambda led, rev: led.rename_player("friday", 2, "a\u0000b"), "控制字元"),
     (lambda led, rev: led.rename_player("friday", 2, 7), "名字要是文字"),
