@@ -499,34 +499,33 @@ class Ledger:
         return self.change_memory(code, lambda _: None)
 
     # -- hands -----------------------------------------------------------------------------------
-    def record(self, code: str, line: LedgerLine, expected_seq: int, seating: Seating | None = None) -> Recorded:
+    def record(self, code: str, line: LedgerLine, expected_seq: int, seating: Seating | None = None,
+               first_dealer: Seat | None = None) -> Recorded:
         """Record `line` as hand `expected_seq` of the open evening (the number this phone expects it to get:
-        the one after the last hand, sound or damaged), played by the open 將's seating (`seating`, where
-        given, is the one the phone showed: another is a `Conflict`). After a hand that ended the 將, with no
-        next 將 started, it goes on in a new 將 of the same seating and 起莊. The first hand of a 將 is played
-        under its first deal (東風圈, 起莊 dealing): another is a `Conflict` (another phone started the 將).
-        When that hand is already recorded as the same hand, return it (confirmed twice: kept once); when
-        the evening has moved on otherwise, raise `Conflict`. Reads no hand but the ones it names: the cost
-        does not grow with the evening."""
+        the one after the last hand, sound or damaged), played by the open 將's seating. `seating` and
+        `first_dealer`, where given, are the 將's as the phone showed them: others are a `Conflict` (another
+        phone drew the seats or set 起莊 meanwhile). After a hand that ended the 將, with no next 將 started,
+        it goes on in a new 將 of the same seating and 起莊. When that hand is already recorded as the same
+        hand, return it (confirmed twice: kept once); when the evening has moved on otherwise, raise
+        `Conflict`. Reads no hand but the ones it names: the cost does not grow with the evening."""
         expected_seq = _whole_number(expected_seq, "局號", 1, MAX_NUMBER)
         shown = None if seating is None else _seating(seating)
+        if first_dealer is not None and not isinstance(first_dealer, Seat):
+            raise LedgerError("起莊要是東家、南家、西家或北家")
         new = _storable(Recorded(expected_seq, line, _now(), None, 0))
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
             last = _last_seq(db, code, table.evening)
             if expected_seq == last + 1:
-                jiang, fresh = table.jiang, True
-                if last:
-                    played, ended = _open_jiang(db, table, last)
-                    if ended:  # no next 將 was started: the same seating and 起莊 go on
-                        jiang = Jiang(jiang.number + 1, jiang.seating, jiang.first_dealer, False, _now())
-                        _insert_jiang(db, code, table.evening, jiang)
-                    fresh = ended or not played
+                jiang = table.jiang
+                if last and _open_jiang(db, table, last)[1]:  # no next 將 started: the same seating and 起莊 go on
+                    jiang = Jiang(jiang.number + 1, jiang.seating, jiang.first_dealer, False, _now())
+                    _insert_jiang(db, code, table.evening, jiang)
                 if shown is not None and shown != jiang.seating:
                     raise Conflict("別的手機剛換了座位：看過現在的座位再記這一局", None, None)
-                if fresh and line.deal != Deal(Wind.E, jiang.first_dealer, 0):
-                    raise Conflict(f"這一將由{jiang.first_dealer.zh}起莊（別的手機剛排好）：看過現在的莊家再記這一局",
-                                   None, None)
+                if first_dealer is not None and first_dealer != jiang.first_dealer:
+                    raise Conflict(f"這一將改由{jiang.first_dealer.zh}起莊了（別的手機剛改的）："
+                                   "看過現在的莊家再記這一局", None, None)
                 cut = _cut(db, table, line, expected_seq)
                 return _insert(db, code, table.evening, replace(new, revision=table.revision + 1, jiang=jiang.number,
                                                                 seating=jiang.seating, cut=cut))

@@ -133,6 +133,7 @@ def test_renaming_a_player_never_moves_money(book):
     (lambda led, rev: led.start_jiang("friday", rev, (1, 2, 3, 4), "E"), "起莊要是"),
     (lambda led, rev: led.start_jiang("friday", -1, (1, 2, 3, 4), E), "版本要是"),
     (lambda led, rev: led.record("friday", draw(Deal()), 1, seating=(1, 1, 1, 1)), "四位不同的玩家"),
+    (lambda led, rev: led.record("friday", draw(Deal()), 1, first_dealer="S"), "起莊要是"),
 ])
 def test_names_and_seatings_from_the_page_are_checked(book, action, words):
     revision = book.revision("friday")
@@ -215,10 +216,10 @@ def test_a_phone_that_shows_the_old_seating_is_told_before_it_records(book):
     with pytest.raises(Conflict, match="別的手機剛換了座位"):
         book.record("friday", passing(shown.next_deal), shown.next_seq, seating=shown.table.seating)
     book.start_jiang("friday", book.revision("friday"), (1, 2, 3, 4), S)  # drawn again: 南家 起莊
-    with pytest.raises(Conflict, match="這一將由南家起莊"):
-        book.record("friday", passing(shown.next_deal), shown.next_seq, seating=shown.table.seating)
+    with pytest.raises(Conflict, match="這一將改由南家起莊了"):
+        book.record("friday", passing(shown.next_deal), shown.next_seq, shown.table.seating, shown.table.first_dealer)
     assert len(book.hands("friday")) == 16
-    assert record_next(book, passing, seating=(1, 2, 3, 4)).line.deal == Deal(Wind.E, S, 0)
+    assert record_next(book, passing, seating=(1, 2, 3, 4), first_dealer=S).line.deal == Deal(Wind.E, S, 0)
 
 
 def test_undoing_the_hand_that_ended_the_jiang_takes_the_seats_drawn_after_it(book):
