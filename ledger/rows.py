@@ -605,14 +605,22 @@ def hand_values(r: Recorded) -> tuple:
             seating_text(r.seating) if isinstance(r.seating, tuple) else None, cut_text(r.cut))
 
 
-def read_players(rows: list[tuple]) -> tuple[Player, ...]:
-    """The fetched `PLAYER_COLUMNS` rows, by id; `BadValue` where one is damaged."""
+@lru_cache(maxsize=64)  # every operation reads the table first: the same players, parsed once
+def read_players(value: object) -> tuple[Player, ...]:
+    """The players as the table's read gives them (JSON `[[id, name], ...]` of `PLAYER_COLUMNS`, by id);
+    `BadValue` where one is damaged."""
+    try:
+        rows = json.loads(value) if isinstance(value, str | bytes) else None
+    except (ValueError, RecursionError):
+        rows = None
+    if type(rows) is not list:
+        raise BadValue("names")
     players = []
-    for id_, name in rows:
-        if type(id_) is not int or id_ < 1 or type(name) is not str:
+    for one in rows:
+        if type(one) is not list or len(one) != 2 or type(one[0]) is not int or one[0] < 1 or type(one[1]) is not str:
             raise BadValue("names")
-        players.append(Player(id_, name))
-    return tuple(players)
+        players.append(Player(one[0], one[1]))
+    return tuple(sorted(players, key=lambda p: p.id))
 
 
 def read_jiang(values: tuple, players: frozenset[int]) -> Jiang:
@@ -621,7 +629,7 @@ def read_jiang(values: tuple, players: frozenset[int]) -> Jiang:
     number = _whole(row["number"], "number")
     if number < 1 or row["drawn"] not in (0, 1):
         raise BadValue("number" if number < 1 else "drawn")
-    return Jiang(number, seating_of(row["seating"], players), _seat(row["first_dealer"], "first_dealer"),
+    return Jiang(number, _seating_of(row["seating"], players), _seat(row["first_dealer"], "first_dealer"),
                  row["drawn"] == 1, _text(row["started_at"], "started_at"))
 
 

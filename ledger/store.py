@@ -399,7 +399,7 @@ class Ledger:
         _settings(base, per_tai, ruleset, first_dealer)
         with self._session(write=False) as db:
             found = _fetch_table(db, code)
-        if found[0]:
+        if found:
             return _table_info(code, found)
         with self._session(write=True) as db:
             now = _now()
@@ -515,10 +515,10 @@ class Ledger:
         new = _storable(Recorded(expected_seq, line, _now(), None, 0))
         with self._session(write=True) as db:
             table = _table_for_write(db, code)
-            last = _last_seq(db, code, table.evening)
+            last, plain = _last_hand(db, table)
             if expected_seq == last + 1:
                 jiang = table.jiang
-                if last and _open_jiang(db, table, last)[1]:  # no next 將 started: the same seating and 起莊 go on
+                if _open_jiang(table, plain)[1]:  # no next 將 started: the same seating and 起莊 go on
                     jiang = Jiang(jiang.number + 1, jiang.seating, jiang.first_dealer, False, _now())
                     _insert_jiang(db, code, table.evening, jiang)
                 if shown is not None and shown != jiang.seating:
@@ -577,7 +577,7 @@ class Ledger:
             if removed:
                 db.execute("DELETE FROM hands WHERE table_code = ? AND evening = ? AND seq = ?",
                            (code, table.evening, seq))
-                if type(was[0][2]) is int:
+                if type(was[0][2]) is int and table.jiang.number > was[0][2]:  # seats drawn after it
                     db.execute("DELETE FROM jiangs WHERE table_code = ? AND evening = ? AND number > ?",
                                (code, table.evening, was[0][2]))
                 _bump(db, code, table.revision + 1)
@@ -704,8 +704,7 @@ class Ledger:
                 raise Conflict("帳剛被別的手機改過（記了一局或排了座位）：看過現在的帳再排座位", None, None)
             if given is not None and not set(given) <= {p.id for p in table.players}:
                 raise LedgerError("座位上有這一桌沒有的玩家")
-            last = _last_seq(db, code, table.evening)
-            played, ended = _open_jiang(db, table, last) if last else (False, False)
+            played, ended = _open_jiang(table, _last_hand(db, table)[1])
             if played and not ended:
                 raise LedgerError(f"第 {table.jiang.number} 將還沒打完（北風圈打完才換位）")
             draw = random.SystemRandom()
@@ -737,23 +736,27 @@ def _stored_memory(db: sqlite3.Connection, code: str, with_data: bool) -> Stored
     return StoredMemory(data, revision if type(revision) is int and 1 <= revision <= MAX_NUMBER else -1)
 
 
-def _fetch_table(db: sqlite3.Connection, code: str) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """The table's row, its players' and its open evening's latest 將's."""
-    return (db.execute(f"SELECT {', '.join(TABLE_COLUMNS)} FROM tables WHERE code = ?", (code,)).fetchall(),
-            db.execute(f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE table_code = ? ORDER BY id",
-                       (code,)).fetchall(),
-            db.execute(f"SELECT {', '.join(JIANG_COLUMNS)} FROM jiangs WHERE table_code = ?"
-                       " AND evening = (SELECT evening FROM tables WHERE code = ?) ORDER BY number DESC LIMIT 1",
-                       (code, code)).fetchall())
+# The table's row, its open evening's latest 將's beside it (NULLs where it has none) and its players as JSON
+# [[id, name], ...] (a name that is not text as null): one query, as every operation reads the table first.
+SELECT_TABLE = (
+    f"SELECT {', '.join(f't.{c}' for c in TABLE_COLUMNS)}, {', '.join(f'j.{c}' for c in JIANG_COLUMNS)},"
+    " (SELECT json_group_array(json_array(id, CASE WHEN typeof(name) = 'text' THEN name END))"
+    f"  FROM (SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE table_code = t.code ORDER BY id))"
+    " FROM tables t LEFT JOIN jiangs j ON j.table_code = t.code AND j.evening = t.evening"
+    " WHERE t.code = ? ORDER BY j.number DESC LIMIT 1")
 
 
-def _table_info(code: str, found: tuple[list[tuple], list[tuple], list[tuple]]) -> TableInfo:
-    table, players, jiang = found
-    if not table:
+def _fetch_table(db: sqlite3.Connection, code: str) -> list[tuple]:
+    return db.execute(SELECT_TABLE, (code,)).fetchall()
+
+
+def _table_info(code: str, found: list[tuple]) -> TableInfo:
+    if not found:
         raise _no_table(code)
+    row, jiang, players = (found[0][:len(TABLE_COLUMNS)], found[0][len(TABLE_COLUMNS):-1], found[0][-1])
     try:
         read = read_players(players)
-        return read_table(table[0], read, read_jiang(jiang[0], frozenset(p.id for p in read)) if jiang else None)
+        return read_table(row, read, None if jiang[0] is None else read_jiang(jiang, frozenset(p.id for p in read)))
     except BadValue as bad:
         raise _damaged_table(code, bad) from None
 
@@ -787,12 +790,23 @@ def _ids(table: TableInfo) -> frozenset[int]:
     return frozenset(p.id for p in table.players)
 
 
-def _open_jiang(db: sqlite3.Connection, table: TableInfo, last: int) -> tuple[bool, bool]:
-    """Whether the open 將 has a hand (the evening's last, hand `last`, is in it), and whether that hand
-    ended it. Reads that hand's plain columns alone; where they are damaged, the 將 goes on."""
-    found = db.execute(f"SELECT {', '.join(PLAIN_COLUMNS)} FROM hands WHERE table_code = ? AND evening = ?"
-                       " AND seq = ?", (table.code, table.evening, last)).fetchall()
-    row = dict(zip(PLAIN_COLUMNS, found[0], strict=True))
+def _last_hand(db: sqlite3.Connection, table: TableInfo) -> tuple[int, dict | None]:
+    """The evening's last hand's number (0: none) and its `PLAIN_COLUMNS` (None: none), off the primary key's
+    index."""
+    found = db.execute(f"SELECT seq, {', '.join(PLAIN_COLUMNS)} FROM hands WHERE table_code = ? AND evening = ?"
+                       " ORDER BY seq DESC LIMIT 1", (table.code, table.evening)).fetchall()
+    if not found:
+        return 0, None
+    if type(found[0][0]) is not int:
+        raise _damaged_table(table.code, BadValue("seq"))
+    return found[0][0], dict(zip(PLAIN_COLUMNS, found[0][1:], strict=True))
+
+
+def _open_jiang(table: TableInfo, row: dict | None) -> tuple[bool, bool]:
+    """Whether the open 將 has a hand (the evening's last, its plain columns `row`, is in it), and whether
+    that hand ended it; where its columns are damaged, the 將 goes on."""
+    if row is None:
+        return False, False
     if row["jiang"] != table.jiang.number and type(row["jiang"]) is int:
         return False, False  # the open 將 was started after it
     deals = plain_deals(row, table.first_dealer)
