@@ -26,7 +26,7 @@ from scoring.seats import SEATS, Seat
 
 from .deal import ends_jiang, next_deal
 from .line import LedgerLine, win
-from .store import Jiang, Ledger, Recorded, _insert, _insert_jiang, _now
+from .store import Jiang, Ledger, Recorded, _insert, _keep_jiang, _now, _set_open_jiang
 
 CODE = "bench"
 MEMORY_BYTES = 90_000  # a full memory: 43 classes x 4 examples x 192 floats, as vision/memory.py stores it
@@ -49,8 +49,9 @@ def fill(led: Ledger, count: int, seed: int = 0) -> None:
             _insert(db, CODE, 1, Recorded(seq, line, _now(), None, seq, jiang))
             played, deal = deal, next_deal(deal, line.winner, first)
             if ends_jiang(played, deal):  # the same seating goes on, as `record` does when none is drawn
+                _keep_jiang(db, CODE, 1, Jiang(jiang, (1, 2, 3, 4), first, False, _now()))
                 jiang += 1
-                _insert_jiang(db, CODE, 1, Jiang(jiang, (1, 2, 3, 4), first, False, _now()))
+        _set_open_jiang(db, CODE, Jiang(jiang, (1, 2, 3, 4), first, False, _now()))
 
 
 def _median_ms(action: Callable[[], object], repeat: int) -> float:

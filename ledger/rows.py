@@ -31,9 +31,10 @@ from scoring.seats import SEATS, Seat, Wind
 from .deal import after_hand
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
 
-TABLE_COLUMNS = ("code", "base", "per_tai", "ruleset", "revision", "created_at", "evening", "cut_rule")
-PLAYER_COLUMNS = ("id", "name")
-JIANG_COLUMNS = ("number", "seating", "first_dealer", "drawn", "started_at")
+JIANG_COLUMNS = ("number", "seating", "first_dealer", "drawn", "started_at")  # a row of `jiangs`
+# The table's row: its settings, its players, and its open 將 (as `JIANG_COLUMNS`: jiang ... jiang_started_at).
+TABLE_COLUMNS = ("code", "base", "per_tai", "ruleset", "revision", "created_at", "evening", "cut_rule", "players",
+                 "jiang", "seating", "first_dealer", "drawn", "jiang_started_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
                 "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason", "jiang",
                 "seating", "cut")
@@ -52,8 +53,8 @@ COLUMN_WORDS = {
     "edited_at": "修改的時間", "round": "圈風", "dealer": "莊家", "streak": "連莊", "winner": "誰胡",
     "discarder": "誰放槍", "total": "台數", "items": "台數項目", "net": "每家輸贏", "hand": "這手牌",
     "photo_id": "照片代號", "others": "一炮多響的其他贏家", "false_win": "詐胡", "reason": "罰款原因",
-    "players": "玩家", "seating": "座位", "jiang": "將", "evening": "第幾晚", "number": "第幾將", "drawn": "抽位",
-    "started_at": "開將時間", "cut_rule": "東錢的規則", "cut": "東錢",
+    "players": "玩家名字", "seating": "座位", "jiang": "將", "evening": "第幾晚", "number": "第幾將", "drawn": "抽位",
+    "started_at": "開將時間", "cut_rule": "東錢的規則", "cut": "東錢", "jiang_started_at": "開將時間",
 }
 CUT_PER = ("self_draw", "win")  # 東錢 from each 自摸, or from each hand won
 Seating = tuple[int, int, int, int]  # the players' ids by seat 東家 南家 西家 北家
@@ -607,20 +608,19 @@ def hand_values(r: Recorded) -> tuple:
 
 @lru_cache(maxsize=64)  # every operation reads the table first: the same players, parsed once
 def read_players(value: object) -> tuple[Player, ...]:
-    """The players as the table's read gives them (JSON `[[id, name], ...]` of `PLAYER_COLUMNS`, by id);
-    `BadValue` where one is damaged."""
-    try:
-        rows = json.loads(value) if isinstance(value, str | bytes) else None
-    except (ValueError, RecursionError):
-        rows = None
-    if type(rows) is not list:
-        raise BadValue("names")
-    players = []
-    for one in rows:
-        if type(one) is not list or len(one) != 2 or type(one[0]) is not int or one[0] < 1 or type(one[1]) is not str:
-            raise BadValue("names")
-        players.append(Player(one[0], one[1]))
-    return tuple(sorted(players, key=lambda p: p.id))
+    """The table's `players` (JSON `[[id, name], ...]`, by id, each id once); `BadValue` where damaged."""
+    rows = _json(value, "players")
+    if type(rows) is not list or not all(type(one) is list and len(one) == 2 and type(one[0]) is int and one[0] >= 1
+                                         and type(one[1]) is str for one in rows):
+        raise BadValue("players")
+    ids = [one[0] for one in rows]
+    if ids != sorted(set(ids)):
+        raise BadValue("players")
+    return tuple(Player(id_, name) for id_, name in rows)
+
+
+def players_text(players: tuple[Player, ...]) -> str:
+    return json.dumps([[p.id, p.name] for p in players], ensure_ascii=False)
 
 
 def read_jiang(values: tuple, players: frozenset[int]) -> Jiang:
@@ -633,15 +633,18 @@ def read_jiang(values: tuple, players: frozenset[int]) -> Jiang:
                  row["drawn"] == 1, _text(row["started_at"], "started_at"))
 
 
-def read_table(values: tuple, players: tuple[Player, ...], jiang: Jiang | None) -> TableInfo:
-    """A fetched table row (`TABLE_COLUMNS`) with its players and its open evening's latest 將 (None: not
-    found); `BadValue` naming the first damaged value."""
+def read_table(values: tuple) -> TableInfo:
+    """A fetched table row (`TABLE_COLUMNS`); `BadValue` naming the first damaged value."""
     row = dict(zip(TABLE_COLUMNS, values, strict=True))
     evening = _whole(row["evening"], "evening")
     if evening < 1:
         raise BadValue("evening")
-    if jiang is None:
-        raise BadValue("seating")
+    players = read_players(row["players"])
+    try:
+        jiang = read_jiang(tuple(row[c] for c in ("jiang", "seating", "first_dealer", "drawn", "jiang_started_at")),
+                           frozenset(p.id for p in players))
+    except BadValue as bad:
+        raise BadValue({"number": "jiang", "started_at": "jiang_started_at"}.get(bad.column, bad.column)) from None
     return TableInfo(_text(row["code"], "code"), players, jiang, _whole(row["base"], "base"),
                      _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
                      _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"), evening,

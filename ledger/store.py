@@ -33,13 +33,14 @@ teaching it does not move the evening's revision (no phone re-reads the evening 
 once are put one after the other, each on the other's result, and the bytes are written whole (one
 row, one transaction). At most MAX_MEMORY_BYTES are kept: a bigger memory is refused.
 
-Players and 將: the money is the players' (`players`, by id, never reused), not the seats'. An evening
-(`evenings`; the table's open one is `tables.evening`, the closed ones are kept) is played in 將
-(`jiangs`: each with its seating, the players' ids by seat, and its 起莊); each hand keeps its 將 and its
-seating, so the totals are by player whatever seats they sat in, and a new name moves no money. A 將
-ends when the deal would come back to 起莊 in the 北風圈 (`ledger.deal.ends_jiang`, `Evening.jiang_over`);
-the next one's seating is given or drawn here (`start_jiang`), and where a hand is recorded without
-one, the same seating goes on in the next 將.
+Players and 將: the money is the players' (by id, never reused), not the seats'. An evening (`evenings`;
+the table's open one is `tables.evening`, the closed ones are kept) is played in 將, each with its
+seating (the players' ids by seat) and its 起莊; each hand keeps its 將 and its seating, so the totals
+are by player whatever seats they sat in, and a new name moves no money. The table's row holds what
+every operation reads first, so one small query gives it: the players and the open 將 (the 將 before
+it are kept in `jiangs`). A 將 ends when the deal would come back to 起莊 in the 北風圈
+(`ledger.deal.ends_jiang`, `Evening.jiang_over`); the next one's seating is given or drawn here
+(`start_jiang`), and where a hand is recorded without one, the same seating goes on in the next 將.
 
 The schema is versioned (`PRAGMA user_version`): `MIGRATIONS[i]` takes a file from version i to
 i + 1; opening a file migrates it in one transaction. Every failure of the file (not SQLite, locked,
@@ -74,7 +75,6 @@ from .rows import (
     JIANG_COLUMNS,
     MAX_PLAYERS,
     PLAIN_COLUMNS,
-    PLAYER_COLUMNS,
     SELECTED,
     TABLE_COLUMNS,
     BadValue,
@@ -90,9 +90,9 @@ from .rows import (
     cut_rule_text,
     hand_values,
     plain_deals,
+    players_text,
     read_hand,
     read_jiang,
-    read_players,
     read_table,
     seating_of,
     seating_text,
@@ -164,40 +164,45 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     (  # 6: players own the money, not seats; evenings of 將. A table's four names become its players 1-4, its
         # hands (all of them its first evening's first 將) seated 1-4 by seat, as they were: no money moves.
-        """CREATE TABLE players (
-            table_code TEXT NOT NULL REFERENCES tables(code),
-            id INTEGER NOT NULL,              -- 1, 2, ... at the table, never reused: the money is the id's
-            name TEXT NOT NULL,               -- "" for none
-            PRIMARY KEY (table_code, id)
-        )""",
-        """INSERT INTO players (table_code, id, name) SELECT code, n + 1,
-            CASE WHEN json_valid(names) AND json_type(names, '$[' || n || ']') = 'text'
-                 THEN json_extract(names, '$[' || n || ']') ELSE '' END
-            FROM tables, (SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)""",
+        # The table's row keeps what every operation reads first: its players and its open 將.
+        "ALTER TABLE tables ADD COLUMN players TEXT NOT NULL DEFAULT '[]'",  # JSON [[id, name], ...]: ids never reused
+        """UPDATE tables SET players = json_array(
+            json_array(1, CASE WHEN json_valid(names) AND json_type(names, '$[0]') = 'text'
+                               THEN json_extract(names, '$[0]') ELSE '' END),
+            json_array(2, CASE WHEN json_valid(names) AND json_type(names, '$[1]') = 'text'
+                               THEN json_extract(names, '$[1]') ELSE '' END),
+            json_array(3, CASE WHEN json_valid(names) AND json_type(names, '$[2]') = 'text'
+                               THEN json_extract(names, '$[2]') ELSE '' END),
+            json_array(4, CASE WHEN json_valid(names) AND json_type(names, '$[3]') = 'text'
+                               THEN json_extract(names, '$[3]') ELSE '' END))""",
+        "ALTER TABLE tables DROP COLUMN names",  # the players' now
+        "ALTER TABLE tables ADD COLUMN evening INTEGER NOT NULL DEFAULT 1",  # the open evening (evenings.number)
+        # the open 將 (its first_dealer is the table's 起莊 column): number, seating (JSON: the players' ids by
+        # seat E S W N), drawn (1: the seating was drawn at random), when it started
+        "ALTER TABLE tables ADD COLUMN jiang INTEGER NOT NULL DEFAULT 1",
+        "ALTER TABLE tables ADD COLUMN seating TEXT NOT NULL DEFAULT '[1, 2, 3, 4]'",
+        "ALTER TABLE tables ADD COLUMN drawn INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tables ADD COLUMN jiang_started_at TEXT",
+        "UPDATE tables SET jiang_started_at = created_at",
+        "ALTER TABLE tables ADD COLUMN cut_rule TEXT",  # JSON: 東錢, a table option; NULL: none
         """CREATE TABLE evenings (
             table_code TEXT NOT NULL REFERENCES tables(code),
             number INTEGER NOT NULL,          -- 1, 2, ...: the table's open one is tables.evening
             opened_at TEXT NOT NULL,
             closed_at TEXT,                   -- NULL while open
             PRIMARY KEY (table_code, number)
-        )""",
+        ) WITHOUT ROWID""",
         "INSERT INTO evenings (table_code, number, opened_at) SELECT code, 1, created_at FROM tables",
-        """CREATE TABLE jiangs (
+        """CREATE TABLE jiangs (               -- each evening's 將 before its open one (that one: on the table's row)
             table_code TEXT NOT NULL REFERENCES tables(code),
             evening INTEGER NOT NULL,
             number INTEGER NOT NULL,          -- 1, 2, ... in the evening
             seating TEXT NOT NULL,            -- JSON: the players' ids by seat E S W N
-            first_dealer TEXT NOT NULL,       -- 起莊: the round wind moves when the deal comes back
+            first_dealer TEXT NOT NULL,       -- 起莊
             drawn INTEGER NOT NULL,           -- 1: the seating was drawn at random
             started_at TEXT NOT NULL,
             PRIMARY KEY (table_code, evening, number)
-        )""",
-        """INSERT INTO jiangs (table_code, evening, number, seating, first_dealer, drawn, started_at)
-            SELECT code, 1, 1, '[1, 2, 3, 4]', first_dealer, 0, created_at FROM tables""",
-        "ALTER TABLE tables ADD COLUMN evening INTEGER NOT NULL DEFAULT 1",
-        "ALTER TABLE tables ADD COLUMN cut_rule TEXT",  # JSON: 東錢, a table option; NULL: none
-        "ALTER TABLE tables DROP COLUMN names",  # the players' now
-        "ALTER TABLE tables DROP COLUMN first_dealer",  # each 將's now
+        ) WITHOUT ROWID""",
         """CREATE TABLE hands_by_player (
             table_code TEXT NOT NULL REFERENCES tables(code),
             evening INTEGER NOT NULL,
@@ -403,13 +408,14 @@ class Ledger:
             return _table_info(code, found)
         with self._session(write=True) as db:
             now = _now()
-            made = db.execute("INSERT OR IGNORE INTO tables (code, created_at, base, per_tai, ruleset)"
-                              " VALUES (?, ?, ?, ?, ?)", (code, now, base, per_tai, ruleset)).rowcount
-            if made:  # four players without names, seated 1-4, in the first evening's first 將
-                db.executemany("INSERT INTO players (table_code, id, name) VALUES (?, ?, '')",
-                               [(code, n) for n in (1, 2, 3, 4)])
+            # four players without names, seated 1-4, in the first evening's first 將
+            players = players_text(tuple(Player(n, "") for n in (1, 2, 3, 4)))
+            made = db.execute("INSERT OR IGNORE INTO tables (code, created_at, base, per_tai, ruleset, players,"
+                              " jiang, seating, first_dealer, drawn, jiang_started_at)"
+                              " VALUES (?, ?, ?, ?, ?, ?, 1, '[1, 2, 3, 4]', ?, 0, ?)",
+                              (code, now, base, per_tai, ruleset, players, first_dealer.code, now)).rowcount
+            if made:
                 db.execute("INSERT INTO evenings (table_code, number, opened_at) VALUES (?, 1, ?)", (code, now))
-                _insert_jiang(db, code, 1, Jiang(1, (1, 2, 3, 4), first_dealer, False, now))
             found = _fetch_table(db, code)
         return _table_info(code, found)
 
@@ -425,13 +431,10 @@ class Ledger:
             table = _table_for_write(db, code)
             renamed = {p.id: p.name for p in table.players} | dict(zip(table.seating, names, strict=True))
             _distinct(renamed.values())
-            db.executemany("UPDATE players SET name = ? WHERE table_code = ? AND id = ?",
-                           [(name, code, id_) for id_, name in zip(table.seating, names, strict=True)])
-            db.execute("UPDATE jiangs SET first_dealer = ? WHERE table_code = ? AND evening = ? AND number = ?",
-                       (first_dealer.code, code, table.evening, table.jiang.number))
-            db.execute("UPDATE tables SET base = ?, per_tai = ?, ruleset = ?, revision = ? WHERE code = ?",
-                       (base, per_tai, ruleset, table.revision + 1, code))
-        players = tuple(Player(i, n) for i, n in renamed.items())
+            players = tuple(Player(i, n) for i, n in renamed.items())
+            db.execute("UPDATE tables SET players = ?, first_dealer = ?, base = ?, per_tai = ?, ruleset = ?,"
+                       " revision = ? WHERE code = ?", (players_text(players), first_dealer.code, base, per_tai,
+                                                        ruleset, table.revision + 1, code))
         return replace(table, players=players, jiang=replace(table.jiang, first_dealer=first_dealer), base=base,
                        per_tai=per_tai, ruleset=ruleset, revision=table.revision + 1)
 
@@ -520,7 +523,7 @@ class Ledger:
                 jiang = table.jiang
                 if _open_jiang(table, plain)[1]:  # no next 將 started: the same seating and 起莊 go on
                     jiang = Jiang(jiang.number + 1, jiang.seating, jiang.first_dealer, False, _now())
-                    _insert_jiang(db, code, table.evening, jiang)
+                    _next_jiang(db, table, jiang)
                 if shown is not None and shown != jiang.seating:
                     raise Conflict("別的手機剛換了座位：看過現在的座位再記這一局", None, None)
                 if first_dealer is not None and first_dealer != jiang.first_dealer:
@@ -578,8 +581,7 @@ class Ledger:
                 db.execute("DELETE FROM hands WHERE table_code = ? AND evening = ? AND seq = ?",
                            (code, table.evening, seq))
                 if type(was[0][2]) is int and table.jiang.number > was[0][2]:  # seats drawn after it
-                    db.execute("DELETE FROM jiangs WHERE table_code = ? AND evening = ? AND number > ?",
-                               (code, table.evening, was[0][2]))
+                    _back_to_jiang(db, table, was[0][2])
                 _bump(db, code, table.revision + 1)
         current = _read(found, seq, table)
         if removed:
@@ -624,9 +626,9 @@ class Ledger:
             db.execute("INSERT OR REPLACE INTO evenings (table_code, number, opened_at) VALUES (?, ?, ?)",
                        (code, evening, now))
             jiang = Jiang(1, table.seating, table.first_dealer, False, now)
-            _insert_jiang(db, code, evening, jiang)
-            db.execute("UPDATE tables SET evening = ?, revision = ? WHERE code = ?",
-                       (evening, table.revision + 1, code))
+            _next_jiang(db, table, jiang)
+            db.execute("UPDATE tables SET evening = ? WHERE code = ?", (evening, code))
+            _bump(db, code, table.revision + 1)
         return replace(table, evening=evening, jiang=jiang, revision=table.revision + 1)
 
     def history(self, code: str) -> History:
@@ -650,8 +652,9 @@ class Ledger:
                         hands.append(read)
                     else:
                         damaged += 1
+                played = tuple(read_jiang(j[1:], ids) for j in jiangs if j[0] == number)
                 kept.append(EveningRecord(number, opened_at, closed_at,
-                                          tuple(read_jiang(j[1:], ids) for j in jiangs if j[0] == number),
+                                          (*played, table.jiang) if number == table.evening else played,
                                           tuple(hands)))
         except BadValue as bad:
             raise _damaged_table(code, bad) from None
@@ -670,9 +673,10 @@ class Ledger:
                 raise LedgerError(f"一桌最多記 {MAX_PLAYERS} 位玩家")
             _distinct([*(p.name for p in table.players), name])
             player = Player(max(p.id for p in table.players) + 1, name)
-            db.execute("INSERT INTO players (table_code, id, name) VALUES (?, ?, ?)", (code, player.id, name))
+            players = (*table.players, player)
+            db.execute("UPDATE tables SET players = ? WHERE code = ?", (players_text(players), code))
             _bump(db, code, table.revision + 1)
-        return replace(table, players=(*table.players, player), revision=table.revision + 1)
+        return replace(table, players=players, revision=table.revision + 1)
 
     def rename_player(self, code: str, player: int, name: str) -> TableInfo:
         """Player `player` called `name` from now on: the money stays theirs (it is kept by id)."""
@@ -682,9 +686,9 @@ class Ledger:
             if type(player) is not int or player not in _ids(table):
                 raise LedgerError(f"這一桌沒有第 {str(player)[:12]} 號玩家")
             _distinct([*(p.name for p in table.players if p.id != player), name])
-            db.execute("UPDATE players SET name = ? WHERE table_code = ? AND id = ?", (name, code, player))
+            players = tuple(Player(p.id, name) if p.id == player else p for p in table.players)
+            db.execute("UPDATE tables SET players = ? WHERE code = ?", (players_text(players), code))
             _bump(db, code, table.revision + 1)
-        players = tuple(Player(p.id, name) if p.id == player else p for p in table.players)
         return replace(table, players=players, revision=table.revision + 1)
 
     def start_jiang(self, code: str, revision: int, seating: Seating | None = None,
@@ -711,7 +715,10 @@ class Ledger:
             seats = given if given is not None else _shuffled(table.seating, draw)
             started = Jiang(table.jiang.number + 1 if played else table.jiang.number, seats,
                             first_dealer if first_dealer is not None else draw.choice(SEATS), given is None, _now())
-            _insert_jiang(db, code, table.evening, started)
+            if played:
+                _next_jiang(db, table, started)
+            else:
+                _set_open_jiang(db, code, started)
             _bump(db, code, table.revision + 1)
         return replace(table, jiang=started, revision=table.revision + 1)
 
@@ -736,27 +743,15 @@ def _stored_memory(db: sqlite3.Connection, code: str, with_data: bool) -> Stored
     return StoredMemory(data, revision if type(revision) is int and 1 <= revision <= MAX_NUMBER else -1)
 
 
-# The table's row, its open evening's latest 將's beside it (NULLs where it has none) and its players as JSON
-# [[id, name], ...] (a name that is not text as null): one query, as every operation reads the table first.
-SELECT_TABLE = (
-    f"SELECT {', '.join(f't.{c}' for c in TABLE_COLUMNS)}, {', '.join(f'j.{c}' for c in JIANG_COLUMNS)},"
-    " (SELECT json_group_array(json_array(id, CASE WHEN typeof(name) = 'text' THEN name END))"
-    f"  FROM (SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE table_code = t.code ORDER BY id))"
-    " FROM tables t LEFT JOIN jiangs j ON j.table_code = t.code AND j.evening = t.evening"
-    " WHERE t.code = ? ORDER BY j.number DESC LIMIT 1")
-
-
 def _fetch_table(db: sqlite3.Connection, code: str) -> list[tuple]:
-    return db.execute(SELECT_TABLE, (code,)).fetchall()
+    return db.execute(f"SELECT {', '.join(TABLE_COLUMNS)} FROM tables WHERE code = ?", (code,)).fetchall()
 
 
 def _table_info(code: str, found: list[tuple]) -> TableInfo:
     if not found:
         raise _no_table(code)
-    row, jiang, players = (found[0][:len(TABLE_COLUMNS)], found[0][len(TABLE_COLUMNS):-1], found[0][-1])
     try:
-        read = read_players(players)
-        return read_table(row, read, None if jiang[0] is None else read_jiang(jiang, frozenset(p.id for p in read)))
+        return read_table(found[0])
     except BadValue as bad:
         raise _damaged_table(code, bad) from None
 
@@ -809,6 +804,8 @@ def _open_jiang(table: TableInfo, row: dict | None) -> tuple[bool, bool]:
         return False, False
     if row["jiang"] != table.jiang.number and type(row["jiang"]) is int:
         return False, False  # the open 將 was started after it
+    if row["round"] != Wind.N.value:
+        return True, False  # only a hand of the 北風圈 ends a 將
     deals = plain_deals(row, table.first_dealer)
     return True, deals is not None and ends_jiang(*deals)
 
@@ -830,8 +827,9 @@ def _played_by(db: sqlite3.Connection, table: TableInfo, jiang: object, seating:
     try:
         return number, seating_of(seating, _ids(table))
     except BadValue:
-        found = db.execute("SELECT seating FROM jiangs WHERE table_code = ? AND evening = ? AND number = ?",
-                           (table.code, table.evening, number)).fetchall()
+        found = [(table.seating,)] if number == table.jiang.number else db.execute(
+            "SELECT seating FROM jiangs WHERE table_code = ? AND evening = ? AND number = ?",
+            (table.code, table.evening, number)).fetchall()
         try:
             return number, seating_of(found[0][0] if found else None, _ids(table))
         except BadValue:
@@ -862,10 +860,37 @@ def _cut(db: sqlite3.Connection, table: TableInfo, line: LedgerLine, seq: int) -
     return CutTaken(tuple(paid), rule.to) if paid else None
 
 
-def _insert_jiang(db: sqlite3.Connection, code: str, evening: int, jiang: Jiang) -> None:
+def _keep_jiang(db: sqlite3.Connection, code: str, evening: int, jiang: Jiang) -> None:
+    """A 將 that is no longer the open one, kept in `jiangs`."""
     db.execute("INSERT OR REPLACE INTO jiangs (table_code, evening, number, seating, first_dealer, drawn, started_at)"
                " VALUES (?, ?, ?, ?, ?, ?, ?)", (code, evening, jiang.number, seating_text(jiang.seating),
                                                  jiang.first_dealer.code, int(jiang.drawn), jiang.started_at))
+
+
+def _set_open_jiang(db: sqlite3.Connection, code: str, jiang: Jiang) -> None:
+    db.execute("UPDATE tables SET jiang = ?, seating = ?, first_dealer = ?, drawn = ?, jiang_started_at = ?"
+               " WHERE code = ?", (jiang.number, seating_text(jiang.seating), jiang.first_dealer.code,
+                                   int(jiang.drawn), jiang.started_at, code))
+
+
+def _next_jiang(db: sqlite3.Connection, table: TableInfo, jiang: Jiang) -> None:
+    """`jiang` the open 將 from now on (of the open evening, or the first of the next), the one before it kept."""
+    _keep_jiang(db, table.code, table.evening, table.jiang)
+    _set_open_jiang(db, table.code, jiang)
+
+
+def _back_to_jiang(db: sqlite3.Connection, table: TableInfo, number: int) -> None:
+    """The open 將 dropped for 將 `number` of the open evening, kept until now (where it reads back)."""
+    found = db.execute(f"SELECT {', '.join(JIANG_COLUMNS)} FROM jiangs WHERE table_code = ? AND evening = ?"
+                       " AND number = ?", (table.code, table.evening, number)).fetchall()
+    try:
+        back = read_jiang(found[0], _ids(table)) if found else None
+    except BadValue:
+        back = None
+    if back is not None:
+        db.execute("DELETE FROM jiangs WHERE table_code = ? AND evening = ? AND number >= ?",
+                   (table.code, table.evening, number))
+        _set_open_jiang(db, table.code, back)
 
 
 def _seating(value: object) -> Seating:

@@ -266,11 +266,13 @@ def test_a_phone_that_confirms_over_a_damaged_hand_is_told(built, tmp_path):
 
 
 @pytest.mark.parametrize(("sql", "words"), [
-    ("UPDATE players SET name = CAST(X'ff' AS TEXT) WHERE table_code = 'friday' AND id = 2", "玩家名字"),
-    ("UPDATE jiangs SET first_dealer = 'Q' WHERE table_code = 'friday'", "起莊"),
-    ("UPDATE jiangs SET seating = '[1, 2, 2, 3]' WHERE table_code = 'friday'", "座位"),
-    ("UPDATE jiangs SET seating = '[1, 2, 3, 9]' WHERE table_code = 'friday'", "座位"),  # no such player
-    ("DELETE FROM jiangs WHERE table_code = 'friday'", "座位"),
+    ("UPDATE tables SET players = '[[1, \"a\"]' WHERE code = 'friday'", "玩家名字"),
+    ("UPDATE tables SET players = '[[1, \"a\"], [1, \"b\"]]' WHERE code = 'friday'", "玩家名字"),  # one id twice
+    ("UPDATE tables SET players = CAST(X'5b5b312c2022ff225d5d' AS TEXT) WHERE code = 'friday'", "玩家名字"),
+    ("UPDATE tables SET first_dealer = 'Q' WHERE code = 'friday'", "起莊"),
+    ("UPDATE tables SET seating = '[1, 2, 2, 3]' WHERE code = 'friday'", "座位"),
+    ("UPDATE tables SET seating = '[1, 2, 3, 9]' WHERE code = 'friday'", "座位"),  # no such player
+    ("UPDATE tables SET jiang = 0 WHERE code = 'friday'", "將"),
     ("UPDATE tables SET evening = 0 WHERE code = 'friday'", "第幾晚"),
     ("UPDATE tables SET revision = 'x' WHERE code = 'friday'", "版本"),
     ("UPDATE hands SET seq = 'two' WHERE seq = 2", "局號"),
@@ -313,7 +315,7 @@ def test_a_damaged_row_read_by_one_phone_leaves_the_file_free_for_the_other(buil
     kept: list[object] = [phone_a.state("friday")]
     with pytest.raises(Conflict) as stale:
         phone_a.undo("friday", 6, 0)
-    damage(path, "UPDATE players SET name = X'00' WHERE table_code = 'friday'")
+    damage(path, "UPDATE tables SET players = 'not json' WHERE code = 'friday'")
     with pytest.raises(LedgerError, match="玩家名字壞了") as failed:
         phone_a.state("friday")
     kept += [stale.value, failed.value, failed.tb]
