@@ -179,7 +179,8 @@ def test_any_history_reads_back_equal_from_its_json(tmp_path_factory, actions, s
         elif action == "close" and evening.hands:
             led.close_evening("t", evening.table.revision)
         elif action == "rename":
-            led.rename_player("t", rng.randint(1, 4), rng.choice(["", "阿明", "Ann", "小 美"]) + str(seq))
+            player = rng.randint(1, 4)  # a name no other player has: the id in it
+            led.rename_player("t", player, rng.choice(["", "阿明", "Ann", "小 美"]) + f"{seq}-{player}")
         elif action == "cut":
             led.set_cut("t", rng.choice([None, CutRule("win", 10, 25, rng.choice([None, 2]))]))
     history = led.history("t")
