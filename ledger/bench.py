@@ -24,9 +24,9 @@ from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.random_hands import random_winning_hand
 from scoring.seats import SEATS, Seat
 
-from .deal import next_deal
+from .deal import ends_jiang, next_deal
 from .line import LedgerLine, win
-from .store import Ledger, Recorded, _insert, _now
+from .store import Jiang, Ledger, Recorded, _insert, _keep_jiang, _now, _set_open_jiang
 
 CODE = "bench"
 MEMORY_BYTES = 90_000  # a full memory: 43 classes x 4 examples x 192 floats, as vision/memory.py stores it
@@ -42,12 +42,16 @@ def fill(led: Ledger, count: int, seed: int = 0) -> None:
     """`count` hands at table CODE in one transaction (recording them one by one is what is timed)."""
     rng = random.Random(seed)
     kinds = [_scored(rng, rng.choice(SEATS)) for _ in range(24)]
-    deal, first = Deal(), led.open_table(CODE).first_dealer
+    deal, first, jiang = Deal(), led.open_table(CODE).first_dealer, 1
     with led._session(write=True) as db:
         for seq in range(1, count + 1):
             line = replace(rng.choice(kinds), deal=deal)
-            _insert(db, CODE, Recorded(seq, line, _now(), None, seq))
-            deal = next_deal(deal, line.winner, first)
+            _insert(db, CODE, 1, Recorded(seq, line, _now(), None, seq, jiang))
+            played, deal = deal, next_deal(deal, line.winner, first)
+            if ends_jiang(played, deal):  # the same seating goes on, as `record` does when none is drawn
+                _keep_jiang(db, CODE, 1, Jiang(jiang, (1, 2, 3, 4), first, False, _now()))
+                jiang += 1
+        _set_open_jiang(db, CODE, Jiang(jiang, (1, 2, 3, 4), first, False, _now()))
 
 
 def _median_ms(action: Callable[[], object], repeat: int) -> float:

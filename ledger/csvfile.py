@@ -1,20 +1,28 @@
 """The evening as CSV (one row per hand, a spreadsheet opens it) and back: `read_csv(write_csv(h)) == h`.
 
 Columns: `seq, recorded_at, edited_at, round, dealer, streak, winner, discarder, total, items, 東家, 南家,
-西家, 北家, ruleset, photo_id, hand, others, false_win, reason`. A seat is written 東家 … 北家, the round
-wind 東 … 北 (a seat is not a wind); an empty winner is a 流局 (or a 詐胡, a penalty), an empty
-discarder a self-draw; `items` reads `門清 1 · 平和 2`; 東家 … 北家 are each seat's money on that line;
-`hand` is the (first) winner's scored hand as JSON (`Hand.to_json()`, its winds by
-`scoring.payout.seat_hand`). The last three are as the ledger file stores them, empty where they do
-not apply: `others` the other winners off the same discard (JSON), `false_win` a 詐胡 (JSON: caller,
-台 claimed, each other seat's wait, the payments), `reason` a penalty's. A CSV written before them
-(without those three columns) reads too.
+西家, 北家, ruleset, photo_id, hand, others, false_win, reason, jiang, seating, cut, pot`, then one column
+per player, `玩家1 阿明` (the player's id and name). A seat is written 東家 … 北家, the round wind 東 … 北
+(a seat is not a wind); an empty winner is a 流局 (or a 詐胡, a penalty), an empty discarder a
+self-draw; `items` reads `門清 1 · 平和 2`; 東家 … 北家 are each seat's money on that line; `hand` is the
+(first) winner's scored hand as JSON (`Hand.to_json()`, its winds by `scoring.payout.seat_hand`).
+As the ledger file stores them, empty where they do not apply: `others` the other winners off the
+same discard (JSON), `false_win` a 詐胡 (JSON: caller, 台 claimed, each other seat's wait, the
+payments), `reason` a penalty's, `jiang` the 將 of the evening the hand was played in, `seating` who
+sat where (the players' ids by seat, JSON `[1, 2, 3, 4]`), `cut` the 東錢 taken on it (JSON:
+`{"paid": [["S", 100]], "to": 5}`, `to` null for the pot). Worked out from those, and checked against
+them when read back: `pot`, the 東錢 that went to the pot, and each player's money on that hand, 東錢
+included (blank where they had none), so a spreadsheet's column sums are the players' totals whatever
+seats they sat in, and the player columns and `pot` add up to the seat columns' sum. A CSV written
+before any of the columns from `others` on reads too (as seated 1-4 in 將 1).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Sequence
 
 from scoring.payout import Deal, in_seat_order
 from scoring.seats import SEATS, Seat, Wind
@@ -23,18 +31,25 @@ from .line import LedgerLine
 from .rows import (
     BadValue,
     LedgerError,
+    Player,
     Recorded,
+    cut_of,
+    cut_text,
     false_win_of,
     false_win_text,
     is_json_object,
     others_of,
     others_text,
     reason_of,
+    seating_of,
+    seating_text,
 )
 
-LATER = ("others", "false_win", "reason")  # columns a CSV of an earlier taishu does not have
+# columns a CSV of an earlier taishu does not have
+LATER = ("others", "false_win", "reason", "jiang", "seating", "cut", "pot")
 COLUMNS = ("seq", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder", "total", "items",
            *(s.zh for s in SEATS), "ruleset", "photo_id", "hand", *LATER)
+PLAYER_COLUMN = re.compile(r"玩家([1-9][0-9]{0,8})(?: .*)?")
 SEAT_OF_NAME = {s.zh: s for s in SEATS}
 WIND_OF_NAME = {w.zh: w for w in Wind}
 ITEM_SEPARATOR = " · "
@@ -44,10 +59,17 @@ class CsvError(LedgerError, ValueError):
     """A CSV that is not an evening written by `write_csv`; the message names the row."""
 
 
-def write_csv(hands: list[Recorded]) -> str:
+def player_column(player: Player) -> str:
+    return f"玩家{player.id} {player.name}".strip()
+
+
+def write_csv(hands: list[Recorded], players: Sequence[Player] = ()) -> str:
+    """`hands` as CSV, with a money column for each of `players` (the table's) and any other player seated."""
+    seated = sorted({p for h in hands for p in h.net_by_player} - {p.id for p in players})
+    columns = [*players, *(Player(i, "") for i in seated)]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow([*COLUMNS, *(player_column(p) for p in columns)])
     for h in hands:
         e = h.line
         writer.writerow([
@@ -56,6 +78,8 @@ def write_csv(hands: list[Recorded]) -> str:
             ITEM_SEPARATOR.join(f"{name} {tai}" for name, tai in e.items), *e.net,
             e.ruleset or "", e.photo_id or "",
             e.hand or "", others_text(e.others) or "", false_win_text(e.false_win) or "", e.reason or "",
+            h.jiang, seating_text(h.seating), cut_text(h.cut) or "", h.pot or "",
+            *(h.net_by_player.get(p.id, "") for p in columns),
         ])
     return out.getvalue()
 
@@ -92,6 +116,21 @@ def _hand(text: str) -> str | None:
     return text or None
 
 
+def _jiang(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise ValueError(f"jiang: {number} is not a 將 (1, 2, ...)")
+    return number
+
+
+def _check_players(row: dict[str, str], hand: Recorded) -> None:
+    """The player columns say what the seat columns and the seating say."""
+    for column, cell in row.items():
+        found = PLAYER_COLUMN.fullmatch(column)
+        if found and cell != str(hand.net_by_player.get(int(found[1]), "")):
+            raise ValueError(f"{column}: {cell!r} is not that player's money on this hand")
+
+
 def read_csv(text: str) -> list[Recorded]:
     """Hands from `write_csv`'s text (a leading byte-order mark, as spreadsheets add, is fine)."""
     rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
@@ -113,7 +152,13 @@ def read_csv(text: str) -> list[Recorded]:
                 others=others_of(row.get("others") or None, winner, discarder),
                 false_win=false_win_of(row.get("false_win") or None), reason=reason_of(row.get("reason") or None),
             )
-            hands.append(Recorded(int(row["seq"]), line, row["recorded_at"], row["edited_at"] or None))
+            seating = seating_of(row.get("seating") or "[1, 2, 3, 4]")
+            hand = Recorded(int(row["seq"]), line, row["recorded_at"], row["edited_at"] or None, None,
+                            _jiang(row.get("jiang") or "1"), seating, cut_of(row.get("cut") or None, line.winners))
+            if (row.get("pot") or "") != str(hand.pot or ""):
+                raise ValueError(f"pot: {row['pot']!r} is not the 東錢 this hand put in the pot")
+            _check_players(row, hand)
+            hands.append(hand)
         except BadValue as bad:
             raise CsvError(f"line {n}: {bad.column}: not as the ledger writes it") from bad
         except (ValueError, TypeError, RecursionError) as exc:

@@ -28,12 +28,14 @@ class OtherWinner:
 class FalseWinRecord:
     """A 詐胡 as a ledger line holds it (`LedgerLine.false_win`): who called it, the 台 claimed, what
     each of the three others was ready for (None: not ready), and the caller's payment to each (its 台,
-    amount and reason)."""
+    amount and reason). A 詐摸 (`self_drawn`: the false win was called on the caller's own draw) is
+    paid the same: the tables that state the penalty name 詐胡 whichever way it was called."""
 
     caller: Seat
     claimed: int
     waiting: tuple[tuple[Seat, int | None], ...]  # the three other seats, in seat order
     payments: tuple[SeatPenalty, ...]  # in seat order
+    self_drawn: bool = False  # a 詐摸
 
 
 @dataclass(frozen=True)
@@ -100,11 +102,13 @@ def shared_win(shared: SharedVerdict, photo_id: str | None = None) -> LedgerLine
         OtherWinner(v.result.winner, v.score.total, _items(v), _text(v)) for v in others))
 
 
-def false_win(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None) -> LedgerLine:
-    """A 詐胡 (`scoring.payout.judge_false_win`) as a ledger line of its own: nobody won."""
+def false_win(payout: FalseWinPayout, deal: Deal, ruleset: str | None = None, self_drawn: bool = False) -> LedgerLine:
+    """A 詐胡 (`scoring.payout.judge_false_win`), or a 詐摸 (`self_drawn`), as a ledger line of its own:
+    nobody won."""
     waiting = tuple((s, payout.waiting[s]) for s in SEATS if s != payout.caller)
     return LedgerLine(deal, net=payout.nets, ruleset=ruleset,
-                      false_win=FalseWinRecord(payout.caller, payout.claimed, waiting, payout.payments))
+                      false_win=FalseWinRecord(payout.caller, payout.claimed, waiting, payout.payments,
+                                               self_drawn is True))
 
 
 def penalty(deal: Deal, net: Nets, reason: str) -> LedgerLine:

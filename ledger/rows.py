@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from scoring.hand import MAX_STREAK, Hand
 from scoring.payout import Deal, Nets, SeatPenalty, turn_after
@@ -30,9 +31,16 @@ from scoring.seats import SEATS, Seat, Wind
 from .deal import after_hand
 from .line import MAX_REASON, FalseWinRecord, LedgerLine, OtherWinner
 
-TABLE_COLUMNS = ("code", "names", "first_dealer", "base", "per_tai", "ruleset", "revision", "created_at")
+JIANG_COLUMNS = ("number", "seating", "first_dealer", "drawn", "started_at")  # a row of `jiangs`
+# The table's row: its settings, its players, and its open 將 (as `JIANG_COLUMNS`: jiang ... jiang_started_at).
+TABLE_COLUMNS = ("code", "base", "per_tai", "ruleset", "revision", "created_at", "evening", "cut_rule", "players",
+                 "jiang", "seating", "first_dealer", "drawn", "jiang_started_at")
 HAND_COLUMNS = ("seq", "revision", "recorded_at", "edited_at", "round", "dealer", "streak", "winner", "discarder",
-                "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason")
+                "total", "items", "net", "hand", "ruleset", "photo_id", "others", "false_win", "reason", "jiang",
+                "seating", "cut")
+# What tells whether a hand ended its 將: its 將, its deal, its winners, whether it is a penalty.
+PLAIN_COLUMNS = ("jiang", "round", "dealer", "streak", "winner", "others", "reason")
+MAX_PLAYERS = 64  # players a table keeps across its evenings: far beyond any group of friends
 # Whether a hand's stored text is a JSON object, asked of SQLite's JSON parser (in C): the hand is
 # checked on every read of the evening without being parsed in Python (1: an object).
 HAND_IS_OBJECT = "CASE WHEN json_valid(hand) THEN json_type(hand) = 'object' END"
@@ -45,7 +53,11 @@ COLUMN_WORDS = {
     "edited_at": "修改的時間", "round": "圈風", "dealer": "莊家", "streak": "連莊", "winner": "誰胡",
     "discarder": "誰放槍", "total": "台數", "items": "台數項目", "net": "每家輸贏", "hand": "這手牌",
     "photo_id": "照片代號", "others": "一炮多響的其他贏家", "false_win": "詐胡", "reason": "罰款原因",
+    "players": "玩家名字", "seating": "座位", "jiang": "將", "evening": "第幾晚", "number": "第幾將", "drawn": "抽位",
+    "started_at": "開將時間", "cut_rule": "東錢的規則", "cut": "東錢", "jiang_started_at": "開將時間",
 }
+CUT_PER = ("self_draw", "win")  # 東錢 from each 自摸, or from each hand won
+Seating = tuple[int, int, int, int]  # the players' ids by seat 東家 南家 西家 北家
 
 
 class LedgerError(Exception):
@@ -65,15 +77,78 @@ class BadValue(Exception):
 
 
 @dataclass(frozen=True)
+class Player:
+    """A player at a table: the money is theirs, by `id` (1, 2, ... at the table, never reused), so a
+    new name moves none of it."""
+
+    id: int
+    name: str  # "" where not given
+
+
+@dataclass(frozen=True)
+class Jiang:
+    """A 將 of the open evening: who sits where (`seating`) and who dealt first (起莊)."""
+
+    number: int  # 1, 2, ... in the evening
+    seating: Seating
+    first_dealer: Seat
+    drawn: bool  # the seating was drawn at random (抓位) rather than given by the table
+    started_at: str
+
+
+@dataclass(frozen=True)
+class CutRule:
+    """東錢, a table option: `amount` from each winner of each 自摸 (`per` "self_draw") or of each hand won
+    ("win"), until `cap` has been taken in the evening, to player `to` (the host, or one of the players)
+    or, None, to the pot."""
+
+    per: str  # one of CUT_PER
+    amount: int
+    cap: int
+    to: int | None
+
+
+@dataclass(frozen=True)
+class CutTaken:
+    """The 東錢 taken on one hand: each paying seat (a winner) and its amount, and who got it (None: the pot)."""
+
+    paid: tuple[tuple[Seat, int], ...]
+    to: int | None
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.paid)
+
+
+@dataclass(frozen=True)
 class TableInfo:
     code: str
-    names: tuple[str, str, str, str]  # by seat 東家 南家 西家 北家; "" where not given
-    first_dealer: Seat
+    players: tuple[Player, ...]  # every player the table has had, by id
+    jiang: Jiang  # the open evening's latest 將: the next hand is played under its seating
     base: int
     per_tai: int
     ruleset: str
     revision: int  # bumped by every write at the table: the page's cheap "did anything change"
     created_at: str
+    evening: int = 1  # the open evening's number: 1, 2, ... (the closed ones are kept)
+    cut: CutRule | None = None  # 東錢, where the table takes it
+
+    @property
+    def seating(self) -> Seating:
+        return self.jiang.seating
+
+    @property
+    def first_dealer(self) -> Seat:
+        return self.jiang.first_dealer
+
+    def name(self, player: int) -> str:
+        return next((p.name for p in self.players if p.id == player), "")
+
+    @property
+    def names(self) -> tuple[str, str, str, str]:
+        """The names of the players sitting now, by seat 東家 南家 西家 北家 ("" where not given)."""
+        east, south, west, north = (self.name(i) for i in self.seating)
+        return east, south, west, north
 
 
 @dataclass(frozen=True)
@@ -85,6 +160,27 @@ class Recorded:
     # The table's revision when this hand was last written: undo and edit name it, so they act on
     # the hand the page showed. Not part of the hand itself (a CSV does not carry it).
     revision: int | None = field(default=None, compare=False)
+    jiang: int = 1  # the 將 of the evening it was played in
+    seating: Seating = (1, 2, 3, 4)  # who sat where when it was played: its money is theirs
+    cut: CutTaken | None = None  # the 東錢 taken on it, a line of its own
+
+    @property
+    def net_by_player(self) -> dict[int, int]:
+        """Each player's money on this hand: the seated ones' payments, less the 東錢 a winner paid, and the
+        東錢 to the player who gets it (who need not be seated)."""
+        out = dict(zip(self.seating, self.line.net, strict=True))
+        if self.cut is not None:
+            for seat, amount in self.cut.paid:
+                out[self.seating[SEATS.index(seat)]] -= amount
+            if self.cut.to is not None:
+                out[self.cut.to] = out.get(self.cut.to, 0) + self.cut.total
+        return out
+
+    @property
+    def pot(self) -> int:
+        """The 東錢 this hand put in the pot: the players' money and the pot add up to the payments' sum (zero
+        but for a penalty, which need not balance)."""
+        return self.cut.total if self.cut is not None and self.cut.to is None else 0
 
     def scored_hand(self) -> Hand | None:
         """The hand as it was scored (None for a 流局). Only read when asked: a whole evening of
@@ -120,6 +216,7 @@ class Damaged:
     revision: int | None  # as stored, None where that is damaged too: what undo and edit take
     played: Deal | None  # the deal it was played under, where those columns are sound
     after: Deal | None  # the deal after it, where its deal and its winner are sound
+    jiang: int | None = None  # the 將 it was played in, where that is sound
 
 
 def text_or_bytes(data: bytes) -> str | bytes:
@@ -257,11 +354,13 @@ def others_text(others: tuple[OtherWinner, ...]) -> str | None:
 
 def false_win_of(value: object) -> FalseWinRecord | None:
     """The `false_win` column (JSON text, None: no 詐胡): the caller, the 台 claimed, the three
-    others' waits, and the caller's payment to each, its 台 the wait's (or the 台 claimed, not ready)."""
+    others' waits, and the caller's payment to each, its 台 the wait's (or the 台 claimed, not ready);
+    `"self_drawn": true` where it was a 詐摸 (a 詐胡 stored before 詐摸 was kept has no such key)."""
     if value is None:
         return None
     data = _json(value, "false_win")
-    if type(data) is not dict or set(data) != {"caller", "claimed", "waiting", "payments"}:
+    if type(data) is not dict or set(data) - {"self_drawn"} != {"caller", "claimed", "waiting", "payments"} \
+            or data.get("self_drawn", True) is not True:
         raise BadValue("false_win")
     caller, claimed = _seat(data["caller"], "false_win"), _whole(data["claimed"], "false_win")
     others = [s for s in SEATS if s != caller]
@@ -275,7 +374,8 @@ def false_win_of(value: object) -> FalseWinRecord | None:
             and type(p[2]) is int and p[2] >= 0 and type(p[3]) is str for p, s in zip(payments, others, strict=False)):
         raise BadValue("false_win")
     return FalseWinRecord(caller, claimed, tuple((s, waiting[s.code]) for s in others),
-                          tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)))
+                          tuple(SeatPenalty(s, p[1], p[2], p[3]) for p, s in zip(payments, others, strict=True)),
+                          "self_drawn" in data)
 
 
 def false_win_text(false_win: FalseWinRecord | None) -> str | None:
@@ -284,11 +384,14 @@ def false_win_text(false_win: FalseWinRecord | None) -> str | None:
         return None
     if not isinstance(false_win, FalseWinRecord) or not isinstance(false_win.caller, Seat) or not all(
             isinstance(s, Seat) for s, _ in false_win.waiting) or not all(
-            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in false_win.payments):
+            isinstance(p, SeatPenalty) and isinstance(p.payee, Seat) for p in false_win.payments) or not isinstance(
+            false_win.self_drawn, bool):
         raise BadValue("false_win")
+    drawn = {"self_drawn": True} if false_win.self_drawn is True else {}
     return _dumps({"caller": _code(false_win.caller), "claimed": false_win.claimed,
                    "waiting": {_code(s): n for s, n in false_win.waiting},
-                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in false_win.payments]}, "false_win")
+                   "payments": [[_code(p.payee), p.tai, p.amount, p.reason] for p in false_win.payments], **drawn},
+                  "false_win")
 
 
 def reason_of(value: object) -> str | None:
@@ -300,9 +403,80 @@ def reason_of(value: object) -> str | None:
     return value
 
 
-def _read(values: tuple, hand_is_object: bool) -> Recorded:
+def seating_of(value: object, players: frozenset[int] | None = None, column: str = "seating") -> Seating:
+    """A seating (JSON text): four different players' ids by seat, each among `players` where given."""
+    data = _json(value, column)
+    if type(data) is not list or len(data) != 4 or not all(type(i) is int and i >= 1 for i in data) \
+            or len(set(data)) != 4 or players is not None and not set(data) <= players:
+        raise BadValue(column)
+    east, south, west, north = data
+    return east, south, west, north
+
+
+# An evening's hands share a few seatings: each stored text is parsed once (the evening is read on every change).
+_seating_of = lru_cache(maxsize=256)(seating_of)
+
+
+def seating_text(seating: Seating) -> str:
+    return json.dumps(list(seating))
+
+
+def _player_id(value: object, column: str, players: frozenset[int] | None) -> int | None:
+    """A player's id, or None (the pot); among `players` where given."""
+    if value is None:
+        return None
+    if type(value) is not int or value < 1 or players is not None and value not in players:
+        raise BadValue(column)
+    return value
+
+
+def cut_rule_of(value: object, players: frozenset[int] | None = None) -> CutRule | None:
+    """The `cut_rule` column (JSON text, None: no 東錢)."""
+    if value is None:
+        return None
+    data = _json(value, "cut_rule")
+    if type(data) is not dict or set(data) != {"per", "amount", "cap", "to"} or data["per"] not in CUT_PER:
+        raise BadValue("cut_rule")
+    amount, cap = _whole(data["amount"], "cut_rule"), _whole(data["cap"], "cut_rule")
+    if not 1 <= amount <= cap:
+        raise BadValue("cut_rule")
+    return CutRule(data["per"], amount, cap, _player_id(data["to"], "cut_rule", players))
+
+
+def cut_rule_text(rule: CutRule | None) -> str | None:
+    return None if rule is None else _dumps({"per": rule.per, "amount": rule.amount, "cap": rule.cap,
+                                              "to": rule.to}, "cut_rule")
+
+
+def cut_of(value: object, winners: tuple[Seat, ...], players: frozenset[int] | None = None) -> CutTaken | None:
+    """The `cut` column (JSON text, None: none taken): each paying seat, one of the hand's `winners`, once,
+    a whole amount above zero; who got it."""
+    if value is None:
+        return None
+    data = _json(value, "cut")
+    if type(data) is not dict or set(data) != {"paid", "to"} or type(data["paid"]) is not list or not data["paid"]:
+        raise BadValue("cut")
+    paid = []
+    for one in data["paid"]:
+        if type(one) is not list or len(one) != 2 or type(one[1]) is not int or one[1] < 1:
+            raise BadValue("cut")
+        paid.append((_seat(one[0], "cut"), one[1]))
+    if not {s for s, _ in paid} <= set(winners) or len({s for s, _ in paid}) != len(paid):
+        raise BadValue("cut")
+    return CutTaken(tuple(paid), _player_id(data["to"], "cut", players))
+
+
+def cut_text(cut: CutTaken | None) -> str | None:
+    if cut is None:
+        return None
+    if not isinstance(cut, CutTaken) or not all(isinstance(s, Seat) for s, _ in cut.paid):
+        raise BadValue("cut")
+    return _dumps({"paid": [[s.code, n] for s, n in cut.paid], "to": cut.to}, "cut")
+
+
+def _read(values: tuple, hand_is_object: bool, players: frozenset[int] | None) -> Recorded:
     (seq, revision, recorded_at, edited_at, round_, dealer, streak, winner, discarder, total, items, net, hand,
-     ruleset, photo_id, others, false_win, reason) = values
+     ruleset, photo_id, others, false_win, reason, jiang, seating, cut) = values
     winner = _winner(winner)
     discarder = None if discarder is None else _seat(discarder, "discarder")
     if discarder is not None and (discarder == winner or winner is None):
@@ -323,15 +497,18 @@ def _read(values: tuple, hand_is_object: bool) -> Recorded:
                        _net(_json(net, "net"), winners, false_win, reason is not None), hand,
                        _optional_text(ruleset, "ruleset"), _optional_text(photo_id, "photo_id"), others, false_win,
                        reason)
+    if type(jiang) is not int or jiang < 1:
+        raise BadValue("jiang")
     return Recorded(seq, line, _text(recorded_at, "recorded_at"), _optional_text(edited_at, "edited_at"),
-                    _whole(revision, "revision"))
+                    _whole(revision, "revision"), jiang, _seating_of(seating, players), cut_of(cut, winners, players))
 
 
-def read_hand(values: tuple, first_dealer: Seat) -> Recorded | Damaged:
+def read_hand(values: tuple, first_dealer: Seat, players: frozenset[int] | None = None) -> Recorded | Damaged:
     """A fetched hand row (`SELECTED`, its seq already checked) as a hand, or as the report of its
-    damage; `first_dealer` works out the deal after a damaged one."""
+    damage; `first_dealer` works out the deal after a damaged one, `players` (the table's) are the
+    ones a seating may name."""
     try:
-        return _read(values[:-1], values[-1] == 1)
+        return _read(values[:-1], values[-1] == 1, players)
     except BadValue as bad:
         return _damaged(dict(zip(HAND_COLUMNS, values, strict=False)), bad, first_dealer)
 
@@ -347,29 +524,50 @@ def is_json_object(text: str) -> bool:
         return False
 
 
+def read_values(values: tuple, players: frozenset[int] | None = None) -> Recorded:
+    """A hand from the values of `HAND_COLUMNS` (from elsewhere than the file: an export read back),
+    checked as a stored row is; `BadValue` naming the first value that is not as the ledger writes it."""
+    hand = values[HAND_COLUMNS.index("hand")]
+    return _read(values, type(hand) is str and is_json_object(hand), players)
+
+
+def hand_object_text(value: object, column: str = "hand") -> str:
+    """A hand kept as a JSON object elsewhere (an export) as the text `LedgerLine.hand` holds."""
+    return _hand_text(value, column)
+
+
 def storable(r: Recorded) -> Recorded:
     """`r` as it will read back once written; `BadValue` naming the value that would not read back,
     so that nothing is written that the ledger cannot read."""
     values = hand_values(r)
-    return _read(values, type(r.line.hand) is str and is_json_object(r.line.hand))
+    return _read(values, type(r.line.hand) is str and is_json_object(r.line.hand), None)
+
+
+def plain_deals(row: dict, first_dealer: Seat) -> tuple[Deal, Deal] | None:
+    """The deal a hand's row (its `PLAIN_COLUMNS` at least) was played under and the deal after it; None
+    where those columns are damaged."""
+    try:
+        played = _deal(row["round"], row["dealer"], row["streak"])
+        return played, _after_damaged(row, played, first_dealer)
+    except BadValue:
+        return None
 
 
 def _damaged(row: dict, bad: BadValue, first_dealer: Seat) -> Damaged:
     try:
-        played = _deal(row["round"], row["dealer"], row["streak"])
+        played: Deal | None = _deal(row["round"], row["dealer"], row["streak"])
     except BadValue:
         played = None
-    try:
-        after = None if played is None else _after_damaged(row, played, first_dealer)
-    except BadValue:
-        after = None
+    deals = plain_deals(row, first_dealer)
+    after = None if deals is None else deals[1]
     try:
         revision = _whole(row["revision"], "revision")
     except BadValue:
         revision = None
     message = (f"第 {row['seq']} 局在帳本檔裡壞了（{bad.words}的資料不對），沒有算進總帳和 CSV："
                "請修改這一局重新記下，或刪掉它（最後一局才能刪）")
-    return Damaged(row["seq"], message, revision, played, after)
+    jiang = row["jiang"] if type(row["jiang"]) is int and row["jiang"] >= 1 else None
+    return Damaged(row["seq"], message, revision, played, after, jiang)
 
 
 def _after_damaged(row: dict, played: Deal, first_dealer: Seat) -> Deal:
@@ -404,15 +602,50 @@ def hand_values(r: Recorded) -> tuple:
     e = r.line
     return (r.seq, r.revision, r.recorded_at, r.edited_at, e.deal.round.value, e.deal.dealer.code, e.deal.streak,
             _code(e.winner), _code(e.discarder), e.total, _dumps(e.items, "items"), _dumps(e.net, "net"), e.hand,
-            e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason)
+            e.ruleset, e.photo_id, others_text(e.others), false_win_text(e.false_win), e.reason, r.jiang,
+            seating_text(r.seating) if isinstance(r.seating, tuple) else None, cut_text(r.cut))
+
+
+@lru_cache(maxsize=64)  # every operation reads the table first: the same players, parsed once
+def read_players(value: object) -> tuple[Player, ...]:
+    """The table's `players` (JSON `[[id, name], ...]`, by id, each id once); `BadValue` where damaged."""
+    rows = _json(value, "players")
+    if type(rows) is not list or not all(type(one) is list and len(one) == 2 and type(one[0]) is int and one[0] >= 1
+                                         and type(one[1]) is str for one in rows):
+        raise BadValue("players")
+    ids = [one[0] for one in rows]
+    if ids != sorted(set(ids)):
+        raise BadValue("players")
+    return tuple(Player(id_, name) for id_, name in rows)
+
+
+def players_text(players: tuple[Player, ...]) -> str:
+    return json.dumps([[p.id, p.name] for p in players], ensure_ascii=False)
+
+
+def read_jiang(values: tuple, players: frozenset[int]) -> Jiang:
+    """A fetched `JIANG_COLUMNS` row; `BadValue` naming the first damaged value."""
+    row = dict(zip(JIANG_COLUMNS, values, strict=True))
+    number = _whole(row["number"], "number")
+    if number < 1 or row["drawn"] not in (0, 1):
+        raise BadValue("number" if number < 1 else "drawn")
+    return Jiang(number, _seating_of(row["seating"], players), _seat(row["first_dealer"], "first_dealer"),
+                 row["drawn"] == 1, _text(row["started_at"], "started_at"))
 
 
 def read_table(values: tuple) -> TableInfo:
     """A fetched table row (`TABLE_COLUMNS`); `BadValue` naming the first damaged value."""
     row = dict(zip(TABLE_COLUMNS, values, strict=True))
-    names = _json(row["names"], "names")
-    if type(names) is not list or len(names) != 4 or not all(type(n) is str for n in names):
-        raise BadValue("names")
-    return TableInfo(_text(row["code"], "code"), tuple(names), _seat(row["first_dealer"], "first_dealer"),
-                     _whole(row["base"], "base"), _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
-                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"))
+    evening = _whole(row["evening"], "evening")
+    if evening < 1:
+        raise BadValue("evening")
+    players = read_players(row["players"])
+    try:
+        jiang = read_jiang(tuple(row[c] for c in ("jiang", "seating", "first_dealer", "drawn", "jiang_started_at")),
+                           frozenset(p.id for p in players))
+    except BadValue as bad:
+        raise BadValue({"number": "jiang", "started_at": "jiang_started_at"}.get(bad.column, bad.column)) from None
+    return TableInfo(_text(row["code"], "code"), players, jiang, _whole(row["base"], "base"),
+                     _whole(row["per_tai"], "per_tai"), _text(row["ruleset"], "ruleset"),
+                     _whole(row["revision"], "revision"), _text(row["created_at"], "created_at"), evening,
+                     cut_rule_of(row["cut_rule"], frozenset(p.id for p in players)))

@@ -213,7 +213,9 @@ def check(server: Server, book: Book, *phones: Phone, balanced: bool = True) -> 
     `balanced`: the money adds up to zero (a penalty's need not)."""
     hands = Ledger(server.db).hands("evening")
     assert [(h.line.deal, h.line.winner, h.line.discarder, h.line.net) for h in hands] == book.lines
-    assert totals(hands) == book.totals() and (sum(book.totals().values()) == 0 or not balanced)
+    seated = dict(zip(SEATS, Ledger(server.db).state("evening").table.seating, strict=True))  # one seating all evening
+    assert totals(hands) == {seated[s]: n for s, n in book.totals().items()}
+    assert sum(book.totals().values()) == 0 or not balanced
     for phone in phones:
         phone.no_errors()
         if hands:

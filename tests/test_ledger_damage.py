@@ -266,8 +266,14 @@ def test_a_phone_that_confirms_over_a_damaged_hand_is_told(built, tmp_path):
 
 
 @pytest.mark.parametrize(("sql", "words"), [
-    ("UPDATE tables SET names = '[\"a\"' WHERE code = 'friday'", "玩家名字"),
+    ("UPDATE tables SET players = '[[1, \"a\"]' WHERE code = 'friday'", "玩家名字"),
+    ("UPDATE tables SET players = '[[1, \"a\"], [1, \"b\"]]' WHERE code = 'friday'", "玩家名字"),  # one id twice
+    ("UPDATE tables SET players = CAST(X'5b5b312c2022ff225d5d' AS TEXT) WHERE code = 'friday'", "玩家名字"),
     ("UPDATE tables SET first_dealer = 'Q' WHERE code = 'friday'", "起莊"),
+    ("UPDATE tables SET seating = '[1, 2, 2, 3]' WHERE code = 'friday'", "座位"),
+    ("UPDATE tables SET seating = '[1, 2, 3, 9]' WHERE code = 'friday'", "座位"),  # no such player
+    ("UPDATE tables SET jiang = 0 WHERE code = 'friday'", "將"),
+    ("UPDATE tables SET evening = 0 WHERE code = 'friday'", "第幾晚"),
     ("UPDATE tables SET revision = 'x' WHERE code = 'friday'", "版本"),
     ("UPDATE hands SET seq = 'two' WHERE seq = 2", "局號"),
 ])
@@ -284,7 +290,7 @@ def test_a_damaged_table_is_refused_with_words_and_other_tables_go_on(built, tmp
     assert led.record("other", draw(Deal()), 1).seq == 1
 
 
-@pytest.mark.parametrize("text", [b"CREATE TABLE hands", b"sqlite_autoindex_hands_1"])
+@pytest.mark.parametrize("text", [b'CREATE TABLE "hands"', b"sqlite_autoindex_hands_1"])
 def test_a_schema_damaged_past_utf8_is_a_ledger_error(built, tmp_path, text):
     """SQLite's own message quotes the damaged schema, and Python cannot decode that message."""
     path = built.copy(tmp_path)
@@ -309,7 +315,7 @@ def test_a_damaged_row_read_by_one_phone_leaves_the_file_free_for_the_other(buil
     kept: list[object] = [phone_a.state("friday")]
     with pytest.raises(Conflict) as stale:
         phone_a.undo("friday", 6, 0)
-    damage(path, "UPDATE tables SET names = 'not json' WHERE code = 'friday'")
+    damage(path, "UPDATE tables SET players = 'not json' WHERE code = 'friday'")
     with pytest.raises(LedgerError, match="玩家名字壞了") as failed:
         phone_a.state("friday")
     kept += [stale.value, failed.value, failed.tb]

@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import segno
 
-from ledger import MAX_REASON, LedgerLine, Recorded, TableInfo, running_totals
+from ledger import MAX_REASON, LedgerLine, Recorded, TableInfo, running_totals, totals
 from scoring.payout import Deal
 from scoring.seats import SEATS, Seat
 from ui.text import in_script, seat_label, wind_label
@@ -88,18 +88,18 @@ def qr_png(text: str, scale: int = 6) -> bytes:
 
 
 def totals_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict[str, object]]:
-    """One row per seat: who, and the money after the last hand."""
-    after = running_totals(hands)[-1][1]
-    return [{in_script("玩家", script): player(s, table, script), in_script("合計", script): after[s]}
-            for s in SEATS]
+    """One row per seat: who sits there now, and their money (the ledger keeps it by player) after the last hand."""
+    after = totals(hands)
+    return [{in_script("玩家", script): player(s, table, script), in_script("合計", script): after.get(who, 0)}
+            for s, who in zip(SEATS, table.seating, strict=True)]
 
 
 def chart_columns(table: TableInfo, hands: list[Recorded], script: str) -> dict[str, list[int]]:
     """Each player's running total by hand number (0: the start), for a line chart."""
     running = running_totals(hands)
     columns: dict[str, list[int]] = {in_script("局", script): [seq for seq, _ in running]}
-    for s in SEATS:
-        columns[player(s, table, script)] = [money[s] for _, money in running]
+    for s, who in zip(SEATS, table.seating, strict=True):
+        columns[player(s, table, script)] = [money.get(who, 0) for _, money in running]
     return columns
 
 
@@ -116,6 +116,7 @@ def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict
             in_script("結果", script): result_text(h.line, table, script)
             + (in_script("（改過）", script) if h.edited_at else ""),
         }
-        row.update({player(s, table, script): n for s, n in h.line.net_by_seat.items()})
+        row.update({player(s, table, script): h.net_by_player.get(who, 0)
+                    for s, who in zip(SEATS, table.seating, strict=True)})
         rows.append(row)
     return rows
