@@ -332,7 +332,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.see("修改第 3 局")
     for label, option in [("誰胡了", "南家 阿華"), ("怎麼胡", "西家 小芳 放槍"), ("莊家", "東家 阿明"),
                           ("圈風", "東風圈")]:
-        group = a.page.get_by_test_id("stRadio").filter(has=a.page.get_by_text(label, exact=True))
+        group = a.page.get_by_test_id("stButtonGroup").filter(has=a.page.get_by_text(label, exact=True))
         expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(option)
     expect(a.page.get_by_label("連莊次數")).to_have_value("2")
     a.choose("怎麼胡", "北家 大雄 放槍")
