@@ -345,8 +345,7 @@ def top() -> tuple[Run, DeltaGenerator]:
                  label_visibility="collapsed", on_change=on_script_change, width="content")
     script = st.session_state.script
     summary = st.container(key="summary")  # stays in view (ui/style)
-    if hand.draft.empty:  # what the page is for, until there is a hand on it
-        st.caption(in_script("拍下胡牌：讀出手牌、算台數、算誰付多少。", script))
+    st.caption(in_script("拍下胡牌：讀出手牌、算台數、算誰付多少。", script))
     # The table's ledger (?table=CODE, ui/table_desk.py): first, since it fills in the deal.
     run = Run(script, table_desk.open_desk(script, busy=not hand.draft.empty or table_state().setting_aside()))
     if run.desk is not None:
@@ -582,11 +581,11 @@ def situation(run: Run, judged: Judged) -> None:
             for key, label in FIRST_TURN.items():
                 st.checkbox(t(label), key=key)
         with st.container(horizontal=True):
-            number(t("連莊次數"), field("streak"), min_value=0, max_value=MAX_STREAK, step=1, width=100)
-            number(t("底"), field("base"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10, width=100,
+            number(t("連莊次數"), field("streak"), min_value=0, max_value=MAX_STREAK, step=1, width=96)
+            number(t("底"), field("base"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10, width=96,
                    disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
             number(t("每台"), field("per_tai"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10,
-                   width=100)
+                   width=96)  # three to a line in the fold at 390 px
         st.caption(t(stake_words(stakes)))
 
 

@@ -108,7 +108,8 @@ STYLE = """
   min-height: 44px; display: flex; align-items: center; }
 [data-testid="stRadio"] [role="radiogroup"] { column-gap: 12px; row-gap: 0; }
 [data-testid="stButtonGroup"] button, [data-testid^="stBaseButton-"], [data-testid="stCameraInputButton"],
-[data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"], [data-testid="stExpandSidebarButton"] {
+[data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"], [data-testid="stExpandSidebarButton"],
+[data-testid="stPopoverButton"] {
   min-height: 44px !important; min-width: 44px !important; }
 [data-testid="stButtonGroup"] > div { gap: 8px; }
 /* A phone's page: a tile or a seat a finger wide (seven tiles to a row at 390 px), a section's heading one line. */

@@ -125,7 +125,7 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         return
     hands = list(desk.hands)
     st.table(totals_rows(desk.table, hands, script), hide_index=True)
-    with st.expander(t("整晚的走勢圖")):
+    with st.expander(t("整晚的累計圖")):
         st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
