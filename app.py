@@ -466,12 +466,14 @@ def hand(run: Run, read: Read) -> None:
         st.info(t("先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
     short = [g for g in draft.groups() if g != "concealed" and (g != "flowers" or draft.slots(g))]
     tile_row(run, read, "concealed", marks)
+    if state.selected is not None and state.selected[0] == "concealed":
+        fix_tile(run, *state.selected)  # the picker just below the row of the tile tapped
     with st.container(horizontal=True, gap="medium"):  # the short rows side by side: the winning tile, melds, flowers
         for group in short:
             with st.container(width="content"):
                 tile_row(run, read, group, marks)
-    if state.selected is not None:
-        fix_tile(run, *state.selected)  # the picker just below the rows, for the tile tapped
+    if state.selected is not None and state.selected[0] != "concealed":
+        fix_tile(run, *state.selected)
     with st.expander(t("加牌、加減副露、用文字輸入"), expanded=draft.empty):
         add_tiles(run, read)
 

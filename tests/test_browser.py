@@ -614,6 +614,9 @@ def test_a_photo_hand_read_right_is_recorded_in_few_taps_within_two_screens(page
     expect(summary).to_contain_text(total_of(HAND))
     expect(summary).to_contain_text("東家 +")  # the payments: who gets what
     page.set_viewport_size(PHONE)
+    page.get_by_text("已選取").evaluate("e => e.scrollIntoView({block: 'center'})")  # the tile tapped, its faces
+    page.wait_for_timeout(300)
+    assert summary.bounding_box()["y"] >= 0
     page.screenshot(path=str(ARTIFACTS / "phone-3-fixing-390.png"))  # the screen as the player sees it
     page.get_by_role("button", name="取消選取").click()
     settle(page)
