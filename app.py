@@ -339,14 +339,18 @@ def judge_page(run: Run) -> Judged:
 def top() -> tuple[Run, DeltaGenerator]:
     """The title, the script, the bar the verdict goes in (filled in once the hand is scored), the table."""
     hand = hand_state()
-    st.title(in_script("台數", st.session_state.script))
-    st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
-             label_visibility="collapsed", on_change=on_script_change)
+    with st.container(horizontal=True, vertical_alignment="center"):  # one line: the title and the script
+        st.title(in_script("台數", st.session_state.script), width="content")
+        st.radio("文字", SCRIPTS, format_func=SCRIPT_LABELS.get, key="script", horizontal=True,
+                 label_visibility="collapsed", on_change=on_script_change, width="content")
     script = st.session_state.script
     summary = st.container(key="summary")  # stays in view (ui/style)
     st.caption(in_script("拍下胡牌：讀出手牌、算台數、算誰付多少。", script))
     # The table's ledger (?table=CODE, ui/table_desk.py): first, since it fills in the deal.
     run = Run(script, table_desk.open_desk(script, busy=not hand.draft.empty or table_state().setting_aside()))
+    if run.desk is not None:
+        table_record.recorded(script)  # a hand just recorded: said here, the page back at its top for the next one
+        table_history.totals_at_top(run.desk, script)
     if hand.resumed:
         hand.resumed = False
         st.info(run.t("接著剛才的這一手（網頁重新整理或斷線前的）：不是這一手的話，按下面的「清空手牌」。"))
@@ -450,70 +454,113 @@ def photo(run: Run, read: Read, judged: Judged) -> DeltaGenerator | None:
 
 
 def hand(run: Run, read: Read) -> None:
-    """The hand typed, and ② the hand tile by tile: each group, the tile selected, the picker, the melds."""
+    """② the hand tile by tile: each group, a tile tapped with the picker that replaces it; adding tiles and melds
+    and typing the hand folded away once there is a hand (open while the page has none)."""
+    t, state = run.t, hand_state()
+    draft = state.draft
+    st.subheader(t("② 手牌" if draft.empty else "② 手牌（點牌可換掉或刪除）"))
+    marks = {}  # each box's flag by its row's id (a slot's `det`)
+    if read.proposal is not None:
+        marks = dict(zip((row.id for row in read.proposal.shown), flagged(read.proposal, draft), strict=True))
+    if draft.empty:
+        st.info(t("先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
+    short = [g for g in draft.groups() if g != "concealed" and (g != "flowers" or draft.slots(g))]
+    tile_row(run, read, "concealed", marks)
+    if state.selected is not None and state.selected[0] == "concealed":
+        fix_tile(run, *state.selected)  # the picker just below the row of the tile tapped
+    with st.container(horizontal=True, gap="medium"):  # the short rows side by side: the winning tile, melds, flowers
+        for group in short:
+            with st.container(width="content"):
+                tile_row(run, read, group, marks)
+    if state.selected is not None and state.selected[0] != "concealed":
+        fix_tile(run, *state.selected)
+    with st.expander(t("加牌、加減副露、用文字輸入"), expanded=draft.empty):
+        add_tiles(run, read)
+
+
+def tile_row(run: Run, read: Read, group: str, marks: dict) -> None:
+    """One group's tiles, a tap selecting one (⚠: a box the reader was unsure of, `marks` by box); a meld whose kind
+    is not said yet asks for it here."""
     t, script, state = run.t, run.script, hand_state()
-    draft, label = state.draft, partial(run.group_label, state.draft)
+    draft, label = state.draft, run.group_label(state.draft, group)
+    slots = draft.slots(group)
+    m = meld_index(group) if group.startswith("meld:") else None
+    if m is not None and draft.melds[m].kind is None:
+        meld_kind(run, read, m)  # to be said here; a kind said is changed in the fold below
+    if slots:
+        tile_labels = distinct([("⚠" if s.det is not None and marks.get(s.det) else "") + tile_label(s.code, script)
+                                for s in slots])
+        st.pills(
+            label, range(len(slots)), key=f"tiles-{group}-{state.version}", on_change=on_select,
+            args=(group, state.version), format_func=tile_labels.__getitem__,
+            label_visibility="collapsed" if m is not None and draft.melds[m].kind is None else "visible",
+        )
+    else:
+        st.caption(f"{label}：" + t("（空）"))
+
+
+def meld_kind(run: Run, read: Read, m: int) -> None:
+    """吃, 碰, 明槓 or 暗槓 for meld `m`."""
+    t, script, state = run.t, run.script, hand_state()
+    kind = state.draft.melds[m].kind
+    st.selectbox(run.group_label(state.draft, f"meld:{m}"), list(MELD_SIZE),
+                 index=None if kind is None else list(MELD_SIZE).index(kind),
+                 format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{state.version}",
+                 on_change=on_kind, args=(m, read.proposal, state.version, script),
+                 placeholder=t("選擇吃、碰、明槓或暗槓"))
+
+
+def fix_tile(run: Run, group: str, index: int) -> None:
+    """The tile tapped (its group and place): what it is, and the picker that replaces it (or remove it, make it the
+    winning tile)."""
+    t, script, state = run.t, run.script, hand_state()
+    st.markdown(t(f"**已選取**：{run.group_label(state.draft, group)}的「"
+                  f"{tile_label(state.draft.slots(group)[index].code, script)}」"))
+    with st.container(horizontal=True):
+        st.button(t("刪除這張"), on_click=on_tile, args=(lambda d, s: remove_tile(d, *s),))
+        if group == "concealed":
+            st.button(t("設為胡的那張"), on_click=on_tile, args=(lambda d, s: set_win(d, s[1]),))
+        st.button(t("取消選取"), on_click=on_tile, args=(None,))
+    faces(run, t("點一張牌換掉它："))
+
+
+def faces(run: Run, label: str) -> None:
+    """The 43 faces: a tap replaces the tile selected, or adds one to the group tiles are added to."""
+    state = hand_state()
+    st.pills(label, TILE_CODES, key=f"face-{state.version}", on_change=on_face, args=(state.version,),
+             format_func=lambda code: tile_label(code, run.script))
+
+
+def add_tiles(run: Run, read: Read) -> None:
+    """Tiles added to a group (while none is selected: the picker is at the tile then), melds' kinds said, melds added
+    and removed, the hand emptied, the hand typed."""
+    t, state = run.t, hand_state()
+    draft = state.draft
+    for m, meld in enumerate(draft.melds):
+        if meld.kind is not None:
+            meld_kind(run, read, m)
+    if state.selected is None:
+        choice(t("點牌加到："), draft.groups(), field("target"), partial(run.group_label, draft))
+        faces(run, t("點牌加入（點上面的牌可以換掉或刪除它）："))
+    with st.container(horizontal=True):
+        for kind in MELD_SIZE:
+            st.button(t(f"＋{KIND_NAMES[kind]}"), key=f"new-{kind}", on_click=on_new_meld, args=(kind,))
+        for m in range(len(draft.melds)):
+            st.button(t(f"刪除副露 {m + 1}"), key=f"drop-meld-{m}-{state.version}", on_click=on_remove_meld, args=(m,))
+        st.button(t("清空手牌"), on_click=start_over)
     text(t("或用文字輸入手牌"), field("text"), on_text, placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
          help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"
                 "「和」後面是胡的那張（沒寫就是最後一張）；「吃／碰／槓／暗槓」後面接副露，到空格為止。"))
     st.button(t("讀入文字"), on_click=on_text)
     if state.text_error:
         st.error(t("看不懂這手牌：" + state.text_error))
-
-    st.subheader(t("② 手牌"))
-    marks = {}  # each box's flag by its row's id (a slot's `det`)
-    if read.proposal is not None:
-        marks = dict(zip((row.id for row in read.proposal.shown), flagged(read.proposal, draft), strict=True))
-    if draft.empty:
-        st.info(t("先拍照、上傳照片，或輸入手牌（也可以在下面點牌）。"))
-    for group in draft.groups():
-        slots = draft.slots(group)
-        if group == "flowers" and not slots:
-            continue
-        if group.startswith("meld:"):
-            m = meld_index(group)
-            kind = draft.melds[m].kind
-            st.selectbox(label(group), list(MELD_SIZE), index=None if kind is None else list(MELD_SIZE).index(kind),
-                         format_func=lambda k: t(KIND_NAMES[k]), key=f"kind-{m}-{script}-{state.version}",
-                         on_change=on_kind, args=(m, read.proposal, state.version, script),
-                         placeholder=t("選擇吃、碰、明槓或暗槓"))
-        if slots:
-            tile_labels = distinct([("⚠" if s.det is not None and marks.get(s.det) else "") + tile_label(s.code, script)
-                                    for s in slots])
-            st.pills(
-                label(group), range(len(slots)), key=f"tiles-{group}-{state.version}", on_change=on_select,
-                args=(group, state.version), label_visibility="collapsed" if group.startswith("meld:") else "visible",
-                format_func=tile_labels.__getitem__,
-            )
-        else:
-            st.caption(f"{label(group)}：" + t("（空）"))
-        if group.startswith("meld:"):
-            st.button(t("刪除這組副露"), key=f"drop-meld-{m}-{state.version}", on_click=on_remove_meld, args=(m,))
     if not draft.empty:
         st.caption(t("文字：") + to_text(draft))
 
-    if state.selected is not None:
-        group, index = state.selected
-        st.markdown(t(f"**已選取**：{label(group)}的「{tile_label(draft.slots(group)[index].code, script)}」"))
-        with st.container(horizontal=True):
-            st.button(t("刪除這張"), on_click=on_tile, args=(lambda d, s: remove_tile(d, *s),))
-            if group == "concealed":
-                st.button(t("設為胡的那張"), on_click=on_tile, args=(lambda d, s: set_win(d, s[1]),))
-            st.button(t("取消選取"), on_click=on_tile, args=(None,))
-        picker_label = t("點一張牌換掉它：")
-    else:
-        choice(t("點牌加到："), draft.groups(), field("target"), label)
-        picker_label = t("點牌加入（點上面的牌可以換掉或刪除它）：")
-    st.pills(picker_label, TILE_CODES, key=f"face-{state.version}", on_change=on_face, args=(state.version,),
-             format_func=lambda code: tile_label(code, script))
-    with st.container(horizontal=True):
-        for kind in MELD_SIZE:
-            st.button(t(f"＋{KIND_NAMES[kind]}"), key=f"new-{kind}", on_click=on_new_meld, args=(kind,))
-        st.button(t("清空手牌"), on_click=start_over)
-
 
 def situation(run: Run, judged: Judged) -> None:
-    """③ who won and how, the deal, the flags, a kong's origin where the 台 depend on it, the stakes."""
+    """③ who won and how and the dealer, each one row of seats; a kong's origin where the 台 depend on it; folded
+    until asked for: the round, the flags, 連莊 and the stakes."""
     t, who, state = run.t, run.who, hand_state()
     st.subheader(t("③ 牌局"))
     won = table_state().aside_winners() if run.desk is not None else ()  # of the discard being entered (一炮多響)
@@ -521,24 +568,27 @@ def situation(run: Run, judged: Judged) -> None:
     choice(t("怎麼胡"), ([] if won else ["self"]) + [s for s in SEATS if s != state.winner and s not in won],
            field("how"), lambda h: t("自摸") if h == "self" else who(h) + t(" 放槍"))
     choice(t("莊家"), SEATS, field("dealer"), who)
-    choice(t("圈風"), tuple(Wind), field("round"), lambda w: t(f"{wind_label(w, run.script)}風圈"))
-    if state.winner is not None:
-        st.caption(t(f"門風（由胡牌的人和莊家決定）：{wind_label(seat_wind(state.winner, state.dealer), run.script)}"))
-    with st.container(horizontal=True):
-        for key, label in FLAGS.items():
-            st.checkbox(t(label), key=key)
-    with st.expander(t("開局與補花（地胡、人胡、天聽、地聽、花上自摸：常見、比賽、改良式規則才算）")):
+    ask_kong_origins(run, judged.hand)
+    stakes = table_rules(state.ruleset).settlement
+    with st.expander(t("圈風、連莊、海底、槓上、聽牌、天地胡、底與每台")):
+        choice(t("圈風"), tuple(Wind), field("round"), lambda w: t(f"{wind_label(w, run.script)}風圈"))
+        if state.winner is not None:
+            wind = wind_label(seat_wind(state.winner, state.dealer), run.script)
+            st.caption(t(f"門風（由胡牌的人和莊家決定）：{wind}"))
+        with st.container(horizontal=True):
+            for key, label in FLAGS.items():
+                st.checkbox(t(label), key=key)
+        st.caption(t("開局與補花（地胡、人胡、天聽、地聽、花上自摸：常見、比賽、改良式規則才算）"))
         with st.container(horizontal=True):
             for key, label in FIRST_TURN.items():
                 st.checkbox(t(label), key=key)
-    ask_kong_origins(run, judged.hand)
-    stakes = table_rules(state.ruleset).settlement
-    with st.container(horizontal=True):
-        number(t("連莊次數"), field("streak"), min_value=0, max_value=MAX_STREAK, step=1, width=100)
-        number(t("底"), field("base"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10, width=100,
-               disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
-        number(t("每台"), field("per_tai"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10, width=100)
-    st.caption(t(stake_words(stakes)))
+        with st.container(horizontal=True):
+            number(t("連莊次數"), field("streak"), min_value=0, max_value=MAX_STREAK, step=1, width=96)
+            number(t("底"), field("base"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10, width=96,
+                   disabled=not stakes.base)  # a table without 底 pays none, whatever the box says
+            number(t("每台"), field("per_tai"), table_setting(run), min_value=0, max_value=MAX_STAKE, step=10,
+                   width=96)  # three to a line in the fold at 390 px
+        st.caption(t(stake_words(stakes)))
 
 
 def table_setting(run: Run):
@@ -581,17 +631,18 @@ def result(run: Run, read: Read, judged: Judged, reading_choices: DeltaGenerator
         assert judged.why_not is not None
         (st.info if judged.why_not[0] == "prompt" else st.error)(t(judged.why_not[1]))
     else:
-        st.metric(t("合計"), f"{verdict.score.total} 台")
-        rows = item_rows(verdict.score, script)
-        if rows:
-            st.table(rows, hide_index=True)
-        else:
-            st.caption(t("沒有任何台（屁胡）"))
+        with st.container(horizontal=True):  # the total beside its items: one block on a phone
+            st.metric(t("合計"), f"{verdict.score.total} 台", width="content")
+            rows = item_rows(verdict.score, script)
+            if rows:
+                st.table(rows, hide_index=True)
+            else:
+                st.caption(t("沒有任何台（屁胡）"))
         st.markdown(t("**誰付多少**"))
         st.table(payment_rows(verdict.payout, state.ruleset, script, who), hide_index=True)
         st.caption(net_line(verdict.payout, script, who))
     if reading_choices is not None and read.reading is not None and read.reading.runner_ups:
-        with reading_choices:
+        with reading_choices, st.expander(t(f"照片的其他讀法（{len(read.reading.runner_ups)}）")):
             other_readings(run, read.reading, judged)
     if run.desk is not None:
         table_record.several_winners(run.desk, judged, script, next_hand, state.edit)  # 一炮多響, where allowed
@@ -604,7 +655,7 @@ def other_readings(run: Run, reading: PhotoReading, judged: Judged) -> None:
     """The best reading and each runner-up as one tap each, with the 台 the page would show after taking it (the
     hand on the page's as judged: not scored again)."""
     t, state, photos = run.t, hand_state(), photo_state()
-    st.markdown(t("**照片也可以這樣讀**（點一下換成它，手牌會整個換掉）"))
+    st.caption(t("點一下換成它，手牌會整個換掉。"))
     said = the_result()
     best = None
     for option in choices(reading, the_flags(), None if isinstance(said, str) else said,
@@ -628,14 +679,20 @@ def dataset(run: Run, read: Read) -> None:
     t, shown, draft = run.t, photo_state().shown, hand_state().draft
     if read.proposal is None or shown is None:
         return
-    st.subheader(t("⑤ 存成訓練資料"))
+    with st.expander(t("⑤ 存成訓練資料")):
+        save_photo(run, read.proposal, shown, draft)
+
+
+def save_photo(run: Run, proposal: Proposal, shown: Photo, draft: Draft) -> None:
+    """The data set's name and the button that saves the photo with its boxes named as the draft has them."""
+    t = run.t
     st.text_input(t("資料集名稱（空白：直接存在資料集資料夾）"), key="dataset_name", max_chars=64,
                   help=t(f"存在伺服器啟動時選的資料夾 {dataset_root()} 裡（環境變數 TAISHU_DATASET_ROOT）。"))
     if st.button(t("把這張照片加入我的資料集")):
-        codes = box_codes(read.proposal, draft)
+        codes = box_codes(proposal, draft)
         try:
             saved = save_example(dataset_root(), st.session_state.dataset_name, shown.id, shown.image,
-                                 read.proposal.boxes, codes)
+                                 proposal.boxes, codes)
         except DatasetError as exc:
             st.error(t("存不進去：" + str(exc)))
         except OSError as exc:

@@ -1,6 +1,6 @@
 """Driving the app in Streamlit's AppTest as a player taps: by the words on the screen.
 
-The app's choices (`ui/widgets.py`) are radios keyed by their labels and value, so a test finds
+The app's choices (`ui/widgets.py`) are segmented controls keyed by their labels and value, so a test finds
 one by its name (`winner`, `how`, `dealer`, `round`, `target`) and taps an option by its label.
 """
 
@@ -20,7 +20,7 @@ def press(at: AppTest, label: str) -> AppTest:
 
 def radio_of(at: AppTest, name: str):
     """The choice `name` as drawn on this run (exactly one)."""
-    [radio] = [r for r in at.radio if r.key and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{12}}", r.key)]
+    [radio] = [r for r in at.segmented_control if r.key and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{12}}", r.key)]
     return radio
 
 

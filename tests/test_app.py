@@ -22,7 +22,7 @@ from scoring.draft import Slot, from_text, to_hand
 from scoring.hand import Hand, Meld, Situation
 from scoring.ruleset import EXTRA_RULESETS, load_ruleset
 from scoring.score import score
-from tests.app_driver import box, choose, chosen, say_who_won
+from tests.app_driver import box, choose, chosen, radio_of, say_who_won
 from tests.example_hands import HAND, TYPED, house_table
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from ui.widgets import MARKS
@@ -94,6 +94,17 @@ def ok(at):
 def as_seen(labels) -> list[str]:
     """A widget's option labels as the eye sees them (`ui.widgets.distinct` tells repeats apart unseen)."""
     return [label.rstrip(MARKS) for label in labels]
+
+
+def test_a_seat_tapped_again_stays_chosen(app):
+    """The seats are segmented controls (`ui.widgets.choice`), which let the option chosen go when it is tapped again;
+    a seat stays chosen, as on a radio: a 莊家 tapped twice is still the dealer, and the 台 stay."""
+    at = ok(app(NoModel))
+    ok(box(at, "text").set_value(TYPED).run())
+    total = total_shown(at)
+    for name, seat in (("dealer", "東家"), ("winner", "東家")):
+        ok(radio_of(at, name).set_value(None).run())  # what the browser sends for the chosen option tapped again
+        assert chosen(at, name) == seat and total_shown(at) == total
 
 
 def test_typed_hand_scores_and_settles(app):
@@ -471,7 +482,7 @@ def test_a_kongs_origin_is_asked_only_where_the_tai_depend_on_it():
     at.checkbox(key="after_kong").check().run()
 
     def asked() -> bool:
-        return any(r.key and r.key.startswith("kong_origin_0-") for r in at.radio)
+        return any(r.key and r.key.startswith("kong_origin_0-") for r in at.segmented_control)
 
     def items() -> list[str]:
         return [row["項目"] for row in at.table[0].value.to_dict("records")]

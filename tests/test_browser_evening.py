@@ -332,9 +332,10 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     # An edit of hand 3 (still picked) that changes only its discarder (西家 → 北家): every field loads as recorded.
     a.press("修改這一局")
     a.see("修改第 3 局")
+    a.page.get_by_text("圈風、連莊、海底、槓上、聽牌、天地胡、底與每台").click()  # folded until asked for
     for label, option in [("誰胡了", "南家 阿華"), ("怎麼胡", "西家 小芳 放槍"), ("莊家", "東家 阿明"),
                           ("圈風", "東風圈")]:
-        group = a.page.get_by_test_id("stRadio").filter(has=a.page.get_by_text(label, exact=True))
+        group = a.page.get_by_test_id("stButtonGroup").filter(has=a.page.get_by_text(label, exact=True))
         expect(group.get_by_role("radio", checked=True)).to_have_accessible_name(option)
     expect(a.page.get_by_label("連莊次數")).to_have_value("2")
     a.choose("怎麼胡", "北家 大雄 放槍")

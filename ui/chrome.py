@@ -108,16 +108,21 @@ STYLE = """
   min-height: 44px; display: flex; align-items: center; }
 [data-testid="stRadio"] [role="radiogroup"] { column-gap: 12px; row-gap: 0; }
 [data-testid="stButtonGroup"] button, [data-testid^="stBaseButton-"], [data-testid="stCameraInputButton"],
-[data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"], [data-testid="stExpandSidebarButton"] {
+[data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"], [data-testid="stExpandSidebarButton"],
+[data-testid="stPopoverButton"] {
   min-height: 44px !important; min-width: 44px !important; }
 [data-testid="stButtonGroup"] > div { gap: 8px; }
+/* A phone's page: a tile or a seat a finger wide (seven tiles to a row at 390 px), a section's heading one line. */
+[data-testid="stButtonGroup"] button { padding-left: 10px !important; padding-right: 10px !important; }
+[data-testid="stHeading"] h3 { font-size: 1.25rem; padding: 0.5rem 0 0; }
 [data-testid="stNumberInputContainer"], [data-testid="stSelectbox"] [data-baseweb="select"] > div,
 [data-testid="stSelectbox"] button { min-height: 44px; }
 /* The ⓘ beside a label: a 44 px box around the 16 px icon, the label's line left as it was. */
 [data-testid="stTooltipHoverTarget"] > button {
   min-width: 44px; min-height: 44px; margin: -14px; display: flex; align-items: center; justify-content: center; }
 [data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
-[data-testid="stElementContainer"]:has(#taishu-chrome) { display: none; }
+[data-testid="stElementContainer"]:has(#taishu-chrome), [data-testid="stElementContainer"]:has(#taishu-top) {
+  display: none; }
 /* The evening's hands (ui/table_history.py) break lines only between words: at 390 px with players' names the
    dealer's column stood one character a line. A name too long for the width scrolls the table sideways. */
 .st-key-hands [data-testid="stTable"] p { word-break: keep-all !important; }
@@ -211,6 +216,17 @@ def dress(script: str) -> None:
             unsafe_allow_javascript=True)
 
 
+# Streamlit scrolls its main block, not the window.
+TO_TOP = """<span id="taishu-top"></span><script>
+document.querySelectorAll('[data-testid=stMain]').forEach((main) => main.scrollTo({top: 0}));
+</script>"""
+
+
+def to_top() -> None:
+    """The page scrolled back to its top on this run (a hand recorded: the next one starts at the photo)."""
+    st.html(TO_TOP, unsafe_allow_javascript=True)
+
+
 def page_script() -> str:
     """The player's script for this run, with the page dressed in it: `?script=` in the address
     (how a reload keeps it), else the page's own choice, else 繁體. A script the app does not know
@@ -229,7 +245,7 @@ def page_script() -> str:
 # Widgets under one key whose options are shown in the player's script. Streamlit keeps the
 # value of a selectbox, a radio or pills as the label the browser showed, which is no option once
 # the labels change: when the script changes, their values are set again from the session
-# (app.py's situation radios keep one widget per script instead).
+# (app.py's seat choices keep one widget per script instead).
 SCRIPT_LABELLED = ("page",)
 
 

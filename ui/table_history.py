@@ -10,14 +10,15 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ledger import Conflict, LedgerError, LedgerLine, Recorded, write_csv
+from ledger import Conflict, LedgerError, LedgerLine, Recorded, running_totals, write_csv
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
+from scoring.seats import SEATS
 from ui.chart import evening_chart
-from ui.result import SetAside
+from ui.result import SetAside, signed
 from ui.state import FLAG_NAMES, Desk, hand_state, table_state
-from ui.table import chart_columns, hand_rows, result_text, totals_rows
+from ui.table import chart_columns, hand_rows, player, result_text, totals_rows
 from ui.text import in_script
 
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
@@ -103,6 +104,16 @@ def _undo_gone(seq: int, last: Recorded) -> str:
     return f"第 {seq} 局已經在別的手機上刪掉了"
 
 
+def totals_at_top(desk: Desk, script: str) -> None:
+    """The evening's totals one tap away at the top of the page (`render` draws the whole evening at its bottom)."""
+    if not desk.hands:
+        return
+    with st.popover(in_script(f"整晚的總帳（{len(desk.hands)} 局）", script)):
+        after = running_totals(desk.hands)[-1][1]
+        for seat in SEATS:
+            st.markdown(f"{player(seat, desk.table, script)}：**{signed(after[seat])}**")
+
+
 def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     """The evening so far; `load(draft)` puts a hand's tiles on the page (for editing it)."""
     def t(text: str) -> str:
@@ -114,7 +125,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         return
     hands = list(desk.hands)
     st.table(totals_rows(desk.table, hands, script), hide_index=True)
-    st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
+    with st.expander(t("整晚的累計圖")):
+        st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))

@@ -1,11 +1,10 @@
-"""Recording the hand at the table (`confirm`, under the result): the hand as shown (or a 流局, or the hand being
-edited), as the hand number the page showed, so two phones confirming one hand record it once. A phone that loses
-a race reloads the table and keeps its hand, and says what changed. A failing ledger file shows its message and
-leaves the hand on the page as it was.
+"""Recording the hand at the table (`confirm`, under the result; `recorded` says what was, at the top): the hand
+as shown (or a 流局, or the hand being edited), as the hand number the page showed, so two phones confirming one
+hand record it once. A phone that loses a race reloads the table and keeps its hand, and says what changed. A
+failing ledger file shows its message and leaves the hand on the page as it was.
 
 Where the table's rules allow it, `several_winners` (called before `confirm`) sets a win aside while the next
-winner of the same discard is entered, or adds a winner to the last hand, and `confirm` records them as one hand.
-"""
+winner of the same discard is entered, or adds a winner to the last hand, and `confirm` records them as one hand."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from scoring.hand import HandError
 from scoring.payout import Deal, SharedVerdict, Verdict
 from scoring.ruleset import RulesetError, load_ruleset
 from scoring.seats import SEATS, Seat
+from ui.chrome import to_top
 from ui.result import Judged, SetAside, evaluate_several, signed
 from ui.state import Desk, hand_state, table_state
 from ui.table import deal_text, player, result_text
@@ -109,6 +109,16 @@ def _conflict_text(conflict: dict, verdict: Verdict | None, desk: Desk) -> str:
     return text + "。若是同一局就不用再記；不是的話，看過後再記一次。"
 
 
+def recorded(script: str) -> None:
+    """What the last write recorded, said once at the top of the page, where the page goes back to for the next
+    hand (`ui.chrome.to_top`)."""
+    at = table_state()
+    if at.note:
+        st.success(in_script(at.note, script))
+        to_top()
+        at.note = None
+
+
 def confirm(desk: Desk, judged: Judged, photo_id: str | None, script: str,
             clear: Callable[[Draft], None], learn: Callable[[Recorded], str | None] | None = None) -> None:
     """The buttons that record this hand (or a 流局) at the table, exactly as shown on this run;
@@ -127,9 +137,6 @@ def confirm(desk: Desk, judged: Judged, photo_id: str | None, script: str,
     if at.failure:
         st.error(t("沒有記進牌桌（這一手還在）：" + at.failure))
         at.failure = None
-    if at.note:
-        st.success(t(at.note))
-        at.note = None
     if at.deals_apart:
         st.warning(t(at.deals_apart))
         at.deals_apart = None

@@ -1,12 +1,12 @@
 """Widgets whose value lives in the page's state (`ui/state.py`, reached through a `Field`), never in a label.
 
-A Streamlit radio keeps what was chosen by its widget key and may hand back the *label* when its
+A Streamlit choice keeps what was chosen by its widget key and may hand back the *label* when its
 labels change (the names of the seats change with the dealer, the players' names and the
-script). So a choice here is a radio over the options' places, keyed by its labels and its current
-value: when either changes, the next run draws a new widget started from the field's value, and a
-callback (a ledger fill-in, an edit loaded) only has to set the field.
+script). So a choice here is a segmented control (one row of buttons, compact on a phone) over the options' places,
+keyed by its labels and its current value: when either changes, the next run draws a new widget started from the
+field's value, and a callback (a ledger fill-in, an edit loaded) only has to set the field.
 
-Only the radio drawn last for a field's name sets it; so too the number and text boxes and drop-downs here (`number`,
+Only the choice drawn last for a field's name sets it; so too the number and text boxes and drop-downs here (`number`,
 `text`, `pick`), keyed by their value in the same way. A phone's browser sends every widget's value with each
 request, as it has them: a request it made before it drew the page's last run (a tap, the table's watch) still
 carries the widgets that run replaced, and Streamlit keeps a replaced widget's callback, so their old values would
@@ -65,13 +65,16 @@ def _key(name: str, labels: tuple[str, ...], value: object) -> str:
 
 
 def _drawn(name: str) -> str:
-    return f"{name}-drawn"  # the key of the radio drawn last for ss[name]
+    return f"{name}-drawn"  # the key of the widget drawn last for ss[name]
 
 
 def _chosen(field: Field, key: str, options: tuple, then: Callable[[Any], None] | None) -> None:
     if ss.get(_drawn(field.name)) != key:
-        return  # a radio the page has replaced since: its value is stale
+        return  # a choice the page has replaced since: its value is stale
     index = ss.get(key)
+    if index is None and field.get() in options:  # the option chosen, tapped again: it stays chosen, as on a radio
+        ss[key] = options.index(field.get())
+        return
     field.set(None if index is None else options[index])
     if then is not None:
         then(field.get())
@@ -120,5 +123,5 @@ def choice(label: str, options: Sequence, field: Field, format_func: Callable[[A
     labels = distinct([format_func(o) for o in options])
     index = options.index(field.get()) if field.get() in options else None
     key = ss[_drawn(field.name)] = _key(field.name, labels, index)
-    st.radio(label, range(len(options)), index=index, key=key, horizontal=True, format_func=labels.__getitem__,
-             on_change=_chosen, args=(field, key, options, then), help=help)
+    st.segmented_control(label, range(len(options)), default=index, key=key, format_func=labels.__getitem__,
+                         on_change=_chosen, args=(field, key, options, then), help=help)
