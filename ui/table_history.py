@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ledger import Conflict, LedgerError, LedgerLine, Recorded, running_totals, write_csv
+from ledger import Conflict, LedgerError, LedgerLine, Recorded, totals, write_csv
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
@@ -109,9 +109,9 @@ def totals_at_top(desk: Desk, script: str) -> None:
     if not desk.hands:
         return
     with st.popover(in_script(f"整晚的總帳（{len(desk.hands)} 局）", script)):
-        after = running_totals(desk.hands)[-1][1]
-        for seat in SEATS:
-            st.markdown(f"{player(seat, desk.table, script)}：**{signed(after[seat])}**")
+        after = totals(desk.hands)  # by player: the money is theirs, whichever seat they sit in now
+        for seat, who in zip(SEATS, desk.table.seating, strict=True):
+            st.markdown(f"{player(seat, desk.table, script)}：**{signed(after.get(who, 0))}**")
 
 
 def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
