@@ -429,6 +429,32 @@ def test_a_photo_of_nothing_is_looked_at_no_larger_than_twice_the_cards_largest_
     assert [side for _, side in reader.passes] == sides and max(sides) <= 2 * reader.card.max_side
 
 
+def test_a_photo_smaller_than_the_first_pass_is_enlarged_only_as_far_as_the_settings_say():
+    image = np.zeros((384, 512, 3), np.uint8)
+    reader = RecordingDetector({})
+    reader.read(image)
+    assert [side for _, side in reader.passes] == [512]
+    reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, first_pass_enlarge=2.0)
+    reader.read(image)
+    assert [side for _, side in reader.passes] == [512, 1024]
+
+
+def test_tiles_a_little_under_the_trained_width_are_read_again_at_it():
+    """A hand at 0.8 of the trained tile width (20 px tiles in a 512 px photo) reads better looked at again at the
+    trained width (docs/decisions/detector-head-room.md); `second_pass_scale` looks at it that many times larger."""
+    image = np.zeros((384, 512, 3), np.uint8)
+    reader = RecordingDetector({image.shape[:2]: sure_of(boxes_in_a_row(14, 50, 150, 24, 32))})
+    reader.read(image)
+    (region, side), = reader.passes[1:]
+    assert side == int(max(region) * 30 / 24)
+    reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, second_pass_scale=1.5)
+    reader.read(image)
+    assert reader.passes[1:] == [(region, int(max(region) * 30 / (24 / 1.5)))]
+    reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, same_scale_from=0.7)
+    reader.read(image)
+    assert len(reader.passes) == 1  # the earlier threshold: read as the first pass found them
+
+
 def test_a_squashed_photo_is_widened_no_larger_than_the_largest_photo_read():
     """Tiles 0.15 as wide as tall ask for the width restored 5x: a 12 MP photo 20160 px wide. It keeps
     READ_SIDE instead (its height shrinks), and the boxes come back in the photo's own pixels."""
