@@ -271,7 +271,7 @@ def test_the_command_line_draws_a_reading_as_the_page_draws_it_untouched(tmp_pat
     from vision.detections import UNSURE_BELOW
     from vision.draw import flagged
 
-    photo = DATA / "unseen-small" / "images" / "val" / "000017.jpg"
+    photo = DATA / "unseen-small" / "images" / "val" / "000026.jpg"
     out_png = tmp_path / "annotated.png"
     run = subprocess.run([sys.executable, "-m", "vision", "read", str(photo), "--annotate", str(out_png)],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
