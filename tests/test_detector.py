@@ -440,8 +440,8 @@ def test_a_photo_smaller_than_the_first_pass_is_enlarged_only_as_far_as_the_sett
 
 
 def test_tiles_a_little_under_the_trained_width_are_read_again_at_it():
-    """A hand at 0.8 of the trained tile width (20 px tiles in a 512 px photo) reads better looked at again at the
-    trained width (docs/decisions/detector-head-room.md); `second_pass_scale` looks at it that many times larger."""
+    """A hand at 0.8 of the trained tile width reads better looked at again at the trained width
+    (docs/decisions/detector-head-room.md); `second_pass_scale` looks at it that many times larger."""
     image = np.zeros((384, 512, 3), np.uint8)
     reader = RecordingDetector({image.shape[:2]: sure_of(boxes_in_a_row(14, 50, 150, 24, 32))})
     reader.read(image)
