@@ -271,7 +271,7 @@ def test_the_command_line_draws_a_reading_as_the_page_draws_it_untouched(tmp_pat
     from vision.detections import UNSURE_BELOW
     from vision.draw import flagged
 
-    photo = DATA / "unseen-small" / "images" / "val" / "000017.jpg"
+    photo = DATA / "unseen-small" / "images" / "val" / "000026.jpg"
     out_png = tmp_path / "annotated.png"
     run = subprocess.run([sys.executable, "-m", "vision", "read", str(photo), "--annotate", str(out_png)],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -429,6 +429,32 @@ def test_a_photo_of_nothing_is_looked_at_no_larger_than_twice_the_cards_largest_
     assert not len(reader.read(np.zeros((*shape, 3), np.uint8)))
     assert [side for _, side in reader.passes] == sides and max(sides) <= 2 * reader.card.max_side
     assert reader.passes[1][0] == (512, 512)
+
+
+def test_a_photo_smaller_than_the_first_pass_is_enlarged_only_as_far_as_the_settings_say():
+    image = np.zeros((384, 512, 3), np.uint8)
+    reader = RecordingDetector({})
+    reader.read(image)
+    assert [side for _, side in reader.passes] == [512]
+    reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, first_pass_enlarge=2.0)
+    reader.read(image)
+    assert [side for _, side in reader.passes] == [512, 1024]
+
+
+def test_tiles_a_little_under_the_trained_width_are_read_again_at_it():
+    """A hand at 0.8 of the trained tile width reads better looked at again at the trained width
+    (docs/decisions/detector-head-room.md); `second_pass_scale` looks at it that many times larger."""
+    image = np.zeros((384, 512, 3), np.uint8)
+    reader = RecordingDetector({image.shape[:2]: sure_of(boxes_in_a_row(14, 50, 150, 24, 32))})
+    reader.read(image)
+    (region, side), = reader.passes[1:]
+    assert side == int(max(region) * 30 / 24)
+    reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, second_pass_scale=1.5)
+    reader.read(image)
+    assert reader.passes[1:] == [(region, int(max(region) * 30 / (24 / 1.5)))]
+    reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, same_scale_from=0.7)
+    reader.read(image)
+    assert len(reader.passes) == 1  # the earlier threshold: read as the first pass found them
 
 
 def test_a_squashed_photo_is_widened_no_larger_than_the_largest_photo_read():

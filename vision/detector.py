@@ -286,7 +286,8 @@ class TileDetector:
         x1, y1 = np.maximum(boxes[:, :2].min(axis=0) - pad, 0).astype(int)
         x2, y2 = np.minimum(boxes[:, 2:].max(axis=0) + pad, [w, h]).astype(int)
         region = image[y1:y2, x1:x2]
-        found = self.detect(region, long_side=side_for(self.card, region, tile_w), conf=conf, faint_flowers=True)
+        found = self.detect(region, long_side=side_for(self.card, region, tile_w / self.settings.second_pass_scale),
+                            conf=conf, faint_flowers=True)
         return Detections(found.boxes + np.array([x1, y1, x1, y1], np.float32), found.scores)
 
     def find(self, image: np.ndarray, conf: float | None, found: Detections | None = None) -> tuple[Detections, int]:
@@ -300,6 +301,7 @@ class TileDetector:
         `found`: the pass at the model's size where the caller made it (`look`), in `image`'s pixels."""
         long_side, photo_side = self.card.imgsz, max(image.shape[:2])
         cap = self.settings.first_pass_max * self.card.max_side
+        largest = min(photo_side * self.settings.first_pass_enlarge, cap)
         while True:
             if found is None or long_side != self.card.imgsz:
                 found = self.detect(image, long_side=long_side, conf=conf, faint_flowers=True)
@@ -309,10 +311,10 @@ class TileDetector:
                 return near
             input_tile = float(np.median(np.minimum(sure.widths, sure.heights))) * long_side / photo_side \
                 if len(sure) else 0.0
-            if input_tile >= self.settings.min_found_tile or long_side >= min(photo_side, cap):
+            if input_tile >= self.settings.min_found_tile or long_side >= largest:
                 return found, long_side
             doubled = 2 * long_side
-            long_side = cap if 2 * doubled > cap and doubled < min(photo_side, cap) else doubled
+            long_side = cap if 2 * doubled > cap and doubled < largest else doubled
 
     def close_up(self, image: np.ndarray, sure: Detections, conf: float | None) -> tuple[Detections, int] | None:
         """The photo read shrunk (`read_shrunk`) where the first pass at the model's size found no sure box, or a

@@ -132,12 +132,13 @@ class DetectorSettings(Settings):
 
     # vision.detector: the passes, and which clusters of tiles are read again at the trained size [detector-passes]
     min_found_tile: float = 12.0  # below this width (px at the network input) the first pass misses tiles: look larger
-    same_scale_from: float = 0.7  # clusters of tiles between these multiples of the trained width are read...
-    same_scale_to: float = 1.5  # ...as the first pass found them
+    same_scale_from: float = 0.85  # clusters between these multiples of the trained width... [detector-head-room]
+    same_scale_to: float = 1.5  # ...are read as the first pass found them
     cluster_size_ratio: float = 1.6  # tiles of one cluster differ in size by less than this factor...
     cluster_reach: float = 3.0  # ...and lie within this many tile sizes of a neighbour of the cluster
     max_second_passes: int = 3  # second passes for at most this many clusters, the largest first
     first_pass_max: int = 2  # the first pass's largest input is this many times the card's max_side
+    first_pass_enlarge: float = 1.0  # ...and this many times the photo's long side [detector-head-room]
     min_aspect: float = 0.45  # a median box narrower than this (width / height) is a squashed photo...
     upright_aspect: float = 0.75  # ...read again with its width restored so the median comes to this...
     max_restore: float = 6.0  # ...by at most this factor...
@@ -147,6 +148,8 @@ class DetectorSettings(Settings):
     flower_run_touch: float = 0.3  # or it lies inside a run of flowers, touching within this of its width
     nms_iou: float = 0.5  # boxes overlapping more than this (IoU) are one tile, within a pass and across passes
     region_margin: float = 1.5  # a second pass reads its cluster's region with this many tile widths around it
+    second_pass_scale: float = 1.0  # ...resized so its tiles come out this many times the trained width
+    # [detector-head-room]
     halve_from: float = 4.0  # crops of tiles this many crop heights or taller are cut from a halved photo
     reduced_decode: float = 1.0  # a JPEG is decoded at 1/2, 1/4, 1/8 while its tiles stay this many crop heights
     # tall; 0: always whole [reduced-decode]
