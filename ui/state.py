@@ -22,7 +22,7 @@ from typing import TypeVar, cast
 import numpy as np
 import streamlit as st
 
-from ledger import Evening, Ledger, Recorded, TableInfo
+from ledger import Evening, Ledger, Recorded, Seating, TableInfo
 from scoring.draft import Draft
 from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, SettlementRules, available_rulesets, load_ruleset
@@ -221,6 +221,8 @@ class TableState:
     seen: tuple[str, int] | None = None  # (code, revision) whose next deal the page took
     expect: int | None = None  # the hand number the page shows (recording it is checked against it)
     deal: Deal | None = None  # the deal the page took with it
+    seating: Seating | None = None  # the 將's seating the page took with it (recording it is checked against it)
+    first_dealer: Seat | None = None  # and its 起莊
     refresh: bool = False  # a race lost: take the ledger's deal on the next run though a hand is being entered
     editing: tuple[int, int | None] | None = None  # (hand number, revision) of the hand being edited
     edit_photo: str | None = None  # the photo id of the hand being edited

@@ -109,6 +109,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
             not busy or refresh or seen is None or seen[0] != code):
         hand.take_deal(desk.deal)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
+        at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
     editing = at.editing
     if editing is None:
         assert at.deal is not None  # taken above on the table's first run

@@ -126,7 +126,8 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
         at.asked = asked = None
     if asked == ("undo", last.seq, last.revision):
-        st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.line, desk.table, 'traditional')}）？"))
+        said = result_text(last.line, desk.table, "traditional", last.seating)
+        st.warning(t(f"確定刪掉第 {last.seq} 局（{said}）？"))
         with st.container(horizontal=True):
             st.button(t("確定刪掉"), type="primary", on_click=_undo, args=(desk, last.seq, last.revision))
             st.button(t("不要刪"), on_click=at.ask, args=(None,))

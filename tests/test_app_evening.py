@@ -1,0 +1,73 @@
+"""The evening as a Taiwanese table plays it, on the page (AppTest, a real SQLite file per test): money by
+player whatever seat they sit in, 將 ended and seated again, 東錢."""
+
+import pytest
+
+from ledger import CutRule, Ledger, totals
+from scoring.seats import SEATS
+from tests.app_driver import ok, press
+from tests.test_app_table import enter, phone, totals_shown, win_as
+from tests.test_ledger_players import play_jiang
+from ui.table import DB_ENV
+
+E, S, W, N = SEATS
+NAMES = ("阿明", "阿華", "小芳", "大雄")
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    path = tmp_path / "taishu.db"
+    monkeypatch.setenv(DB_ENV, str(path))
+    return path
+
+
+def second_jiang(db, seating=(5, 2, 3, 4)) -> Ledger:
+    """A table whose first 將 is played (16 hands by the ledger), a fifth player 阿德 seated for the second."""
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    led.add_player("friday", "阿德")
+    play_jiang(led)
+    led.start_jiang("friday", led.revision("friday"), seating, E)
+    return led
+
+
+def shown_money(at) -> dict[str, int]:
+    return {r["玩家"]: r["合計"] for r in totals_shown(at)}
+
+
+def test_the_money_is_by_player_with_the_pot_and_a_rename_moves_none(db):
+    """阿明 played the first 將 and sits out the second: his money stays his, on a row of his own; 阿德 now sits
+    東家 and wins a 自摸 whose 東錢 goes to the pot, a row of its own; players and pot add up to zero."""
+    led = second_jiang(db)
+    led.set_cut("friday", CutRule("self_draw", 100, 1000, None))
+    before = totals(led.hands("friday"))
+    at = win_as(phone(), "東家")
+    last = led.hands("friday")[-1]
+    assert last.seating == (5, 2, 3, 4) and last.jiang == 2 and last.pot == 100
+    evening = totals(led.hands("friday"))
+    shown = shown_money(at)
+    assert shown == {"東家 阿德": evening[5], "南家 阿華": evening[2], "西家 小芳": evening[3],
+                     "北家 大雄": evening[4], "阿明": before[1], "東錢（公費）": 100}
+    assert sum(shown.values()) == 0
+    rows = totals_shown(at)
+    assert [r["第 1 將"] for r in rows] == [0, before[2], before[3], before[4], before[1], 0]
+    assert rows[0]["第 2 將"] == evening[5] and rows[-1]["第 2 將"] == 100
+    newest = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")[0]
+    assert newest["東錢"] == 100 and newest["東家 阿德"] == last.net_by_player[5] and newest["阿明"] == 0
+    at.text_input(key=f"name-E-{led.revision('friday')}").set_value("德哥")
+    press(at, "儲存牌桌設定")
+    assert shown_money(ok(at)) == {("東家 德哥" if k == "東家 阿德" else k): v for k, v in shown.items()}
+    assert totals(led.hands("friday")) == evening
+
+
+def test_a_hand_entered_under_seats_drawn_again_meanwhile_is_not_recorded_for_the_wrong_players(db):
+    """A phone entering a hand while another draws the seats: the hand is not paid to whoever sits there now."""
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    at = phone()
+    enter(at, "東家")
+    led.start_jiang("friday", led.revision("friday"), (2, 3, 4, 1), E)
+    press(at, "胡了，記下這一局")
+    assert not led.hands("friday") and any("換了座位" in w.value for w in at.warning)
