@@ -71,3 +71,50 @@ def test_a_hand_entered_under_seats_drawn_again_meanwhile_is_not_recorded_for_th
     led.start_jiang("friday", led.revision("friday"), (2, 3, 4, 1), E)
     press(at, "胡了，記下這一局")
     assert not led.hands("friday") and any("換了座位" in w.value for w in at.warning)
+
+
+def jiang_played(db) -> Ledger:
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    play_jiang(led)
+    return led
+
+
+def test_a_jiang_ended_is_said_on_every_phone_and_the_seats_drawn_are_the_same_on_each(db):
+    led = jiang_played(db)
+    a, b = phone(), phone()
+    for at in (a, b):
+        assert any("第 1 將打完了" in w.value for w in at.warning)
+    a.radio(key=f"seat-first-{led.revision('friday')}").set_value(4)  # 起莊 drawn too
+    press(a, "抽位（隨機排座位）")
+    jiang = led.state("friday").table.jiang
+    assert jiang.number == 2 and jiang.drawn and sorted(jiang.seating) == [1, 2, 3, 4]
+    said = " · ".join(f"{s.zh} {NAMES[p - 1]}" for s, p in zip(SEATS, jiang.seating, strict=True))
+    for at in (a, ok(b.run())):
+        assert not any("打完了" in w.value for w in at.warning)
+        assert any(said in c.value and f"{jiang.first_dealer.zh}起莊" in c.value for c in at.caption)
+        assert f"東風圈 · 莊家 {jiang.first_dealer.zh}" in at.info[0].value
+
+
+def test_the_next_jiang_seated_as_picked_starts_in_the_east_round_with_the_dealer_asked(db):
+    led = jiang_played(db)
+    at = phone()
+    rev = led.revision("friday")
+    for seat, who in zip(SEATS, (3, 4, 1, 2), strict=True):
+        at.selectbox(key=f"seat-{seat.code}-{rev}").set_value(who)
+    at.radio(key=f"seat-first-{rev}").set_value(1)  # 南家 起莊
+    press(at, "照這樣坐")
+    table = led.state("friday").table
+    assert (table.seating, table.first_dealer, table.jiang.drawn) == ((3, 4, 1, 2), S, False)
+    assert "第 17 局 · 東風圈 · 莊家 南家 大雄" in at.info[0].value
+    win_as(at, "西家")  # 阿明 sits 西家 now
+    assert led.hands("friday")[-1].seating == (3, 4, 1, 2) and led.hands("friday")[-1].net_by_player[1] > 0
+
+
+def test_one_player_in_two_seats_is_refused_with_words(db):
+    led = jiang_played(db)
+    at = phone()
+    at.selectbox(key=f"seat-S-{led.revision('friday')}").set_value(1)
+    press(at, "照這樣坐")
+    assert led.state("friday").table.jiang.number == 1 and any("兩個位子" in e.value for e in at.error)

@@ -7,7 +7,7 @@ hand is being entered), puts the table's 底, 每台 and ruleset on the page on 
 is edited under the ones it was played under), and shows the table's line, its link and QR code, its settings, and
 watches the table: a phone left alone runs again within WATCH_SECONDS of another phone's write (`_watch`).
 What the page does at the table is in `ui/table_record.py` (recording a hand), `ui/table_history.py` (the
-evening's lines, undo, edit) and `ui/table_penalties.py` (詐胡, 罰款).
+evening's lines, undo, edit), `ui/table_penalties.py` (詐胡, 罰款) and `ui/table_seating.py` (who sits where).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import streamlit as st
 from ledger import Ledger, LedgerError, TableInfo, table_code
 from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
-from ui import table_memory, teach_page
+from ui import table_memory, table_seating, teach_page
 from ui.state import Desk, hand_state, table_state
 from ui.table import clean_name, db_path, deal_text, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
@@ -122,6 +122,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.warning(t(damaged.message))
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
+    table_seating.seating(desk, script)  # a 將 ended: the next one's seats and 起莊, on every phone
     if at.settings_error:
         st.error(t("牌桌設定存不進去：" + at.settings_error))
         at.settings_error = None
