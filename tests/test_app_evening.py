@@ -118,3 +118,33 @@ def test_one_player_in_two_seats_is_refused_with_words(db):
     at.selectbox(key=f"seat-S-{led.revision('friday')}").set_value(1)
     press(at, "照這樣坐")
     assert led.state("friday").table.jiang.number == 1 and any("兩個位子" in e.value for e in at.error)
+
+
+def test_the_cut_set_on_the_page_is_taken_to_its_cap_and_the_money_still_adds_up(db):
+    """東錢 100 from each 自摸, 150 at most, to the host 阿德 (not seated): the second 自摸 pays the 50 left."""
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    led.add_player("friday", "阿德")
+    at = phone()
+    rev = led.revision("friday")
+    at.radio(key=f"cut-per-{rev}").set_value(1)
+    at.number_input(key=f"cut-amount-{rev}").set_value(100)
+    at.number_input(key=f"cut-cap-{rev}").set_value(150)
+    at.selectbox(key=f"cut-to-{rev}").set_value(5)
+    press(at, "儲存東錢設定")
+    assert led.state("friday").table.cut == CutRule("self_draw", 100, 150, 5)
+    win_as(at, "南家")
+    win_as(at, "西家")
+    hands = led.hands("friday")
+    assert [h.cut.total for h in hands if h.cut] == [100, 50]
+    shown = shown_money(at)
+    labels = ("東家 阿明", "南家 阿華", "西家 小芳", "北家 大雄", "阿德")
+    assert shown["阿德"] == 150 and sum(shown.values()) == 0
+    assert shown == {k: totals(hands)[p] for k, p in zip(labels, range(1, 6), strict=True)}
+    lines = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")
+    assert [r["東錢"] for r in lines] == [50, 100] and [r["阿德"] for r in lines] == [50, 100]
+    rev = led.revision("friday")
+    at.radio(key=f"cut-per-{rev}").set_value(0)
+    press(at, "儲存東錢設定")
+    assert led.state("friday").table.cut is None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ledger import Ledger, LedgerError, TableInfo, table_code
+from ledger import CUT_PER, CutRule, Ledger, LedgerError, TableInfo, table_code
 from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
 from ui import table_memory, table_seating, teach_page
@@ -134,6 +134,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
+        _cut_settings(desk, script)
         st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk
@@ -184,6 +185,37 @@ def _settings(desk: Desk, script: str) -> None:
             try:
                 desk.ledger.update_table(desk.code, tuple(clean_name(n) for n in names), SEATS[first], int(base),
                                          int(per_tai), ruleset)
+            except LedgerError as exc:
+                st.error(t("存不進去：" + str(exc)))
+            else:
+                st.rerun()
+
+
+CUT_WORDS = ("不抽東錢", "每次自摸抽", "每局胡牌抽")  # off, then as `ledger.CUT_PER`
+
+
+def _cut_settings(desk: Desk, script: str) -> None:
+    """東錢: off, or an amount from each 自摸 or each hand won, up to a cap for the evening, to a player or the pot."""
+    table, rev, rule = desk.table, desk.table.revision, desk.table.cut
+
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    takers: list[int | None] = [None, *(p.id for p in table.players)]
+    with st.form(f"cut-{rev}"):
+        per = st.radio(t("東錢"), range(3), index=0 if rule is None else 1 + CUT_PER.index(rule.per), horizontal=True,
+                       format_func=lambda i: t(CUT_WORDS[i]), key=f"cut-per-{rev}")
+        amount = st.number_input(t("每次抽多少"), min_value=1, max_value=1_000_000, step=10,
+                                 value=100 if rule is None else rule.amount, key=f"cut-amount-{rev}")
+        cap = st.number_input(t("整晚最多抽多少"), min_value=1, max_value=100_000_000, step=100,
+                              value=1000 if rule is None else rule.cap, key=f"cut-cap-{rev}")
+        to = st.selectbox(t("東錢給誰"), takers, index=takers.index(None if rule is None else rule.to),
+                          format_func=lambda p: t("公費") if p is None else table.name(p) or t(f"玩家 {p}"),
+                          key=f"cut-to-{rev}")
+        if st.form_submit_button(t("儲存東錢設定")):
+            try:
+                desk.ledger.set_cut(desk.code, None if per == 0 else CutRule(CUT_PER[per - 1], int(amount), int(cap),
+                                                                             to))
             except LedgerError as exc:
                 st.error(t("存不進去：" + str(exc)))
             else:
