@@ -5,7 +5,7 @@ import pytest
 
 from ledger import CutRule, Ledger, totals
 from scoring.seats import SEATS
-from tests.app_driver import ok, press
+from tests.app_driver import choose, ok, press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
 from ui.table import DB_ENV
@@ -148,3 +148,21 @@ def test_the_cut_set_on_the_page_is_taken_to_its_cap_and_the_money_still_adds_up
     at.radio(key=f"cut-per-{rev}").set_value(0)
     press(at, "儲存東錢設定")
     assert led.state("friday").table.cut is None
+
+
+def test_a_false_self_draw_is_recorded_beside_the_false_win_and_comes_back_as_one(db):
+    """西家 says 自摸 for 6 台 and is wrong: a 詐摸, paid as a 詐胡 is under 改良式, the dealer keeping the deal."""
+    Ledger(db).open_table("friday", ruleset="tw16-improved")
+    at = phone()
+    press(at, "詐摸")
+    choose(at, "false_win_caller", "西家")
+    ok(at.number_input(key="false_win_claimed").set_value(6).run())
+    press(at, "確定記下詐摸")
+    [recorded] = Ledger(db).hands("friday")
+    assert recorded.line.false_win.self_drawn and recorded.line.false_win.caller == W
+    assert at.success[0].value == "第 1 局記好了：西家 詐摸 6 台"
+    press(at, "修改這一局")
+    assert at.radio(key="false_win_drawn").value is True and any(b.label == "確定記下詐摸" for b in at.button)
+    ok(at.radio(key="false_win_drawn").set_value(False).run())
+    press(at, "確定記下詐胡")
+    assert not Ledger(db).hands("friday")[0].line.false_win.self_drawn

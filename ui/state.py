@@ -39,7 +39,7 @@ FIRST_TURN = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽"
               "after_flower": "補花後自摸"}
 FLAG_NAMES = (*FLAGS, *FIRST_TURN)
 # The 詐胡 and 罰款 forms' widgets (ui/table_penalties.py), emptied once their line is recorded or dropped.
-FORM_KEYS = ("false_win_claimed", "penalty_reason",
+FORM_KEYS = ("false_win_claimed", "false_win_drawn", "penalty_reason",
              *(f"{k}_{s.code}" for s in SEATS for k in ("false_win_ready", "false_win_wait", "penalty")))
 
 

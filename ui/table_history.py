@@ -68,7 +68,7 @@ def _load_lines(line: LedgerLine, others: tuple, seq: int) -> None:
     record = line.false_win  # `false_win` is the ledger's maker of such a line, imported above
     if record is not None:
         at.false_win_caller = record.caller
-        at.set_form({"false_win_claimed": record.claimed})
+        at.set_form({"false_win_claimed": record.claimed, "false_win_drawn": record.self_drawn})
         paid = next((p for p in record.payments if p.tai), None)
         if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
             hand_state().take_stakes(per_tai=paid.amount // paid.tai)
