@@ -166,3 +166,35 @@ def test_a_false_self_draw_is_recorded_beside_the_false_win_and_comes_back_as_on
     ok(at.radio(key="false_win_drawn").set_value(False).run())
     press(at, "確定記下詐胡")
     assert not Ledger(db).hands("friday")[0].line.false_win.self_drawn
+
+
+def test_an_evening_closed_when_sure_is_kept_and_the_next_starts_from_nothing(db):
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    at = win_as(phone(), "南家")
+    won = totals(led.hands("friday"))
+    press(at, "結束這一晚（第 1 晚）")
+    assert led.state("friday").table.evening == 1  # asked first
+    press(at, "還沒打完")
+    press(at, "結束這一晚（第 1 晚）")
+    press(at, "確定結束這一晚")
+    evening = led.state("friday")
+    assert evening.table.evening == 2 and not evening.hands and "第 1 局 · 東風圈" in at.info[0].value
+    assert any("還沒有記任何一局" in c.value for c in at.caption)
+    figures = {r["玩家"]: r for r in next(t.value for t in at.table if "放槍" in t.value.columns).to_dict("records")}
+    assert figures["南家 阿華"]["輸贏"] == won[2] and figures["南家 阿華"]["自摸"] == 1
+    assert figures["東家 阿明"]["輸贏"] == won[1] and figures["東家 阿明"]["局數"] == 1
+    assert "（第 1 晚第 1 局）" in figures["南家 阿華"]["最大一手"]
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert "匯出全部（CSV）" in labels and "匯出全部（JSON）" in labels
+
+
+def test_an_evening_closed_on_a_stale_page_is_refused_with_words(db):
+    led = Ledger(db)
+    led.open_table("friday")
+    at = win_as(phone(), "南家")
+    press(at, "結束這一晚（第 1 晚）")
+    led.rename_player("friday", 1, "阿明")  # another phone, meanwhile
+    press(at, "確定結束這一晚")
+    assert led.state("friday").table.evening == 1 and any("這一晚沒有結束" in w.value for w in at.warning)

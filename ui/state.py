@@ -22,7 +22,7 @@ from typing import TypeVar, cast
 import numpy as np
 import streamlit as st
 
-from ledger import Evening, Ledger, Recorded, Seating, TableInfo
+from ledger import Evening, History, Ledger, Recorded, Seating, TableInfo
 from scoring.draft import Draft
 from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, SettlementRules, available_rulesets, load_ruleset
@@ -216,6 +216,7 @@ class TableState:
     """The page at a table."""
 
     cache: tuple[tuple, Evening] | None = None  # the evening read, by (file, code, revision)
+    history: tuple[tuple, History] | None = None  # every evening read, by (file, code, revision), when shown
     opened: tuple[str, str] | None = None  # (file, code) of the table opened (made where new) by this session
     error: str | None = None  # why the table code typed is no table code
     seen: tuple[str, int] | None = None  # (code, revision) whose next deal the page took

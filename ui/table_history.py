@@ -14,6 +14,7 @@ from ledger import Conflict, LedgerError, LedgerLine, Recorded, write_csv
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
+from ui import table_evenings
 from ui.chart import evening_chart
 from ui.result import SetAside
 from ui.state import FLAG_NAMES, Desk, hand_state, table_state
@@ -111,7 +112,15 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     st.subheader(t(f"⑥ 整晚的帳（牌桌 {desk.code}）"))
     if not desk.hands:
         st.caption(t("還沒有記任何一局。"))
-        return
+    else:
+        _lines(desk, script, load)
+    table_evenings.render(desk, script)  # every evening: each player's figures, the history, closing this one
+
+
+def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
     hands = list(desk.hands)
     st.table(totals_rows(desk.table, hands, script), hide_index=True)
     st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
