@@ -8,7 +8,7 @@ from scoring.seats import SEATS
 from tests.app_driver import choose, ok, press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
-from ui.table import DB_ENV
+from ui.table import DB_ENV, MARK
 
 E, S, W, N = SEATS
 NAMES = ("阿明", "阿華", "小芳", "大雄")
@@ -198,3 +198,24 @@ def test_an_evening_closed_on_a_stale_page_is_refused_with_words(db):
     led.rename_player("friday", 1, "阿明")  # another phone, meanwhile
     press(at, "確定結束這一晚")
     assert led.state("friday").table.evening == 1 and any("這一晚沒有結束" in w.value for w in at.warning)
+
+
+def test_a_phone_that_is_a_players_marks_their_balance_and_the_hands_that_pay_them(db):
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    at = phone()
+    at.selectbox(key=f"phone-{led.revision('friday')}").set_value(2)
+    ok(at.run())
+    assert at.query_params["player"] == "2"
+    win_as(at, "南家")
+    win_as(at, "西家")
+    shown = shown_money(at)
+    mine = totals(led.hands("friday"))[2]
+    assert shown[MARK + "南家 阿華"] == mine and f"**{MARK}南家 阿華：{mine:+d}**" in [m.value for m in at.markdown]
+    lines = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")
+    assert [r["結果"].startswith(MARK) for r in lines] == [False, True]  # 南家's own 自摸 pays them, 西家's not
+    other = phone()  # any other phone: nothing marked, and it records as before
+    assert MARK + "南家 阿華" not in shown_money(other)
+    at.query_params["player"] = "99"  # not a player of the table: nothing marked, no error
+    assert "南家 阿華" in shown_money(ok(at.run())) and not at.error

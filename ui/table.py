@@ -105,13 +105,14 @@ def qr_png(text: str, scale: int = 6) -> bytes:
     return out.getvalue()
 
 
+MARK = "★ "  # this phone's player, and the hands that pay them
 POT = "東錢（公費）"  # the 東錢 put in the pot: a row and a column of its own
 
 
-def totals_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict[str, object]]:
+def totals_rows(table: TableInfo, hands: list[Recorded], script: str, me: int | None = None) -> list[dict[str, object]]:
     """One row per player (the seated ones first; anyone else with money in the evening after them), their money
     after the last hand and, once a second 將 is played, each 將's subtotal beside it; the pot's 東錢 as its own
-    row where there is any: the rows add up to the lines' sum."""
+    row where there is any: the rows add up to the lines' sum. `me`: this phone's player, marked."""
     after, by_jiang = totals(hands), jiang_totals(hands)
     pot = sum(h.pot for h in hands)
     shown_jiang = by_jiang if len(by_jiang) > 1 else {}
@@ -120,7 +121,7 @@ def totals_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[di
         return {in_script("玩家", script): label, in_script("合計", script): total} | {
             in_script(f"第 {n} 將", script): parts[n] for n in shown_jiang}
 
-    rows = [row(player_label(table, who, script), after.get(who, 0),
+    rows = [row((MARK if who == me else "") + player_label(table, who, script), after.get(who, 0),
                 {n: money.get(who, 0) for n, money in shown_jiang.items()}) for who in _players(table, hands)]
     if pot:
         jiang_pot = {n: sum(h.pot for h in hands if h.jiang == n) for n in shown_jiang}
@@ -137,9 +138,9 @@ def chart_columns(table: TableInfo, hands: list[Recorded], script: str) -> dict[
     return columns
 
 
-def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict[str, object]]:
-    """The hands, newest first: number, 將 (once there is a second), deal, result (named as they sat then), each
-    player's money on it, and the 東錢 taken on it where any was."""
+def hand_rows(table: TableInfo, hands: list[Recorded], script: str, me: int | None = None) -> list[dict[str, object]]:
+    """The hands, newest first: number, 將 (once there is a second), deal, result (named as they sat then; marked
+    where it pays `me`, this phone's player), each player's money on it, and the 東錢 taken on it where any was."""
     rows = []
     players = _players(table, hands)
     several = len({h.jiang for h in hands}) > 1
@@ -153,7 +154,8 @@ def hand_rows(table: TableInfo, hands: list[Recorded], script: str) -> list[dict
         row |= {
             in_script("圈", script): wind_label(deal.round, script),
             in_script("莊家", script): seat_label(deal.dealer, script) + streak,
-            in_script("結果", script): result_text(h.line, table, script, h.seating)
+            in_script("結果", script): (MARK if me is not None and h.net_by_player.get(me, 0) > 0 else "")
+            + result_text(h.line, table, script, h.seating)
             + (in_script("（改過）", script) if h.edited_at else ""),
         }
         money = h.net_by_player

@@ -17,7 +17,7 @@ import streamlit as st
 from ledger import CUT_PER, CutRule, Ledger, LedgerError, TableInfo, table_code
 from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
-from ui import table_memory, table_seating, teach_page
+from ui import table_memory, table_phone, table_seating, teach_page
 from ui.state import Desk, hand_state, table_state
 from ui.table import clean_name, db_path, deal_text, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
@@ -135,6 +135,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         _invite(desk, script)
         _settings(desk, script)
         _cut_settings(desk, script)
+        table_phone.picker(desk, script)
         st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk

@@ -14,11 +14,11 @@ from ledger import Conflict, LedgerError, LedgerLine, Recorded, write_csv
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
-from ui import table_evenings
+from ui import table_evenings, table_phone
 from ui.chart import evening_chart
-from ui.result import SetAside
+from ui.result import SetAside, signed
 from ui.state import FLAG_NAMES, Desk, hand_state, table_state
-from ui.table import chart_columns, hand_rows, result_text, totals_rows
+from ui.table import MARK, chart_columns, hand_rows, result_text, totals_rows
 from ui.text import in_script
 
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
@@ -122,13 +122,18 @@ def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         return in_script(text, script)
 
     hands = list(desk.hands)
-    st.table(totals_rows(desk.table, hands, script), hide_index=True)
+    me = table_phone.mine(desk.table)
+    rows = totals_rows(desk.table, hands, script, me)
+    mark = next((r for r in rows if str(r[t("玩家")]).startswith(MARK)), None)
+    if mark is not None:
+        st.markdown(f"**{mark[t('玩家')]}：{signed(int(str(mark[t('合計')])))}**")
+    st.table(rows, hide_index=True)
     st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
     with st.container(key="hands"):  # its words are not broken inside (ui/chrome.py's style)
-        st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
+        st.table(hand_rows(desk.table, shown, script, me), hide_index=True)  # st.dataframe's menus are English
     at = table_state()
     last, asked = hands[-1], at.asked
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked

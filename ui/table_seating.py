@@ -53,15 +53,16 @@ def _form(desk: Desk, script: str) -> None:
     table, rev = desk.table, desk.table.revision
     ids = [p.id for p in table.players]
     with st.form(f"seating-{rev}"):
-        chosen = tuple(st.selectbox(seat_label(s, script), ids, index=ids.index(table.seating[i]),
-                                    format_func=lambda p: _label(table, p, script), key=f"seat-{s.code}-{rev}")
-                       for i, s in enumerate(SEATS))
+        east, south, west, north = (st.selectbox(seat_label(s, script), ids, index=ids.index(table.seating[i]),
+                                                 format_func=lambda p: _label(table, p, script),
+                                                 key=f"seat-{s.code}-{rev}") for i, s in enumerate(SEATS))
         first = st.radio(t("起莊"), range(5), index=SEATS.index(table.first_dealer), horizontal=True,
                          format_func=lambda i: t("抽") if i == DRAW_DEALER else seat_label(SEATS[i], script),
                          key=f"seat-first-{rev}")
         with st.container(horizontal=True):
             given = st.form_submit_button(t("照這樣坐"), type="primary")
             drawn = st.form_submit_button(t("抽位（隨機排座位）"))
+    chosen = (east, south, west, north)
     if given or drawn:
         if given and len(set(chosen)) < 4:
             st.error(t("一個人不能坐兩個位子：請每個位子選不同的人"))
