@@ -6,6 +6,9 @@ import pytest
 from ledger import CutRule, Ledger, totals
 from scoring.seats import SEATS
 from tests.app_driver import choose, ok, press
+from tests.test_app_script import assert_simplified, simplified_page
+from tests.test_app_script import no_model as no_model_fixture
+from tests.test_app_script import press as script_press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
 from ui.table import DB_ENV, MARK
@@ -219,3 +222,23 @@ def test_a_phone_that_is_a_players_marks_their_balance_and_the_hands_that_pay_th
     assert MARK + "南家 阿華" not in shown_money(other)
     at.query_params["player"] = "99"  # not a player of the table: nothing marked, no error
     assert "南家 阿華" in shown_money(ok(at.run())) and not at.error
+
+
+no_model = no_model_fixture  # the page without a tile detector
+
+
+def test_the_evenings_words_are_all_simplified_in_simplified(db, no_model):
+    """A 將 ended with 東錢 to the pot, this phone a player's, the 詐摸 form, the close asked: no traditional left
+    (the players' names are theirs: these have none)."""
+    led = jiang_played(db)
+    led.rename_player("friday", 2, "阿力")
+    led.change_stakes("friday", 100, 20, "tw16-improved")
+    led.set_cut("friday", CutRule("win", 100, 1000, None))
+    at = simplified_page({"table": "friday", "player": "2"})
+    assert_simplified(at, "a 將 ended")
+    script_press(at, "抽位（隨機排座位）")
+    assert_simplified(at, "seats drawn")
+    script_press(at, "詐摸")
+    assert_simplified(at, "the 詐摸 form")
+    script_press(at, "結束這一晚（第 1 晚）")
+    assert_simplified(at, "closing the evening asked")
