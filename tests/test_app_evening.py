@@ -185,7 +185,7 @@ def test_an_evening_closed_when_sure_is_kept_and_the_next_starts_from_nothing(db
     evening = led.state("friday")
     assert evening.table.evening == 2 and not evening.hands and "第 1 局 · 東風圈" in at.info[0].value
     assert any("還沒有記任何一局" in c.value for c in at.caption)
-    figures = {r["玩家"]: r for r in next(t.value for t in at.table if "放槍" in t.value.columns).to_dict("records")}
+    figures = {r["誰"]: r for r in next(t.value for t in at.table if "放槍" in t.value.columns).to_dict("records")}
     assert figures["南家 阿華"]["輸贏"] == won[2] and figures["南家 阿華"]["自摸"] == 1
     assert figures["東家 阿明"]["輸贏"] == won[1] and figures["東家 阿明"]["局數"] == 1
     assert "（第 1 晚第 1 局）" in figures["南家 阿華"]["最大一手"]

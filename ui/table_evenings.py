@@ -34,7 +34,7 @@ def figure_rows(table: TableInfo, history: History, script: str) -> list[dict[st
         if not f.hands and not f.net:
             continue
         big = f.biggest
-        rows.append({t("玩家"): player_label(table, who, script), t("輸贏"): f.net, t("局數"): f.hands,
+        rows.append({t("誰"): player_label(table, who, script), t("輸贏"): f.net, t("局數"): f.hands,
                      t("胡"): f.won, t("自摸"): f.self_drawn, t("放槍"): f.dealt_in, t("詐胡"): f.false_wins,
                      t("詐摸"): f.false_draws,
                      t("最大一手"): "" if big is None else t(f"{big.tai} 台（第 {big.evening} 晚第 {big.seq} 局）")})
