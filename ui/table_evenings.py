@@ -59,10 +59,10 @@ def render(desk: Desk, script: str) -> None:
         stem = f"taishu-{desk.code}-history"
         with st.container(horizontal=True):
             st.download_button(t("匯出全部（CSV）"), ("\ufeff" + write_history_csv(history)).encode("utf-8"),
-                               file_name=f"{stem}.csv", mime="text/csv")
+                               file_name=f"{stem}.csv", mime="text/csv", on_click="ignore")  # no rerun
             st.download_button(t("匯出全部（JSON）"),
                                json.dumps(history_json(history), ensure_ascii=False, indent=1).encode("utf-8"),
-                               file_name=f"{stem}.json", mime="application/json")
+                               file_name=f"{stem}.json", mime="application/json", on_click="ignore")
         if desk.hands:
             _close(desk, script)
 

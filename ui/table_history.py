@@ -153,5 +153,5 @@ def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         seq = st.selectbox(t("要修改第幾局"), [h.seq for h in reversed(hands)], key="table_edit_pick", width=120)
         st.button(t("修改這一局"), on_click=load_hand, args=(desk, seq, load))
     st.download_button(t("匯出整晚（CSV）"), ("\ufeff" + write_csv(hands, desk.table.players)).encode("utf-8"),
-                       file_name=f"taishu-{desk.code}.csv", mime="text/csv")
+                       file_name=f"taishu-{desk.code}.csv", mime="text/csv", on_click="ignore")  # no rerun
 
