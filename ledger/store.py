@@ -1027,9 +1027,9 @@ def totals(hands: Iterable[Recorded]) -> dict[int, int]:
 
 
 def running_totals(hands: Sequence[Recorded]) -> list[tuple[int, dict[int, int]]]:
-    """(hand number, each player's total after it), starting at (0, all zero), for every player who played
+    """(hand number, each player's total after it), starting at (0, all zero), for every player with money on
     any of `hands` (by id, in id order)."""
-    players = sorted({p for h in hands for p in h.seating})
+    players = sorted({p for h in hands for p in h.net_by_player})  # the 東錢's taker need not be seated
     out = [(0, dict.fromkeys(players, 0))]
     for h in hands:
         after = dict(out[-1][1])

@@ -6,14 +6,17 @@ recorded (typed, won by any seat, self-drawn or off any other), a 流局, an edi
 ruleset switched and 底 or 每台 changed (③ and 規則 are the table's); the teach and data-set pages visited and left;
 a phone reloaded (a fresh session at the address it left: it gets back the hand it had, `ui/resume.py`), both phones
 recording one hand at once or a phone losing the race (with a request its browser sent before it drew the run that
-moved it on), and a restart (both fresh, the hands kept for a reload gone).
+moved it on), and a restart (both fresh, the hands kept for a reload gone); the rest of a 將 played (by a third
+phone, straight into the ledger), seats drawn again on a phone where the 將 allows it, and 東錢 set on a phone.
 
 After every step, each phone run again (settled), it checks:
 - each phone shows the table's 底, 每台 and ruleset, and the table's next deal and hand number;
 - every recorded line is the hand that was played, under the deal that follows the line before it, and pays what
   the scorer (`scoring.payout.judge`, as `python -m scoring score`) says for the rules and stakes the table had when
   it was recorded: an edit keeps them, whatever the table's are now;
-- each phone's totals are the sums of the lines; the two phones show the same totals and the same lines.
+- each hand's players (by its seating) and 東錢 pot add up to its payments' sum, and the evening's too: zero;
+- each phone's totals by player are the sums of the lines by who sat where, the pot's 東錢 a row of its own; the two
+  phones show the same totals and the same lines.
 
 CI runs 4 examples of 10 steps (under a minute on two cores; `slow`: the standalone pass leaves it out). A longer run:
 TAISHU_STATEFUL_EXAMPLES=200 .venv/bin/python -m pytest -q tests/test_app_stateful.py
@@ -30,18 +33,18 @@ from hypothesis import strategies as hs
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from streamlit.testing.v1 import AppTest
 
-from ledger import Ledger, deal_after_line
+from ledger import CutRule, Ledger, deal_after_line, win
 from scoring.draft import from_text, to_hand
 from scoring.hand import Situation
 from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.ruleset import available_rulesets, ruleset_stem
-from scoring.seats import SEATS
+from scoring.seats import SEATS, Wind
 from tests.app_driver import box, choose, chosen, ok, press
 from tests.example_hands import TYPED
 from tests.test_app_money import stale
 from tests.test_app_table import APP, DRAW, RECORD, SURE_DRAW, shown_deal, totals_shown
 from ui import resume
-from ui.table import DB_ENV
+from ui.table import DB_ENV, POT, player_label
 
 pytestmark = pytest.mark.slow
 EXAMPLES = int(os.environ.get("TAISHU_STATEFUL_EXAMPLES", "4"))
@@ -248,21 +251,77 @@ class Evening(RuleBasedStateMachine):
             press(b, "清空手牌")
         ok(b._run(stale(before)))
 
+    # -- 將, seats, 東錢 ------------------------------------------------------------------------------------------
+    @rule()
+    def rest_of_the_jiang(self):
+        """The open 將 played out by another phone, straight into the ledger: each hand won off the dealer by the
+        seat after it (the deal passes), until the 將 is over."""
+        evening = self.ledger.state(CODE)
+        while not evening.jiang_over:
+            deal = evening.next_deal
+            line = self.played(TYPED, deal.dealer.step(), deal.dealer)
+            result = Result(deal, line.winner, line.discarder)
+            hand = seat_hand(to_hand(from_text(TYPED), Situation()), result, line.base, line.per_tai)
+            self.ledger.record(CODE, win(judge(hand, result, line.ruleset)), evening.next_seq)
+            self.lines[evening.next_seq] = line
+            evening = self.ledger.state(CODE)
+
+    def may_seat(self) -> bool:
+        evening = self.ledger.state(CODE)
+        return evening.jiang_over or not any(h.jiang == evening.table.jiang.number for h in evening.hands)
+
+    @precondition(may_seat)
+    @rule(p=hs.integers(0, 1))
+    def draw_seats(self, p):
+        """抽位 on a phone: the ledger draws the seats and 起莊; the next hand is the 東風圈's first."""
+        before = self.ledger.state(CODE).table
+        press(self.phones[p], "抽位（隨機排座位）")
+        after = self.ledger.state(CODE).table
+        jiang = after.jiang
+        assert after.revision == before.revision + 1 and jiang.drawn and sorted(jiang.seating) == sorted(before.seating)
+        assert self.ledger.state(CODE).next_deal == Deal(Wind.E, jiang.first_dealer, 0)
+
+    @rule(p=hs.integers(0, 1), per=hs.integers(0, 2), cap=hs.sampled_from((100, 300, 100_000)),
+          to=hs.sampled_from((None, 1, 2, 3, 4)))
+    def cut(self, p, per, cap, to):
+        """東錢 set in a phone's table settings: off, or 100 from each 自摸 or each hand won, to the pot or a player."""
+        at, rev = self.phones[p], self.ledger.revision(CODE)
+        at.radio(key=f"cut-per-{rev}").set_value(per)  # a form's: sent with its button, not on each change
+        at.number_input(key=f"cut-cap-{rev}").set_value(cap)
+        at.selectbox(key=f"cut-to-{rev}").set_value(to)
+        press(at, "儲存東錢設定")
+        assert self.ledger.state(CODE).table.cut == (None if per == 0 else CutRule(("self_draw", "win")[per - 1], 100,
+                                                                                    cap, to))
+
     # -- after every step ---------------------------------------------------------------------------------------
     @invariant()
     def the_money_is_right(self):
         evening = self.ledger.state(CODE)
         assert not evening.damaged and [h.seq for h in evening.hands] == sorted(self.lines)
-        deal = Deal()
+        first_dealers = {j.number: j.first_dealer for j in self.ledger.history(CODE).evenings[-1].jiangs}
+        deal, jiang, money, pot = Deal(), 1, {}, 0
         for hand in evening.hands:
             played, line = self.lines[hand.seq], hand.line
+            if hand.jiang != jiang:  # a new 將: the 東風圈, its 起莊 dealing
+                deal, jiang = Deal(Wind.E, first_dealers[hand.jiang], 0), hand.jiang
             assert line.deal == deal, f"hand {hand.seq} recorded under another deal than the one after the last"
             assert (line.winner, line.discarder) == (played.winner, played.discarder)
             assert line.ruleset is None or ruleset_stem(line.ruleset) == played.ruleset
             assert line.net == pays(played, line.deal), f"hand {hand.seq} pays other than the scorer says"
-            deal = deal_after_line(line, evening.table.first_dealer)
-        sums = {s.zh: sum(h.line.net[i] for h in evening.hands) for i, s in enumerate(SEATS)}
+            deal = deal_after_line(line, first_dealers[hand.jiang])
+            for who, paid in zip(hand.seating, line.net, strict=True):  # the line's money, to who sat there
+                money[who] = money.get(who, 0) + paid
+            if hand.cut is not None:  # 東錢: from the winners who paid it, to its taker or the pot
+                for seat, amount in hand.cut.paid:
+                    money[hand.seating[SEATS.index(seat)]] -= amount
+                if hand.cut.to is None:
+                    pot += hand.cut.total
+                else:
+                    money[hand.cut.to] = money.get(hand.cut.to, 0) + hand.cut.total
+            assert sum(hand.net_by_player.values()) + hand.pot == sum(line.net) == 0
+        assert sum(money.values()) + pot == 0
         table = evening.table
+        sums = {player_label(table, who, "traditional"): n for who, n in money.items()} | ({POT: pot} if pot else {})
         shown = []
         for at in self.phones:
             ok(at.run())

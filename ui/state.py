@@ -22,7 +22,7 @@ from typing import TypeVar, cast
 import numpy as np
 import streamlit as st
 
-from ledger import Evening, Ledger, Recorded, TableInfo
+from ledger import Evening, History, Ledger, Recorded, Seating, TableInfo
 from scoring.draft import Draft
 from scoring.payout import Deal
 from scoring.ruleset import DEFAULT_RULESET, RulesetError, SettlementRules, available_rulesets, load_ruleset
@@ -39,7 +39,7 @@ FIRST_TURN = {"earthly": "地胡", "human": "人胡", "heavenly_ready": "天聽"
               "after_flower": "補花後自摸"}
 FLAG_NAMES = (*FLAGS, *FIRST_TURN)
 # The 詐胡 and 罰款 forms' widgets (ui/table_penalties.py), emptied once their line is recorded or dropped.
-FORM_KEYS = ("false_win_claimed", "penalty_reason",
+FORM_KEYS = ("false_win_claimed", "false_win_drawn", "penalty_reason",
              *(f"{k}_{s.code}" for s in SEATS for k in ("false_win_ready", "false_win_wait", "penalty")))
 
 
@@ -216,11 +216,14 @@ class TableState:
     """The page at a table."""
 
     cache: tuple[tuple, Evening] | None = None  # the evening read, by (file, code, revision)
+    history: tuple[tuple, History] | None = None  # every evening read, by (file, code, revision), when shown
     opened: tuple[str, str] | None = None  # (file, code) of the table opened (made where new) by this session
     error: str | None = None  # why the table code typed is no table code
     seen: tuple[str, int] | None = None  # (code, revision) whose next deal the page took
     expect: int | None = None  # the hand number the page shows (recording it is checked against it)
     deal: Deal | None = None  # the deal the page took with it
+    seating: Seating | None = None  # the 將's seating the page took with it (recording it is checked against it)
+    first_dealer: Seat | None = None  # and its 起莊
     refresh: bool = False  # a race lost: take the ledger's deal on the next run though a hand is being entered
     editing: tuple[int, int | None] | None = None  # (hand number, revision) of the hand being edited
     edit_photo: str | None = None  # the photo id of the hand being edited

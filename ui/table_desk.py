@@ -7,17 +7,17 @@ hand is being entered), puts the table's 底, 每台 and ruleset on the page on 
 is edited under the ones it was played under), and shows the table's line, its link and QR code, its settings, and
 watches the table: a phone left alone runs again within WATCH_SECONDS of another phone's write (`_watch`).
 What the page does at the table is in `ui/table_record.py` (recording a hand), `ui/table_history.py` (the
-evening's lines, undo, edit) and `ui/table_penalties.py` (詐胡, 罰款).
+evening's lines, undo, edit), `ui/table_penalties.py` (詐胡, 罰款) and `ui/table_seating.py` (who sits where).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ledger import Ledger, LedgerError, TableInfo, table_code
+from ledger import CUT_PER, CutRule, Ledger, LedgerError, TableInfo, table_code
 from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
-from ui import table_memory, teach_page
+from ui import table_memory, table_phone, table_seating, teach_page
 from ui.state import Desk, hand_state, table_state
 from ui.table import clean_name, db_path, deal_text, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
@@ -109,6 +109,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
             not busy or refresh or seen is None or seen[0] != code):
         hand.take_deal(desk.deal)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
+        at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
     editing = at.editing
     if editing is None:
         assert at.deal is not None  # taken above on the table's first run
@@ -121,6 +122,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.warning(t(damaged.message))
     if desk.evening.deal_note:
         st.warning(t(desk.evening.deal_note))
+    table_seating.seating(desk, script)  # a 將 ended: the next one's seats and 起莊, on every phone
     if at.settings_error:
         st.error(t("牌桌設定存不進去：" + at.settings_error))
         at.settings_error = None
@@ -132,6 +134,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     with st.expander(t("邀請同桌的手機、牌桌設定")):
         _invite(desk, script)
         _settings(desk, script)
+        _cut_settings(desk, script)
+        table_phone.picker(desk, script)
         st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
         st.button(t("離開牌桌"), on_click=_leave)
     return desk
@@ -182,6 +186,37 @@ def _settings(desk: Desk, script: str) -> None:
             try:
                 desk.ledger.update_table(desk.code, tuple(clean_name(n) for n in names), SEATS[first], int(base),
                                          int(per_tai), ruleset)
+            except LedgerError as exc:
+                st.error(t("存不進去：" + str(exc)))
+            else:
+                st.rerun()
+
+
+CUT_WORDS = ("不抽東錢", "每次自摸抽", "每局胡牌抽")  # off, then as `ledger.CUT_PER`
+
+
+def _cut_settings(desk: Desk, script: str) -> None:
+    """東錢: off, or an amount from each 自摸 or each hand won, up to a cap for the evening, to a player or the pot."""
+    table, rev, rule = desk.table, desk.table.revision, desk.table.cut
+
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    takers: list[int | None] = [None, *(p.id for p in table.players)]
+    with st.form(f"cut-{rev}"):
+        per = st.radio(t("東錢"), range(3), index=0 if rule is None else 1 + CUT_PER.index(rule.per), horizontal=True,
+                       format_func=lambda i: t(CUT_WORDS[i]), key=f"cut-per-{rev}")
+        amount = st.number_input(t("每次抽多少"), min_value=1, max_value=1_000_000, step=10,
+                                 value=100 if rule is None else rule.amount, key=f"cut-amount-{rev}")
+        cap = st.number_input(t("整晚最多抽多少"), min_value=1, max_value=100_000_000, step=100,
+                              value=1000 if rule is None else rule.cap, key=f"cut-cap-{rev}")
+        to = st.selectbox(t("東錢給誰"), takers, index=takers.index(None if rule is None else rule.to),
+                          format_func=lambda p: t("公費") if p is None else table.name(p) or t(f"玩家 {p}"),
+                          key=f"cut-to-{rev}")
+        if st.form_submit_button(t("儲存東錢設定")):
+            try:
+                desk.ledger.set_cut(desk.code, None if per == 0 else CutRule(CUT_PER[per - 1], int(amount), int(cap),
+                                                                             to))
             except LedgerError as exc:
                 st.error(t("存不進去：" + str(exc)))
             else:

@@ -10,15 +10,15 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ledger import Conflict, LedgerError, LedgerLine, Recorded, totals, write_csv
+from ledger import Conflict, LedgerError, LedgerLine, Recorded, write_csv
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
-from scoring.seats import SEATS
+from ui import table_evenings, table_phone
 from ui.chart import evening_chart
 from ui.result import SetAside, signed
 from ui.state import FLAG_NAMES, Desk, hand_state, table_state
-from ui.table import chart_columns, hand_rows, player, result_text, totals_rows
+from ui.table import MARK, chart_columns, hand_rows, result_text, totals_rows
 from ui.text import in_script
 
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
@@ -69,7 +69,7 @@ def _load_lines(line: LedgerLine, others: tuple, seq: int) -> None:
     record = line.false_win  # `false_win` is the ledger's maker of such a line, imported above
     if record is not None:
         at.false_win_caller = record.caller
-        at.set_form({"false_win_claimed": record.claimed})
+        at.set_form({"false_win_claimed": record.claimed, "false_win_drawn": record.self_drawn})
         paid = next((p for p in record.payments if p.tai), None)
         if paid is not None:  # each payment is its 台 × 每台: the 每台 it was played at
             hand_state().take_stakes(per_tai=paid.amount // paid.tai)
@@ -109,9 +109,9 @@ def totals_at_top(desk: Desk, script: str) -> None:
     if not desk.hands:
         return
     with st.popover(in_script(f"整晚的總帳（{len(desk.hands)} 局）", script)):
-        after = totals(desk.hands)  # by player: the money is theirs, whichever seat they sit in now
-        for seat, who in zip(SEATS, desk.table.seating, strict=True):
-            st.markdown(f"{player(seat, desk.table, script)}：**{signed(after.get(who, 0))}**")
+        for row in totals_rows(desk.table, list(desk.hands), script, table_phone.mine(desk.table)):
+            name, total = (row[in_script(k, script)] for k in ("玩家", "合計"))  # by player, the pot too
+            st.markdown(f"{name}：**{signed(int(str(total)))}**")
 
 
 def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
@@ -122,23 +122,37 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     st.subheader(t(f"⑥ 整晚的帳（牌桌 {desk.code}）"))
     if not desk.hands:
         st.caption(t("還沒有記任何一局。"))
-        return
+    else:
+        _lines(desk, script, load)
+    table_evenings.render(desk, script)  # every evening: each player's figures, the history, closing this one
+
+
+def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
     hands = list(desk.hands)
-    st.table(totals_rows(desk.table, hands, script), hide_index=True)
+    me = table_phone.mine(desk.table)
+    rows = totals_rows(desk.table, hands, script, me)
+    mark = next((r for r in rows if str(r[t("玩家")]).startswith(MARK)), None)
+    if mark is not None:
+        st.markdown(f"**{mark[t('玩家')]}：{signed(int(str(mark[t('合計')])))}**")
+    st.table(rows, hide_index=True)
     with st.expander(t("整晚的累計圖")):
         st.altair_chart(evening_chart(chart_columns(desk.table, hands, script), script))  # words in the script
     shown = hands[-SHOWN_HANDS:]
     if len(shown) < len(hands):
         st.caption(t(f"最近 {len(shown)} 局（全部 {len(hands)} 局在 CSV 裡）"))
     with st.container(key="hands"):  # its words are not broken inside (ui/chrome.py's style)
-        st.table(hand_rows(desk.table, shown, script), hide_index=True)  # st.dataframe's menus are English
+        st.table(hand_rows(desk.table, shown, script, me), hide_index=True)  # st.dataframe's menus are English
     at = table_state()
     last, asked = hands[-1], at.asked
     if asked and asked[0] == "undo" and asked[1:] != (last.seq, last.revision):  # changed since it was asked
         st.warning(t(_undo_gone(asked[1], last) + "，這裡沒有刪掉任何一局：看過現在的帳再決定。"))
         at.asked = asked = None
     if asked == ("undo", last.seq, last.revision):
-        st.warning(t(f"確定刪掉第 {last.seq} 局（{result_text(last.line, desk.table, 'traditional')}）？"))
+        said = result_text(last.line, desk.table, "traditional", last.seating)
+        st.warning(t(f"確定刪掉第 {last.seq} 局（{said}）？"))
         with st.container(horizontal=True):
             st.button(t("確定刪掉"), type="primary", on_click=_undo, args=(desk, last.seq, last.revision))
             st.button(t("不要刪"), on_click=at.ask, args=(None,))
@@ -150,5 +164,5 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
         seq = st.selectbox(t("要修改第幾局"), [h.seq for h in reversed(hands)], key="table_edit_pick", width=120)
         st.button(t("修改這一局"), on_click=load_hand, args=(desk, seq, load))
     st.download_button(t("匯出整晚（CSV）"), ("\ufeff" + write_csv(hands, desk.table.players)).encode("utf-8"),
-                       file_name=f"taishu-{desk.code}.csv", mime="text/csv")
+                       file_name=f"taishu-{desk.code}.csv", mime="text/csv", on_click="ignore")  # no rerun
 

@@ -1,5 +1,6 @@
-"""The lines of the evening that are not a hand played: a 詐胡 (where the table's rules state its penalty) and a
-penalty (罰款), each asked for beside 流局 and filled in on a form of its own, then recorded as a line of its own.
+"""The lines of the evening that are not a hand played: a 詐胡 or a 詐摸 (a false 自摸; either where the table's
+rules state the penalty, the same for both) and a penalty (罰款), each asked for beside 流局 and filled in on a form
+of its own, then recorded as a line of its own.
 """
 
 from __future__ import annotations
@@ -30,14 +31,25 @@ def line_asked(script: str) -> str | None:
     asked = table_state().asked
     if not asked or asked[0] not in ("false_win", "penalty"):
         return None
-    return in_script(f"第 {asked[1]} 局：{'詐胡' if asked[0] == 'false_win' else '罰款'}（在下面填）", script)
+    what = _false_word() if asked[0] == "false_win" else "罰款"
+    return in_script(f"第 {asked[1]} 局：{what}（在下面填）", script)
+
+
+def _false_word() -> str:
+    return "詐摸" if ss.get("false_win_drawn") else "詐胡"
+
+
+def _ask_false_win(expect: int, drawn: bool) -> None:
+    table_state().ask(("false_win", expect))
+    ss["false_win_drawn"] = drawn  # the form's own choice, set as the button says
 
 
 def line_buttons(expect: int, script: str) -> None:
-    """詐胡 (where the table's rules state its penalty) and 罰款, beside 流局."""
+    """詐胡 and 詐摸 (where the table's rules state their penalty) and 罰款, beside 流局."""
     rules, ask = hand_state().settlement(), table_state().ask
     if rules is not None and rules.false_win:
-        st.button(in_script("詐胡", script), on_click=ask, args=(("false_win", expect),))
+        st.button(in_script("詐胡", script), on_click=_ask_false_win, args=(expect, False))
+        st.button(in_script("詐摸", script), on_click=_ask_false_win, args=(expect, True))
     st.button(in_script("罰款", script), on_click=ask, args=(("penalty", expect),))
 
 
@@ -61,10 +73,13 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
     def who(seat) -> str:
         return player(seat, desk.table, script)
 
-    st.markdown(t(f"**第 {expect} 局：詐胡**（詐胡的人賠三家：聽牌的人賠他聽的台數，沒聽的人賠詐胡的台數；"
+    st.radio(t("詐胡還是詐摸"), (False, True), key="false_win_drawn", horizontal=True,
+             format_func=lambda drawn: t("詐摸（說自摸）" if drawn else "詐胡（說胡別人打的牌）"))
+    word = _false_word()
+    st.markdown(t(f"**第 {expect} 局：{word}**（{word}的人賠三家：聽牌的人賠他聽的台數，沒聽的人賠{word}的台數；"
                   "莊家連莊）"))
     at, hand = table_state(), hand_state()
-    choice(t("誰詐胡"), SEATS, Field.of(at, "false_win_caller"), who)
+    choice(t(f"誰{word}"), SEATS, Field.of(at, "false_win_caller"), who)
     st.number_input(t("他說胡幾台"), min_value=0, max_value=MAX_TAI, step=1, key="false_win_claimed")
     caller, waiting = at.false_win_caller, {}
     for seat in SEATS:
@@ -91,9 +106,10 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
                   for p in payout.payments], hide_index=True)
         st.caption(" · ".join(f"{who(s)} {signed(n)}" for s, n in payout.net.items()))
     with st.container(horizontal=True):
-        st.button(t("確定記下詐胡"), type="primary", disabled=payout is None, on_click=write,
-                  args=(desk, None if payout is None else false_win(payout, hand.deal, hand.ruleset), expect, clear))
-        st.button(t("不記詐胡"), on_click=at.ask, args=(None,))
+        line = None if payout is None else false_win(payout, hand.deal, hand.ruleset, word == "詐摸")
+        st.button(t(f"確定記下{word}"), type="primary", disabled=payout is None, on_click=write,
+                  args=(desk, line, expect, clear))
+        st.button(t(f"不記{word}"), on_click=at.ask, args=(None,))
 
 
 def _penalty_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None], write: Write) -> None:

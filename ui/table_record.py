@@ -37,11 +37,11 @@ def write(desk: Desk, line: LedgerLine, expect: int, clear: Callable[[Draft], No
     at.asked = None
     try:
         done = (desk.ledger.edit(desk.code, editing[0], line, editing[1]) if editing is not None
-                else desk.ledger.record(desk.code, line, expect))
+                else desk.ledger.record(desk.code, line, expect, at.seating, at.first_dealer))
     except Conflict as exc:
         last = exc.latest
-        shown = f"（第 {last.seq} 局：{result_text(last.line, desk.table, 'traditional')}）" if isinstance(
-            last, Recorded) else ""
+        shown = "" if not isinstance(last, Recorded) else (
+            f"（第 {last.seq} 局：{result_text(last.line, desk.table, 'traditional', last.seating)}）")
         if editing is not None:  # the hand changed under the edit: the edit is dropped, the tiles stay
             at.editing = None
             at.conflict = {"text": str(exc) + shown + "。你的修改沒有存；要改請重新按「修改這一局」。"}
@@ -55,7 +55,7 @@ def write(desk: Desk, line: LedgerLine, expect: int, clear: Callable[[Draft], No
         return
     at.editing = at.seen = at.conflict = None
     at.forget_lines()
-    at.note = f"第 {done.seq} 局記好了：{result_text(done.line, desk.table, 'traditional')}"
+    at.note = f"第 {done.seq} 局記好了：{result_text(done.line, desk.table, 'traditional', done.seating)}"
     if editing is not None:
         at.deals_apart = _deals_apart(desk, done)
     learned = learn(done) if learn is not None else None

@@ -1,0 +1,96 @@
+"""The table's evenings (`render`, under the evening's lines): closing the evening (asked first: the next one opens,
+its seats and 起莊 asked again), each player's figures across every evening (`ledger.player_figures`), and the
+whole history as CSV and as JSON (`docs/ledger-json.md`). The history is read again only when the table's
+revision moved (a tap costs no more on a table of many evenings).
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from ledger import Conflict, History, LedgerError, TableInfo, history_json, player_figures, write_history_csv
+from ui.state import Desk, table_state
+from ui.table import player_label
+from ui.text import in_script
+
+
+def _history(desk: Desk) -> History:
+    at = table_state()
+    key = (str(desk.ledger.path), desk.code, desk.table.revision)
+    if at.history is None or at.history[0] != key:
+        at.history = (key, desk.ledger.history(desk.code))
+    return at.history[1]
+
+
+def figure_rows(table: TableInfo, history: History, script: str) -> list[dict[str, object]]:
+    """One row per player who sat in any hand: net, hands, won, 自摸, 放槍, 詐胡, 詐摸, the biggest hand."""
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    rows = []
+    for who, f in player_figures(history).items():
+        if not f.hands and not f.net:
+            continue
+        big = f.biggest
+        rows.append({t("誰"): player_label(table, who, script), t("輸贏"): f.net, t("局數"): f.hands,
+                     t("胡"): f.won, t("自摸"): f.self_drawn, t("放槍"): f.dealt_in, t("詐胡"): f.false_wins,
+                     t("詐摸"): f.false_draws,
+                     t("最大一手"): "" if big is None else t(f"{big.tai} 台（第 {big.evening} 晚第 {big.seq} 局）")})
+    return rows
+
+
+def render(desk: Desk, script: str) -> None:
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    try:
+        history = _history(desk)
+    except LedgerError as exc:
+        st.error(t("之前幾晚的帳讀不出來：" + str(exc)))
+        return
+    with st.expander(t(f"每位玩家（全部 {len(history.evenings)} 晚）、匯出、結束這一晚")):
+        rows = figure_rows(desk.table, history, script)
+        if rows:
+            st.table(rows, hide_index=True)
+        if history.damaged:
+            st.caption(t(f"有 {history.damaged} 局讀不出來，沒有算進去。"))
+        stem = f"taishu-{desk.code}-history"
+        with st.container(horizontal=True):
+            st.download_button(t("匯出全部（CSV）"), ("\ufeff" + write_history_csv(history)).encode("utf-8"),
+                               file_name=f"{stem}.csv", mime="text/csv", on_click="ignore")  # no rerun
+            st.download_button(t("匯出全部（JSON）"),
+                               json.dumps(history_json(history), ensure_ascii=False, indent=1).encode("utf-8"),
+                               file_name=f"{stem}.json", mime="application/json", on_click="ignore")
+        if desk.hands:
+            _close(desk, script)
+
+
+def _close(desk: Desk, script: str) -> None:
+    """結束這一晚, asked first; refused when another phone changed the evening since this page read it."""
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    at, rev = table_state(), desk.table.revision
+    if at.asked and at.asked[0] == "close" and at.asked[1] != rev:
+        st.warning(t("別的手機剛改了帳，這一晚沒有結束：看過現在的帳再決定。"))
+        at.asked = None
+    if at.asked != ("close", rev):
+        st.button(t(f"結束這一晚（第 {desk.table.evening} 晚）"), on_click=at.ask, args=(("close", rev),))
+        return
+    st.warning(t("確定結束這一晚？帳會留著；下一晚從零算起，座位和起莊再排一次。"))
+    with st.container(horizontal=True):
+        sure = st.button(t("確定結束這一晚"), type="primary")
+        st.button(t("還沒打完"), on_click=at.ask, args=(None,))
+    if sure:
+        at.asked = None
+        try:
+            desk.ledger.close_evening(desk.code, rev)
+        except Conflict as exc:
+            st.warning(t(str(exc)))
+            return
+        except LedgerError as exc:
+            st.error(t("結束不了：" + str(exc)))
+            return
+        st.rerun()
