@@ -42,9 +42,10 @@ browser, page, app_url = in_browser.browser, in_browser.page, in_browser.app_url
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # Latin words a Chinese-reading player meets on the page as they are: tile codes (1m … 8f, and the
-# x drawn on a removed tile's box), file types, a file's size unit, the phone's own name for its
-# photos, the program's name, and the setting a host types to choose the data folder.
-ALLOWED = {"m", "p", "s", "z", "f", "x", "jpg", "jpeg", "png", "webp", "heic", "csv", "svg", "kb", "mb",
+# x drawn on a removed tile's box), file types (the history's downloads among them), a file's size unit,
+# the phone's own name for its photos, the program's name, and the setting a host types to choose the
+# data folder.
+ALLOWED = {"m", "p", "s", "z", "f", "x", "jpg", "jpeg", "png", "webp", "heic", "csv", "json", "svg", "kb", "mb",
            "iphone", "taishu", "taishu_dataset_root"}
 URL = re.compile(r"https?://\S*")
 SMALLEST = 44  # px

@@ -202,7 +202,8 @@ def _cut_settings(desk: Desk, script: str) -> None:
     def t(text: str) -> str:
         return in_script(text, script)
 
-    takers: list[int | None] = [None, *(p.id for p in table.players)]
+    # 0 for the pot: a drop-down whose choice is None shows a clear button labelled in English (player ids are ≥ 1)
+    takers = [0, *(p.id for p in table.players)]
     with st.form(f"cut-{rev}"):
         per = st.radio(t("東錢"), range(3), index=0 if rule is None else 1 + CUT_PER.index(rule.per), horizontal=True,
                        format_func=lambda i: t(CUT_WORDS[i]), key=f"cut-per-{rev}")
@@ -210,13 +211,13 @@ def _cut_settings(desk: Desk, script: str) -> None:
                                  value=100 if rule is None else rule.amount, key=f"cut-amount-{rev}")
         cap = st.number_input(t("整晚最多抽多少"), min_value=1, max_value=100_000_000, step=100,
                               value=1000 if rule is None else rule.cap, key=f"cut-cap-{rev}")
-        to = st.selectbox(t("東錢給誰"), takers, index=takers.index(None if rule is None else rule.to),
-                          format_func=lambda p: t("公費") if p is None else table.name(p) or t(f"玩家 {p}"),
+        to = st.selectbox(t("東錢給誰"), takers, index=takers.index(rule.to or 0 if rule else 0),
+                          format_func=lambda p: t("公費") if not p else table.name(p) or t(f"玩家 {p}"),
                           key=f"cut-to-{rev}")
         if st.form_submit_button(t("儲存東錢設定")):
             try:
                 desk.ledger.set_cut(desk.code, None if per == 0 else CutRule(CUT_PER[per - 1], int(amount), int(cap),
-                                                                             to))
+                                                                             to or None))
             except LedgerError as exc:
                 st.error(t("存不進去：" + str(exc)))
             else:

@@ -26,7 +26,7 @@ def mine(table: TableInfo) -> int | None:
 
 def _keep(key: str) -> None:
     who = st.session_state[key]
-    if who is None:
+    if not who:
         st.query_params.pop(PARAM, None)
     else:
         st.query_params[PARAM] = str(who)
@@ -34,8 +34,8 @@ def _keep(key: str) -> None:
 
 def picker(desk: Desk, script: str) -> None:
     table = desk.table
-    options: list[int | None] = [None, *(p.id for p in table.players)]
+    options = [0, *(p.id for p in table.players)]  # 0 for nobody, as the 東錢 taker's pot (ui/table_desk.py)
     key = f"phone-{table.revision}"
-    st.selectbox(in_script("這支手機是誰的（標出他的輸贏）", script), options, index=options.index(mine(table)),
-                 format_func=lambda p: in_script("不指定", script) if p is None
+    st.selectbox(in_script("這支手機是誰的（標出他的輸贏）", script), options, index=options.index(mine(table) or 0),
+                 format_func=lambda p: in_script("不指定", script) if not p
                  else table.name(p) or in_script(f"玩家 {p}", script), key=key, on_change=_keep, args=(key,))
