@@ -8,15 +8,12 @@ from scoring.payout import Deal
 from scoring.seats import Wind
 from tests.example_hands import HAND
 from tests.test_ledger import OTHER_HAND, E, N, S, W, played, shared
-from tests.test_ledger_players import passing, record_next
+from tests.test_ledger_players import friday, passing, record_next
 
 
 @pytest.fixture
 def book(tmp_path):
-    led = Ledger(tmp_path / "taishu.db")
-    led.open_table("friday")
-    led.update_table("friday", ("阿明", "阿華", "小美", "大雄"), E, 100, 20, "tw16-improved")
-    return led
+    return friday(tmp_path, "tw16-improved")
 
 
 def self_draw(deal: Deal):

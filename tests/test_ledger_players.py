@@ -57,12 +57,17 @@ def csv_text(rows: list[dict[str, str]]) -> str:
     return out.getvalue()
 
 
+def friday(folder, ruleset: str) -> Ledger:
+    """A ledger with the table friday open: four named players, 起莊 東家, 底 100, 每台 20."""
+    led = Ledger(folder / "taishu.db")
+    led.open_table("friday")
+    led.update_table("friday", ("阿明", "阿華", "小美", "大雄"), E, 100, 20, ruleset)
+    return led
+
+
 @pytest.fixture
 def book(tmp_path):
-    led = Ledger(tmp_path / "taishu.db")
-    led.open_table("friday")
-    led.update_table("friday", ("阿明", "阿華", "小美", "大雄"), E, 100, 20, "tw16-2026.09-p0")
-    return led
+    return friday(tmp_path, "tw16-2026.09-p0")
 
 
 # -- a file of the previous schema -------------------------------------------------------------------
