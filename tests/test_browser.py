@@ -459,8 +459,10 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
         context.close()
     assert [h.line.winner for h in Ledger(db).hands("evening")] == [Seat.E, Seat.S]
 
-# How many lines each heading and cell of the page's last table takes.
-CELL_LINES = """() => [...[...document.querySelectorAll('[data-testid=stTable]')].pop().querySelectorAll('th p, td p')]
+# How many lines each heading and cell of the evening's hands takes (the table with a 連莊 in it: the players'
+# figures across evenings are a table of their own).
+CELL_LINES = """() => [...[...document.querySelectorAll('[data-testid=stTable]')]
+  .filter(t => t.innerText.includes('連1')).pop().querySelectorAll('th p, td p')]
   .map(p => { const r = document.createRange(); r.selectNodeContents(p);
               return [p.innerText, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })"""
 
@@ -476,7 +478,7 @@ def test_the_evenings_hands_break_lines_between_words_only(page, ledger_url):
     for seq, result in enumerate([Result(Deal(), Seat.E), Result(Deal(Wind.E, Seat.E, 1), Seat.S, Seat.W)], 1):
         book.record("names", win(judge(seat_hand(HAND, result, 100, 20), result), None), seq)
     page.goto(f"{url}?table=names")
-    expect(page.get_by_test_id("stTable").last).to_contain_text("東家 連1", timeout=SLOW)
+    expect(page.get_by_test_id("stTable").filter(has_text="東家 連1")).to_be_visible(timeout=SLOW)  # the hands
     cells = page.evaluate(CELL_LINES)
     assert ["莊家", 1] in cells and ["東家", 1] in cells
     broken = [(text, lines) for text, lines in cells if lines > len(text.split())]
