@@ -432,13 +432,14 @@ def test_a_photo_of_nothing_is_looked_at_no_larger_than_twice_the_cards_largest_
 
 
 def test_a_photo_smaller_than_the_first_pass_is_enlarged_only_as_far_as_the_settings_say():
+    """A photo of nothing (its second look, at the model's size, is the photo shrunk amid grey: `close_up`)."""
     image = np.zeros((384, 512, 3), np.uint8)
     reader = RecordingDetector({})
     reader.read(image)
-    assert [side for _, side in reader.passes] == [512]
+    assert [side for _, side in reader.passes] == [512, 512]
     reader.passes, reader.settings = [], replace(DETECTOR_DEFAULT, first_pass_enlarge=2.0)
     reader.read(image)
-    assert [side for _, side in reader.passes] == [512, 1024]
+    assert [side for _, side in reader.passes] == [512, 512, 1024]
 
 
 def test_tiles_a_little_under_the_trained_width_are_read_again_at_it():
