@@ -42,12 +42,21 @@ def player(seat: Seat, table: TableInfo | None, script: str, seating: Seating | 
     return f"{seat_label(seat, script)} {name}" if name else seat_label(seat, script)
 
 
+NOBODY = 0  # a drop-down's "no player" (the pot, this phone nobody's): ids are ≥ 1, and a drop-down choosing None
+# shows Streamlit's own clear button, labelled in English
+
+
+def player_name(table: TableInfo, player_id: int, script: str) -> str:
+    """A player by name alone: 阿明, or 玩家 5 without a name."""
+    return table.name(player_id) or in_script(f"玩家 {player_id}", script)
+
+
 def player_label(table: TableInfo, player_id: int, script: str) -> str:
     """A player as the money's rows and columns name them: 東家 阿明 while seated (東家 without a name), 阿明 when
     not seated now (玩家 5 without a name)."""
     if player_id in table.seating:
         return player(SEATS[table.seating.index(player_id)], table, script)
-    return table.name(player_id) or in_script(f"玩家 {player_id}", script)
+    return player_name(table, player_id, script)
 
 
 def _players(table: TableInfo, hands: list[Recorded]) -> list[int]:

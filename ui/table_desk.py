@@ -19,7 +19,7 @@ from scoring.ruleset import available_rulesets, ruleset_stem
 from scoring.seats import SEATS
 from ui import table_memory, table_phone, table_seating, teach_page
 from ui.state import Desk, hand_state, table_state
-from ui.table import clean_name, db_path, deal_text, qr_png, table_link
+from ui.table import NOBODY, clean_name, db_path, deal_text, player_name, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
 
 WATCH_SECONDS = 3  # how often a page at a table asks whether another phone wrote to it (one small query)
@@ -202,8 +202,7 @@ def _cut_settings(desk: Desk, script: str) -> None:
     def t(text: str) -> str:
         return in_script(text, script)
 
-    # 0 for the pot: a drop-down whose choice is None shows a clear button labelled in English (player ids are ≥ 1)
-    takers = [0, *(p.id for p in table.players)]
+    takers = [NOBODY, *(p.id for p in table.players)]  # NOBODY: the pot
     with st.form(f"cut-{rev}"):
         per = st.radio(t("東錢"), range(3), index=0 if rule is None else 1 + CUT_PER.index(rule.per), horizontal=True,
                        format_func=lambda i: t(CUT_WORDS[i]), key=f"cut-per-{rev}")
@@ -211,13 +210,13 @@ def _cut_settings(desk: Desk, script: str) -> None:
                                  value=100 if rule is None else rule.amount, key=f"cut-amount-{rev}")
         cap = st.number_input(t("整晚最多抽多少"), min_value=1, max_value=100_000_000, step=100,
                               value=1000 if rule is None else rule.cap, key=f"cut-cap-{rev}")
-        to = st.selectbox(t("東錢給誰"), takers, index=takers.index(rule.to or 0 if rule else 0),
-                          format_func=lambda p: t("公費") if not p else table.name(p) or t(f"玩家 {p}"),
+        to = st.selectbox(t("東錢給誰"), takers, index=takers.index(rule.to or NOBODY if rule else NOBODY),
+                          format_func=lambda p: t("公費") if p == NOBODY else player_name(table, p, script),
                           key=f"cut-to-{rev}")
         if st.form_submit_button(t("儲存東錢設定")):
             try:
                 desk.ledger.set_cut(desk.code, None if per == 0 else CutRule(CUT_PER[per - 1], int(amount), int(cap),
-                                                                             to or None))
+                                                                             None if to == NOBODY else to))
             except LedgerError as exc:
                 st.error(t("存不進去：" + str(exc)))
             else:

@@ -9,6 +9,7 @@ import streamlit as st
 
 from ledger import TableInfo
 from ui.state import Desk
+from ui.table import NOBODY, player_name
 from ui.text import in_script
 
 PARAM = "player"  # the address's ?player=: the player id this phone belongs to
@@ -26,7 +27,7 @@ def mine(table: TableInfo) -> int | None:
 
 def _keep(key: str) -> None:
     who = st.session_state[key]
-    if not who:
+    if who == NOBODY:
         st.query_params.pop(PARAM, None)
     else:
         st.query_params[PARAM] = str(who)
@@ -34,8 +35,8 @@ def _keep(key: str) -> None:
 
 def picker(desk: Desk, script: str) -> None:
     table = desk.table
-    options = [0, *(p.id for p in table.players)]  # 0 for nobody, as the 東錢 taker's pot (ui/table_desk.py)
+    options = [NOBODY, *(p.id for p in table.players)]
     key = f"phone-{table.revision}"
-    st.selectbox(in_script("這支手機是誰的（標出他的輸贏）", script), options, index=options.index(mine(table) or 0),
-                 format_func=lambda p: in_script("不指定", script) if not p
-                 else table.name(p) or in_script(f"玩家 {p}", script), key=key, on_change=_keep, args=(key,))
+    st.selectbox(in_script("這支手機是誰的（標出他的輸贏）", script), options,
+                 index=options.index(mine(table) or NOBODY), key=key, on_change=_keep, args=(key,),
+                 format_func=lambda p: in_script("不指定", script) if p == NOBODY else player_name(table, p, script))

@@ -12,7 +12,7 @@ import streamlit as st
 from ledger import LedgerError, TableInfo
 from scoring.seats import SEATS
 from ui.state import Desk
-from ui.table import clean_name, player
+from ui.table import clean_name, player, player_name
 from ui.text import in_script, seat_label
 
 DRAW_DEALER = 4  # 起莊's fifth choice: drawn with the seats
@@ -42,10 +42,6 @@ def seating_text(table: TableInfo, script: str) -> str:
     return " · ".join(player(s, table, script) for s in SEATS)
 
 
-def _label(table: TableInfo, player_id: int, script: str) -> str:
-    return table.name(player_id) or in_script(f"玩家 {player_id}", script)
-
-
 def _form(desk: Desk, script: str) -> None:
     def t(text: str) -> str:
         return in_script(text, script)
@@ -54,7 +50,7 @@ def _form(desk: Desk, script: str) -> None:
     ids = [p.id for p in table.players]
     with st.form(f"seating-{rev}"):
         east, south, west, north = (st.selectbox(seat_label(s, script), ids, index=ids.index(table.seating[i]),
-                                                 format_func=lambda p: _label(table, p, script),
+                                                 format_func=lambda p: player_name(table, p, script),
                                                  key=f"seat-{s.code}-{rev}") for i, s in enumerate(SEATS))
         first = st.radio(t("起莊"), range(5), index=SEATS.index(table.first_dealer), horizontal=True,
                          format_func=lambda i: t("抽") if i == DRAW_DEALER else seat_label(SEATS[i], script),
