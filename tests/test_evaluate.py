@@ -84,6 +84,8 @@ def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_al
     assert "peer" not in result["riichi34"]
     # no hand truth in a real set: every detection is judged, even one set apart (the loose back)
     assert result["hand"]["taps"]["mean"] == 1
+    assert result["hand"]["taps_by_cause"]["box set apart on nothing"] == 1  # greyed on the page
+    assert result["hand"]["taps_by_cause"]["box on nothing"] == 0
     assert result["hand"]["judged_on"] == {"hand truth": 0, "every tile (no hand truth)": 1}
     assert result["hand"]["groups_exact"] is None and result["hand"]["loose_kept"]["rate"] is None
 

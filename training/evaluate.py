@@ -31,7 +31,8 @@ Reports, on each DIR's images:
   ones, which a photo cannot single out); *台 exact* over the same hands (`tai_exact`: the reading scored as
   the page scores it, in the scene's situation, totals the scene's 台); tiles not of the hand kept in it
   (`loose_kept`) and hand tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set
-  has no hand truth (no 台 either): its taps are then those of every tile shown after correction, set apart or not;
+  has no hand truth (no 台 either): its taps are then those of every tile shown after correction, set apart or not
+  (`taps_by_cause`: how many of them are boxes set apart on no labelled tile, which the page greys);
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
   and taps on those 34 classes for both models, and its median time per photo;
 - all of it again per scene type (`by_scene`: a generated scene's kind; a real photo's file-name
@@ -267,8 +268,10 @@ class HandJudgement:
 
 # What each tap of `judge_hand` fixes: a hand tile shown with a wrong code; a labelled tile that is not the
 # hand's kept in it (a wall, a discard, a loose tile); a box on no labelled tile kept in it; a hand tile
-# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none.
-TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed")
+# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none; and, on a real
+# photo only (every tile shown is judged there), a box on no labelled tile that the reading set apart: the page
+# greys it, and it is most often a wall or a discard the real set leaves unlabelled.
+TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed", "box set apart on nothing")
 
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
@@ -301,9 +304,11 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
         if kept[p] and by_detection.get(p) not in hand:
             extra += 1
             loose_kept += p in by_detection
+    apart = set(reading.best.apart) if truth is None else set()
+    extra_apart = sum(row.id in apart and k not in by_detection for k, row in enumerate(reading.best.shown))
     supposed = [row.code for row in reading.best.supposed]
-    causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept, added_taps(supposed, missing, hidden)),
-                      strict=True))
+    causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept - extra_apart,
+                                   added_taps(supposed, missing, hidden), extra_apart), strict=True))
     taps = sum(causes.values())
     if truth is None:
         return HandJudgement(taps, truth=False, causes=causes)
