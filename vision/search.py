@@ -88,11 +88,13 @@ class Membership:
         return tuple(part for part, keep in zip(self.parts, self.inside, strict=True) if not keep)
 
 
-def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], max_flip: float
-                ) -> Iterator[Membership]:
+def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], max_flip: float,
+                max_flip_in: float) -> Iterator[Membership]:
     """Which parts form the hand, cheapest first: each part is in when more likely in than out, and
     every set of parts changed from that costs the log-odds given up (enumerated by rising cost:
-    a set's children add one later part, so each set comes once and never before a cheaper one).
+    a set's children add one later part, so each set comes once and never before a cheaper one). No part is
+    changed whose log-odds are `max_flip` or more, nor taken in from `max_flip_in`: a discard across the table or
+    a wall, taken in, made a legal hand of a hand short of tiles (docs/decisions/hand-among-the-table.md).
     `flower`: whether each tile (by id) is a flower (a membership's tile count leaves them out); `order`: the photo's
     tiles in reading order."""
     p = np.clip([part.p_hand for part in parts], 1e-6, 1 - 1e-6)
@@ -101,7 +103,8 @@ def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], m
     cost0 = float(np.sum(np.where(base, -np.log(p), -np.log(1 - p))))
     tiles = [len(part.members) - int(flower[list(part.members)].sum()) for part in parts]
     tiles0 = sum(t for t, keep in zip(tiles, base, strict=True) if keep)
-    doubtful = [int(k) for k in np.argsort(flip) if flip[k] < max_flip]
+    limit = np.where(base, max_flip, min(max_flip, max_flip_in))
+    doubtful = [int(k) for k in np.argsort(flip) if flip[k] < limit[k]]
     heap: list[tuple[float, int, tuple[int, ...]]] = [(cost0, -1, ())]
     shared = tuple(parts)
     while heap:
@@ -117,8 +120,12 @@ def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], m
 
 
 def a_set_laid_out(parts: list[Part]) -> bool:
-    """Whether the photo shows two rows no hand can hold together (ROW_OF_ITS_OWN): rows of a set laid out."""
-    return sum(part.faces >= ROW_OF_ITS_OWN for part in parts) >= 2
+    """Whether the photo shows two rows no hand can hold together (ROW_OF_ITS_OWN): rows of a set laid out. Not where
+    one of them lies near the hand's row and could be a hand, the others far from it: a hand before the heap of
+    discards across the table (docs/decisions/hand-among-the-table.md)."""
+    rows = [part for part in parts if part.faces >= ROW_OF_ITS_OWN]
+    near = [part for part in rows if part.why != "far"]
+    return len(rows) >= 2 and not (len(near) == 1 and near[0].faces <= HAND_TILES[1])
 
 
 def likely_hand(parts: list[Part], order: tuple[int, ...], settings: ReaderSettings = READER_DEFAULT) -> Membership:
@@ -407,7 +414,8 @@ def search(dets: Detections, parts: list[Part], rules: Ruleset, layouts: Layouts
     searched = laid_out = 0
     runs = flower_tiles(parts)
     flower = np.array([is_flower(c) or i in runs for i, c in enumerate(dets.layout_codes)], bool)
-    for ms in itertools.islice(memberships(parts, flower, layouts.order, settings.max_flip), settings.max_memberships):
+    for ms in itertools.islice(memberships(parts, flower, layouts.order, settings.max_flip, settings.max_flip_in),
+                               settings.max_memberships):
         # A membership's hands cost at least its own cost: once that is above the last of the hands
         # kept, no later membership can change the answer.
         kept = sorted({c.key: c.cost for c in sorted(found, key=lambda c: -c.cost)}.values())[:runners + 1]
