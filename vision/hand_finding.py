@@ -72,7 +72,8 @@ def flowers_of(members: tuple[int, ...], codes: list[str]) -> tuple[int, ...]:
 def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     """(parts, FEATURES) for the layout's groups of `dets` (the photo's, each tile's id its index there); the
     reference is the nearest large row of face-up tiles (the lowest one in the row frame among the parts whose tiles
-    are near the largest)."""
+    are near the largest, and the longest: a hand on its rack before discards that stand taller in the photo,
+    docs/decisions/hand-among-the-table.md)."""
     groups = [list(g) for g in layout.groups]
     if not groups:
         return np.zeros((0, len(FEATURES)), np.float32)
@@ -86,7 +87,7 @@ def part_features(dets: Detections, layout: Layout) -> np.ndarray:
     shown = faces >= 2
     if not shown.any():
         shown = n >= 1
-    big = shown & (size >= 0.8 * size[shown].max())
+    big = shown & ((size >= 0.8 * size[shown].max()) | (faces == faces[shown].max()))
     y = np.array([np.mean(cy[g]) for g in groups])
     ref = int(np.flatnonzero(big)[np.argmax(y[big])])
     s_ref, h_ref = float(size[ref]), float(median(long_[groups[ref]]))

@@ -93,8 +93,9 @@ def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], m
     """Which parts form the hand, cheapest first: each part is in when more likely in than out, and
     every set of parts changed from that costs the log-odds given up (enumerated by rising cost:
     a set's children add one later part, so each set comes once and never before a cheaper one). No part is
-    changed whose log-odds are `max_flip` or more, nor taken in from `max_flip_in`: a discard across the table or
-    a wall, taken in, made a legal hand of a hand short of tiles (docs/decisions/hand-among-the-table.md).
+    changed whose log-odds are `max_flip` or more, nor one that shows faces taken in from `max_flip_in`: discards
+    across the table, taken in, made a legal hand of a hand short of tiles (docs/decisions/hand-among-the-table.md).
+    Face-down tiles are weighed by the faces the hand supposes for them (a concealed kong, a tile laid face down).
     `flower`: whether each tile (by id) is a flower (a membership's tile count leaves them out); `order`: the photo's
     tiles in reading order."""
     p = np.clip([part.p_hand for part in parts], 1e-6, 1 - 1e-6)
@@ -103,7 +104,7 @@ def memberships(parts: list[Part], flower: np.ndarray, order: tuple[int, ...], m
     cost0 = float(np.sum(np.where(base, -np.log(p), -np.log(1 - p))))
     tiles = [len(part.members) - int(flower[list(part.members)].sum()) for part in parts]
     tiles0 = sum(t for t, keep in zip(tiles, base, strict=True) if keep)
-    limit = np.where(base, max_flip, min(max_flip, max_flip_in))
+    limit = np.where(base | [part.faces == 0 for part in parts], max_flip, min(max_flip, max_flip_in))
     doubtful = [int(k) for k in np.argsort(flip) if flip[k] < limit[k]]
     heap: list[tuple[float, int, tuple[int, ...]]] = [(cost0, -1, ())]
     shared = tuple(parts)
