@@ -68,7 +68,7 @@ class ReaderSettings(Settings):
 
     # vision.search: which parts form the hand, and how far the search goes
     max_flip: float = 8.0  # a part e^8 times likelier in than out (or out than in) is never changed
-    max_flip_in: float = 3.0  # a part e^3 times likelier out than in is never taken in [hand-among-the-table]
+    max_flip_in: float = 3.0  # a part of faces e^3 times likelier out than in is never taken in [hand-among-the-table]
     max_memberships: int = 300  # memberships counted, cheapest first
     max_laid_out: int = 8  # memberships with a hand's tile count laid out, cheapest first
     max_searched: int = 6  # of those whose tile counts can make a hand, how many are searched for codes
