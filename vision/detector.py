@@ -53,7 +53,8 @@ def decode(output: np.ndarray, conf: float, iou: float, flower_conf: float | Non
     top = scores.max(axis=1)
     keep = top >= conf
     if flower_conf is not None and flower_conf < conf:
-        keep |= (top >= flower_conf) & FLOWER_CLASSES[scores.argmax(axis=1)]
+        faint = np.flatnonzero((top >= flower_conf) & ~keep)  # the likeliest class of these only: a few of 5-20k
+        keep[faint] = FLOWER_CLASSES[scores[faint].argmax(axis=1)]
         conf = flower_conf
     pred, scores = pred[keep], scores[keep]
     if not len(pred):
