@@ -2,6 +2,7 @@
 its readings of a group's codes, the layout's slots, the detector's faint flowers. What they find is as before (the
 committed photos' readings were compared byte for byte: docs/decisions/read-speed.md); these hold the work down."""
 
+import heapq
 import itertools
 import math
 from types import SimpleNamespace
@@ -50,11 +51,9 @@ def test_the_cheapest_readings_of_a_group_are_found_without_heaping_any_too_dear
 
     def push(heap, item):
         pushed.append(item[0])
-        vision.correction.heapq.__dict__["_push"](heap, item)
+        heapq.heappush(heap, item)
 
-    import heapq
-    monkeypatch.setattr(vision.correction, "heapq", SimpleNamespace(heappush=push, heappop=heapq.heappop,
-                                                                   _push=heapq.heappush))
+    monkeypatch.setattr(vision.correction, "heapq", SimpleNamespace(heappush=push, heappop=heapq.heappop))
     base, max_cost = sum(opt[0][0] for opt in options), 4.0
     found = list(k_best(options, None, 10_000, max_cost))
     every = sorted((sum(opt[c][0] for opt, c in zip(options, pick, strict=True)), pick)
