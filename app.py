@@ -50,7 +50,7 @@ from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.photo import (
     PHOTO_TYPES,
-    annotate,
+    annotated_jpeg,
     box_codes,
     choices,
     flagged,
@@ -423,7 +423,7 @@ def photo(run: Run, read: Read, judged: Judged) -> DeltaGenerator | None:
         return None
     apart = still_apart(proposal, draft)
     unsure = sum(row.certainty < UNSURE_BELOW for row in proposal.shown)
-    st.image(jpeg(annotate(shown.picture, proposal, draft)),
+    st.image(annotated_jpeg(shown, photo_state().taken, proposal, draft),
              caption=t(f"讀到 {len(proposal.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
                        + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                        + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))

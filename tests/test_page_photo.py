@@ -2,6 +2,7 @@
 as the command line does, from half its pixels where its tiles are large, shows it shrunk from that decoding, and
 teaches a table's memory the crops the reader read; and the page's bench times runs as a server makes them."""
 
+from dataclasses import replace
 from pathlib import Path
 from unittest.mock import patch
 
@@ -10,6 +11,7 @@ import pytest
 from streamlit.runtime.scriptrunner import magic
 from streamlit.testing.v1 import AppTest
 
+import ui.photo
 from scoring.ruleset import DEFAULT_RULESET, load_ruleset
 from tests.test_reduced_decode import enlarged
 from training.page_bench import server_script_cache
@@ -84,3 +86,21 @@ def test_the_page_bench_compiles_the_page_once_as_a_server_does():
         assert len(compiled) == 1
         at.run()  # AppTest's own way: compiled afresh
         assert len(compiled) == 2
+
+
+def test_the_photo_with_its_boxes_is_drawn_again_only_when_what_it_shows_changed(monkeypatch, phone_jpeg):
+    drawn = []
+    annotate = ui.photo.annotate
+    monkeypatch.setattr(ui.photo, "annotate", lambda *args: drawn.append(args[2]) or annotate(*args))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.file_uploader(key="upload-0").set_value(("hand.jpg", phone_jpeg, "image/jpeg")).run()
+    shown = at.session_state["photo"].shown
+    sent = shown.sent[1]
+    assert len(drawn) == 1
+    at.checkbox(key="ready").check().run()  # a tap that changes nothing the photo shows
+    assert not at.exception and len(drawn) == 1 and at.session_state["photo"].shown.sent[1] is sent
+    proposal = at.session_state["photo"].reading().best
+    fewer = replace(proposal.draft, concealed=proposal.draft.concealed[1:])  # a tile taken out: drawn again
+    redrawn = ui.photo.annotated_jpeg(shown, None, proposal, fewer)
+    assert redrawn != sent and len(drawn) == 2
+    assert ui.photo.annotated_jpeg(shown, None, proposal, fewer) is redrawn and len(drawn) == 2

@@ -148,6 +148,8 @@ class Photo:
     opened: photos.Photo = field(compare=False, repr=False)
     picture: Picture = field(compare=False, repr=False)
     read: ReadState = field(default_factory=ReadState)
+    # the JPEG last sent of it with boxes drawn, and what they showed (`ui.photo.annotated_jpeg`)
+    sent: tuple[tuple, bytes] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
