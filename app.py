@@ -50,7 +50,7 @@ from ui.chrome import on_script_change, page_script
 from ui.dataset import DatasetError, dataset_root, save_example
 from ui.photo import (
     PHOTO_TYPES,
-    annotate,
+    annotated_jpeg,
     box_codes,
     choices,
     flagged,
@@ -71,7 +71,7 @@ from vision.detections import UNSURE_BELOW
 from vision.detector import TileDetector
 from vision.model_files import ModelError
 from vision.notices import Notice
-from vision.photo import PhotoError, load_photo
+from vision.photo import PhotoError, open_photo
 from vision.read import PhotoReading, Proposal, read_photo
 
 log = logging.getLogger("taishu")
@@ -235,12 +235,13 @@ def read_upload(run: Run, data: bytes) -> None:
     shown = photos.shown
     if shown is None or shown.id != pid:
         try:
-            image = load_photo(data)
+            opened = open_photo(data)
+            picture = Picture.of(opened)  # decodes it, at the size the read starts from where it may
         except PhotoError as exc:
             photos.shown = None
             st.error(run.t("這個檔案不能當照片讀：") + exc.notice.text(run.script))
             return
-        shown = photos.shown = Photo(pid, image, Picture.of(image))
+        shown = photos.shown = Photo(pid, opened, picture)
         photos.readings = {}  # only this photo's: a phone uploading all evening keeps one photo's readings
         table_record.start_over()  # a new photo is another hand
     key = (pid, hand.ruleset, table_memory.revision(run.desk))  # read again once the table's memory moved, unless fixed
@@ -252,7 +253,7 @@ def read_upload(run: Run, data: bytes) -> None:
         try:
             with st.spinner(run.t("讀牌中…")):
                 photos.readings[key] = read_at_table(run.desk, shown, key[2])
-        except ModelError as exc:
+        except (ModelError, PhotoError) as exc:  # a photo's stream may break past what its first decoding read
             shown.read.problem = exc.notice
         except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page and the hand usable
             log.exception("reading a photo failed")
@@ -278,7 +279,7 @@ def read_at_table(desk: Desk | None, shown: Photo, memory_revision: int | None) 
     detector = tile_detector()
     remembered = table_memory.for_reading(desk, memory_revision, detector)
     shown.read.memory_problem = remembered.problem
-    return read_photo(shown.image, detector, table_rules(hand_state().ruleset), memory=remembered.memory)
+    return read_photo(shown.opened, detector, table_rules(hand_state().ruleset), memory=remembered.memory)
 
 
 def photo_lesson(desk: Desk, read: Read):
@@ -287,7 +288,7 @@ def photo_lesson(desk: Desk, read: Read):
     shown = photo_state().shown
     if read.reading is None or read.proposal is None or shown is None:
         return None
-    return partial(table_memory.learn_hand, desk.ledger, desk.code, tile_detector, shown.id, shown.image,
+    return partial(table_memory.learn_hand, desk.ledger, desk.code, tile_detector, shown.id, shown.opened,
                    read.proposal, read.reading.view, hand_state().draft)
 
 
@@ -422,7 +423,7 @@ def photo(run: Run, read: Read, judged: Judged) -> DeltaGenerator | None:
         return None
     apart = still_apart(proposal, draft)
     unsure = sum(row.certainty < UNSURE_BELOW for row in proposal.shown)
-    st.image(jpeg(annotate(shown.picture, proposal, draft)),
+    st.image(annotated_jpeg(shown, photo_state().taken, proposal, draft),
              caption=t(f"讀到 {len(proposal.shown)} 張牌" + (f"，其中 {unsure} 張沒把握" if unsure else "")
                        + "。紅框：沒把握、被修正或你改過的牌；x：你刪掉的"
                        + ("；灰框：不算在手牌裡的牌（牌牆、海底、散牌）。" if apart else "。")))
@@ -691,12 +692,14 @@ def save_photo(run: Run, proposal: Proposal, shown: Photo, draft: Draft) -> None
     if st.button(t("把這張照片加入我的資料集")):
         codes = box_codes(proposal, draft)
         try:
-            saved = save_example(dataset_root(), st.session_state.dataset_name, shown.id, shown.image,
+            saved = save_example(dataset_root(), st.session_state.dataset_name, shown.id, shown.opened.pixels(),
                                  proposal.boxes, codes)
         except DatasetError as exc:
             st.error(t("存不進去：" + str(exc)))
         except OSError as exc:
             st.error(t("存不進去：") + str(exc))
+        except PhotoError as exc:
+            st.error(t("存不進去：") + exc.notice.text(run.script))
         else:
             unboxed = sum(s.det is None for s in draft.all_slots())
             st.success(t(f"已存入 {saved.image}（{saved.boxes} 個框）。")

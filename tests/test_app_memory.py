@@ -20,6 +20,8 @@ from tests.app_driver import choose, ok, press
 from tests.example_hands import HAND
 from tests.fake_detections import laid_out, one_hot, reading_at_a_table
 from tests.test_app_script import assert_simplified
+from tests.test_reduced_decode import enlarged
+from ui.picture import SHOWN_WIDTH
 from ui.table import DB_ENV
 from ui.table_memory import confirmed_tiles
 from ui.teach_page import PAGE
@@ -27,7 +29,7 @@ from vision.boxes import match
 from vision.detections import Detections
 from vision.labels import read_labels
 from vision.memory import TableMemory, embed, unit
-from vision.photo import load_photo
+from vision.photo import load_photo, open_photo
 from vision.read import askew_angle, read_detections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,7 +184,7 @@ def test_a_close_up_of_one_tile_is_one_tap_to_keep_that_tile_alone(db, monkeypat
     data, read = close_up()
 
     class CloseUp(vision.detector.TileDetector):  # the committed models (the memory's embeddings), reading so
-        def read(self, image, conf=None, memory=None):
+        def read(self, image, conf=None, memory=None, first=None):
             return read
 
     monkeypatch.setattr(vision.detector, "TileDetector", CloseUp)
@@ -293,7 +295,7 @@ def test_the_teach_page_is_all_simplified(db):
 
 def test_a_reader_failure_on_the_teach_page_is_said_and_the_page_goes_on(db, monkeypatch):
     class Failing(vision.detector.TileDetector):  # the committed models, failing to read
-        def read(self, image, conf=None, memory=None):
+        def read(self, image, conf=None, memory=None, first=None):
             raise RuntimeError("the model went away")
 
     monkeypatch.setattr(vision.detector, "TileDetector", Failing)
@@ -351,3 +353,17 @@ def test_a_table_that_has_taught_nothing_is_asked_first_to_teach_its_flowers(db)
     Ledger(db).change_memory("friday", lambda _: memory.to_bytes())
     at = phone()
     assert ask not in [c.value for c in at.caption] and "先教認這副牌的花" not in [b.label for b in at.button]
+
+
+def test_a_phone_photo_on_the_teach_page_is_read_and_taught_from_the_pixels_the_reader_reads(db):
+    data = enlarged((4000, 3000))
+    at = phone()
+    press(at, "教認這一桌的牌（照片常讀錯時）")
+    ok(at.file_uploader(key="teach-upload-0").set_value(("hand.jpg", data, "image/jpeg")).run())
+    shown = at.session_state["teach_photo"]
+    assert shown["image"].shape == (1500, 2000, 3)  # half its pixels, as the reader decodes it: never all 12 MP
+    detector, photo = vision.detector.TileDetector(), open_photo(data)
+    reduction, first = detector.look(photo)
+    read = detector.read(photo.pixels(2), first=first).boxes
+    assert reduction == 2 and sorted(map(tuple, shown["boxes"])) == sorted(map(tuple, read))  # in reading order
+    assert shown["picture"].image.shape[1] == SHOWN_WIDTH

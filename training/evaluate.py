@@ -493,7 +493,8 @@ def read_samples(samples: list[dict], detector: TileDetector, peer: dict | None,
         if phone:
             photo, upscale = phone_photo(s["image"], phone)
             start = time.perf_counter()
-            image, first = detector.look(photo, conf)
+            reduction, first = detector.look(photo, conf)
+            image = photo.pixels(reduction)
             upscale *= image.shape[1] / photo.width
             detect = partial(detector.read, image, conf, first=first)
         else:

@@ -21,7 +21,7 @@ import streamlit as st
 
 from ui.picture import Picture
 from ui.state import AtTable, HandState, Photo, ReadState, hand_state, photo_state, table_state
-from vision.photo import load_photo
+from vision.photo import open_photo
 
 PARAM = "phone"  # the address's ?phone=
 _KEY = "phone"  # the session's phone id: set on its first run
@@ -128,8 +128,8 @@ def give_back(kept: Hand | None) -> None:
         table_state().resume(kept.at_table)
     shown.taken = kept.taken
     if kept.photo is not None and kept.photo_id is not None and kept.read is not None:
-        image = load_photo(kept.photo)
-        shown.shown = Photo(kept.photo_id, image, Picture.of(image), replace(kept.read))
+        opened = open_photo(kept.photo)
+        shown.shown = Photo(kept.photo_id, opened, Picture.of(opened), replace(kept.read))
         shown.readings, shown.resumed = dict(kept.readings), kept.photo
     hand.resumed = True  # said once, on this run
 

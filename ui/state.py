@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
-import numpy as np
 import streamlit as st
 
 from ledger import Evening, History, Ledger, Recorded, Seating, TableInfo
@@ -29,6 +28,7 @@ from scoring.ruleset import DEFAULT_RULESET, RulesetError, SettlementRules, avai
 from scoring.seats import SEATS, Seat, Wind
 from ui.picture import Picture
 from ui.result import SetAside
+from vision import photo as photos
 from vision.notices import Notice
 from vision.read import PhotoReading
 
@@ -144,9 +144,12 @@ class Photo:
     """The photo on the page."""
 
     id: str  # `ui.photo.photo_id` of its bytes
-    image: np.ndarray = field(compare=False, repr=False)
+    # as `vision.photo.open_photo` opened it: a phone's JPEG decoded at each size the page first asks for
+    opened: photos.Photo = field(compare=False, repr=False)
     picture: Picture = field(compare=False, repr=False)
     read: ReadState = field(default_factory=ReadState)
+    # the JPEG last sent of it with boxes drawn, and what they showed (`ui.photo.annotated_jpeg`)
+    sent: tuple[tuple, bytes] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

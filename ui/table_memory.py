@@ -26,6 +26,7 @@ from scoring.draft import Draft
 from vision.crop_classifier import TileClassifier
 from vision.draw import box_codes
 from vision.memory import TableMemory, TableMemoryError, embed
+from vision.photo import Photo
 from vision.read import PhotoView
 
 log = logging.getLogger("taishu")
@@ -129,10 +130,11 @@ def confirmed_tiles(proposal, draft: Draft) -> tuple[np.ndarray, list[str]]:
     return proposal.boxes[kept], cast(list[str], [codes[k] for k in kept])
 
 
-def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.ndarray, reading, view: PhotoView,
+def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, photo: Photo, reading, view: PhotoView,
                draft: Draft, done: Recorded) -> str | None:
     """After hand `done` is recorded: the table's memory taught the tiles of this photo's reading as the
-    player fixed them, each as the reader saw it (`view`: the photo turned level or half a turn, as it was read).
+    player fixed them, each as the reader saw it (`view`: the photo decoded as finely, turned level or half a turn,
+    as it was read: `vision.read.PhotoView.seen`).
     Returns what to tell the player (traditional), None where there is nothing to say (a hand recorded without
     this photo, models that cannot remember)."""
     if done.line.photo_id != photo_id or done.line.winner is None:
@@ -142,7 +144,7 @@ def learn_hand(ledger: Ledger, code: str, detector_of, photo_id: str, image: np.
         classifier = classifier_of(detector_of())
         if classifier is None or not codes:
             return None
-        memory = teach(ledger, code, classifier, *view.seen(image, boxes), codes)
+        memory = teach(ledger, code, classifier, *view.seen(photo, boxes), codes)
     except LedgerError as exc:
         return f"這一桌的牌組沒有學到這一局：{exc}"
     except Exception as exc:  # noqa: BLE001 - the hand is recorded: a failure to learn must not undo the page

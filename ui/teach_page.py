@@ -27,7 +27,7 @@ from vision.detections import Detections
 from vision.layout import group_rows, in_reading_order
 from vision.model_files import ModelError
 from vision.notices import Notice
-from vision.photo import PhotoError, load_photo, turned_level
+from vision.photo import Photo, PhotoError, open_photo, turned_level
 from vision.read import askew_angle
 
 log = logging.getLogger("taishu")
@@ -152,13 +152,13 @@ def _read(data: bytes, detector, place: Place, found: table_memory.Remembered, s
     if shown is not None and shown["id"] == pid:
         return shown
     try:
-        image = load_photo(data)
+        photo = open_photo(data)
     except PhotoError as exc:
         st.error(in_script("這個檔案不能當照片讀：", script) + exc.notice.text(script))
         return None
     try:
         with st.spinner(in_script("讀牌中…", script)):
-            image, dets = _read_level(image, detector, table_memory.for_reading(place, found.revision, detector).memory)
+            image, dets = _read_level(photo, detector, table_memory.for_reading(place, found.revision, detector).memory)
     except Exception as exc:  # noqa: BLE001 - a reader failure must leave the page usable, as on the main page
         log.exception("reading a photo to teach failed")
         st.error(Notice.of("reading-failed", error=f"{type(exc).__name__}: {exc}").text(script))
@@ -179,11 +179,14 @@ def _new_version() -> int:
     return ss.teach_versions
 
 
-def _read_level(image: np.ndarray, detector, memory) -> tuple[np.ndarray, Detections]:
-    """The photo's tiles; where its row lies askew, the photo turned level and its tiles, when they are surer of
-    more (the sum of their confidences): a row at 30-45 degrees loses tiles read as it is (`vision.read`,
-    `read_level`). The photo shown and taught from is the one read."""
-    dets = detector.read(image, memory=memory)
+def _read_level(photo: Photo, detector, memory) -> tuple[np.ndarray, Detections]:
+    """The photo's tiles, a phone's JPEG decoded as finely as they need (`TileDetector.look`, as the reader decodes
+    it); where its row lies askew, the photo turned level and its tiles, when they are surer of more (the sum of
+    their confidences): a row at 30-45 degrees loses tiles read as it is (`vision.read`, `read_level`). The photo
+    shown and taught from is the one read, its tiles' crops cut from the pixels the reader cuts them from."""
+    reduction, first = detector.look(photo) if photo.reducible and hasattr(detector, "look") else (1, None)
+    image = photo.pixels(reduction)
+    dets = detector.read(image, memory=memory, **({} if first is None else {"first": first}))
     angle = askew_angle(dets.boxes)
     if angle:
         level = turned_level(image, angle)

@@ -210,9 +210,11 @@ def k_best(options: list[list[tuple[float, str]]], accept, max_visits: int, max_
             yield cost, tuple(options[k][c][1] for k, c in enumerate(choice))
         for k in range(last, len(options)):
             if choice[k] + 1 < len(options[k]):
+                child = cost + options[k][choice[k] + 1][0] - options[k][choice[k]][0]
+                if child - base > max_cost:  # it would end the search when popped, after every cheaper one
+                    continue
                 nxt = choice[:k] + (choice[k] + 1,) + choice[k + 1:]
-                heapq.heappush(heap, (cost + options[k][choice[k] + 1][0] - options[k][choice[k]][0], nxt, k,
-                                      counts, k))
+                heapq.heappush(heap, (child, nxt, k, counts, k))
 
 
 def _counts(codes) -> list[int] | None:

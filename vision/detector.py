@@ -53,7 +53,8 @@ def decode(output: np.ndarray, conf: float, iou: float, flower_conf: float | Non
     top = scores.max(axis=1)
     keep = top >= conf
     if flower_conf is not None and flower_conf < conf:
-        keep |= (top >= flower_conf) & FLOWER_CLASSES[scores.argmax(axis=1)]
+        faint = np.flatnonzero((top >= flower_conf) & ~keep)  # the likeliest class of these only: a few of 5-20k
+        keep[faint] = FLOWER_CLASSES[scores[faint].argmax(axis=1)]
         conf = flower_conf
     pred, scores = pred[keep], scores[keep]
     if not len(pred):
@@ -191,17 +192,16 @@ class TileDetector:
         return blob, scale
 
     @stage(DETECT)
-    def look(self, photo: Photo, conf: float | None = None) -> tuple[np.ndarray, tuple[Detections, int]]:
-        """The photo's pixels as finely as its read needs them, and its first pass on them (`find`), for `read`.
-        A JPEG of at least four times the first pass's input is decoded at the largest reduction that leaves it
-        twice that input (`Photo.covering`; a 12 MP photo at 1/2), the size `resized` halves it to before its last
-        shrink, for the first pass; then at the reduction that keeps its smallest sure tile `reduced_decode` crop
-        heights tall, which its second passes and its tiles' crops are cut from (the whole photo where the first
+    def look(self, photo: Photo, conf: float | None = None) -> tuple[int, tuple[Detections, int]]:
+        """The reduction the photo's read needs its pixels at (`Photo.pixels`), and its first pass on them (`find`),
+        for `read`. A JPEG of at least four times the first pass's input is decoded at the largest reduction that
+        leaves it twice that input (`Photo.covering`; a 12 MP photo at 1/2), the size `resized` halves it to before
+        its last shrink, for the first pass; then at the reduction that keeps its smallest sure tile `reduced_decode`
+        crop heights tall, which its second passes and its tiles' crops are cut from (the whole photo where the first
         pass finds no tiles, or too small ones: `find` then looks larger)."""
         coarse = photo.covering(2 * self.card.imgsz) if self.settings.reduced_decode > 0 else 1
         if coarse == 1:
-            image = photo.pixels()
-            return image, self.find(image, conf)
+            return 1, self.find(photo.pixels(), conf)
         seen = photo.pixels(coarse)
         found = self.detect(seen, self.card.imgsz, conf, faint_flowers=True)
         sure = self.sure(found, conf)
@@ -213,7 +213,7 @@ class TileDetector:
             reduction //= 2
         image = photo.pixels(reduction)
         found = found.scaled((seen.shape[1] / image.shape[1], seen.shape[0] / image.shape[0]))
-        return image, self.find(image, conf, found)
+        return reduction, self.find(image, conf, found)
 
     @stage(DETECT)
     def read(self, image: np.ndarray, conf: float | None = None, memory=None,

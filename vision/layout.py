@@ -91,9 +91,12 @@ def resolve_slots(order: list[int], x1: np.ndarray, x2: np.ndarray, conf: np.nda
     straddles = ((overlap > 0.25).sum(axis=1) >= 2) & (b - a > 1.3 * pitch)
     dropped = set() if straddles.all() else set(np.flatnonzero(straddles).tolist())  # all: a heap, not a row
     c = conf[order]
+    doubled = overlap > 0.5
+    if not doubled.any():  # no slot read twice, as in most groups: nothing to settle tile by tile
+        return [k for n, k in enumerate(order) if n not in dropped], [k for n, k in enumerate(order) if n in dropped]
     for i in sorted(range(len(order)), key=lambda k: -c[k]):
         if i not in dropped:
-            dropped.update(np.flatnonzero((overlap[i] > 0.5) & (c <= c[i])).tolist())
+            dropped.update(np.flatnonzero(doubled[i] & (c <= c[i])).tolist())
     return [k for n, k in enumerate(order) if n not in dropped], [k for n, k in enumerate(order) if n in dropped]
 
 

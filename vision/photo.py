@@ -120,10 +120,12 @@ class Photo:
         """Whether it decodes at a reduction too (a whole JPEG)."""
         return bool(self.data)
 
-    def covering(self, side: int) -> int:
-        """The largest reduction this photo decodes at whose long side is still `side` or more (1: none)."""
+    def covering(self, side: int = 0, width: int = 0) -> int:
+        """The largest reduction this photo decodes at whose long side is still `side` or more, and its width `width`
+        or more (1: none)."""
         long_side = max(self.width, self.height)
-        return max([r for r in REDUCED if self.reducible and -(-long_side // r) >= side], default=1)
+        return max([r for r in REDUCED if self.reducible and -(-long_side // r) >= side
+                    and -(-self.width // r) >= width], default=1)
 
     def pixels(self, reduction: int = 1) -> np.ndarray:
         """The upright BGR pixels at 1/`reduction` of the photo's size (1, or a reduction `covering` allows)."""

@@ -152,12 +152,14 @@ class Proposal:
 
 @dataclass(frozen=True)
 class PhotoView:
-    """How `read_photo` turned the photo to read it: by `angle` degrees (counter-clockwise as shown) to lay its
-    rows level, then half a turn or not. A reading's boxes are in the photo's own pixels; its tiles' faces were
-    read as this view shows them, and a table's memory is taught them so (`seen`)."""
+    """How `read_photo` saw the photo: decoded at 1/`reduction` of its size (`vision.photo.Photo.pixels`), turned by
+    `angle` degrees (counter-clockwise as shown) to lay its rows level, then half a turn or not. A reading's boxes
+    are in the photo's own pixels; its tiles' faces were read as this view shows them, and a table's memory is
+    taught them so (`seen`)."""
 
     angle: float = 0.0
     half_turn: bool = False
+    reduction: int = 1
 
     def to_seen(self, width: int, height: int) -> np.ndarray:
         """The 2x3 transform from the pixels of a photo of this size to those of the photo as the reader saw it."""
@@ -179,9 +181,13 @@ class PhotoView:
             image = turned_level(image, self.angle)
         return cv2.rotate(image, cv2.ROTATE_180) if self.half_turn else image
 
-    def seen(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The photo as the reader saw it, and these xyxy boxes (in the photo's pixels) in its pixels."""
-        to_seen = self.to_seen(image.shape[1], image.shape[0])
+    def seen(self, photo: np.ndarray | Photo, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The photo (BGR, or as `vision.photo.open_photo` opened it) as the reader saw it, and these xyxy boxes (in
+        the photo's pixels) in its pixels."""
+        photo = photo if isinstance(photo, Photo) else Photo.of(photo)
+        image = photo.pixels(self.reduction)
+        to_decoded = np.diag([image.shape[1] / photo.width, image.shape[0] / photo.height, 1.0])
+        to_seen = self.to_seen(image.shape[1], image.shape[0]) @ to_decoded
         moved_boxes = np.array([mapped(tuple(box), to_seen) for box in np.asarray(boxes, np.float64)])
         return self.photo(image), moved_boxes.astype(np.float32).reshape(-1, 4)
 
@@ -393,7 +399,8 @@ def _read_photo(source: np.ndarray | Photo, detector: Detector, rules: Ruleset |
     """`read_photo`'s work, inside the clock it opens."""
     photo = source if isinstance(source, Photo) else Photo.of(source)
     look = getattr(detector, "look", None)  # a plain `Detector` reads the whole photo
-    image, first = look(photo) if look and photo.reducible else (photo.pixels(), None)
+    reduction, first = look(photo) if look and photo.reducible else (1, None)
+    image = photo.pixels(reduction)
     view, reading = read_level(image, detector, rules, memory, settings, first)
     shown = len(reading.best.shown)
     if view == PhotoView() and _of_a_hand(reading):
@@ -412,7 +419,7 @@ def _read_photo(source: np.ndarray | Photo, detector: Detector, rules: Ruleset |
     if view.half_turn:
         reading = replace(reading, warnings=(UPSIDE_DOWN, *reading.warnings))
     to_photo = np.diag([*scale, 1.0]) @ np.vstack([view.to_photo(image.shape[1], image.shape[0]), [0.0, 0.0, 1.0]])
-    return replace(moved(reading, to_photo[:2]), view=view)
+    return replace(moved(reading, to_photo[:2]), view=replace(view, reduction=reduction))
 
 
 def read_level(image: np.ndarray, detector: Detector, rules: Ruleset | None, memory: TableMemory | None,

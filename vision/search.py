@@ -288,11 +288,17 @@ def centre_steps(dets: Detections, members) -> np.ndarray:
     return np.hypot(*np.diff(dets.centers[list(members)], axis=0).T)
 
 
-def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: int = 0, cost: float = 0.0):
+def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3):
     """(ends, cost) of every run of up to `depth` melds of 3 or 4 tiles from one end of a row with `room`
     tiles to spare: `extra[e - 1]` is what cutting after e tiles costs over not cutting. Runs that
     cost more than `limit` whatever follows are not made."""
-    floor = sum(min(0.0, e) for e in extra)
+    floor = sum(min(0.0, e) for e in extra)  # the most the cuts after a run could take off it
+    return _runs_from(room, extra, limit, floor, depth, 0, 0.0)
+
+
+def _runs_from(room: int, extra: list[float], limit: float, floor: float, depth: int, at: int, cost: float):
+    """`_cut_runs` from `at` tiles on, the run so far costing `cost` (`floor` summed once: the runs of a 17-tile
+    row number in the hundreds)."""
     for size in (3, 4) if depth else ():
         end = at + size
         if end > room:
@@ -301,7 +307,7 @@ def _cut_runs(room: int, extra: list[float], limit: float, depth: int = 3, at: i
         if total + floor > limit:
             continue
         yield (end,), total
-        for ends, rest in _cut_runs(room, extra, limit, depth - 1, end, total):
+        for ends, rest in _runs_from(room, extra, limit, floor, depth - 1, end, total):
             yield (end, *ends), rest
 
 
