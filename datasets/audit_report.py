@@ -13,7 +13,7 @@ from typing import cast
 import cv2
 import numpy as np
 
-from datasets.audit import MIN_SCORE, Audit, Flag, ImageAudit
+from datasets.audit import MIN_SCORE, PHOTO, PHOTO_AT_LEAST, WRONG_PHOTO, Audit, Flag, ImageAudit
 from datasets.yolo import DATASET_FORMATS
 from scoring.tiles import tile_name
 from vision.classes import CLASSES
@@ -34,7 +34,7 @@ def code_name(code: str | None) -> str:
 
 def label_picture(image: np.ndarray, item: ImageAudit) -> np.ndarray:
     """The image with its label boxes; flagged labels in red."""
-    flagged = {t for f in item.flags for t in (f.label, *(f.others if f.kind == "missed" else ()))}
+    flagged = {t for f in item.flags for t in (f.label, *(f.others if f.kind in ("missed", PHOTO) else ()))}
     return draw_boxes(image, item.boxes, item.codes, [t in flagged for t in range(len(item.boxes))])
 
 
@@ -189,6 +189,10 @@ thumbnail shows the label (left) and the model's detection (right). Suspicion = 
 how plainly the model disagrees, trust how often the model is right in a claim like this one on this data set,
 measured at the flag's own score (isotonic in the score; the overall shares are in brackets below).</p>
 <dl>
+<dt>mislabelled-photo (listed first)</dt><dd>the model plainly reads more than {WRONG_PHOTO:.0%} of a photo's found
+labels (at least {PHOTO_AT_LEAST}) as another code: the photo was labelled wrong as a whole (every tile given one
+code, say), one thing to fix, standing for its wrong-class flags; evidence = the wrong-class evidence summed over
+the photo's found labels; trust = the share of found tiles whose code agrees with the label on this data set.</dd>
 <dt>wrong-class (codes read right: {trust['wrong-class']:.2f})</dt><dd>the model finds the labelled tile but reads
 another code; evidence = its certainty that the labelled code is not there (1 when it gives that code no score,
 much less when it hesitates between the two); trust = the share of found tiles read at that score whose code

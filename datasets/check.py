@@ -8,7 +8,9 @@ train on it as a photo without tiles), an unreadable image, a malformed line, a 
 the 43 classes, a box outside the image or under a pixel wide, two boxes on one tile (IoU at or
 above the threshold), the same image in two splits (val leaking into train), a data.yaml whose
 class names are not ours. Warnings are legal but worth a look: empty labels (negatives), label
-files with no image (ignored by training), the same image twice in one split, classes never seen.
+files with no image (ignored by training), the same image twice in one split, classes never seen,
+every box of an image one face code, more of them than a set holds (a labeller who gave every tile
+one code; `python -m datasets audit` also finds a photo whose labels the model reads otherwise).
 """
 
 import hashlib
@@ -33,6 +35,7 @@ IOU_DUPLICATE = 0.7  # tiles in a row touch but hardly overlap; above this it is
 MAX_BOXES = 1000
 EDGE_TOLERANCE = 0.5  # pixels a box may stick out of the image (rounding of normalised values)
 MIN_BOX_PX = 1.0
+SET_HOLDS = 4  # copies of a face code in one set; face-down tiles are all `back`, rightly
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,10 @@ def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
         report.class_images[cls] += 1
     if not lines or not any(t.strip() for t in lines):
         report.add("warning", "empty-label", rel, "no boxes (fine for a photo without tiles)")
+    if len(names) > SET_HOLDS and len(set(names)) == 1 and names[0] != "back":
+        report.add("warning", "one-code", rel, f"all {len(names)} boxes are {names[0]}, and a set holds "
+                   f"{SET_HOLDS}: every tile given one code?")
+        bad = [True] * len(bad)
     boxes = np.array(boxes).reshape(-1, 4)
     if len(boxes) > MAX_BOXES:
         report.add("error", "too-many-boxes", rel, f"{len(boxes)} boxes; a tile photo has at most a few hundred "

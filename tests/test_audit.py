@@ -322,3 +322,40 @@ def test_cli_says_which_labels_are_broken_when_none_can_be_audited(tmp_path):
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"error: none of the 2 images under {data} could be audited:" in out.stderr
     assert "1: 2 fields, expected 5 (class cx cy w h)" in out.stderr and "1: class 99 is not in 0..42" in out.stderr
+
+
+def one_code_set(root: Path, photos: int = 6, relabelled: int = 2) -> str:
+    """Real train photos of tile rows (10 or more labels each) copied under root, one of them (the
+    `relabelled`th) with every tile labelled 1p as a labeller clicking one class throughout would; its
+    image path."""
+    from datasets.real import REAL_LABELLED
+
+    real = REAL_LABELLED / "chinese-mahjong-detection"
+    labels = [p for p in sorted((real / "labels" / "train").glob("*.txt")) if len(p.read_text().split("\n")) > 10]
+    for split in ("images", "labels"):
+        (root / split / "train").mkdir(parents=True)
+    for i, label in enumerate(labels[:photos]):
+        shutil.copy(real / "images" / "train" / f"{label.stem}.jpg", root / "images" / "train")
+        lines = label.read_text().split("\n")
+        if i == relabelled:
+            lines = [f"{CLASS_INDEX['1p']} {line.split(maxsplit=1)[1]}" for line in lines if line.strip()]
+        (root / "labels" / "train" / label.name).write_text("\n".join(lines) + "\n")
+    return f"images/train/{labels[relabelled].stem}.jpg"
+
+
+@needs_model
+@needs_shared("data", "real-labelled", "chinese-mahjong-detection", needed_for="real photos to relabel")
+def test_a_photo_labelled_all_one_code_is_one_flag_at_the_top(tmp_path):
+    """A real set's val split has photos whose every tile is labelled 1p: as a hundred wrong-class flags
+    they sank below the single boxes of other photos (its neighbours disagree too, so each is doubted);
+    the audit says it once, first, standing for its tiles read otherwise."""
+    relabelled = one_code_set(tmp_path)
+    result = audit(tmp_path, TileDetector(MODELS))
+    first, *rest = result.flags
+    assert (first.kind, first.image) == ("mislabelled-photo", relabelled), [(f.kind, f.image) for f in result.flags[:5]]
+    assert len(first.others) + 1 > first.found / 2 and first.labelled_codes == 1 and first.read_codes > 3
+    assert "every label 1p" in first.message
+    assert not [f for f in rest if f.kind in ("mislabelled-photo", "wrong-class") and f.image == relabelled]
+    page = write_html(result, tmp_path / "report").read_text()
+    top_row = page.split("<tr><td class=num>1</td>")[1].split("</tr>")[0]
+    assert "<td>mislabelled-photo</td>" in top_row and relabelled in top_row

@@ -102,3 +102,34 @@ def test_the_app_sidebar_opens_the_audit_page_and_back(monkeypatch):
     assert [t.value for t in at.title] == ["資料集檢查"] and at.button(key="audit_run")
     ok(at.sidebar.radio(key="page").set_value("台數").run())
     assert [t.value for t in at.title] == ["台數"] and box(at, "base").value == 250  # kept
+
+
+ROW = [[20 + 30 * i, 20, 50 + 30 * i, 80] for i in range(5)]
+
+
+class RowDetector(FakeDetector):
+    """Reads a row of five tiles, 1m to 5m, each plainly."""
+
+    def read(self, image, conf=0.25):
+        return dets(*((box, {f"{i + 1}m": 0.9}) for i, box in enumerate(ROW)))
+
+
+def test_a_photo_labelled_all_one_code_is_listed_first_as_one_problem(monkeypatch, tmp_path):
+    for split in ("images", "labels"):
+        (tmp_path / split / "train").mkdir(parents=True)
+    for name in ("row", "tidy"):
+        cv2.imwrite(str(tmp_path / "images" / "train" / f"{name}.jpg"), np.full((100, 200, 3), 90, np.uint8))
+    lines = [f"{{}} {(x0 + x1) / 400} 0.5 {(x1 - x0) / 200} 0.6" for x0, _, x1, _ in ROW]
+    (tmp_path / "labels" / "train" / "tidy.txt").write_text("\n".join(line.format(i) for i, line in enumerate(lines)))
+    (tmp_path / "labels" / "train" / "row.txt").write_text("\n".join(line.format(9) for line in lines))  # all 1p
+    monkeypatch.setattr(vision.detector, "TileDetector", RowDetector)
+    st.cache_resource.clear()
+    at = ok(AppTest.from_function(audit_page_alone, default_timeout=60).run())
+    ok(at.text_input(key="audit_dir").set_value(str(tmp_path)).run())
+    at = ok(at.button(key="audit_run").click().run())
+    st.cache_resource.clear()
+    assert "整張標錯 1" in at.caption[1].value
+    assert at.selectbox(key="audit_image").options[0] == "images/train/row.jpg（1 個可疑）"
+    first = at.dataframe[-1].value.to_dict("records")[0]
+    assert (first["問題"], first["圖"]) == ("整張標錯", "images/train/row.jpg")
+    assert "5 of its 5 labels found are read as another code (every label 1p, 5 codes read)" in first["說明"]

@@ -338,3 +338,18 @@ def test_preview_draws_a_set_and_says_what_it_could_not(tmp_path, generated):
     assert full.returncode == 1 and full.stderr == f"error: cannot write {sheet}: File too large\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
     assert _preview(generated, "-n", "0", sheet).returncode == 2
+
+
+def test_every_box_one_face_code_is_a_warning_drawn_in_red(tmp_path):
+    """A photo whose every tile was given one code, more than a set holds of it; a wall of backs is fine."""
+    def row(cls: int, n: int) -> str:
+        return "".join(f"{cls} {0.1 + 0.1 * i:.2f} 0.5 0.08 0.3\n" for i in range(n))
+
+    files = base_files() | {"images/train/c.jpg": _jpeg(3), "labels/train/c.txt": row(9, 8),
+                            "images/train/d.jpg": _jpeg(4), "labels/train/d.txt": row(42, 8),
+                            "images/train/e.jpg": _jpeg(5), "labels/train/e.txt": row(9, 4)}
+    report, samples = check(make_set(tmp_path, files))
+    assert [(f.kind, f.path, f.message) for f in report.warnings if f.kind != "class-unseen"] == [
+        ("one-code", "labels/train/c.txt", "all 8 boxes are 1p, and a set holds 4: every tile given one code?")]
+    assert not report.errors
+    assert [s.image.name for s in samples if all(s.bad)] == ["c.jpg"]

@@ -21,7 +21,8 @@ from vision.photo import PhotoError, load_photo
 
 ALL = "全部"
 THUMBS = 10  # flag thumbnails under an image, most suspicious first
-KIND_NAMES = {"wrong-class": "讀成別的牌", "missed": "標了但沒找到", "unlabelled": "找到但沒標", "shifted": "框偏了"}
+KIND_NAMES = {"mislabelled-photo": "整張標錯",
+              "wrong-class": "讀成別的牌", "missed": "標了但沒找到", "unlabelled": "找到但沒標", "shifted": "框偏了"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -89,9 +90,11 @@ def _browse(result: Audit, script: str) -> None:
 
     flags = [f for f in result.flags if wanted(f)]
     if kind == ALL:
+        first = {}  # each image at its first flag in the audit's ranking
+        for rank, f in enumerate(result.flags):
+            first.setdefault(f.image, rank)
         images = sorted((item for item in result.images if code == ALL or code in item.codes
-                         or any(wanted(f) for f in item.flags)),
-                        key=lambda item: -max((f.suspicion for f in item.flags), default=-1.0))
+                         or any(wanted(f) for f in item.flags)), key=lambda item: first.get(item.rel, len(first)))
     else:
         every = {item.rel: item for item in result.images}
         images = [every[rel] for rel in dict.fromkeys(f.image for f in flags)]
