@@ -135,6 +135,11 @@ def _check_data_yaml(root: Path, report: Report) -> None:
                    f"class {diff} is {brief(got)}, expected {want!r})")
 
 
+def one_code(codes: list[str]) -> bool:
+    """Every box one face code, on more boxes than a set holds of it: a labeller gave every tile one code."""
+    return len(codes) > SET_HOLDS and len(set(codes)) == 1 and codes[0] != "back"
+
+
 def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
     """Findings for one label file of a w x h image; (boxes, names, bad) for the contact sheet."""
     try:
@@ -177,7 +182,7 @@ def _check_labels(report: Report, label: Path, rel: str, w: int, h: int):
         report.class_images[cls] += 1
     if not lines or not any(t.strip() for t in lines):
         report.add("warning", "empty-label", rel, "no boxes (fine for a photo without tiles)")
-    if len(names) > SET_HOLDS and len(set(names)) == 1 and names[0] != "back":
+    if one_code(names):
         report.add("warning", "one-code", rel, f"all {len(names)} boxes are {names[0]}, and a set holds "
                    f"{SET_HOLDS}: every tile given one code?")
         bad = [True] * len(bad)

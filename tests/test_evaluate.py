@@ -455,3 +455,22 @@ def test_a_photo_read_as_a_phone_sends_it_is_judged_against_its_labels_at_the_si
     assert phone_tiles["recall"] >= tiles["recall"] - 0.1 and phone_tiles["precision"] >= tiles["precision"] - 0.1
     with pytest.raises(SystemExit):
         main([*args, "--phone", "--cache", str(tmp_path / "cache")])
+
+
+def test_taps_on_a_photo_whose_every_label_is_one_code_are_also_said_apart():
+    """A real set's photo with every tile labelled 1p: read right, each tile costs a wrong-code tap. They stay in the
+    figures (the evaluation drops no photo) and are said apart so that a reader can see what they weigh."""
+    boxes = np.array([box(12 * k) for k in range(6)], np.float32)
+    read = [f"{k}m" for k in range(1, 7)]
+
+    def photo(codes: list[str]) -> dict:
+        return {"sample": {"codes": codes, "scene": "x", "truth": None}, "true_boxes": boxes, "peer": None,
+                "reading": reading_of(boxes, read, [("concealed", list(range(6)))])}
+
+    judged = Judged()
+    judged.add(photo(read))  # labelled as read: no tap
+    judged.add(photo(["1p"] * 6))  # every tile labelled 1p
+    judged.add(photo(["1p"] * 4 + read[4:]))  # 4 wrong codes on a photo of several codes: not said apart
+    result = judged.result()
+    assert result["hand"]["taps_by_cause"]["wrong code"] == round(10 / 3, 3)  # all still counted
+    assert result["labelled_one_code"] == {"photos": 1, "taps": 6, "wrong_code_taps": 6}

@@ -33,6 +33,8 @@ Reports, on each DIR's images:
   (`loose_kept`) and hand tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set
   has no hand truth (no 台 either): its taps are then those of every tile shown after correction, set apart or not
   (`taps_by_cause`: how many of them are boxes set apart on no labelled tile, which the page greys);
+  `labelled_one_code` says apart how many of those taps, and of their wrong codes, are on photos whose
+  every label is one code (`datasets check`'s one-code warning: a mislabelled photo, still judged);
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
   and taps on those 34 classes for both models, and its median time per photo;
 - all of it again per scene type (`by_scene`: a generated scene's kind; a real photo's file-name
@@ -76,6 +78,7 @@ import cv2
 import numpy as np
 import yaml
 
+from datasets.check import one_code
 from datasets.real import scene_type
 from datasets.scene_truth import SceneTruth, SceneTruthError
 from datasets.yolo import label_path_of
@@ -362,6 +365,7 @@ class Judged:
         self.images = 0
         self.tiles, self.face_up, self.corrected, self.ours34, self.peer34 = (Tally() for _ in range(5))
         self.hand = HandTally()
+        self.one_code: list[HandJudgement] = []  # the hands judged on photos whose every label is one code
 
     def add(self, read: dict) -> dict[int, int]:
         s, reading = read["sample"], read["reading"]
@@ -375,13 +379,18 @@ class Judged:
         self.ours34.add(*only(boxes, raw, RIICHI.__contains__), *only(*truth, RIICHI.__contains__))
         if read["peer"] is not None:
             self.peer34.add(*read["peer"], *only(*truth, RIICHI.__contains__))
-        self.hand.add(judge_hand(reading, pairs, s["codes"], s["truth"]))
+        judged = judge_hand(reading, pairs, s["codes"], s["truth"])
+        self.hand.add(judged)
+        if one_code(s["codes"]):
+            self.one_code.append(judged)
         return pairs
 
     def result(self) -> dict:
         out = {"images": self.images, "tiles": self.tiles.result(), "face_up": self.face_up.result(),
                "after_correction": self.corrected.result(), "riichi34": {"ours": self.ours34.result()},
-               "hand": self.hand.result()}
+               "hand": self.hand.result(),
+               "labelled_one_code": {"photos": len(self.one_code), "taps": sum(j.taps for j in self.one_code),
+                                     "wrong_code_taps": sum(j.causes["wrong code"] for j in self.one_code)}}
         if self.peer34.taps:
             out["riichi34"]["peer"] = self.peer34.result()
         return out
