@@ -10,6 +10,9 @@ ultralytics data set `OUT/images/train`, `OUT/labels/train`, `OUT/data.yaml` and
   (either estimate, the manifest's or the audit's, checked by eye; it also drops the second box of
   a tile boxed twice and relabels the boxes whose tile shows another code), else when the set's
   manifest estimates at least `max_unlabelled_faces` readable face-up tiles without a box;
+- **drop** it when every label is one face code, more than a set holds (`datasets check`'s one-code: a
+  labeller gave every tile one code, which would teach that code for every tile; none of the real sets'
+  train splits has one, six of a val split do);
 - **un-stretch** it: Roboflow's "Stretch" squashed photos to 640x640; a photo whose median box aspect
   (w/h) is outside the range undistorted real photos show is resized so it comes back inside it;
 - **label its backs**: no real set labels face-down tiles, so their walls would teach that backs are
@@ -28,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.check import one_code
 from datasets.real import manifest
 from datasets.yolo import label_path_of
 from vision.boxes import intersection_over_area
@@ -92,8 +96,8 @@ def build(sets: list[Path], out: Path, recipe: Recipe, detector=None, curation: 
     for root in sets:
         rows = {Path(r["out_image"]).name: r for r in manifest(root)}
         drops, box_drops, relabel = curated_drops(curation, root.name)
-        counts = {"photos": 0, "kept": 0, "dropped_partial": 0, "unstretched": 0, "backs_added": 0,
-                  "boxes_dropped": 0, "relabelled": 0, "boxes": 0}
+        counts = {"photos": 0, "kept": 0, "dropped_partial": 0, "dropped_one_code": 0, "unstretched": 0,
+                  "backs_added": 0, "boxes_dropped": 0, "relabelled": 0, "boxes": 0}
         for image_path in sorted((root / "images" / "train").glob("*.jpg")):
             counts["photos"] += 1
             row = rows.get(image_path.name, {})
@@ -110,6 +114,9 @@ def build(sets: list[Path], out: Path, recipe: Recipe, detector=None, curation: 
             keep = [i for i in range(len(codes)) if i not in box_drops.get(rel, ())]
             counts["boxes_dropped"] += len(codes) - len(keep)
             boxes, codes = boxes[keep], [codes[i] for i in keep]
+            if one_code(codes):
+                counts["dropped_one_code"] += 1
+                continue
             if detector is not None:
                 backs = pseudo_backs(detector, image, boxes, recipe)
                 boxes = np.concatenate([boxes.reshape(-1, 4), backs]).astype(np.float32)

@@ -68,8 +68,8 @@ def test_build_reads_train_only_drops_partial_photos_restores_aspect_and_adds_ba
     out = tmp_path / "out"
     summary = build([src], out, Recipe(size=200), detector)
     counts = summary["sets"]["some-set"]
-    assert counts == {"photos": 3, "kept": 2, "dropped_partial": 1, "unstretched": 1, "backs_added": 2,
-                      "boxes_dropped": 0, "relabelled": 0, "boxes": 4}
+    assert counts == {"photos": 3, "kept": 2, "dropped_partial": 1, "dropped_one_code": 0, "unstretched": 1,
+                      "backs_added": 2, "boxes_dropped": 0, "relabelled": 0, "boxes": 4}
     written = sorted(p.name for p in (out / "images" / "train").iterdir())
     assert written == ["some-set-plain.webp", "some-set-stretched.webp"]
     plain = cv2.imread(str(out / "images" / "train" / "some-set-plain.webp"))
@@ -85,3 +85,18 @@ def test_build_reads_train_only_drops_partial_photos_restores_aspect_and_adds_ba
     recipe = json.loads((out / "recipe.json").read_text())
     assert recipe["recipe"]["size"] == 200 and recipe["sets"]["some-set"] == counts
     assert "val: images/train" in (out / "data.yaml").read_text()
+
+
+def test_a_photo_whose_every_label_is_one_code_is_not_trained_on(tmp_path):
+    """A labeller who gave every tile of a photo 1p would teach 1p for every tile; five 5m of one set's four are kept
+    when they are not all: a wall of backs is one code rightly."""
+    src = tmp_path / "some-set"
+    row = [(60 * k + 10, 50, 60 * k + 50, 100) for k in range(6)]
+    fine = {"median_box_aspect": "0.8", "unlabelled_face_est": "0"}
+    write_set(src, [("all-1p", "train", [("1p", b) for b in row], fine),
+                    ("mixed", "train", [("5m", b) for b in row[:5]] + [("6m", row[5])], fine),
+                    ("wall", "train", [("back", b) for b in row], fine)])
+    counts = build([src], tmp_path / "out", Recipe(size=200))["sets"]["some-set"]
+    assert (counts["photos"], counts["kept"], counts["dropped_one_code"]) == (3, 2, 1)
+    assert sorted(p.name for p in (tmp_path / "out" / "images" / "train").iterdir()) == [
+        "some-set-mixed.webp", "some-set-wall.webp"]
