@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import vision.detector
+from datasets.audit import KINDS, PHOTO, Flag
 from tests.app_driver import box
 from tests.test_audit import dets
 
@@ -75,7 +76,8 @@ def test_audit_a_folder_and_filter_by_problem_and_class(page, data_set):
 
     ok(at.selectbox(key="audit_kind").set_value("wrong-class").run())
     assert at.dataframe[-1].value.to_dict("records") == [
-        {"可疑度": 0.38, "問題": "讀成別的牌", "圖": "images/train/a.jpg", "說明": "labelled 2m, read as 3p (0.85)"}]
+        {"可疑度": 0.38, "問題": "讀成別的牌", "圖": "images/train/a.jpg",
+         "說明": "標成 2m 二萬，讀成 3p 三筒（0.85）"}]
     assert at.selectbox(key="audit_image").options == ["images/train/a.jpg（1 個可疑）"]
     assert [i.captions[0] for i in at.image[-3:-1]] == ["標註（紅：可疑）", "模型讀到的（信心 ≥ 0.05）"]
     assert "讀成別的牌" in at.image[-1].captions[0]  # the flag's thumbnail under the two pictures
@@ -132,4 +134,20 @@ def test_a_photo_labelled_all_one_code_is_listed_first_as_one_problem(monkeypatc
     assert at.selectbox(key="audit_image").options[0] == "images/train/row.jpg（1 個可疑）"
     first = at.dataframe[-1].value.to_dict("records")[0]
     assert (first["問題"], first["圖"]) == ("整張標錯", "images/train/row.jpg")
-    assert "5 of its 5 labels found are read as another code (every label 1p, 5 codes read)" in first["說明"]
+    assert first["說明"] == "找到的 5 個標註中有 5 個讀成別的牌（全標成 1p 一筒，讀到 5 種）：整張圖標錯了？"
+
+
+@pytest.mark.parametrize("script", ["traditional", "simplified"])
+def test_every_flag_is_said_in_the_players_script_with_no_english(script):
+    from ui.audit_page import flag_words
+    from ui.text import in_script
+
+    def flag(kind, **more):
+        return Flag(kind, 0.9, "a.jpg", 0, 0, "2m", "3p", 0.85, 0.4, (0, 0, 1, 1), **more)
+
+    flags = [flag(k) for k in KINDS] + [flag("missed", others=(1,)), flag("unlabelled", others=(1,)),
+                                        flag(PHOTO, others=(1, 2), found=5, labelled_codes=1, read_codes=4)]
+    for f in flags:
+        words = in_script(flag_words(f), script)
+        latin = {w for w in "".join(c if c.isascii() and c.isalpha() else " " for c in words).split()}
+        assert latin <= {"m", "p"}, (f.kind, words)  # the tile codes 2m and 3p only

@@ -1,7 +1,7 @@
 """The app's data-set audit page: run `datasets.audit` over a folder of YOLO data (by default the
 app's own saved corrections), then browse its images with their labels beside the model's reading,
-filtered by class or by the kind of problem flagged. Its words are in the player's script; the
-flags' own messages (datasets/audit.py) are English."""
+filtered by class or by the kind of problem flagged. Its words are in the player's script, a flag's
+too (`flag_words`: the report's own messages, `Flag.message`, are English)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import streamlit as st
 
 import vision.detector
 import vision.model_files
-from datasets.audit import KINDS, Audit, audit
+from datasets.audit import KINDS, PHOTO, Audit, Flag, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
 from datasets.yolo import DATASET_FORMATS
 from ui.dataset import dataset_root
@@ -23,6 +23,27 @@ ALL = "全部"
 THUMBS = 10  # flag thumbnails under an image, most suspicious first
 KIND_NAMES = {"mislabelled-photo": "整張標錯",
               "wrong-class": "讀成別的牌", "missed": "標了但沒找到", "unlabelled": "找到但沒標", "shifted": "框偏了"}
+
+
+def flag_words(flag: Flag) -> str:
+    """What a flag says, in traditional Chinese (the caller puts it in the player's script)."""
+    labelled, read = code_name(flag.labelled), code_name(flag.read)
+    many = len(flag.others) + 1
+    if flag.kind == PHOTO:
+        said = f"全標成 {labelled}" if flag.labelled_codes == 1 else f"標了 {flag.labelled_codes} 種牌"
+        return (f"找到的 {flag.found} 個標註中有 {many} 個讀成別的牌（{said}，讀到 {flag.read_codes} 種）："
+                "整張圖標錯了？")
+    if flag.kind == "wrong-class":
+        return f"標成 {labelled}，讀成 {read}（{flag.confidence:.2f}）"
+    if flag.kind == "missed" and flag.others:
+        return f"相鄰 {many} 個標註上都沒找到牌（其中一個是 {labelled}）：模型看不到的一區？"
+    if flag.kind == "missed":
+        return f"標成 {labelled}，那裡沒找到牌"
+    if flag.kind == "unlabelled" and flag.others:
+        return f"相鄰 {many} 張牌找到了卻沒標（其中一張是 {read}，{flag.confidence:.2f}）：漏標的一區？"
+    if flag.kind == "unlabelled":
+        return f"找到 {read}（{flag.confidence:.2f}）但沒標"
+    return f"標成 {labelled}，找到 {read}（{flag.confidence:.2f}），重疊 {flag.iou:.2f}"
 
 
 @st.cache_resource(show_spinner=False)
@@ -101,7 +122,7 @@ def _browse(result: Audit, script: str) -> None:
     st.caption(t(f"{len(flags)} 個可疑之處，{len(images)} 張圖（可疑的排前面）"))
     if flags:
         st.dataframe([{t("可疑度"): round(f.suspicion, 2), t("問題"): t(KIND_NAMES[f.kind]), t("圖"): f.image,
-                       t("說明"): f.message}
+                       t("說明"): t(flag_words(f))}
                       for f in flags], hide_index=True, height=min(400, 38 + 35 * len(flags)))
     if not images:
         return
@@ -119,7 +140,7 @@ def _browse(result: Audit, script: str) -> None:
     shown = sorted((f for f in item.flags if wanted(f)), key=lambda f: -f.suspicion)
     for flag in shown[:THUMBS]:
         st.image(thumbnail(image, item, flag), channels="BGR",
-                 caption=t(f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：") + flag.message)
+                 caption=t(f"{flag.suspicion:.2f} {KIND_NAMES[flag.kind]}：{flag_words(flag)}"))
     if len(shown) > THUMBS:
         st.caption(t(f"還有 {len(shown) - THUMBS} 個較不可疑的"))
 
