@@ -22,9 +22,11 @@ from training.evaluate import (
     is_real,
     judge,
     judge_hand,
+    labels_say_hand,
     load_samples,
     main,
     read_samples,
+    real_tai_exact,
 )
 from training.evaluate_layout import evaluate_layout
 from training.real_table import table
@@ -170,6 +172,52 @@ def test_a_hand_no_reading_can_be_scored_from_is_not_tai_exact_and_a_toy_hand_is
                                                                                                     "7p", "8p", "1s"])
     assert shown_not_set.tai_exact is False
     assert judged(HAND_READ + [("loose", [8])]).tai_exact is None  # 8 tiles: no win at the default table
+
+
+# A real photo's labels of one concealed row: 17 tiles that make a win (a 中 刻子 among them), in one row.
+ROW = ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5z", "5z", "5z", "9s", "9s"]
+ROW_BOXES = np.array([box(20 * i) for i in range(17)], np.float32)
+
+
+def real_judged(groups, codes=ROW, labels=ROW, label_boxes=ROW_BOXES):
+    """`judge_hand` on a real photo (no scene truth) labelled `labels` at `label_boxes`, read as `codes` in `groups`
+    (at the labels' boxes), the concealed group's last tile its winning tile."""
+    reading = reading_of(ROW_BOXES, codes, groups, win=groups[0][1][-1])
+    return judge_hand(reading, match(label_boxes, reading.best.boxes), labels, None, label_boxes)
+
+
+def test_a_real_row_read_right_is_tai_exact_and_its_concealed_pung_read_as_a_pon_is_not():
+    """A real photo whose labels are one concealed hand in one row: read right in every tile and group it has the 台
+    of that hand scored as the page scores it; its 中 刻子 read as a pon (every tile right) loses 門清 and an 暗刻,
+    so neither its groups nor its 台 are right. A 刻子 misread as another of the same 台 (中 as 發) costs 3 taps but
+    is 台 exact: the figure judges the 台, the taps the tiles."""
+    right = real_judged([("concealed", list(range(17)))])
+    assert (right.truth, right.taps, right.groups_exact, right.tai_exact) == (False, 0, True, True)
+    pon = real_judged([("concealed", [*range(12), 15, 16]), ("pon", [12, 13, 14])])
+    assert (pon.taps, pon.groups_exact, pon.tai_exact) == (0, False, False)
+    wrong = real_judged([("concealed", list(range(17)))], codes=[*ROW[:12], "6z", "6z", "6z", *ROW[15:]])
+    assert (wrong.taps, wrong.groups_exact, wrong.tai_exact) == (3, False, True)
+
+
+def test_a_real_reading_won_on_a_tile_the_labels_do_not_hold_is_not_tai_exact():
+    assert real_judged([("concealed", list(range(17)))], codes=[*ROW[:16], "8s"]).tai_exact is False
+    assert real_tai_exact(reading_of(ROW_BOXES, ROW, [("concealed", list(range(17)))], win=16), ROW) is True
+
+
+def test_only_a_real_photo_whose_labels_are_one_concealed_row_says_its_hand():
+    """17 labelled tiles in one row that make a win, even at an angle and with flowers laid below, say the hand. A
+    riichi hand of 14, 17 tiles that make no win, or a win whose pon lies behind the row (its melds the labels do not
+    say): none, and their readings are not judged on groups or 台."""
+    assert labels_say_hand(ROW, ROW_BOXES)
+    slanted = ROW_BOXES + np.array([[0, 3 * i, 0, 3 * i] for i in range(17)], np.float32)
+    assert labels_say_hand(ROW + ["1f"], np.concatenate([slanted, [[0, 60, 10, 74]]]).astype(np.float32))
+    behind = ROW_BOXES.copy()
+    behind[12:15] += np.array([0, -20, 0, -20], np.float32)
+    assert not labels_say_hand(ROW, behind)
+    assert not labels_say_hand(ROW[:14], ROW_BOXES[:14])
+    assert not labels_say_hand([*ROW[:16], "1z"], ROW_BOXES)
+    judged = real_judged([("concealed", list(range(12)) + [15, 16]), ("pon", [12, 13, 14])], label_boxes=behind)
+    assert (judged.groups_exact, judged.tai_exact) == (None, None)
 
 
 def test_a_supposed_tile_fills_a_missed_one_of_its_code_and_any_other_costs_a_tap():
@@ -352,6 +400,29 @@ def test_several_real_format_sets_are_judged_each_and_pooled_in_one_call(tmp_pat
         "| **felt** (test)", "| · pink table close-up", "| · rack on green felt", "| **riichi** (test)",
         "| · riichi table or grid", "| **all**"]
     assert lines[-1].split(" | ")[1] == "4" and lines[-1].endswith("| — |")  # no peer asked for
+
+
+def test_real_photos_whose_labels_are_a_concealed_row_get_a_tai_figure_and_a_pon_behind_the_rack_none(tmp_path):
+    """Read by the committed detector: two generated 17-tile concealed rows copied as a real set (labels only) are
+    judged on their 台 and groups beside the taps; the real video frame of tests/data/real-hand, whose 17 labelled
+    tiles make a concealed win but whose 南 pon lies behind the rack, is not (its labels do not say the hand), though
+    it has taps."""
+    rows = tmp_path / "rows"
+    for split in ("images", "labels"):
+        (rows / split / "test").mkdir(parents=True)
+    for scene in ("000011", "000021"):  # a concealed row with a flower; one with its winning tile laid apart
+        shutil.copy(DATA / "unseen-small/images/val" / f"{scene}.jpg", rows / "images/test" / f"hand_{scene}_jpg.jpg")
+        shutil.copy(DATA / "unseen-small/labels/val" / f"{scene}.txt", rows / "labels/test" / f"hand_{scene}_jpg.txt")
+    out = tmp_path / "figures.json"
+    main([str(rows), str(DATA / "real-hand"), "--no-peer", "--json", str(out)])
+    figures = json.loads(out.read_text())
+    hand = figures["sets"]["rows"]["read_path"]["hand"]
+    assert hand["scored_hands"] == hand["whole_hands"] == 2 and hand["judged_on"]["hand truth"] == 0
+    assert hand["tai_exact"] in (0, 0.5, 1) and hand["groups_exact"] in (0, 0.5, 1)
+    pon_behind = figures["sets"]["real-hand"]["read_path"]["hand"]
+    assert pon_behind["scored_hands"] == 0 and pon_behind["tai_exact"] is None
+    assert pon_behind["taps"]["mean"] is not None
+    assert figures["all"]["hand"]["scored_hands"] == 2
 
 
 def test_comparing_two_model_folders_reads_the_sets_with_each(tmp_path):

@@ -31,8 +31,11 @@ Reports, on each DIR's images:
   ones, which a photo cannot single out); *台 exact* over the same hands (`tai_exact`: the reading scored as
   the page scores it, in the scene's situation, totals the scene's 台); tiles not of the hand kept in it
   (`loose_kept`) and hand tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set
-  has no hand truth (no 台 either): its taps are then those of every tile shown after correction, set apart or not
-  (`taps_by_cause`: how many of them are boxes set apart on no labelled tile, which the page greys);
+  has no hand truth: its taps are then those of every tile shown after correction, set apart or not
+  (`taps_by_cause`: how many of them are boxes set apart on no labelled tile, which the page greys); its groups
+  and 台 exact (`whole_hands`, `scored_hands`) count only the photos whose labels say the hand: 17 tiles in one
+  row that make a win, judged as that hand all concealed, won on the reading's winning tile (`labels_say_hand`,
+  `real_tai_exact`; none in the real val and test splits today);
   `labelled_one_code` says apart how many of those taps, and of their wrong codes, are on photos whose
   every label is one code (`datasets check`'s one-code warning: a mislabelled photo, still judged);
 - the peer `mahjong-detector` (YOLO11n, 34 riichi classes) on the same images: precision/recall
@@ -87,6 +90,7 @@ from scoring.hand import Hand, HandError, Situation
 from scoring.melds import GroupKind, GroupRole
 from scoring.score import score
 from scoring.tiles import FLOWERS
+from scoring.validate import HAND_SIZE
 from vision.boxes import match
 from vision.classes import CLASSES
 from vision.detections import Detections
@@ -243,6 +247,69 @@ def tai_exact(reading: PhotoReading, truth: Hand) -> bool | None:
     return read is not None and tai_of(read) == right
 
 
+def labelled_hand(label_codes: list[str], win: str) -> Hand | None:
+    """The hand a real photo's labels say, `win` its winning tile: its labelled tiles as one concealed hand (the 16
+    held and `win`, the flowers labelled as its flowers) in the plain situation the page starts from, where they are a
+    win at the default table; None where they are not (tiles that are not one 17-tile concealed hand: a riichi hand,
+    a rack with a wall, a hand with a kong, whose 16 face tiles show it), or `win` is none of them. A back is left
+    out: the real sets leave face-down tiles unlabelled, and no concealed row shows one (a back is a wall's or a
+    concealed kong's, whose hand shows 16 faces, not 17)."""
+    flowers = tuple(c for c in label_codes if c in FLOWERS)
+    tiles = [c for c in label_codes if c != "back" and c not in FLOWERS]
+    if len(tiles) != HAND_SIZE + 1 or win not in tiles:
+        return None
+    tiles.remove(win)
+    try:
+        hand = Hand(tuple(tiles), win, (), flowers)
+    except HandError:  # a flower labelled twice
+        return None
+    return hand if tai_of(hand) is not None else None
+
+
+def labels_make_hand(label_codes: list[str]) -> bool:
+    """Whether a real photo's labelled tiles are a hand (`labelled_hand`): 17 that make a win, whichever came last."""
+    return any(labelled_hand(label_codes, win) is not None for win in set(label_codes))
+
+
+def one_row(boxes: np.ndarray) -> bool:
+    """Whether the boxes stand in one row, straight or at an angle: each centre within half a tile (the boxes' median
+    short side) of the straight line through them all. A pon laid behind the row, or a tile below it, is not."""
+    if len(boxes) < 3:
+        return True
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    spread = centres - centres.mean(axis=0)
+    normal = np.linalg.svd(spread, full_matrices=False)[2][-1]  # across the line of least squares
+    tile = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    return bool(np.abs(spread @ normal).max() <= tile / 2)
+
+
+def labels_say_hand(label_codes: list[str], label_boxes: np.ndarray) -> bool:
+    """Whether a real photo's labels alone say its hand: its tiles are a hand (`labels_make_hand`) and stand in one
+    row (`one_row`, flowers left out: they are laid apart), as a concealed hand's do. The labels have no groups: a
+    hand whose tiles make a concealed win with a meld on another row says none (a video frame of the real test split
+    has its 南 pon behind the rack). A meld laid in the row's own line beyond a gap is still taken as concealed (the
+    chi of tests/data/unseen-small's scene 000000): a rule on gaps would also drop the concealed rows whose 刻子
+    stand a little apart, the photos this figure is most for."""
+    row = [i for i, c in enumerate(label_codes) if c not in FLOWERS and c != "back"]
+    return labels_make_hand(label_codes) and one_row(label_boxes[row])
+
+
+def real_tai_exact(reading: PhotoReading, label_codes: list[str]) -> bool | None:
+    """`tai_exact` on a real photo whose labels are a hand (`labels_say_hand`; None where its tiles are none). Its truth
+    is that hand all concealed, won on the tile the reading made the winning one where the labels hold its code (else
+    the reading is not exact: it won on a tile the photo does not show), in the plain situation (off a discard, east
+    seat and round, no flag: the page's checkboxes as they start), in which `check_win` and the reader take a photo's
+    hand before anyone says how it was won. The labels say neither which tile came last nor how, and no photo does,
+    so the truth borrows both from the reading: the figure judges what a photo can get right, the tiles and the
+    groups (a 刻子 read as a pon loses 門清 and an 暗刻), and not which tile won, its wait's 台 or the situation's;
+    nor a meld laid in the row's line (`labels_say_hand`)."""
+    if not labels_make_hand(label_codes):
+        return None
+    win = reading.best.draft.win
+    truth = labelled_hand(label_codes, win.code) if win is not None and win.code else None
+    return truth is not None and tai_exact(reading, truth)
+
+
 def added_taps(added: list[str], missing: list[str], hidden: list[str]) -> int:
     """Taps for the tiles a reading supposes (`added`) and the labelled hand tiles it does not show
     (`missing`): a supposed tile fills a missing one of its code, or stands for a hand tile the photo
@@ -264,8 +331,10 @@ class HandJudgement:
     non_hand: int = 0  # labelled tiles that are not the hand's
     set_apart: int = 0  # labelled hand tiles read as loose
     hand_tiles: int = 0  # labelled hand tiles
-    groups_exact: bool | None = None  # the hand's groups and kinds; None unless every hand tile is labelled
-    tai_exact: bool | None = None  # the reading's 台 (`tai_exact`); None unless every hand tile is labelled
+    # the hand's groups and kinds, and its 台 (`tai_exact`, `real_tai_exact`); None unless every hand tile is labelled
+    # (a generated scene) or the labels are a hand (a real photo: `labels_say_hand`)
+    groups_exact: bool | None = None
+    tai_exact: bool | None = None
     causes: dict[str, int] = field(default_factory=dict)  # the taps by what they fix (TAP_CAUSES), summing to taps
 
 
@@ -278,14 +347,15 @@ TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or sup
 
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
-               truth: SceneTruth | None) -> HandJudgement:
+               truth: SceneTruth | None, label_boxes: np.ndarray | None = None) -> HandJudgement:
     """The reading's hand (its detections outside the groups set apart, and its supposed tiles) against
     the scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
     each: a tile shown with a wrong code, a hand tile missing (set apart as loose or not found), an
     extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
     `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real
-    photo has no hand truth (`truth` None): every labelled tile is then judged against every detection,
-    loose or not."""
+    photo has no scene truth (`truth` None): every labelled tile is then judged against every detection,
+    loose or not, and where its labels (`label_boxes`, `label_codes`) say its hand (`labels_say_hand`) its
+    groups and 台 are judged against that hand all concealed (`real_tai_exact`)."""
     if truth is not None:
         hand_groups = truth.hand_groups()
         hand = {r for g in hand_groups for r in g.label_rows if r is not None}
@@ -314,7 +384,13 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
                                    added_taps(supposed, missing, hidden), extra_apart), strict=True))
     taps = sum(causes.values())
     if truth is None:
-        return HandJudgement(taps, truth=False, causes=causes)
+        if label_boxes is None or not labels_say_hand(label_codes, label_boxes):
+            return HandJudgement(taps, truth=False, causes=causes)
+        flowers = [c for c in label_codes if c in FLOWERS]
+        concealed = [(GroupKind.CONCEALED, [c for c in label_codes if c != "back" and c not in FLOWERS])]
+        labelled = group_multiset(concealed + ([(GroupKind.FLOWERS, flowers)] if flowers else []))
+        return HandJudgement(taps, truth=False, groups_exact=reading_groups(reading) == labelled,
+                             tai_exact=real_tai_exact(reading, label_codes), causes=causes)
     whole = truth.hand is not None and not hidden
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
                          reading_groups(reading) == truth_groups(truth) if whole else None,
@@ -331,7 +407,8 @@ def share(count: int, of: int) -> dict:
 
 class HandTally:
     """`judge_hand` over a run: taps to fix the hand, groups-and-kinds exact over whole hands, tiles
-    wrongly kept in the hand or wrongly set apart (generated scenes only: real sets have no hand truth)."""
+    wrongly kept in the hand or wrongly set apart (generated scenes only: real sets do not say which tiles are the
+    hand). Groups and 台 exact count a real photo whose labels are a hand (`labels_say_hand`) too."""
 
     def __init__(self) -> None:
         self.judged: list[HandJudgement] = []
@@ -341,8 +418,8 @@ class HandTally:
 
     def result(self) -> dict:
         truth = [j for j in self.judged if j.truth]
-        whole = [j.groups_exact for j in truth if j.groups_exact is not None]
-        scored = [j.tai_exact for j in truth if j.tai_exact is not None]
+        whole = [j.groups_exact for j in self.judged if j.groups_exact is not None]
+        scored = [j.tai_exact for j in self.judged if j.tai_exact is not None]
         total = lambda key: sum(getattr(j, key) for j in truth)  # noqa: E731
         return {"taps": summarise_taps([j.taps for j in self.judged]),
                 "taps_by_cause": {c: round(statistics.fmean(j.causes[c] for j in self.judged), 3) if self.judged
@@ -379,7 +456,7 @@ class Judged:
         self.ours34.add(*only(boxes, raw, RIICHI.__contains__), *only(*truth, RIICHI.__contains__))
         if read["peer"] is not None:
             self.peer34.add(*read["peer"], *only(*truth, RIICHI.__contains__))
-        judged = judge_hand(reading, pairs, s["codes"], s["truth"])
+        judged = judge_hand(reading, pairs, s["codes"], s["truth"], read["true_boxes"])
         self.hand.add(judged)
         if one_code(s["codes"]):
             self.one_code.append(judged)
