@@ -3,7 +3,7 @@ player whatever seat they sit in, 將 ended and seated again, 東錢."""
 
 import pytest
 
-from ledger import CutRule, Ledger, totals
+from ledger import CutRule, Ledger, history_from_json, totals, write_history_csv
 from scoring.seats import SEATS
 from tests.app_driver import choose, ok, press
 from tests.test_app_script import assert_simplified, simplified_page
@@ -11,6 +11,7 @@ from tests.test_app_script import no_model as no_model_fixture
 from tests.test_app_script import press as script_press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
+from ui import table_evenings, table_history
 from ui.table import DB_ENV, MARK
 
 E, S, W, N = SEATS
@@ -242,3 +243,22 @@ def test_the_evenings_words_are_all_simplified_in_simplified(db, no_model):
     assert_simplified(at, "the 詐摸 form")
     script_press(at, "結束這一晚（第 1 晚）")
     assert_simplified(at, "closing the evening asked")
+
+
+def test_a_run_at_a_table_makes_no_file_to_export_until_its_button_is_tapped(db, monkeypatch):
+    """The history's CSV and JSON and the evening's CSV are made when their button is tapped (the browser test
+    downloads them: tests/test_browser_jiang.py), not on every run: a run at a table of many evenings pays nothing
+    for them."""
+    made = []
+    for module, name in ((table_evenings, "write_history_csv"), (table_evenings, "history_json"),
+                         (table_history, "write_csv")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real, name=name: made.append(name) or real(*a))
+    Ledger(db).open_table("friday")
+    at = win_as(phone(), "南家")
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert {"匯出整晚（CSV）", "匯出全部（CSV）", "匯出全部（JSON）"} <= set(labels)
+    assert made == []
+    history = Ledger(db).history("friday")  # what a tap makes
+    assert table_evenings.history_csv(history).decode("utf-8-sig") == write_history_csv(history)
+    assert history_from_json(table_evenings.history_file(history).decode()) == history

@@ -1,12 +1,14 @@
 """The table's evenings (`render`, under the evening's lines): closing the evening (asked first: the next one opens,
 its seats and 起莊 asked again), each player's figures across every evening (`ledger.player_figures`), and the
 whole history as CSV and as JSON (`docs/ledger-json.md`). The history is read again only when the table's
-revision moved (a tap costs no more on a table of many evenings).
+revision moved, and its files are made only when their button is tapped (a run costs no more on a table of many
+evenings).
 """
 
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import streamlit as st
 
@@ -41,6 +43,16 @@ def figure_rows(table: TableInfo, history: History, script: str) -> list[dict[st
     return rows
 
 
+def history_csv(history: History) -> bytes:
+    """The history's CSV file (a spreadsheet reads UTF-8 with its mark)."""
+    return ("\ufeff" + write_history_csv(history)).encode("utf-8")
+
+
+def history_file(history: History) -> bytes:
+    """The history's JSON file (docs/ledger-json.md)."""
+    return json.dumps(history_json(history), ensure_ascii=False, indent=1).encode("utf-8")
+
+
 def render(desk: Desk, script: str) -> None:
     def t(text: str) -> str:
         return in_script(text, script)
@@ -57,12 +69,11 @@ def render(desk: Desk, script: str) -> None:
         if history.damaged:
             st.caption(t(f"有 {history.damaged} 局讀不出來，沒有算進去。"))
         stem = f"taishu-{desk.code}-history"
-        with st.container(horizontal=True):
-            st.download_button(t("匯出全部（CSV）"), ("\ufeff" + write_history_csv(history)).encode("utf-8"),
-                               file_name=f"{stem}.csv", mime="text/csv", on_click="ignore")  # no rerun
-            st.download_button(t("匯出全部（JSON）"),
-                               json.dumps(history_json(history), ensure_ascii=False, indent=1).encode("utf-8"),
-                               file_name=f"{stem}.json", mime="application/json", on_click="ignore")
+        with st.container(horizontal=True):  # each file made when its button is tapped, not on every run
+            st.download_button(t("匯出全部（CSV）"), partial(history_csv, history), file_name=f"{stem}.csv",
+                               mime="text/csv", on_click="ignore")  # no rerun
+            st.download_button(t("匯出全部（JSON）"), partial(history_file, history), file_name=f"{stem}.json",
+                               mime="application/json", on_click="ignore")
         if desk.hands:
             _close(desk, script)
 
