@@ -12,7 +12,9 @@ from tests.test_app_script import press as script_press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
 from ui import table_evenings, table_history
+from ui.state import Desk
 from ui.table import DB_ENV, MARK
+from ui.table_desk import cut_version, settings_version
 
 E, S, W, N = SEATS
 NAMES = ("阿明", "阿華", "小芳", "大雄")
@@ -34,6 +36,11 @@ def second_jiang(db, seating=(5, 2, 3, 4)) -> Ledger:
     play_jiang(led)
     led.start_jiang("friday", led.revision("friday"), seating, E)
     return led
+
+
+def desk(led: Ledger, code: str = "friday") -> Desk:
+    """The table as a page reads it (what its forms' keys are made of)."""
+    return Desk(led, led.state(code))
 
 
 def shown_money(at) -> dict[str, int]:
@@ -59,7 +66,7 @@ def test_the_money_is_by_player_with_the_pot_and_a_rename_moves_none(db):
     assert rows[0]["第 2 將"] == evening[5] and rows[-1]["第 2 將"] == 100
     newest = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")[0]
     assert newest["東錢"] == 100 and newest["東家 阿德"] == last.net_by_player[5] and newest["阿明"] == 0
-    at.text_input(key=f"name-E-{led.revision('friday')}").set_value("德哥")
+    at.text_input(key=f"name-E-{settings_version(desk(led))}").set_value("德哥")
     press(at, "儲存牌桌設定")
     assert shown_money(ok(at)) == {("東家 德哥" if k == "東家 阿德" else k): v for k, v in shown.items()}
     assert totals(led.hands("friday")) == evening
@@ -131,7 +138,7 @@ def test_the_cut_set_on_the_page_is_taken_to_its_cap_and_the_money_still_adds_up
     led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
     led.add_player("friday", "阿德")
     at = phone()
-    rev = led.revision("friday")
+    rev = cut_version(desk(led))
     at.radio(key=f"cut-per-{rev}").set_value(1)
     at.number_input(key=f"cut-amount-{rev}").set_value(100)
     at.number_input(key=f"cut-cap-{rev}").set_value(150)
@@ -148,7 +155,7 @@ def test_the_cut_set_on_the_page_is_taken_to_its_cap_and_the_money_still_adds_up
     assert shown == {k: totals(hands)[p] for k, p in zip(labels, range(1, 6), strict=True)}
     lines = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")
     assert [r["東錢"] for r in lines] == [50, 100] and [r["阿德"] for r in lines] == [50, 100]
-    rev = led.revision("friday")
+    rev = cut_version(desk(led))
     at.radio(key=f"cut-per-{rev}").set_value(0)
     press(at, "儲存東錢設定")
     assert led.state("friday").table.cut is None
@@ -262,3 +269,4 @@ def test_a_run_at_a_table_makes_no_file_to_export_until_its_button_is_tapped(db,
     history = Ledger(db).history("friday")  # what a tap makes
     assert table_evenings.history_csv(history).decode("utf-8-sig") == write_history_csv(history)
     assert history_from_json(table_evenings.history_file(history).decode()) == history
+

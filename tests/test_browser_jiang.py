@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from ledger import Ledger, history_from_json
+from ledger import CutRule, Ledger, history_from_json, win
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, judge_false_win, seat_hand
 from scoring.seats import SEATS, Seat, Wind
@@ -506,3 +506,31 @@ def _cut_total(book: Book, spec: Spec, hands: int) -> int:
     per, amount, _, _ = spec.cut
     wins = [off for _, off in (spec.plays[n % len(spec.plays)] for n in range(hands))]
     return amount * sum(per == "win" or off is None for off in wins)
+
+
+def test_what_a_player_types_in_the_table_settings_stays_while_another_phone_records_a_hand(evening):
+    """A new name and a 東錢 cap typed on one phone while another records a hand: the page runs again (it watches
+    the table) and keeps them, and its buttons save them. (Keyed by the table's revision, the forms were drawn anew
+    with the table's values as they were, and a tap saved those: a rename lost without a word.)"""
+    server, browser = evening
+    ledger = Ledger(server.db)
+    ledger.open_table(CODE)
+
+    def other_phone_records(seq: int) -> None:  # 南家 自摸 as the ledger says the deal is
+        result = Result(ledger.state(CODE).next_deal, Seat.S)
+        ledger.record(CODE, win(judge(seat_hand(HAND, result, BASE, PER_TAI), result)), seq)
+
+    other_phone_records(1)
+    a = Phone(browser, server.url, "A", CODE)
+    table_settings(a)
+    form(a, "儲存牌桌設定").get_by_role("textbox", name="東家", exact=True).fill("阿明")
+    form(a, "儲存東錢設定").get_by_role("spinbutton", name="整晚最多抽多少").fill("300")
+    other_phone_records(2)
+    a.deal_line(3, ledger.state(CODE).next_deal)  # this phone has run again
+    form(a, "儲存東錢設定").get_by_text("每次自摸抽", exact=True).click()
+    a.press("儲存東錢設定")
+    assert ledger.state(CODE).table.cut == CutRule("self_draw", 100, 300, None)
+    a.press("儲存牌桌設定")  # the name typed stays through that save too
+    assert ledger.state(CODE).table.names == ("阿明", "", "", "")
+    a.no_errors()
+    a.close()
