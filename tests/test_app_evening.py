@@ -1,17 +1,22 @@
 """The evening as a Taiwanese table plays it, on the page (AppTest, a real SQLite file per test): money by
 player whatever seat they sit in, 將 ended and seated again, 東錢."""
 
+import cv2
+import numpy as np
 import pytest
 
-from ledger import CutRule, Ledger, history_from_json, totals, write_history_csv
+from ledger import CutRule, Ledger, history_from_json, totals, win, write_history_csv
+from scoring.payout import Result, judge, seat_hand
 from scoring.seats import SEATS
 from tests.app_driver import choose, ok, press
+from tests.example_hands import HAND
 from tests.test_app_script import assert_simplified, simplified_page
 from tests.test_app_script import no_model as no_model_fixture
 from tests.test_app_script import press as script_press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
 from ui import table_evenings, table_history
+from ui.dataset import ROOT_SETTING, save_example
 from ui.state import Desk
 from ui.table import DB_ENV, MARK
 from ui.table_desk import cut_version, settings_version
@@ -269,4 +274,29 @@ def test_a_run_at_a_table_makes_no_file_to_export_until_its_button_is_tapped(db,
     history = Ledger(db).history("friday")  # what a tap makes
     assert table_evenings.history_csv(history).decode("utf-8-sig") == write_history_csv(history)
     assert history_from_json(table_evenings.history_file(history).decode()) == history
+
+
+
+def test_a_players_biggest_hand_shows_its_photo_where_one_was_saved(db, tmp_path, monkeypatch):
+    """The biggest hand of each player is named with its 台; where its photo was saved to the data set (⑤, under
+    any name), it is shown too, small, named; a photo not saved, or an id that is no photo's, shows nothing."""
+    root = tmp_path / "data"
+    monkeypatch.setenv(ROOT_SETTING, str(root))
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    photo = "0123456789abcdef"  # as `ui.photo.photo_id` names one
+    for seq, (winner, photo_id) in enumerate(((S, photo), (W, "../../secret"), (N, None)), start=1):
+        result = Result(led.state("friday").next_deal, winner)
+        led.record("friday", win(judge(seat_hand(HAND, result, 100, 20), result), photo_id), seq)
+    at = phone()
+    assert not at.get("image")  # not saved yet
+    image = np.full((3000, 4000, 3), 200, np.uint8)
+    saved = save_example(root, "friday-photos", photo, image, np.zeros((0, 4)), [])
+    at = phone()
+    [shown] = at.get("image")
+    biggest = led.hands("friday")[0].line.total
+    assert shown.captions == [f"南家 阿華 最大一手 {biggest} 台（第 1 晚第 1 局）"]
+    small = cv2.imdecode(np.frombuffer(table_evenings._thumbnail(saved.image), np.uint8), cv2.IMREAD_COLOR)
+    assert small.shape == (240, 320, 3)  # a 12 MP photo made small: twice the width shown, for a phone's screen
 
