@@ -199,9 +199,9 @@ def test_an_evening_closed_when_sure_is_kept_and_the_next_starts_from_nothing(db
     assert evening.table.evening == 2 and not evening.hands and "第 1 局 · 東風圈" in at.info[0].value
     assert any("還沒有記任何一局" in c.value for c in at.caption)
     figures = {r["誰"]: r for r in next(t.value for t in at.table if "放槍" in t.value.columns).to_dict("records")}
-    assert figures["南家 阿華"]["輸贏"] == won[2] and figures["南家 阿華"]["自摸"] == 1
-    assert figures["東家 阿明"]["輸贏"] == won[1] and figures["東家 阿明"]["局數"] == 1
-    assert "（第 1 晚第 1 局）" in figures["南家 阿華"]["最大一手"]
+    assert figures["阿華"]["輸贏"] == won[2] and figures["阿華"]["自摸"] == 1
+    assert figures["阿明"]["輸贏"] == won[1] and figures["阿明"]["局數"] == 1
+    assert "（第 1 晚第 1 局）" in figures["阿華"]["最大一手"]
     labels = [d.proto.label for d in at.get("download_button")]
     assert "匯出全部（CSV）" in labels and "匯出全部（JSON）" in labels
 
@@ -296,7 +296,7 @@ def test_a_players_biggest_hand_shows_its_photo_where_one_was_saved(db, tmp_path
     at = phone()
     [shown] = at.get("image")
     biggest = led.hands("friday")[0].line.total
-    assert shown.captions == [f"南家 阿華 最大一手 {biggest} 台（第 1 晚第 1 局）"]
+    assert shown.captions == [f"阿華 最大一手 {biggest} 台（第 1 晚第 1 局）"]
     small = cv2.imdecode(np.frombuffer(table_evenings._thumbnail(saved.image), np.uint8), cv2.IMREAD_COLOR)
     assert small.shape == (240, 320, 3)  # a 12 MP photo made small: twice the width shown, for a phone's screen
 

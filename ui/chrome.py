@@ -128,9 +128,10 @@ STYLE = """
 [data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
 [data-testid="stElementContainer"]:has(#taishu-chrome), [data-testid="stElementContainer"]:has(#taishu-top) {
   display: none; }
-/* The evening's hands (ui/table_history.py) break lines only between words: at 390 px with players' names the
-   dealer's column stood one character a line. A name too long for the width scrolls the table sideways. */
-.st-key-hands [data-testid="stTable"] p { word-break: keep-all !important; }
+/* The evening's hands (ui/table_history.py) and each player's figures (ui/table_evenings.py) break lines only
+   between words: at 390 px with players' names the dealer's column stood one character a line. A name too long
+   for the width scrolls the table sideways. */
+.st-key-hands [data-testid="stTable"] p, .st-key-figures [data-testid="stTable"] p { word-break: keep-all !important; }
 /* Why the uploader refused a file (over 50 MB, another type) under its name, on the page: Streamlit says it in a
    tooltip shown on hover (no phone hovers) and in an alert drawn 1 px wide for screen readers only. */
 [data-testid="stFileChip"]:has(> [role="alert"]) { flex-wrap: wrap; }

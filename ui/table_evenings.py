@@ -26,7 +26,7 @@ from ledger import (
 )
 from ui.dataset import dataset_root, saved_photo
 from ui.state import Desk, table_state
-from ui.table import player_label
+from ui.table import player_name
 from ui.text import in_script
 
 
@@ -39,7 +39,8 @@ def _history(desk: Desk) -> History:
 
 
 def figure_rows(table: TableInfo, figures: dict[int, PlayerFigures], script: str) -> list[dict[str, object]]:
-    """One row per player who sat in any hand: net, hands, won, 自摸, 放槍, 詐胡, 詐摸, the biggest hand."""
+    """One row per player who sat in any hand, by name (a seat is tonight's): net, hands, won, 自摸, 放槍, 詐胡, 詐摸,
+    the biggest hand."""
     def t(text: str) -> str:
         return in_script(text, script)
 
@@ -48,7 +49,7 @@ def figure_rows(table: TableInfo, figures: dict[int, PlayerFigures], script: str
         if not f.hands and not f.net:
             continue
         big = f.biggest
-        rows.append({t("誰"): player_label(table, who, script), t("輸贏"): f.net, t("局數"): f.hands,
+        rows.append({t("誰"): player_name(table, who, script), t("輸贏"): f.net, t("局數"): f.hands,
                      t("胡"): f.won, t("自摸"): f.self_drawn, t("放槍"): f.dealt_in, t("詐胡"): f.false_wins,
                      t("詐摸"): f.false_draws,
                      t("最大一手"): "" if big is None else t(f"{big.tai} 台（第 {big.evening} 晚第 {big.seq} 局）")})
@@ -78,7 +79,8 @@ def render(desk: Desk, script: str) -> None:
         figures = player_figures(history)
         rows = figure_rows(desk.table, figures, script)
         if rows:
-            st.table(rows, hide_index=True)
+            with st.container(key="figures"):  # its words are not broken inside (ui/chrome.py's style)
+                st.table(rows, hide_index=True)
         _biggest_photos(desk.table, figures, script)
         if history.damaged:
             st.caption(t(f"有 {history.damaged} 局讀不出來，沒有算進去。"))
@@ -104,7 +106,7 @@ def _biggest_photos(table: TableInfo, figures: dict[int, PlayerFigures], script:
             path = None if big is None or big.photo_id is None else saved_photo(root, big.photo_id)
             small = None if path is None else _thumbnail(path)
             if big is not None and small is not None:
-                st.image(small, width=THUMB_WIDTH, caption=player_label(table, who, script) + in_script(
+                st.image(small, width=THUMB_WIDTH, caption=player_name(table, who, script) + in_script(
                     f" 最大一手 {big.tai} 台（第 {big.evening} 晚第 {big.seq} 局）", script))
 
 
