@@ -11,7 +11,9 @@ downloaded, saying the same money as the page, and the JSON reading back as the 
 
 The evening is data (`Spec`): its names, seatings, rules, 東錢, the hands' pattern, the 詐摸 and the rename.
 `SPECS` holds two, the second with other seatings, another 起莊, 東錢 from each hand won to a player; CI plays
-the first, `TAISHU_EVERY_EVENING=1` plays both.
+the first, `TAISHU_EVERY_EVENING=1` plays both. Screenshots: test-artifacts/jiang-*-390.png.
+
+Last, what a player types in the table's settings stays while another phone records a hand.
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ class Spec:
     cut: tuple[str, int, int, int | None]  # 東錢: "self_draw" | "win", amount, cap, to (a player id; None: the pot)
     # Each hand passes the deal: (the winner, the discarder or None for 自摸), as steps after the dealer.
     plays: tuple[tuple[int, int | None], ...]
-    false_draw: tuple[int, int, int]  # after hand n of the first 將: the seat n steps after the dealer says 自摸
-    # for m 台 (a 詐摸): (n, steps, m)
+    # (n, steps, m): after hand n of the first 將, the seat `steps` after the dealer says 自摸 for m 台 (a 詐摸)
+    false_draw: tuple[int, int, int]
     rename: tuple[int, int, str]  # after hand n of the first 將, player p is renamed: (n, p, name)
     drawn_dealer: Seat | None  # the second 將's 起莊, chosen with the seats drawn (None: drawn too)
     next_seating: tuple[int, int, int, int]  # the next evening's first 將
