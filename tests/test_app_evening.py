@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from ledger import CutRule, Ledger, history_from_json, totals, win, write_history_csv
+from ledger import CutRule, Ledger, after_hand, history_from_json, totals, win, write_history_csv
 from scoring.payout import Result, judge, seat_hand
 from scoring.seats import SEATS
 from tests.app_driver import choose, ok, press
@@ -300,3 +300,21 @@ def test_a_players_biggest_hand_shows_its_photo_where_one_was_saved(db, tmp_path
     small = cv2.imdecode(np.frombuffer(table_evenings._thumbnail(saved.image), np.uint8), cv2.IMREAD_COLOR)
     assert small.shape == (240, 320, 3)  # a 12 MP photo made small: twice the width shown, for a phone's screen
 
+
+
+def test_a_false_self_draw_being_filled_in_goes_on_as_the_next_line_when_another_phone_records_a_hand(db):
+    """Another phone records hand 1 while this one fills in a 詐摸: the form stays, as line 2 under the deal now (the
+    dealer kept it: 連莊 1), and records there; it used to vanish with what was filled in."""
+    led = Ledger(db)
+    led.open_table("friday", ruleset="tw16-improved")
+    at = phone()
+    press(at, "詐摸")
+    choose(at, "false_win_caller", "西家")
+    ok(at.number_input(key="false_win_claimed").set_value(6).run())
+    win_as(phone(), "東家")  # the other phone: the dealer's 自摸
+    ok(at.run())  # the watch's run
+    assert any(m.value.startswith("**第 2 局：詐摸**") for m in at.markdown)
+    press(at, "確定記下詐摸")
+    first, second = led.hands("friday")
+    assert second.seq == 2 and second.line.false_win.caller == W and second.line.false_win.claimed == 6
+    assert second.line.deal == after_hand(first.line.deal, first.line.winners, False) and second.line.deal.streak == 1

@@ -24,6 +24,7 @@ from ui.state import Desk, hand_state, table_state
 from ui.table import NOBODY, clean_name, db_path, deal_text, player_name, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
 
+LINE_FORMS = ("false_win", "penalty")  # `TableState.asked`'s forms of a line that is no hand (ui/table_penalties.py)
 WATCH_SECONDS = 3  # how often a page at a table asks whether another phone wrote to it (one small query)
 
 
@@ -110,6 +111,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if at.editing is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
         hand.take_deal(desk.deal)
+        if at.asked and at.asked[0] in LINE_FORMS and at.asked[1] == at.expect:  # a 詐胡 or 罰款 being filled in
+            at.asked = (at.asked[0], desk.next_seq)  # goes on as the next line, under the deal now (not dropped)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
         at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
     editing = at.editing
