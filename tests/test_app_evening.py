@@ -1,17 +1,25 @@
 """The evening as a Taiwanese table plays it, on the page (AppTest, a real SQLite file per test): money by
 player whatever seat they sit in, 將 ended and seated again, 東錢."""
 
+import cv2
+import numpy as np
 import pytest
 
-from ledger import CutRule, Ledger, totals
+from ledger import CutRule, Ledger, after_hand, history_from_json, totals, win, write_history_csv
+from scoring.payout import Result, judge, seat_hand
 from scoring.seats import SEATS
 from tests.app_driver import choose, ok, press
+from tests.example_hands import HAND
 from tests.test_app_script import assert_simplified, simplified_page
 from tests.test_app_script import no_model as no_model_fixture
 from tests.test_app_script import press as script_press
 from tests.test_app_table import enter, phone, totals_shown, win_as
 from tests.test_ledger_players import play_jiang
+from ui import table_evenings, table_history
+from ui.dataset import ROOT_SETTING, save_example
+from ui.state import Desk
 from ui.table import DB_ENV, MARK
+from ui.table_desk import cut_version, settings_version
 
 E, S, W, N = SEATS
 NAMES = ("阿明", "阿華", "小芳", "大雄")
@@ -33,6 +41,11 @@ def second_jiang(db, seating=(5, 2, 3, 4)) -> Ledger:
     play_jiang(led)
     led.start_jiang("friday", led.revision("friday"), seating, E)
     return led
+
+
+def desk(led: Ledger, code: str = "friday") -> Desk:
+    """The table as a page reads it (what its forms' keys are made of)."""
+    return Desk(led, led.state(code))
 
 
 def shown_money(at) -> dict[str, int]:
@@ -58,7 +71,7 @@ def test_the_money_is_by_player_with_the_pot_and_a_rename_moves_none(db):
     assert rows[0]["第 2 將"] == evening[5] and rows[-1]["第 2 將"] == 100
     newest = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")[0]
     assert newest["東錢"] == 100 and newest["東家 阿德"] == last.net_by_player[5] and newest["阿明"] == 0
-    at.text_input(key=f"name-E-{led.revision('friday')}").set_value("德哥")
+    at.text_input(key=f"name-E-{settings_version(desk(led))}").set_value("德哥")
     press(at, "儲存牌桌設定")
     assert shown_money(ok(at)) == {("東家 德哥" if k == "東家 阿德" else k): v for k, v in shown.items()}
     assert totals(led.hands("friday")) == evening
@@ -130,7 +143,7 @@ def test_the_cut_set_on_the_page_is_taken_to_its_cap_and_the_money_still_adds_up
     led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
     led.add_player("friday", "阿德")
     at = phone()
-    rev = led.revision("friday")
+    rev = cut_version(desk(led))
     at.radio(key=f"cut-per-{rev}").set_value(1)
     at.number_input(key=f"cut-amount-{rev}").set_value(100)
     at.number_input(key=f"cut-cap-{rev}").set_value(150)
@@ -147,7 +160,7 @@ def test_the_cut_set_on_the_page_is_taken_to_its_cap_and_the_money_still_adds_up
     assert shown == {k: totals(hands)[p] for k, p in zip(labels, range(1, 6), strict=True)}
     lines = next(t.value for t in at.table if "結果" in t.value.columns).to_dict("records")
     assert [r["東錢"] for r in lines] == [50, 100] and [r["阿德"] for r in lines] == [50, 100]
-    rev = led.revision("friday")
+    rev = cut_version(desk(led))
     at.radio(key=f"cut-per-{rev}").set_value(0)
     press(at, "儲存東錢設定")
     assert led.state("friday").table.cut is None
@@ -186,9 +199,9 @@ def test_an_evening_closed_when_sure_is_kept_and_the_next_starts_from_nothing(db
     assert evening.table.evening == 2 and not evening.hands and "第 1 局 · 東風圈" in at.info[0].value
     assert any("還沒有記任何一局" in c.value for c in at.caption)
     figures = {r["誰"]: r for r in next(t.value for t in at.table if "放槍" in t.value.columns).to_dict("records")}
-    assert figures["南家 阿華"]["輸贏"] == won[2] and figures["南家 阿華"]["自摸"] == 1
-    assert figures["東家 阿明"]["輸贏"] == won[1] and figures["東家 阿明"]["局數"] == 1
-    assert "（第 1 晚第 1 局）" in figures["南家 阿華"]["最大一手"]
+    assert figures["阿華"]["輸贏"] == won[2] and figures["阿華"]["自摸"] == 1
+    assert figures["阿明"]["輸贏"] == won[1] and figures["阿明"]["局數"] == 1
+    assert "（第 1 晚第 1 局）" in figures["阿華"]["最大一手"]
     labels = [d.proto.label for d in at.get("download_button")]
     assert "匯出全部（CSV）" in labels and "匯出全部（JSON）" in labels
 
@@ -242,3 +255,66 @@ def test_the_evenings_words_are_all_simplified_in_simplified(db, no_model):
     assert_simplified(at, "the 詐摸 form")
     script_press(at, "結束這一晚（第 1 晚）")
     assert_simplified(at, "closing the evening asked")
+
+
+def test_a_run_at_a_table_makes_no_file_to_export_until_its_button_is_tapped(db, monkeypatch):
+    """The history's CSV and JSON and the evening's CSV are made when their button is tapped (the browser test
+    downloads them: tests/test_browser_jiang.py), not on every run: a run at a table of many evenings pays nothing
+    for them."""
+    made = []
+    for module, name in ((table_evenings, "write_history_csv"), (table_evenings, "history_json"),
+                         (table_history, "write_csv")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real, name=name: made.append(name) or real(*a))
+    Ledger(db).open_table("friday")
+    at = win_as(phone(), "南家")
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert {"匯出整晚（CSV）", "匯出全部（CSV）", "匯出全部（JSON）"} <= set(labels)
+    assert made == []
+    history = Ledger(db).history("friday")  # what a tap makes
+    assert table_evenings.history_csv(history).decode("utf-8-sig") == write_history_csv(history)
+    assert history_from_json(table_evenings.history_file(history).decode()) == history
+
+
+
+def test_a_players_biggest_hand_shows_its_photo_where_one_was_saved(db, tmp_path, monkeypatch):
+    """The biggest hand of each player is named with its 台; where its photo was saved to the data set (⑤, under
+    any name), it is shown too, small, named; a photo not saved, or an id that is no photo's, shows nothing."""
+    root = tmp_path / "data"
+    monkeypatch.setenv(ROOT_SETTING, str(root))
+    led = Ledger(db)
+    led.open_table("friday")
+    led.update_table("friday", NAMES, E, 100, 20, "tw16-2026.09-p0")
+    photo = "0123456789abcdef"  # as `ui.photo.photo_id` names one
+    for seq, (winner, photo_id) in enumerate(((S, photo), (W, "../../secret"), (N, None)), start=1):
+        result = Result(led.state("friday").next_deal, winner)
+        led.record("friday", win(judge(seat_hand(HAND, result, 100, 20), result), photo_id), seq)
+    at = phone()
+    assert not at.get("image")  # not saved yet
+    image = np.full((3000, 4000, 3), 200, np.uint8)
+    saved = save_example(root, "friday-photos", photo, image, np.zeros((0, 4)), [])
+    at = phone()
+    [shown] = at.get("image")
+    biggest = led.hands("friday")[0].line.total
+    assert shown.captions == [f"阿華 最大一手 {biggest} 台（第 1 晚第 1 局）"]
+    small = cv2.imdecode(np.frombuffer(table_evenings._thumbnail(saved.image), np.uint8), cv2.IMREAD_COLOR)
+    assert small.shape == (240, 320, 3)  # a 12 MP photo made small: twice the width shown, for a phone's screen
+
+
+
+def test_a_false_self_draw_being_filled_in_goes_on_as_the_next_line_when_another_phone_records_a_hand(db):
+    """Another phone records hand 1 while this one fills in a 詐摸: the form stays, as line 2 under the deal now (the
+    dealer kept it: 連莊 1), and records there; it used to vanish with what was filled in."""
+    led = Ledger(db)
+    led.open_table("friday", ruleset="tw16-improved")
+    at = phone()
+    press(at, "詐摸")
+    choose(at, "false_win_caller", "西家")
+    ok(at.number_input(key="false_win_claimed").set_value(6).run())
+    win_as(phone(), "東家")  # the other phone: the dealer's 自摸
+    ok(at.run())  # the watch's run
+    assert any(m.value.startswith("**第 2 局：詐摸**") for m in at.markdown)
+    press(at, "確定記下詐摸")
+    first, second = led.hands("friday")
+    assert second.seq == 2 and second.line.false_win.caller == W and second.line.false_win.claimed == 6
+    assert second.line.deal == after_hand(first.line.deal, first.line.winners, False) and second.line.deal.streak == 1

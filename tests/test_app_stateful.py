@@ -44,7 +44,9 @@ from tests.example_hands import TYPED
 from tests.test_app_money import stale
 from tests.test_app_table import APP, DRAW, RECORD, SURE_DRAW, shown_deal, totals_shown
 from ui import resume
+from ui.state import Desk
 from ui.table import DB_ENV, POT, player_label
+from ui.table_desk import cut_version
 
 pytestmark = pytest.mark.slow
 EXAMPLES = int(os.environ.get("TAISHU_STATEFUL_EXAMPLES", "4"))
@@ -285,7 +287,7 @@ class Evening(RuleBasedStateMachine):
           to=hs.sampled_from((None, 1, 2, 3, 4)))
     def cut(self, p, per, cap, to):
         """東錢 set in a phone's table settings: off, or 100 from each 自摸 or each hand won, to the pot or a player."""
-        at, rev = self.phones[p], self.ledger.revision(CODE)
+        at, rev = self.phones[p], cut_version(Desk(self.ledger, self.ledger.state(CODE)))
         at.radio(key=f"cut-per-{rev}").set_value(per)  # a form's: sent with its button, not on each change
         at.number_input(key=f"cut-cap-{rev}").set_value(cap)
         at.selectbox(key=f"cut-to-{rev}").set_value(to)

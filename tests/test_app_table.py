@@ -20,7 +20,9 @@ from scoring.payout import Deal, Result, judge, seat_hand
 from scoring.seats import SEATS, Seat, Wind
 from tests.app_driver import box, choose, chosen, ok, press, say_who_won
 from tests.example_hands import HAND, TYPED
+from ui.state import Desk
 from ui.table import DB_ENV, chart_columns, clean_name, hand_rows, qr_png, table_link, totals_rows
+from ui.table_desk import settings_version
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 E, S, W, N = SEATS
@@ -338,9 +340,10 @@ def test_a_phone_behind_a_damaged_last_hand_is_told_and_keeps_its_hand(db):
 def test_names_saved_mid_evening_keep_both_phones_working(db):
     a, b = phone(), phone()
     enter(b, "南家")
-    a.text_input(key="name-E-0").set_value("阿明 **粗體**")
-    a.text_input(key="name-S-0").set_value("阿華")
-    a.number_input(key="per-tai-0").set_value(50)
+    form = settings_version(Desk(Ledger(db), Ledger(db).state("friday")))
+    a.text_input(key=f"name-E-{form}").set_value("阿明 **粗體**")
+    a.text_input(key=f"name-S-{form}").set_value("阿華")
+    a.number_input(key=f"per-tai-{form}").set_value(50)
     press(a, "儲存牌桌設定")
     table = Ledger(db).state("friday").table
     assert table.names == ("阿明 粗體", "阿華", "", "") and table.per_tai == 50

@@ -461,14 +461,16 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
 
 # How many lines each heading and cell of the evening's hands takes (the table with a 連莊 in it: the players'
 # figures across evenings are a table of their own).
-CELL_LINES = """() => [...[...document.querySelectorAll('[data-testid=stTable]')]
-  .filter(t => t.innerText.includes('連1')).pop().querySelectorAll('th p, td p')]
+# Each cell of the last table that has the text given, with the lines it takes.
+CELL_LINES = """(has) => [...[...document.querySelectorAll('[data-testid=stTable]')]
+  .filter(t => t.innerText.includes(has)).pop().querySelectorAll('th p, td p')]
   .map(p => { const r = document.createRange(); r.selectNodeContents(p);
               return [p.innerText, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })"""
 
 
 def test_the_evenings_hands_break_lines_between_words_only(page, ledger_url):
-    """At 390 px with the players' names, the hands' 莊家 column stood one character a line (莊/家, 東/家/連1)."""
+    """At 390 px with the players' names, the hands' 莊家 column stood one character a line (莊/家, 東/家/連1), and so
+    did each player's figures (東/家/阿/明, 最大/一手)."""
     from playwright.sync_api import expect
 
     url, db = ledger_url
@@ -479,11 +481,19 @@ def test_the_evenings_hands_break_lines_between_words_only(page, ledger_url):
         book.record("names", win(judge(seat_hand(HAND, result, 100, 20), result), None), seq)
     page.goto(f"{url}?table=names")
     expect(page.get_by_test_id("stTable").filter(has_text="東家 連1")).to_be_visible(timeout=SLOW)  # the hands
-    cells = page.evaluate(CELL_LINES)
+    cells = page.evaluate(CELL_LINES, "連1")
     assert ["莊家", 1] in cells and ["東家", 1] in cells
     broken = [(text, lines) for text, lines in cells if lines > len(text.split())]
     assert not broken, broken
     screenshot(page, "browser-ledger-hands-390.png")
+    # each player's figures across the evenings: by name (a seat is tonight's), every word whole
+    page.locator("[data-testid=stExpander] summary").filter(has_text="匯出、結束這一晚").click()
+    expect(page.get_by_test_id("stTable").filter(has_text="放槍")).to_be_visible(timeout=SLOW)
+    cells = page.evaluate(CELL_LINES, "放槍")
+    assert ["阿明", 1] in cells and ["最大一手", 1] in cells
+    broken = [(text, lines) for text, lines in cells if lines > max(1, len(text.split()))]  # an empty cell: 1
+    assert not broken, broken
+    screenshot(page, "browser-ledger-figures-390.png")
 
 
 def test_face_down_tiles_are_shown_as_tiles_to_name(page, face_down_url):

@@ -16,6 +16,7 @@ page; the deals are written out by hand.
 import csv
 import io
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -89,16 +90,16 @@ class Server:
 class Phone:
     """One phone at the table: a browser context with the page open at the table's link."""
 
-    def __init__(self, browser, url: str, name: str) -> None:
+    def __init__(self, browser, url: str, name: str, code: str = "evening") -> None:
         self.context = browser.new_context(viewport=PHONE, device_scale_factor=1, accept_downloads=True)
         self.page = self.context.new_page()
         self.page.set_default_timeout(SLOW)
-        self.name, self.url = name, f"{url}?table=evening"
+        self.name, self.code, self.url = name, code, f"{url}?table={code}"
         self.open()
 
     def open(self) -> None:
         self.page.goto(self.url)
-        self.see("⑥ 整晚的帳（牌桌 evening）")
+        self.see(f"⑥ 整晚的帳（牌桌 {self.code}）")
 
     def settle(self) -> None:
         settle(self.page)
@@ -114,7 +115,7 @@ class Phone:
         """The table's line: 牌桌 evening · 第 4 局 · 東風圈 · 莊家 南家 阿華 · 連莊 1."""
         dealer = deal.dealer.zh + (f" {names[deal.dealer]}" if names and names.get(deal.dealer) else "")
         streak = f" · 連莊 {deal.streak}" if deal.streak else ""
-        self.see(f"牌桌 evening · 第 {seq} 局 · {deal.round.zh}風圈 · 莊家 {dealer}{streak}", exact=True)
+        self.see(f"牌桌 {self.code} · 第 {seq} 局 · {deal.round.zh}風圈 · 莊家 {dealer}{streak}", exact=True)
 
     def choose(self, label: str, option: str) -> None:
         choose(self.page, label, option)
@@ -141,17 +142,22 @@ class Phone:
         cells = [row.split("\t") for row in rows.all_inner_texts()]
         return sorted((c[0].split()[0], int(c[2])) for c in cells)
 
-    def totals(self) -> dict[Seat, int]:
-        """The ⑥ totals table, by seat."""
+    def table(self, column: str) -> list[dict[str, str]]:
+        """The rows of the table that has a column `column`, each by its columns' names."""
         from playwright.sync_api import expect
 
         self.settle()
-        table = self.page.get_by_test_id("stTable").filter(has_text="玩家")
-        expect(table).to_be_visible(timeout=SLOW)
+        table = self.page.get_by_test_id("stTable").filter(
+            has=self.page.locator("thead th").filter(has_text=re.compile(rf"^{re.escape(column)}$")))
+        expect(table).to_have_count(1)
+        header = [h.strip() for h in table.locator("thead tr").first.inner_text().split("\t")]
+        return [dict(zip(header, row.split("\t"), strict=True)) for row in table.locator("tbody tr").all_inner_texts()]
+
+    def totals(self) -> dict[Seat, int]:
+        """The ⑥ totals table, by seat."""
         out = {}
-        for row in table.locator("tbody tr").all_inner_texts():
-            who, money = row.split("\t")[:2]
-            out[next(s for s in SEATS if who.strip().startswith(s.zh))] = int(money)
+        for row in self.table("合計"):
+            out[next(s for s in SEATS if row["玩家"].strip().startswith(s.zh))] = int(row["合計"])
         return out
 
     def csv(self) -> str:

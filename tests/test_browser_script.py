@@ -45,7 +45,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 # x drawn on a removed tile's box), file types (the history's downloads among them), a file's size unit,
 # the phone's own name for its photos, the program's name, and the setting a host types to choose the
 # data folder.
-ALLOWED = {"m", "p", "s", "z", "f", "x", "jpg", "jpeg", "png", "webp", "heic", "csv", "json", "svg", "kb", "mb",
+ALLOWED = {"m", "p", "s", "z", "f", "x", "jpg", "jpeg", "png", "webp", "heic", "heif", "csv", "json", "svg", "kb", "mb",
            "iphone", "taishu", "taishu_dataset_root"}
 URL = re.compile(r"https?://\S*")
 SMALLEST = 44  # px

@@ -87,6 +87,9 @@ WORDS = {
     "Copied!": "已複製",
     "Copied": "已複製",
     "Vega visualization": "圖表",
+    # what a drop-down's list says to a screen reader (react-aria's words, English on a phone set to English)
+    "Show suggestions": "顯示選項",
+    "Suggestions": "選項",
 }
 
 # Streamlit's texts with a part of our own (a label, a file name, a size): a JavaScript regular
@@ -98,6 +101,8 @@ PATTERNS = [
     (r"^(\d+(?:\.\d+)?)(B|KB|MB|GB) per file$", "每個檔案最多 $1$2"),
     (r"^File must be (.+) or smaller\.$", "檔案不能超過 $1。"),
     (r"^(.+) files are not allowed\.$", "不能上傳 $1 檔案。"),
+    (r"^(\d+) options? available\.$", "有 $1 個選項。"),
+    (r"^(.+), selected$", "$1，已選。"),
 ]
 
 # Tap targets of at least 44 px (a fingertip; WCAG 2.5.5), the summary kept in view, and what
@@ -123,9 +128,10 @@ STYLE = """
 [data-testid="stMainMenu"], [data-testid="stCameraInputWebcamComponent"] a, [role="dialog"] pre { display: none; }
 [data-testid="stElementContainer"]:has(#taishu-chrome), [data-testid="stElementContainer"]:has(#taishu-top) {
   display: none; }
-/* The evening's hands (ui/table_history.py) break lines only between words: at 390 px with players' names the
-   dealer's column stood one character a line. A name too long for the width scrolls the table sideways. */
-.st-key-hands [data-testid="stTable"] p { word-break: keep-all !important; }
+/* The evening's hands (ui/table_history.py) and each player's figures (ui/table_evenings.py) break lines only
+   between words: at 390 px with players' names the dealer's column stood one character a line. A name too long
+   for the width scrolls the table sideways. */
+.st-key-hands [data-testid="stTable"] p, .st-key-figures [data-testid="stTable"] p { word-break: keep-all !important; }
 /* Why the uploader refused a file (over 50 MB, another type) under its name, on the page: Streamlit says it in a
    tooltip shown on hover (no phone hovers) and in an alert drawn 1 px wide for screen readers only. */
 [data-testid="stFileChip"]:has(> [role="alert"]) { flex-wrap: wrap; }

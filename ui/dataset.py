@@ -51,6 +51,18 @@ def dataset_root() -> Path:
     return Path(os.environ.get(ROOT_SETTING) or DEFAULT_ROOT).expanduser()
 
 
+PHOTO_ID = re.compile(r"[0-9a-f]{16}")  # `ui.photo.photo_id`: what a saved photo is named
+
+
+def saved_photo(root: Path, photo: str) -> Path | None:
+    """The photo named `photo` (its id, as a hand keeps it) as saved under `root`, in the root's own set or a named
+    one; None where it was not saved (or `photo` is no photo's id: the ledger's file is not trusted)."""
+    if not PHOTO_ID.fullmatch(photo):
+        return None
+    found = [root / SPLIT / f"{photo}.jpg", *sorted(root.glob(f"*/{SPLIT}/{photo}.jpg"))]
+    return next((path for path in found if path.is_file()), None)
+
+
 def dataset_folder(root: Path, name: str) -> Path:
     """`root` itself for an empty name, else the checked sub-folder `root/name`."""
     name = name.strip()

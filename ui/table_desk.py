@@ -12,6 +12,8 @@ evening's lines, undo, edit), `ui/table_penalties.py` (詐胡, 罰款) and `ui/t
 
 from __future__ import annotations
 
+import zlib
+
 import streamlit as st
 
 from ledger import CUT_PER, CutRule, Ledger, LedgerError, TableInfo, table_code
@@ -22,6 +24,7 @@ from ui.state import Desk, hand_state, table_state
 from ui.table import NOBODY, clean_name, db_path, deal_text, player_name, qr_png, table_link
 from ui.text import in_script, ruleset_label, seat_label
 
+LINE_FORMS = ("false_win", "penalty")  # `TableState.asked`'s forms of a line that is no hand (ui/table_penalties.py)
 WATCH_SECONDS = 3  # how often a page at a table asks whether another phone wrote to it (one small query)
 
 
@@ -108,6 +111,8 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if at.editing is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
         hand.take_deal(desk.deal)
+        if at.asked and at.asked[0] in LINE_FORMS and at.asked[1] == at.expect:  # a 詐胡 or 罰款 being filled in
+            at.asked = (at.asked[0], desk.next_seq)  # goes on as the next line, under the deal now (not dropped)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
         at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
     editing = at.editing
@@ -164,8 +169,24 @@ def _invite(desk: Desk, script: str) -> None:
     st.image(qr_png(link), caption=in_script("用手機相機掃這個碼", script), width=220)
 
 
+def form_version(desk: Desk, *shown: object) -> str:
+    """A settings form's key: the table and what the form shows from it. Another phone recording a hand moves the
+    table's revision but not this, so what the player is typing stays (a form keyed by the revision was drawn anew
+    by the watch's run, and its button saved what the table had); a change to what it shows draws it anew."""
+    return f"{desk.code}-{zlib.crc32(repr(shown).encode()):08x}"
+
+
+def settings_version(desk: Desk) -> str:
+    table = desk.table
+    return form_version(desk, table.names, table.first_dealer, table.base, table.per_tai, table.ruleset)
+
+
+def cut_version(desk: Desk) -> str:
+    return form_version(desk, desk.table.cut, desk.table.players)
+
+
 def _settings(desk: Desk, script: str) -> None:
-    table, rev = desk.table, desk.table.revision
+    table, rev = desk.table, settings_version(desk)
 
     def t(text: str) -> str:
         return in_script(text, script)
@@ -197,7 +218,7 @@ CUT_WORDS = ("不抽東錢", "每次自摸抽", "每局胡牌抽")  # off, then 
 
 def _cut_settings(desk: Desk, script: str) -> None:
     """東錢: off, or an amount from each 自摸 or each hand won, up to a cap for the evening, to a player or the pot."""
-    table, rev, rule = desk.table, desk.table.revision, desk.table.cut
+    table, rev, rule = desk.table, cut_version(desk), desk.table.cut
 
     def t(text: str) -> str:
         return in_script(text, script)

@@ -7,10 +7,11 @@ other winners set aside or its 詐胡 or penalty form filled in.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import streamlit as st
 
-from ledger import Conflict, LedgerError, LedgerLine, Recorded, write_csv
+from ledger import Conflict, LedgerError, LedgerLine, Player, Recorded, write_csv
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
@@ -163,6 +164,11 @@ def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     with st.container(horizontal=True):
         seq = st.selectbox(t("要修改第幾局"), [h.seq for h in reversed(hands)], key="table_edit_pick", width=120)
         st.button(t("修改這一局"), on_click=load_hand, args=(desk, seq, load))
-    st.download_button(t("匯出整晚（CSV）"), ("\ufeff" + write_csv(hands, desk.table.players)).encode("utf-8"),
+    st.download_button(t("匯出整晚（CSV）"), partial(evening_csv, hands, desk.table.players),  # made when tapped
                        file_name=f"taishu-{desk.code}.csv", mime="text/csv", on_click="ignore")  # no rerun
+
+
+def evening_csv(hands: list[Recorded], players: tuple[Player, ...]) -> bytes:
+    """The evening's CSV file (a spreadsheet reads UTF-8 with its mark)."""
+    return ("\ufeff" + write_csv(hands, players)).encode("utf-8")
 
