@@ -111,7 +111,7 @@ def _browse(result: Audit, script: str) -> None:
 
     flags = [f for f in result.flags if wanted(f)]
     if kind == ALL:
-        first = {}  # each image at its first flag in the audit's ranking
+        first: dict[str, int] = {}  # each image at its first flag in the audit's ranking
         for rank, f in enumerate(result.flags):
             first.setdefault(f.image, rank)
         images = sorted((item for item in result.images if code == ALL or code in item.codes
