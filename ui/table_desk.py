@@ -111,7 +111,9 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if at.editing is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
         hand.take_deal(desk.deal)
-        if at.asked and at.asked[0] in LINE_FORMS and at.asked[1] == at.expect:  # a 詐胡 or 罰款 being filled in
+        # A 詐胡 or 罰款 being filled in, or a 流局 asked for a hand that no phone has recorded yet:
+        if at.asked and at.asked[1] == at.expect and (
+                at.asked[0] in LINE_FORMS or at.asked[0] == "draw" and _unplayed(desk, at.expect)):
             at.asked = (at.asked[0], desk.next_seq)  # goes on as the next line, under the deal now (not dropped)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
         at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
@@ -158,6 +160,14 @@ def _notes(desk: Desk, memory: int | None, script: str) -> None:
         # (docs/decisions/teach-flowers-first.md); a table that recorded a hand from a photo taught it already.
         st.caption(t("這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"))
         st.button(t("先教認這副牌的花"), on_click=teach_page.go_to, args=(teach_page.PAGE,), key="teach-first")
+
+
+def _unplayed(desk: Desk, seq: int) -> bool:
+    """Lines were recorded from `seq` on, every one a 罰款 (no hand played): a 流局 asked for as line `seq` is still
+    for the hand being played. Once another phone has recorded that hand, the question is stale (recording it again
+    would count the hand twice): `ui.table_record.confirm` says so and drops it."""
+    since = [h for h in desk.hands if h.seq >= seq]  # sound lines only: a damaged one is not known to be a 罰款
+    return 0 < len(since) == desk.next_seq - seq and all(h.line.reason is not None for h in since)
 
 
 @st.fragment(run_every=WATCH_SECONDS)
