@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import ledger.store
 import ui.result
-from ledger import Ledger, draw, win
+from ledger import Ledger, draw, penalty, win
 from scoring.draft import to_hand
 from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, seat_hand
@@ -238,6 +238,22 @@ def test_a_draw_asked_before_another_phone_recorded_the_hand_is_asked_again(db):
     press(b, DRAW)
     press(b, SURE_DRAW)
     assert [h.line.winner for h in Ledger(db).hands("friday")] == [S, None]
+
+
+def test_a_draw_asked_while_another_phone_records_a_penalty_stays_for_the_hand_still_played(db):
+    """B asks whether hand 1 was a 流局; A records a 罰款 as line 1 (no hand played: the deal stays): B's question
+    stays, now for line 2, and records the 流局 there (it used to be dropped as though the hand had been recorded)."""
+    b = phone()
+    press(b, DRAW)
+    led = Ledger(db)
+    deal = led.state("friday").next_deal
+    led.record("friday", penalty(deal, (0, -200, 0, 0), "遲到"), 1)  # the other phone
+    ok(b.run())  # the watch's run
+    assert any("確定第 2 局是流局" in w.value for w in b.warning)
+    assert not any("沒有記流局" in w.value for w in b.warning)
+    press(b, SURE_DRAW)
+    fine, drawn = Ledger(db).hands("friday")
+    assert fine.line.reason == "遲到" and drawn.seq == 2 and drawn.line.winner is None and drawn.line.deal == deal
 
 
 def test_an_edit_that_changes_who_deals_next_names_the_hand_to_check(db):

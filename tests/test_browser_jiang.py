@@ -511,9 +511,11 @@ def _cut_total(book: Book, spec: Spec, hands: int) -> int:
 
 
 def test_what_a_player_types_in_the_table_settings_stays_while_another_phone_records_a_hand(evening):
-    """A new name and a 東錢 cap typed on one phone while another records a hand: the page runs again (it watches
-    the table) and keeps them, and its buttons save them. (Keyed by the table's revision, the forms were drawn anew
-    with the table's values as they were, and a tap saved those: a rename lost without a word.)"""
+    """A new name and a 東錢 cap typed on one phone while another records the table's first hand: the page runs again
+    (it watches the table) and keeps them, and its buttons save them. (Keyed by the table's revision, the forms were
+    drawn anew with the table's values as they were, and a tap saved those: a rename lost without a word. The fold
+    they are in, placed by where it stood, was drawn anew folded when the seating fold above it went at the first
+    hand.)"""
     server, browser = evening
     ledger = Ledger(server.db)
     ledger.open_table(CODE)
@@ -522,13 +524,13 @@ def test_what_a_player_types_in_the_table_settings_stays_while_another_phone_rec
         result = Result(ledger.state(CODE).next_deal, Seat.S)
         ledger.record(CODE, win(judge(seat_hand(HAND, result, BASE, PER_TAI), result)), seq)
 
-    other_phone_records(1)
     a = Phone(browser, server.url, "A", CODE)
     table_settings(a)
     form(a, "儲存牌桌設定").get_by_role("textbox", name="東家", exact=True).fill("阿明")
     form(a, "儲存東錢設定").get_by_role("spinbutton", name="整晚最多抽多少").fill("300")
-    other_phone_records(2)
-    a.deal_line(3, ledger.state(CODE).next_deal)  # this phone has run again
+    other_phone_records(1)
+    a.deal_line(2, ledger.state(CODE).next_deal)  # this phone has run again
+    assert not a.page.get_by_text("排座位（抓位）、起莊、加入新玩家").count()  # the fold above went
     form(a, "儲存東錢設定").get_by_text("每次自摸抽", exact=True).click()
     a.press("儲存東錢設定")
     assert ledger.state(CODE).table.cut == CutRule("self_draw", 100, 300, None)

@@ -111,7 +111,9 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     if at.editing is None and seen != (code, desk.table.revision) and (
             not busy or refresh or seen is None or seen[0] != code):
         hand.take_deal(desk.deal)
-        if at.asked and at.asked[0] in LINE_FORMS and at.asked[1] == at.expect:  # a 詐胡 or 罰款 being filled in
+        # A 詐胡 or 罰款 being filled in, or a 流局 asked for a hand that no phone has recorded yet:
+        if at.asked and at.asked[1] == at.expect and (
+                at.asked[0] in LINE_FORMS or at.asked[0] == "draw" and _unplayed(desk, at.expect)):
             at.asked = (at.asked[0], desk.next_seq)  # goes on as the next line, under the deal now (not dropped)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
         at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
@@ -121,7 +123,29 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         st.info(t(f"牌桌 {code} · 第 {at.expect} 局 · ") + deal_text(at.deal, desk.table, script))
     else:  # the hand being fixed, under the deal it was played under (as loaded, as the player changes it)
         st.info(t(f"牌桌 {code} · 修改第 {editing[0]} 局 · ") + deal_text(hand.deal, desk.table, script))
-    if desk.next_seq != at.expect and editing is None:
+    # What comes and goes above the settings fold is in one container: the browser draws an element anew, folded and
+    # empty, once the number of elements before it changes (the seating fold goes at a 將's first hand, on another
+    # phone's write), so the fold stays where it stands, open, with what is being typed in it.
+    with st.container():
+        _notes(desk, memory, script)
+    with st.expander(t("邀請同桌的手機、牌桌設定")):
+        _invite(desk, script)
+        _settings(desk, script)
+        _cut_settings(desk, script)
+        table_phone.picker(desk, script)
+        st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
+        st.button(t("離開牌桌"), on_click=_leave)
+    return desk
+
+
+def _notes(desk: Desk, memory: int | None, script: str) -> None:
+    """What the page says under the table's line when there is something to say: another phone's write, a damaged
+    hand, the deal, the seats (`ui.table_seating`), a settings error, the flowers not taught yet."""
+    def t(text: str) -> str:
+        return in_script(text, script)
+
+    at = table_state()
+    if desk.next_seq != at.expect and at.editing is None:
         st.caption(t(f"別的手機剛改了帳（現在記到第 {desk.next_seq - 1} 局）；記下這一手時會核對。"))
     for damaged in desk.evening.damaged:
         st.warning(t(damaged.message))
@@ -136,14 +160,14 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         # (docs/decisions/teach-flowers-first.md); a table that recorded a hand from a photo taught it already.
         st.caption(t("這副牌還沒教過：開打前把八張花牌排成一排拍一張、點名，花最常讀錯，教一次整晚都用。"))
         st.button(t("先教認這副牌的花"), on_click=teach_page.go_to, args=(teach_page.PAGE,), key="teach-first")
-    with st.expander(t("邀請同桌的手機、牌桌設定")):
-        _invite(desk, script)
-        _settings(desk, script)
-        _cut_settings(desk, script)
-        table_phone.picker(desk, script)
-        st.button(t("教認這一桌的牌（照片常讀錯時）"), on_click=teach_page.go_to, args=(teach_page.PAGE,))
-        st.button(t("離開牌桌"), on_click=_leave)
-    return desk
+
+
+def _unplayed(desk: Desk, seq: int) -> bool:
+    """Lines were recorded from `seq` on, every one a 罰款 (no hand played): a 流局 asked for as line `seq` is still
+    for the hand being played. Once another phone has recorded that hand, the question is stale (recording it again
+    would count the hand twice): `ui.table_record.confirm` says so and drops it."""
+    since = [h for h in desk.hands if h.seq >= seq]  # sound lines only: a damaged one is not known to be a 罰款
+    return 0 < len(since) == desk.next_seq - seq and all(h.line.reason is not None for h in since)
 
 
 @st.fragment(run_every=WATCH_SECONDS)
