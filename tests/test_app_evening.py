@@ -20,6 +20,7 @@ from ui.dataset import ROOT_SETTING, save_example
 from ui.state import Desk
 from ui.table import DB_ENV, MARK
 from ui.table_desk import cut_version, settings_version
+from ui.table_seating import seating_version
 
 E, S, W, N = SEATS
 NAMES = ("阿明", "阿華", "小芳", "大雄")
@@ -102,7 +103,7 @@ def test_a_jiang_ended_is_said_on_every_phone_and_the_seats_drawn_are_the_same_o
     a, b = phone(), phone()
     for at in (a, b):
         assert any("第 1 將打完了" in w.value for w in at.warning)
-    a.radio(key=f"seat-first-{led.revision('friday')}").set_value(4)  # 起莊 drawn too
+    a.radio(key=f"seat-first-{seating_version(desk(led))}").set_value(4)  # 起莊 drawn too
     press(a, "抽位（隨機排座位）")
     jiang = led.state("friday").table.jiang
     assert jiang.number == 2 and jiang.drawn and sorted(jiang.seating) == [1, 2, 3, 4]
@@ -116,10 +117,10 @@ def test_a_jiang_ended_is_said_on_every_phone_and_the_seats_drawn_are_the_same_o
 def test_the_next_jiang_seated_as_picked_starts_in_the_east_round_with_the_dealer_asked(db):
     led = jiang_played(db)
     at = phone()
-    rev = led.revision("friday")
+    form = seating_version(desk(led))
     for seat, who in zip(SEATS, (3, 4, 1, 2), strict=True):
-        at.selectbox(key=f"seat-{seat.code}-{rev}").set_value(who)
-    at.radio(key=f"seat-first-{rev}").set_value(1)  # 南家 起莊
+        at.selectbox(key=f"seat-{seat.code}-{form}").set_value(who)
+    at.radio(key=f"seat-first-{form}").set_value(1)  # 南家 起莊
     press(at, "照這樣坐")
     table = led.state("friday").table
     assert (table.seating, table.first_dealer, table.jiang.drawn) == ((3, 4, 1, 2), S, False)
@@ -131,7 +132,7 @@ def test_the_next_jiang_seated_as_picked_starts_in_the_east_round_with_the_deale
 def test_one_player_in_two_seats_is_refused_with_words(db):
     led = jiang_played(db)
     at = phone()
-    at.selectbox(key=f"seat-S-{led.revision('friday')}").set_value(1)
+    at.selectbox(key=f"seat-S-{seating_version(desk(led))}").set_value(1)
     press(at, "照這樣坐")
     assert led.state("friday").table.jiang.number == 1 and any("兩個位子" in e.value for e in at.error)
 
@@ -318,3 +319,16 @@ def test_a_false_self_draw_being_filled_in_goes_on_as_the_next_line_when_another
     first, second = led.hands("friday")
     assert second.seq == 2 and second.line.false_win.caller == W and second.line.false_win.claimed == 6
     assert second.line.deal == after_hand(first.line.deal, first.line.winners, False) and second.line.deal.streak == 1
+
+
+def test_seats_being_picked_stay_while_another_phone_changes_the_stakes(db):
+    """The seating form is keyed by what it shows: another phone's write that leaves the seats and the players as
+    they were (here the 底) moves the table's revision, and the seats picked on this phone are still there to give."""
+    led = jiang_played(db)
+    at = phone()
+    form = seating_version(desk(led))
+    for seat, who in zip(SEATS, (3, 4, 1, 2), strict=True):
+        at.selectbox(key=f"seat-{seat.code}-{form}").set_value(who)
+    led.update_table("friday", NAMES, E, 200, 20, "tw16-2026.09-p0")  # the other phone, while this one picks
+    press(at, "照這樣坐")
+    assert led.state("friday").table.seating == (3, 4, 1, 2)

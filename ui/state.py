@@ -15,6 +15,7 @@ its own methods or its widgets (`ui.widgets.Field`) only: the table's modules mo
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
@@ -184,6 +185,12 @@ class Desk:
     @property
     def code(self) -> str:
         return self.table.code
+
+    def form_key(self, *shown: object) -> str:
+        """A table form's key: the table and what the form shows from it. Another phone writing something else moves
+        the table's revision but not this, so what the player is typing stays (a form keyed by the revision was drawn
+        anew by the watch's run, and its button saved what the table had); a change to what it shows draws it anew."""
+        return f"{self.code}-{zlib.crc32(repr(shown).encode()):08x}"
 
     @property
     def table(self) -> TableInfo:

@@ -12,8 +12,6 @@ evening's lines, undo, edit), `ui/table_penalties.py` (詐胡, 罰款) and `ui/t
 
 from __future__ import annotations
 
-import zlib
-
 import streamlit as st
 
 from ledger import CUT_PER, CutRule, Ledger, LedgerError, TableInfo, table_code
@@ -113,7 +111,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
         hand.take_deal(desk.deal)
         # A 詐胡 or 罰款 being filled in, or a 流局 asked for a hand that no phone has recorded yet:
         if at.asked and at.asked[1] == at.expect and (
-                at.asked[0] in LINE_FORMS or at.asked[0] == "draw" and _unplayed(desk, at.expect)):
+                at.asked[0] in LINE_FORMS or at.asked[0] == "draw" and _unplayed(desk, at.asked[1])):
             at.asked = (at.asked[0], desk.next_seq)  # goes on as the next line, under the deal now (not dropped)
         at.seen, at.expect, at.deal = (code, desk.table.revision), desk.next_seq, desk.deal
         at.seating, at.first_dealer = desk.table.seating, desk.table.first_dealer
@@ -193,20 +191,13 @@ def _invite(desk: Desk, script: str) -> None:
     st.image(qr_png(link), caption=in_script("用手機相機掃這個碼", script), width=220)
 
 
-def form_version(desk: Desk, *shown: object) -> str:
-    """A settings form's key: the table and what the form shows from it. Another phone recording a hand moves the
-    table's revision but not this, so what the player is typing stays (a form keyed by the revision was drawn anew
-    by the watch's run, and its button saved what the table had); a change to what it shows draws it anew."""
-    return f"{desk.code}-{zlib.crc32(repr(shown).encode()):08x}"
-
-
 def settings_version(desk: Desk) -> str:
     table = desk.table
-    return form_version(desk, table.names, table.first_dealer, table.base, table.per_tai, table.ruleset)
+    return desk.form_key(table.names, table.first_dealer, table.base, table.per_tai, table.ruleset)
 
 
 def cut_version(desk: Desk) -> str:
-    return form_version(desk, desk.table.cut, desk.table.players)
+    return desk.form_key(desk.table.cut, desk.table.players)
 
 
 def _settings(desk: Desk, script: str) -> None:

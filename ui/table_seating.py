@@ -42,19 +42,27 @@ def seating_text(table: TableInfo, script: str) -> str:
     return " · ".join(player(s, table, script) for s in SEATS)
 
 
+def seating_version(desk: Desk) -> str:
+    """The seating form's key: what it shows (the 將, its seats and 起莊, the players). Its button still sends the
+    revision this run read, so a seating given on a page that another phone has moved since is refused."""
+    table = desk.table
+    return desk.form_key(table.jiang, table.seating, table.first_dealer, table.players)
+
+
 def _form(desk: Desk, script: str) -> None:
     def t(text: str) -> str:
         return in_script(text, script)
 
     table, rev = desk.table, desk.table.revision
+    key = seating_version(desk)
     ids = [p.id for p in table.players]
-    with st.form(f"seating-{rev}"):
+    with st.form(f"seating-{key}"):
         east, south, west, north = (st.selectbox(seat_label(s, script), ids, index=ids.index(table.seating[i]),
                                                  format_func=lambda p: player_name(table, p, script),
-                                                 key=f"seat-{s.code}-{rev}") for i, s in enumerate(SEATS))
+                                                 key=f"seat-{s.code}-{key}") for i, s in enumerate(SEATS))
         first = st.radio(t("起莊"), range(5), index=SEATS.index(table.first_dealer), horizontal=True,
                          format_func=lambda i: t("抽") if i == DRAW_DEALER else seat_label(SEATS[i], script),
-                         key=f"seat-first-{rev}")
+                         key=f"seat-first-{key}")
         with st.container(horizontal=True):
             given = st.form_submit_button(t("照這樣坐"), type="primary")
             drawn = st.form_submit_button(t("抽位（隨機排座位）"))
@@ -70,8 +78,8 @@ def _form(desk: Desk, script: str) -> None:
             st.error(t("排不了座位：" + str(exc)))
             return
         st.rerun()
-    with st.form(f"join-{rev}"):
-        name = st.text_input(t("新玩家的名字"), max_chars=24, key=f"join-name-{rev}")
+    with st.form(f"join-{key}"):
+        name = st.text_input(t("新玩家的名字"), max_chars=24, key=f"join-name-{key}")
         if st.form_submit_button(t("加入新玩家")):
             try:
                 desk.ledger.add_player(desk.code, clean_name(name))
