@@ -435,7 +435,7 @@ def test_the_ledger_survives_a_reload_and_reaches_a_second_phone(page, browser, 
     page.reload()  # nothing lives only in the page
     expect(next_deal).to_be_visible(timeout=SLOW)
     expect(page.get_by_text("⑥ 整晚的帳（牌桌 evening）")).to_be_visible(timeout=SLOW)
-    expect(page.get_by_test_id("stTable").last).to_contain_text("東家", timeout=SLOW)
+    expect(page.get_by_test_id("stTable").filter(has_text="東家 自摸")).to_be_visible(timeout=SLOW)  # hand 1 kept
     page.get_by_text("邀請同桌的手機、牌桌設定").click()
     expect(page.get_by_text(f"{url}?table=evening")).to_be_visible(timeout=SLOW)  # the link the QR code holds
     expect(page.get_by_test_id("stImage").first).to_be_visible(timeout=SLOW)
