@@ -107,6 +107,11 @@ def table_link(page_url: str | None, code: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", urlencode({"table": code}), ""))
 
 
+def spreadsheet_file(csv_text: str) -> bytes:
+    """A CSV text as the file the page hands out: UTF-8 with its mark, which a spreadsheet needs to read it so."""
+    return ("\ufeff" + csv_text).encode("utf-8")
+
+
 def qr_png(text: str, scale: int = 6) -> bytes:
     """A QR code of `text` as PNG, drawn here (no service asked)."""
     out = io.BytesIO()

@@ -25,9 +25,11 @@ from ledger import (
     write_history_csv,
 )
 from ui.dataset import dataset_root, saved_photo
+from ui.picture import jpeg
 from ui.state import Desk, table_state
-from ui.table import player_name
+from ui.table import player_name, spreadsheet_file
 from ui.text import in_script
+from vision.photo import resized
 
 
 def _history(desk: Desk) -> History:
@@ -57,8 +59,8 @@ def figure_rows(table: TableInfo, figures: dict[int, PlayerFigures], script: str
 
 
 def history_csv(history: History) -> bytes:
-    """The history's CSV file (a spreadsheet reads UTF-8 with its mark)."""
-    return ("\ufeff" + write_history_csv(history)).encode("utf-8")
+    """The history's CSV file."""
+    return spreadsheet_file(write_history_csv(history))
 
 
 def history_file(history: History) -> bytes:
@@ -126,9 +128,8 @@ def _small(path: str, _mtime_ns: int, _size: int) -> bytes | None:
         return None
     width = 2 * THUMB_WIDTH  # sharp on a phone's screen
     if image.shape[1] > width:
-        image = cv2.resize(image, (width, round(image.shape[0] * width / image.shape[1])), interpolation=cv2.INTER_AREA)
-    done, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
-    return jpeg.tobytes() if done else None
+        image = resized(image, (width, max(1, round(image.shape[0] * width / image.shape[1]))))
+    return jpeg(image)
 
 
 def _close(desk: Desk, script: str) -> None:

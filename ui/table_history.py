@@ -19,7 +19,7 @@ from ui import table_evenings, table_phone
 from ui.chart import evening_chart
 from ui.result import SetAside, signed
 from ui.state import FLAG_NAMES, Desk, hand_state, table_state
-from ui.table import MARK, chart_columns, hand_rows, result_text, totals_rows
+from ui.table import MARK, chart_columns, hand_rows, result_text, spreadsheet_file, totals_rows
 from ui.text import in_script
 
 SHOWN_HANDS = 20  # the latest hands listed on the page; the CSV has them all
@@ -169,6 +169,6 @@ def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
 
 
 def evening_csv(hands: list[Recorded], players: tuple[Player, ...]) -> bytes:
-    """The evening's CSV file (a spreadsheet reads UTF-8 with its mark)."""
-    return ("\ufeff" + write_csv(hands, players)).encode("utf-8")
+    """The evening's CSV file."""
+    return spreadsheet_file(write_csv(hands, players))
 
