@@ -84,12 +84,25 @@ def test_a_back_found_where_a_real_set_labels_nothing_costs_a_tap_only_in_the_al
     assert result["face_up"]["taps"]["mean"] == 0
     assert result["riichi34"]["ours"]["taps"]["mean"] == 0
     assert "peer" not in result["riichi34"]
-    # no hand truth in a real set: every detection is judged, even one set apart (the loose back)
-    assert result["hand"]["taps"]["mean"] == 1
-    assert result["hand"]["taps_by_cause"]["box set apart on nothing"] == 1  # greyed on the page
+    # no hand truth in a real set: every labelled tile is judged, but the back set apart on no labelled tile is
+    # greyed on the page and left out of the hand: no tap for the player, counted apart
+    assert result["hand"]["taps"]["mean"] == 0
+    assert result["hand"]["greyed_on_nothing"] == 1
     assert result["hand"]["taps_by_cause"]["box on nothing"] == 0
     assert result["hand"]["judged_on"] == {"hand truth": 0, "every tile (no hand truth)": 1}
     assert result["hand"]["groups_exact"] is None and result["hand"]["loose_kept"]["rate"] is None
+
+
+def test_a_box_on_nothing_kept_in_a_real_photos_hand_costs_a_tap():
+    true_boxes = np.array([box(0), box(20)], np.float32)
+    boxes, codes = np.array([box(0), box(20), box(60)], np.float32), ["1m", "2m", "3m"]
+    read = {"sample": {"codes": ["1m", "2m"], "scene": "x", "truth": None}, "true_boxes": true_boxes, "peer": None,
+            "reading": reading_of(boxes, codes, [("concealed", [0, 1, 2])])}
+    judged = Judged()
+    judged.add(read)
+    hand = judged.result()["hand"]
+    assert hand["taps"]["mean"] == 1 and hand["taps_by_cause"]["box on nothing"] == 1
+    assert hand["greyed_on_nothing"] == 0
 
 
 # A table scene's truth: the hand (1m 2m 3m 5z, 5z won; a pon of 7p shown) and a wall of two backs,

@@ -336,14 +336,15 @@ class HandJudgement:
     groups_exact: bool | None = None
     tai_exact: bool | None = None
     causes: dict[str, int] = field(default_factory=dict)  # the taps by what they fix (TAP_CAUSES), summing to taps
+    greyed: int = 0  # boxes on no labelled tile set apart, which the page greys: no tap (a real photo only)
 
 
 # What each tap of `judge_hand` fixes: a hand tile shown with a wrong code; a labelled tile that is not the
 # hand's kept in it (a wall, a discard, a loose tile); a box on no labelled tile kept in it; a hand tile
-# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none; and, on a real
-# photo only (every tile shown is judged there), a box on no labelled tile that the reading set apart: the page
-# greys it, and it is most often a wall or a discard the real set leaves unlabelled.
-TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed", "box set apart on nothing")
+# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none. A box on no
+# labelled tile that the reading set apart costs none: the page greys it and leaves it out of the hand, and on a
+# real photo it is most often a wall or a discard the set leaves unlabelled (`HandJudgement.greyed` counts them).
+TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed")
 
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
@@ -354,8 +355,9 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
     extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
     `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real
     photo has no scene truth (`truth` None): every labelled tile is then judged against every detection,
-    loose or not, and where its labels (`label_boxes`, `label_codes`) say its hand (`labels_say_hand`) its
-    groups and 台 are judged against that hand all concealed (`real_tai_exact`)."""
+    loose or not (a box set apart on no labelled tile is greyed on the page: no tap, counted apart), and
+    where its labels (`label_boxes`, `label_codes`) say its hand (`labels_say_hand`) its groups and 台 are
+    judged against that hand all concealed (`real_tai_exact`)."""
     if truth is not None:
         hand_groups = truth.hand_groups()
         hand = {r for g in hand_groups for r in g.label_rows if r is not None}
@@ -381,16 +383,16 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
     extra_apart = sum(row.id in apart and k not in by_detection for k, row in enumerate(reading.best.shown))
     supposed = [row.code for row in reading.best.supposed]
     causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept - extra_apart,
-                                   added_taps(supposed, missing, hidden), extra_apart), strict=True))
+                                   added_taps(supposed, missing, hidden)), strict=True))
     taps = sum(causes.values())
     if truth is None:
         if label_boxes is None or not labels_say_hand(label_codes, label_boxes):
-            return HandJudgement(taps, truth=False, causes=causes)
+            return HandJudgement(taps, truth=False, causes=causes, greyed=extra_apart)
         flowers = [c for c in label_codes if c in FLOWERS]
         concealed = [(GroupKind.CONCEALED, [c for c in label_codes if c != "back" and c not in FLOWERS])]
         labelled = group_multiset(concealed + ([(GroupKind.FLOWERS, flowers)] if flowers else []))
         return HandJudgement(taps, truth=False, groups_exact=reading_groups(reading) == labelled,
-                             tai_exact=real_tai_exact(reading, label_codes), causes=causes)
+                             tai_exact=real_tai_exact(reading, label_codes), causes=causes, greyed=extra_apart)
     whole = truth.hand is not None and not hidden
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
                          reading_groups(reading) == truth_groups(truth) if whole else None,
@@ -424,6 +426,7 @@ class HandTally:
         return {"taps": summarise_taps([j.taps for j in self.judged]),
                 "taps_by_cause": {c: round(statistics.fmean(j.causes[c] for j in self.judged), 3) if self.judged
                                   else None for c in TAP_CAUSES},
+                "greyed_on_nothing": round(statistics.fmean(j.greyed for j in self.judged), 3) if self.judged else None,
                 "judged_on": {"hand truth": len(truth), "every tile (no hand truth)": len(self.judged) - len(truth)},
                 "groups_exact": rate(sum(whole), len(whole)), "whole_hands": len(whole),
                 "tai_exact": rate(sum(scored), len(scored)), "scored_hands": len(scored),

@@ -39,7 +39,8 @@ odd hands and anticlockwise for the even ones, so the rows run up the photo.
 `--real DIR` reads a real set's test split (the shared folder's data/real-labelled) as one table's
 evening: its photos in the order of their source photos (the file name before Roboflow's `.rf.`),
 each read and then taught its labelled tiles found; every tile is judged as `training.evaluate` judges a
-real set (taps over every label, set apart or not), with and without the memory.
+real set (every label judged, set apart or not; a box set apart on no label greyed, no tap), with and without
+the memory.
 
 `--reader-settings FILE`, `--detector-settings FILE`: as in `training.evaluate` (the memory is weighed as the
 reader's settings say); the JSON names the settings it was read with.
