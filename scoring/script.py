@@ -8,6 +8,7 @@ reader's notices (vision/notices.py) and Streamlit's own words (ui/chrome.py) go
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # Taiwan term → mainland term, found in the traditional text, longest first. Only real changes of
 # word: a term whose characters simply simplify (上傳 → 上传) needs no line here.
@@ -73,3 +74,8 @@ def simplified(text: str) -> str:
 
 def in_script(text: str, script: str) -> str:
     return simplified(text) if script == "simplified" else text
+
+
+def in_script_of(script: str) -> Callable[[str], str]:
+    """`in_script` with the script fixed: what a page's piece writes its texts with."""
+    return lambda text: in_script(text, script)

@@ -14,6 +14,7 @@ import vision.model_files
 from datasets.audit import KINDS, PHOTO, Audit, Flag, audit
 from datasets.audit_report import code_name, confusion_picture, label_picture, reading_picture, thumbnail
 from datasets.yolo import DATASET_FORMATS
+from scoring.script import in_script_of
 from ui.dataset import dataset_root
 from ui.text import in_script
 from vision.classes import CLASSES
@@ -73,8 +74,7 @@ def _run(folder: str, models: str, conf: float, script: str) -> Audit | None:
 
 
 def _summary(result: Audit, script: str) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     cols = st.columns(4)
     for col, (name, value) in zip(cols, [("mAP50", result.map50), ("mAP50-95", result.map50_95),
@@ -92,8 +92,7 @@ def _summary(result: Audit, script: str) -> None:
 
 
 def _browse(result: Audit, script: str) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     st.subheader(t("瀏覽"))
     left, right = st.columns(2)
@@ -146,8 +145,7 @@ def _browse(result: Audit, script: str) -> None:
 
 
 def render(script: str = "traditional") -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     st.title(t("資料集檢查"))
     st.caption(t("用模型檢查 YOLO 格式的牌資料集：讀得多準，以及哪些標註可能標錯了。"))

@@ -16,6 +16,7 @@ import streamlit as st
 
 from ledger import CUT_PER, CutRule, Ledger, LedgerError, TableInfo, table_code
 from scoring.ruleset import available_rulesets, ruleset_stem
+from scoring.script import in_script_of
 from scoring.seats import SEATS
 from ui import table_memory, table_phone, table_seating, teach_page
 from ui.state import Desk, hand_state, table_state
@@ -75,8 +76,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
     """The table of `?table=`, or None (and a way to open one) when there is none or its file fails.
     `busy`: a hand is being entered; then a change made by another phone does not move this page
     to the next deal (the hand would be recorded under the wrong one): recording it is checked."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     at, hand = table_state(), hand_state()
     raw = st.query_params.get("table")
@@ -139,8 +139,7 @@ def open_desk(script: str, busy: bool) -> Desk | None:
 def _notes(desk: Desk, memory: int | None, script: str) -> None:
     """What the page says under the table's line when there is something to say: another phone's write, a damaged
     hand, the deal, the seats (`ui.table_seating`), a settings error, the flowers not taught yet."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     at = table_state()
     if desk.next_seq != at.expect and at.editing is None:
@@ -203,8 +202,7 @@ def cut_version(desk: Desk) -> str:
 def _settings(desk: Desk, script: str) -> None:
     table, rev = desk.table, settings_version(desk)
 
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     with st.form(f"table-settings-{rev}"):
         names = [st.text_input(seat_label(s, script), value=table.names[i], max_chars=24, key=f"name-{s.code}-{rev}",
@@ -235,8 +233,7 @@ def _cut_settings(desk: Desk, script: str) -> None:
     """東錢: off, or an amount from each 自摸 or each hand won, up to a cap for the evening, to a player or the pot."""
     table, rev, rule = desk.table, cut_version(desk), desk.table.cut
 
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     takers = [NOBODY, *(p.id for p in table.players)]  # NOBODY: the pot
     with st.form(f"cut-{rev}"):

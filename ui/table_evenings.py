@@ -24,6 +24,7 @@ from ledger import (
     player_figures,
     write_history_csv,
 )
+from scoring.script import in_script_of
 from ui.dataset import dataset_root, saved_photo
 from ui.picture import jpeg
 from ui.state import Desk, table_state
@@ -43,8 +44,7 @@ def _history(desk: Desk) -> History:
 def figure_rows(table: TableInfo, figures: dict[int, PlayerFigures], script: str) -> list[dict[str, object]]:
     """One row per player who sat in any hand, by name (a seat is tonight's): net, hands, won, 自摸, 放槍, 詐胡, 詐摸,
     the biggest hand."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     rows = []
     for who, f in figures.items():
@@ -69,8 +69,7 @@ def history_file(history: History) -> bytes:
 
 
 def render(desk: Desk, script: str) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     try:
         history = _history(desk)
@@ -134,8 +133,7 @@ def _small(path: str, _mtime_ns: int, _size: int) -> bytes | None:
 
 def _close(desk: Desk, script: str) -> None:
     """結束這一晚, asked first; refused when another phone changed the evening since this page read it."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     at, rev = table_state(), desk.table.revision
     if at.asked and at.asked[0] == "close" and at.asked[1] != rev:

@@ -15,6 +15,7 @@ from ledger import Conflict, LedgerError, LedgerLine, Player, Recorded, write_cs
 from scoring.draft import Draft, from_hand
 from scoring.payout import result_of
 from scoring.ruleset import available_rulesets, ruleset_stem
+from scoring.script import in_script_of
 from ui import table_evenings, table_phone
 from ui.chart import evening_chart
 from ui.result import SetAside, signed
@@ -117,8 +118,7 @@ def totals_at_top(desk: Desk, script: str) -> None:
 
 def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
     """The evening so far; `load(draft)` puts a hand's tiles on the page (for editing it)."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     st.subheader(t(f"⑥ 整晚的帳（牌桌 {desk.code}）"))
     if not desk.hands:
@@ -129,8 +129,7 @@ def render(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
 
 
 def _lines(desk: Desk, script: str, load: Callable[[Draft], None]) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     hands = list(desk.hands)
     me = table_phone.mine(desk.table)

@@ -14,6 +14,7 @@ from scoring.draft import Draft
 from scoring.hand import MAX_STAKE, HandError
 from scoring.payout import in_seat_order, judge_false_win
 from scoring.ruleset import RulesetError
+from scoring.script import in_script_of
 from scoring.seats import SEATS
 from scoring.settle import MAX_TAI
 from ui.result import signed
@@ -67,8 +68,7 @@ def line_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], Non
 
 
 def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None], write: Write) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     def who(seat) -> str:
         return player(seat, desk.table, script)
@@ -113,8 +113,7 @@ def _false_win_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft
 
 
 def _penalty_form(desk: Desk, expect: int, script: str, clear: Callable[[Draft], None], write: Write) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     st.markdown(t(f"**第 {expect} 局：罰款**（不是一局牌，莊家不變。收錢填正數、付錢填負數；"
                   "不一定要加起來是零，例如罰給場地）"))

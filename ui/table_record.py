@@ -17,6 +17,7 @@ from scoring.draft import Draft
 from scoring.hand import HandError
 from scoring.payout import Deal, SharedVerdict, Verdict
 from scoring.ruleset import RulesetError, load_ruleset
+from scoring.script import in_script_of
 from scoring.seats import SEATS, Seat
 from ui.chrome import to_top
 from ui.result import Judged, SetAside, evaluate_several, signed
@@ -124,8 +125,7 @@ def confirm(desk: Desk, judged: Judged, photo_id: str | None, script: str,
     """The buttons that record this hand (or a 流局) at the table, exactly as shown on this run;
     `clear(draft)` empties the page's hand once it is recorded; `learn(hand)` runs once a win is
     (the table's memory taught the photo's tiles: `ui.table_memory.learn_hand`)."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     at, hand = table_state(), hand_state()
     editing = at.editing
@@ -254,8 +254,7 @@ def several_winners(desk: Desk, judged: Judged, script: str, clear: Callable[[Dr
     """One discard won by several seats (一炮多響), where the table's rules allow it: the wins set
     aside and what they come to with this one; a button to set this win aside and enter the next
     winner's hand; one to add a winner to the last hand recorded, when it was won off a discard."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     at, hand, verdict, shared = table_state(), hand_state(), judged.verdict, judged.shared
     rules, aside = hand.settlement(), at.aside

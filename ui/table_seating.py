@@ -10,17 +10,17 @@ from __future__ import annotations
 import streamlit as st
 
 from ledger import LedgerError, TableInfo
+from scoring.script import in_script_of
 from scoring.seats import SEATS
 from ui.state import Desk
 from ui.table import clean_name, player, player_name
-from ui.text import in_script, seat_label
+from ui.text import seat_label
 
 DRAW_DEALER = 4  # 起莊's fifth choice: drawn with the seats
 
 
 def seating(desk: Desk, script: str) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     table, evening = desk.table, desk.evening
     number = table.jiang.number
@@ -50,8 +50,7 @@ def seating_version(desk: Desk) -> str:
 
 
 def _form(desk: Desk, script: str) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     table, rev = desk.table, desk.table.revision
     key = seating_version(desk)

@@ -16,6 +16,7 @@ import numpy as np
 import streamlit as st
 
 from ledger import Ledger, LedgerError, table_code
+from scoring.script import in_script_of
 from scoring.tiles import tile_name
 from ui import table_memory
 from ui.photo import PHOTO_TYPES, photo_id
@@ -49,8 +50,7 @@ def go_to(page: str) -> None:
 
 
 def render(script: str, detector_of: Callable[[], object]) -> None:
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     ss.setdefault("teach_uploads", 0)
     st.title(t("教認這一桌的牌"))
@@ -108,8 +108,7 @@ def _place(script: str) -> Place | None:
 
 def _what_it_remembers(place: Place, found: table_memory.Remembered, script: str) -> None:
     """What the table remembers, what is wrong with it, and the reset (asked first)."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     if found.problem:
         st.warning(t(f"這一桌記住的牌用不了（{found.problem}）：讀牌時先不用它；再教一次就從頭記起，或清除它。"))
@@ -198,8 +197,7 @@ def _read_level(photo: Photo, detector, memory) -> tuple[np.ndarray, Detections]
 
 def _name_tiles(shown: dict, place: Place, classifier, script: str) -> None:
     """The photo with its tiles numbered; a tap on a tile and one on a face names it; then save."""
-    def t(text: str) -> str:
-        return in_script(text, script)
+    t = in_script_of(script)
 
     codes, n = shown["codes"], len(shown["codes"])
     if not n:
