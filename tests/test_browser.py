@@ -222,6 +222,12 @@ def settle(page) -> None:
     """Until the script's run is over and nothing on the page is stale (drawn by an older run).
     A tap reaches the server a moment after the click: that moment is waited for first."""
     page.wait_for_timeout(500)
+    drawn(page)
+
+
+def drawn(page) -> None:
+    """Until the script's run is over and nothing on the page is stale: a run under way (another phone's line
+    seen) still shows the old elements beside the new ones."""
     page.wait_for_function(
         "() => { const app = document.querySelector('[data-testid=stApp]');"
         " return app && app.getAttribute('data-test-script-state') === 'notRunning'"

@@ -33,6 +33,7 @@ from tests.test_browser import (
     fake_detector_app,
     free_port,
     screenshot,
+    drawn,
     settle,
     start_streamlit,
     table_photo,
@@ -121,11 +122,13 @@ class Phone:
         choose(self.page, label, option)
 
     def press(self, name: str) -> None:
+        drawn(self.page)
         self.page.get_by_role("button", name=name, exact=True).click()
         self.settle()
 
     def pick(self, label: str, option: str) -> None:
         """Pick `option` in the selectbox labelled `label`."""
+        drawn(self.page)
         self.page.get_by_test_id("stSelectbox").filter(has_text=label).click()
         self.page.get_by_role("option", name=option, exact=True).click()
         self.settle()
