@@ -7,8 +7,7 @@ kong shown as backs and two flowers, names set mid-evening, an edit of an earlie
 changes only its discarder, an undo, a record from a phone that is behind, and a restart of the
 server. After every step: no error box on either phone, each payment to the right seat (the page's
 payment rows before recording, the ledger's line after), the totals equal to the sum of the
-payments; and after each step that writes a new kind of line or changes one (the 流局, the photo,
-the edit, the undo, the race, the restart), the CSV the page exports equal to the ledger.
+payments, and the CSV the page exports equal to the ledger.
 
 What a hand should pay is worked out here from who won and how (`scoring.payout`), apart from the
 page; the deals are written out by hand.
@@ -214,10 +213,9 @@ class Book:
         return {s: sum(line[3][i] for line in self.lines) for i, s in enumerate(SEATS)}
 
 
-def check(server: Server, book: Book, *phones: Phone, balanced: bool = True, download: bool = True) -> None:
-    """After every step: no error box, the ledger as the book says, the totals its sum; with `download` (after the
-    steps that write a new kind of line or change one: the 流局, the photo, the edit, the undo, the race, the
-    restart), the CSV the ledger. `phones`: those whose page shows the ledger as it is now.
+def check(server: Server, book: Book, *phones: Phone, balanced: bool = True) -> None:
+    """After every step: no error box, the ledger as the book says, the totals its sum, the CSV the
+    ledger. `phones`: those whose page shows the ledger as it is now.
     `balanced`: the money adds up to zero (a penalty's need not)."""
     hands = Ledger(server.db).hands("evening")
     assert [(h.line.deal, h.line.winner, h.line.discarder, h.line.net) for h in hands] == book.lines
@@ -228,7 +226,7 @@ def check(server: Server, book: Book, *phones: Phone, balanced: bool = True, dow
         phone.no_errors()
         if hands:
             assert phone.totals() == book.totals(), phone.name
-    if hands and download:
+    if hands:
         exported = phones[0].csv()
         assert read_csv(exported) == hands  # the page's CSV is the ledger, hand for hand
         rows = list(csv.DictReader(io.StringIO(exported)))
@@ -262,7 +260,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.deal_line(1, Deal(Wind.E, E, 0))
     play(a, TYPED, "東家", "自摸", book.won(HAND, Deal(Wind.E, E, 0), E))
     a.deal_line(2, Deal(Wind.E, E, 1))
-    check(server, book, a, download=False)
+    check(server, book, a)
     screenshot(a.page, "evening-1-recorded-390.png")
 
     # 2. A 流局 on phone B, which asks first: 連莊 2.
@@ -280,7 +278,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.deal_line(3, Deal(Wind.E, E, 2))
     play(a, PLAIN_TYPED, "南家", "西家 放槍", book.won(PLAIN, Deal(Wind.E, E, 2), S, W))
     a.deal_line(4, Deal(Wind.E, S, 0))
-    check(server, book, a, download=False)
+    check(server, book, a)
 
     # 4. The photo: a concealed kong shown as four backs and two flowers; 南家, dealing, self-draws.
     upload(a.page, "hand.jpg", table_photo())
@@ -309,7 +307,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     b.deal_line(5, Deal(Wind.E, S, 1))
     play(b, TYPED, "北家", "南家 放槍", book.won(HAND, Deal(Wind.E, S, 1), N, S))
     assert Ledger(server.db).hands("evening")[-1].line.photo_id is None
-    check(server, book, b, download=False)
+    check(server, book, b)
 
     # Names, set mid-evening on phone B: the labels change, nothing breaks, the next tap works.
     names = {E: "阿明", S: "阿華", W: "小芳", N: "大雄"}
@@ -327,7 +325,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.deal_line(6, Deal(Wind.E, W, 0), names)
     play(a, PLAIN_TYPED, "東家", "北家 大雄 放槍", book.won(PLAIN, Deal(Wind.E, W, 0), E, N))
     a.deal_line(7, Deal(Wind.E, N, 0), names)
-    check(server, book, a, download=False)
+    check(server, book, a)
 
     # An edit begun and cancelled leaves the page at the next hand, empty (not hand 3 as hand 7, one tap from twice).
     a.pick("要修改第幾局", "3")
@@ -356,7 +354,7 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     # 7. 西家 self-draws while 北家 deals: the deal comes back to 起莊 東家, the round moves to 南.
     play(a, TYPED, "西家", "自摸", book.won(HAND, Deal(Wind.E, N, 0), W))
     a.deal_line(8, Deal(Wind.S, E, 0), names)
-    check(server, book, a, download=False)
+    check(server, book, a)
 
     # 8. 南家 wins off 東家 in the 南 round; phone B sees it; A undoes it (asked first) and records
     # the corrected hand 8, 東家's self-draw.
@@ -368,14 +366,14 @@ def test_an_evening_at_a_table_on_two_phones(evening):
     a.press("確定刪掉")
     book.lines.pop()
     a.deal_line(8, Deal(Wind.S, E, 0), names)
-    check(server, book, a, download=False)
+    check(server, book, a)
     play(a, PLAIN_TYPED, "東家", "自摸", book.won(PLAIN, Deal(Wind.S, E, 0), E))
     check(server, book, a)
 
     # Phone B, left alone since it showed the first hand 8, shows A's corrected one by itself (the page watches the
     # table), and the deal after it. (A stale undo is refused: tests/test_app_table.py.)
     b.deal_line(9, Deal(Wind.S, E, 1), names)
-    check(server, book, b, download=False)
+    check(server, book, b)
 
     # 9. Phone B enters a hand while A records hand 9 first: B's record is refused with what changed,
     # its hand kept under the same winner, and recorded again as told as hand 10.
