@@ -4,10 +4,19 @@ first 將's seats given and played to its end at 北風北 (the deal passing at 
 renamed, the seats drawn (抽位) for the second 將 and that one played out too, the evening closed and the next
 one seated and started.
 
-After every step, on both phones: no error box, no traceback and no English; each player's money (and the pot's
-東錢) as worked out here apart from the page and the ledger (`scoring.payout` for what a hand pays, the 東錢 rule
-and the deal's turn written out below), players and pot adding up to zero; the history's CSV and JSON, as
-downloaded, saying the same money as the page, and the JSON reading back as the ledger's history.
+The phones play the steps that matter: the first hands of each 將, the hand that reaches the 東錢 cap, the 詐摸
+and the hand after it, the rename and the hand the other phone records after it, the hand that ends the first
+將, the 抽位, the close and the next evening's hands. The routine hands between them are written straight into
+the server's ledger file as another phone's page writes a hand (`recorded_elsewhere`): the phones see them as
+another phone's writes, and the book works their money out as it does the page's.
+
+After every step the page plays, on both phones: no error box, no traceback and no English; the ledger's hands
+as the book's; each player's money (and the pot's 東錢) as worked out here apart from the page and the ledger
+(`scoring.payout` for what a hand pays, the 東錢 rule and the deal's turn written out below), players and pot
+adding up to zero. Before a hand is recorded, its payments on the page as the book's. At the key steps (each stop
+in the first 將, each 將's end, the close, the last hand), on one phone in turn: the history's CSV and JSON, as
+downloaded, saying the same money as the page, the JSON reading back as the ledger's history, and every player's
+figures.
 
 The evening is data (`Spec`): its names, seatings, rules, 東錢, the hands' pattern, the 詐摸 and the rename.
 `SPECS` holds two, the second with other seatings, another 起莊, 東錢 from each hand won to a player; CI plays
@@ -84,6 +93,10 @@ SPECS = [
 ]
 
 
+def seat_after(dealer: Seat, steps: int) -> Seat:
+    return SEATS[(SEATS.index(dealer) + steps) % 4]
+
+
 def after(deal: Deal, winner: Seat | None, first_dealer: Seat) -> Deal:
     """The deal after a hand, as the tables of docs/rules.md pass it: the dealer keeps it on a win or a 流局 (a
     詐摸 is one), else it passes on, and the round wind moves when it comes back to 起莊."""
@@ -119,7 +132,7 @@ class Book:
     deal: Deal = Deal()
 
     def seat(self, steps: int) -> Seat:
-        return SEATS[(SEATS.index(self.deal.dealer) + steps) % 4]
+        return seat_after(self.deal.dealer, steps)
 
     def seated(self) -> dict[Seat, str]:
         return {s: self.names[p] for s, p in zip(SEATS, self.seating, strict=True)}
@@ -148,6 +161,10 @@ class Book:
         self.lines.append(Line(self.evening, self.jiang, self.seating, self.deal, None, None, net))
         self.deal = after(self.deal, None, self.first_dealer)
         return net
+
+    def ends_jiang(self, winner: Seat) -> bool:
+        """Whether a hand `winner` wins now is the 將's last (the deal back to 起莊 after the 北風圈)."""
+        return self.deal.round is Wind.N and after(self.deal, winner, self.first_dealer).round is Wind.E
 
     def jiang_over(self) -> bool:
         last = self.lines[-1] if self.lines else None
@@ -257,8 +274,9 @@ def no_english(phone: Phone) -> None:
     assert not english, f"{phone.name}: {english}"
 
 
-def check(server, book: Book, *phones: Phone) -> None:
-    """Every step's invariants, on every phone given (those showing the ledger as it is now)."""
+def check(server, book: Book, *phones: Phone, export: Phone | None = None) -> None:
+    """A step's invariants, on every phone given (those showing the ledger as it is now); with `export`, on that
+    phone also the history's downloads and every player's figures, as the ledger and the book have them."""
     ledger = Ledger(server.db)
     history = ledger.history(CODE)
     played = [(h.line.deal, h.line.winner, h.line.discarder, h.line.net, h.seating, h.jiang,
@@ -273,14 +291,16 @@ def check(server, book: Book, *phones: Phone) -> None:
         phone.no_errors()
         no_english(phone)
         shown_soon(phone, expected)
-        exported = downloaded(phone, "匯出全部（JSON）")
+    if export is not None:
+        exported = downloaded(export, "匯出全部（JSON）")
         data = json.loads(exported)
         assert history_from_json(exported) == history  # what the page gives is the ledger's history
         assert json_money(data, book.evening) == expected and json_money(data, None) == everyone
-        assert csv_money(downloaded(phone, "匯出全部（CSV）"), book.evening, book.names) == expected
+        assert csv_money(downloaded(export, "匯出全部（CSV）"), book.evening, book.names) == expected
         if book.lines:
-            figures = {_name(r["誰"]): int(r["輸贏"]) for r in phone.table("放槍")}
+            figures = {_name(r["誰"]): int(r["輸贏"]) for r in export.table("放槍")}
             assert figures == {n: m for n, m in everyone.items() if n != POT}
+        export.no_errors()
     assert not server.tracebacks()
 
 
@@ -303,6 +323,21 @@ def play_hand(phone: Phone, book: Book, n: int) -> None:
     assert phone.payments() == paying(net)
     phone.press("胡了，記下這一局")
     phone.see(f"第 {seq} 局記好了")
+
+
+def recorded_elsewhere(server, book: Book, n: int) -> None:
+    """Hand `n` of the 將 (from 0), by the spec's pattern, written straight into the server's ledger file as a
+    phone's page writes it (`ui.table_record.write`): the deal the ledger gives as the next, the winner that many
+    seats after its dealer, judged by the table's stakes and rules. The book works it out apart, as for the page."""
+    steps, off = book.spec.plays[n % len(book.spec.plays)]
+    hand = HANDS[n % 2][0]
+    ledger = Ledger(server.db)
+    now = ledger.state(CODE)
+    deal, table = now.next_deal, now.table
+    result = Result(deal, seat_after(deal.dealer, steps), None if off is None else seat_after(deal.dealer, off))
+    verdict = judge(seat_hand(hand, result, table.base, table.per_tai), result, table.ruleset)
+    ledger.record(CODE, win(verdict), now.next_seq, table.seating, table.first_dealer)
+    book.won(hand, book.seat(steps), None if off is None else book.seat(off))
 
 
 def form(phone: Phone, button: str):
@@ -402,16 +437,31 @@ def close_evening(phone: Phone, book: Book) -> None:
     book.evening, book.jiang = book.evening + 1, 1  # its first 將 is seated on the page
 
 
-def play_jiang(book: Book, phones: tuple[Phone, Phone], server, stops: dict[int, callable]) -> None:
-    """Hands on the two phones, four on each in turn, until the 將 ends; `stops[n]` runs after hand n (from 1),
-    then a full check (every stop is reached)."""
+def turn(phones: tuple[Phone, Phone], n: int) -> Phone:
+    """The phone that plays hand `n` of a 將 (from 0): four hands on each in turn."""
+    return phones[n // 4 % 2]
+
+
+def play_jiang(book: Book, phones: tuple[Phone, Phone], server, stops: dict[int, callable], page: set[int],
+               last_on_page: bool) -> None:
+    """Hands until the 將 ends: hand n (from 1) played on a phone where n is in `page` (or it ends the 將 and
+    `last_on_page`), then a check; else written into the ledger as another phone would (`recorded_elsewhere`).
+    `stops[n]` runs after hand n, then a check with the downloads on the phone whose turn it was not (every stop is
+    reached)."""
     n = 0
     while not book.jiang_over():
-        play_hand(phones[n // 4 % 2], book, n)
-        n += 1
-        if n in stops:
-            stops.pop(n)()
+        steps, _ = book.spec.plays[n % len(book.spec.plays)]
+        played = n + 1 in page or (last_on_page and book.ends_jiang(book.seat(steps)))
+        if played:
+            play_hand(turn(phones, n), book, n)
+        else:
+            recorded_elsewhere(server, book, n)
+        if n + 1 in stops:
+            stops.pop(n + 1)()
+            check(server, book, *phones, export=turn(phones, n + 4))
+        elif played:
             check(server, book, *phones)
+        n += 1
     assert not stops, f"the 將 ended after {n} hands, before {sorted(stops)}"
 
 
@@ -431,6 +481,7 @@ def test_a_whole_evening_of_two_jiang_on_two_phones(evening, spec):
     seat_players(b, book, spec.seating, spec.first_dealer)
     a.deal_line(1, book.deal, book.seated())
     check(server, book, a, b)
+    phones = (a, b)
 
     # The first 將: the 詐摸 and the rename on the way, 東錢 up to its cap.
     def false_draw() -> None:
@@ -451,23 +502,25 @@ def test_a_whole_evening_of_two_jiang_on_two_phones(evening, spec):
         a.deal_line(seq + 1, book.deal, book.seated())
         screenshot(a.page, f"jiang-{spec.seating[0]}-false-draw-390.png")
 
-    def renamed() -> None:
-        _, who, name = spec.rename
+    def renamed() -> None:  # on one phone; the other, which records the next hand, reloads
+        n, who, name = spec.rename
+        records = turn(phones, n)
         before = book.money(book.evening)
-        rename(b, book, who, name)
+        rename(b if records is a else a, book, who, name)
         assert book.money(book.evening) == before  # the same money, by id: the page shows it under the new name
-        a.open()  # the other phone reloads: it names the player anew, the money unmoved
+        records.open()  # it names the player anew, the money unmoved
 
     stops = {spec.false_draw[0]: false_draw, spec.rename[0]: renamed}
     cap_at = next(n for n in range(1, 30) if _cut_total(book, spec, n) >= spec.cut[2])
     stops.setdefault(cap_at, lambda: None)
-    play_jiang(book, (a, b), server, stops)
+    page = {1, 2, cap_at, spec.false_draw[0] + 1, spec.rename[0] + 1}
+    play_jiang(book, phones, server, stops, page, last_on_page=True)
     assert sum(n for line in book.lines for _, n in line.cut) == spec.cut[2]  # the cap was reached
 
     # The 將 is over on both phones: the seats are drawn on one, the other shows the same.
     for phone in (a, b):
         phone.see("第 1 將打完了（北風圈打完）：排好下一將的座位和起莊，下一局從東風圈打起。")
-    check(server, book, a, b)
+    check(server, book, a, b, export=a)
     screenshot(b.page, f"jiang-{spec.seating[0]}-over-390.png")
     draw_seats(b, book, server)
     a.open()
@@ -476,12 +529,12 @@ def test_a_whole_evening_of_two_jiang_on_two_phones(evening, spec):
         phone.deal_line(len(book.lines) + 1, book.deal, book.seated())
     check(server, book, a, b)
 
-    # The second 將, played out: each 將's subtotals beside the evening's.
-    play_jiang(book, (a, b), server, {4: lambda: None})
+    # The second 將, played out (its end written by another phone): each 將's subtotals beside the evening's.
+    play_jiang(book, phones, server, {}, {1, 2}, last_on_page=False)
     a.open()
     for phone in (a, b):
         phone.see("第 2 將打完了（北風圈打完）")
-    check(server, book, a, b)
+    check(server, book, a, b, export=b)
     ids: dict[str, int | str] = {n: i for i, n in book.names.items()} | {POT: "pot"}
     for row in a.table("合計"):
         for number in (1, 2):
@@ -491,13 +544,13 @@ def test_a_whole_evening_of_two_jiang_on_two_phones(evening, spec):
     # The evening closed on one phone; the next one seated and started on the other.
     close_evening(a, book)
     b.open()
-    check(server, book, a, b)
+    check(server, book, a, b, export=b)
     seat_players(b, book, spec.next_seating, spec.next_dealer)
     a.open()
     a.deal_line(1, book.deal, book.seated())
     for n in range(spec.next_hands):
         play_hand((a, b)[n % 2], book, n)
-        check(server, book, a, b)
+        check(server, book, a, b, export=a if n == spec.next_hands - 1 else None)
     screenshot(b.page, f"jiang-{spec.seating[0]}-next-evening-390.png")
     a.close()
     b.close()
