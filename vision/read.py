@@ -379,10 +379,10 @@ def read_photo(image: np.ndarray | Photo, detector: Detector, rules: Ruleset | N
     `look` finds it needs), with a detector (`vision.detector.TileDetector`), with a table's `memory` of its own
     tiles when given (`vision.memory.TableMemory`, used by the crop classifier, weighed as the memory's own
     `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
-    is read turned half a turn too, and the turned reading kept where it reads its faces no less surely
-    (`_sureness`) but for `settings.turned_less_sure`, and is the only legal hand of the two, or a legal hand as
-    often that holds its tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores,
-    with at most `settings.turned_more_tiles` tiles more (`_reads_better_turned`). Boxes are mapped back to the
+    is read turned half a turn too, and the turned reading kept where it is a legal hand as often and holds its
+    tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores, with at most
+    `settings.turned_more_tiles` tiles more (a hand's where it alone is a legal hand), and reads its faces no less
+    surely (`_sureness`) but for `settings.turned_less_sure` (`_reads_better_turned`). Boxes are mapped back to the
     photo's own pixels, ids kept. The player across the table photographs the hand upside down; the suits read surely
     either way up, the flowers and characters of an unseen set do not, so how sure the tiles' faces read did not tell
     which way up the photo lies, but a turned reading much less sure of them is a misread
@@ -535,20 +535,15 @@ def _standing(reading: PhotoReading) -> tuple[bool, float]:
 
 
 def _reads_better_turned(reading: PhotoReading, turned: PhotoReading, settings: ReaderSettings) -> bool:
-    """Whether the photo's reading turned half a turn is kept over its reading as it is (`read_photo`): no less sure
-    of its faces but for `settings.turned_less_sure`, and either the only legal hand of the two, of a hand's tiles at
-    most, or a legal hand as often whose boxes' scores sum `settings.turned_by` more, with at most
-    `settings.turned_more_tiles` tiles more. Seen upside down, a hand far across the table may lose 5 or 6 of its
-    tiles to the detector: as it is the photo then reads no legal hand, and turned the reading finds them, more
-    than `turned_more_tiles`, its scores summed over other boxes than the illegal reading's
-    (docs/decisions/across-the-table.md)."""
-    if _sureness(turned) < _sureness(reading) - settings.turned_less_sure:
-        return False
+    """Whether the photo's reading turned half a turn is kept over its reading as it is (`read_photo`): a legal hand
+    as often, no less sure of its faces but for `settings.turned_less_sure`, its boxes' scores summing
+    `settings.turned_by` more, with at most `settings.turned_more_tiles` tiles more (a hand's at most where it alone
+    is a legal hand). Seen upside down, a hand far across the table may lose 5 to 7 of its tiles to the detector: as it
+    is the photo then reads no legal hand, and turned the reading finds them (docs/decisions/across-the-table.md)."""
     (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
-    if turned_legal and not legal:
-        return _of_a_hand(turned)
-    return turned_legal >= legal and turned_held > held + settings.turned_by \
-        and len(turned.best.shown) <= len(reading.best.shown) + settings.turned_more_tiles
+    most = MAX_HAND_TILES if turned_legal and not legal else len(reading.best.shown) + settings.turned_more_tiles
+    return turned_legal >= legal and turned_held > held + settings.turned_by and len(turned.best.shown) <= most \
+        and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure
 
 
 def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
