@@ -19,7 +19,7 @@ from vision.detector import TileDetector
 from vision.labels import read_labels
 from vision.notices import Notice
 from vision.photo import READ_SIDE, load_photo, turned_level
-from vision.read import UPSIDE_DOWN, PhotoView, level_views, read_photo
+from vision.read import UPSIDE_DOWN, PhotoView, level_views, read_detections, read_photo
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
@@ -28,6 +28,7 @@ from .test_layout_and_correction import HAND, same_hand
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
 ROW_AT_37 = Path(__file__).resolve().parent / "data" / "askew" / "row-at-37-degrees"
 HAND_AT_145 = Path(__file__).resolve().parent / "data" / "askew" / "hand-at-145-degrees"
+ACROSS = Path(__file__).resolve().parent / "data" / "across" / "upside-down-tiles-missed"
 
 NEVER_LEVEL = ReaderSettings(askew_from=91.0)
 
@@ -396,6 +397,31 @@ def test_a_turned_reading_of_many_more_tiles_is_not_kept():
     assert read_photo(photo, SeesThePatternTurned(as_suits=False), settings=more).view == PhotoView(half_turn=True)
 
 
+class MissesTilesUpsideDown(ReadsFlowersUprightOnly):
+    """`ReadsFlowersUprightOnly` (as other flowers), and where the red dot lies below the row, every third tile
+    missed: the real detector found 14 of the 20 tiles of a generated evening's hand photographed from across the
+    table (`tests/data/across`), all 20 turned."""
+
+    def read(self, image):
+        dets = super().read(image)
+        if not upside_down(image) or len(dets) < len(laid_out(HAND)[1]):
+            return dets
+        return dets[[i for i in range(len(dets)) if i % 3 != 2]]
+
+
+def test_a_turned_reading_that_alone_reads_a_legal_hand_is_kept_though_it_shows_more_tiles():
+    """Upside down, the detector misses tiles and the photo as it is reads no legal hand; turned, it finds them all
+    and reads the hand. More tiles than `turned_more_tiles` more, but a hand's at most: the turned reading is kept."""
+    photo = cv2.rotate(marked_photo(0.0, top=True), cv2.ROTATE_180)
+    detector = MissesTilesUpsideDown(as_suits=False)
+    missed = len(laid_out(HAND)[1]) - len(detector.read(photo))
+    assert missed > READER_DEFAULT.turned_more_tiles and not read_detections(detector.read(photo)).legal
+
+    reading = read_photo(photo, detector)
+    assert reading.view == PhotoView(half_turn=True) and UPSIDE_DOWN in reading.warnings
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), HAND)
+
+
 def test_a_level_reading_no_surer_than_the_askew_one_is_not_kept():
     """A detector that reads the photo equally well either way: the photo's own reading stands."""
 
@@ -466,6 +492,25 @@ def test_the_real_detector_reads_a_hand_at_145_degrees_of_which_it_finds_two_til
     assert reading.legal and reading.view.half_turn and UPSIDE_DOWN in reading.warnings
     assert len(found) == len(codes) == 18
     assert sum(reading.best.shown[j].code == codes[i] for i, j in found.items()) >= 17
+
+
+def test_the_real_detector_reads_a_hand_photographed_from_across_the_table_that_it_reads_no_hand_of_as_it_is(
+        detector):
+    """A generated evening's photo of a hand far across the table, upside down: as it is, the detector finds 14 of
+    its 20 tiles and they make no legal hand; turned half a turn, it finds all 20 and reads the hand, three flowers
+    and all. Six tiles more than the photo as it is, more than `turned_more_tiles`, but the turned reading alone is
+    a legal hand, and it is kept."""
+    photo = load_photo(ACROSS.with_suffix(".jpg"))
+    boxes, codes = read_labels(ACROSS.with_suffix(".txt"), photo.shape[1], photo.shape[0])
+    as_it_is = read_detections(detector.read(photo))
+    assert not as_it_is.legal and len(match(boxes, as_it_is.best.boxes)) <= 15
+
+    reading = read_photo(photo, detector)
+    found = match(boxes, reading.best.boxes)
+    assert reading.legal and reading.view.half_turn and UPSIDE_DOWN in reading.warnings
+    assert len(found) == len(codes) == 20
+    assert sum(reading.best.shown[j].code == codes[i] for i, j in found.items()) >= 19
+    assert sorted(reading_hand(reading).flowers) == ["4f", "6f", "7f"]
 
 
 def test_a_photo_read_upside_down_is_seen_the_right_way_up(detector):

@@ -381,14 +381,14 @@ def read_photo(image: np.ndarray | Photo, detector: Detector, rules: Ruleset | N
     `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
     is read turned half a turn too, and the turned reading kept where it is a legal hand as often and holds its
     tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores, with at most
-    `settings.turned_more_tiles` tiles more, and reads its faces no less surely (`_sureness`) but for
-    `settings.turned_less_sure`. Boxes are mapped back to the photo's own pixels, ids kept. The player across the table
-    photographs the hand upside down; the suits read surely either way up, the flowers and characters of an unseen
-    set do not, so how sure the tiles' faces read did not tell which way up the photo lies, but a turned reading
-    much less sure of them is a misread (docs/decisions/which-way-up.md). A photo
-    of more tiles than a hand shows, or of none, is not read turned. A hand of tiles smaller than `settings.small_tile`
-    pixels is read with a notice to check them and take the next photo closer (`_small_tiles`). The reading carries
-    what each stage took (`PhotoReading.stage_ms`)."""
+    `settings.turned_more_tiles` tiles more (a hand's where it alone is a legal hand), and reads its faces no less
+    surely (`_sureness`) but for `settings.turned_less_sure` (`_reads_better_turned`). Boxes are mapped back to the
+    photo's own pixels, ids kept. The player across the table photographs the hand upside down; the suits read surely
+    either way up, the flowers and characters of an unseen set do not, so how sure the tiles' faces read did not tell
+    which way up the photo lies, but a turned reading much less sure of them is a misread
+    (docs/decisions/which-way-up.md). A photo of more tiles than a hand shows, or of none, is not read turned. A hand
+    of tiles smaller than `settings.small_tile` pixels is read with a notice to check them and take the next photo
+    closer (`_small_tiles`). The reading carries what each stage took (`PhotoReading.stage_ms`)."""
     with timing() as clock:
         reading = _read_photo(image, detector, rules, memory, settings)
     return replace(reading, stage_ms=clock.ms)
@@ -402,13 +402,9 @@ def _read_photo(source: np.ndarray | Photo, detector: Detector, rules: Ruleset |
     reduction, first = look(photo) if look and photo.reducible else (1, None)
     image = photo.pixels(reduction)
     view, reading = read_level(image, detector, rules, memory, settings, first)
-    shown = len(reading.best.shown)
     if view == PhotoView() and _of_a_hand(reading):
         turned = read_detections(_detect(detector, cv2.rotate(image, cv2.ROTATE_180), memory), rules, settings)
-        (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
-        if turned_legal >= legal and turned_held > held + settings.turned_by \
-                and len(turned.best.shown) <= shown + settings.turned_more_tiles \
-                and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure:
+        if _reads_better_turned(reading, turned, settings):
             reading, view = turned, PhotoView(half_turn=True)
     scale = photo.width / image.shape[1], photo.height / image.shape[0]  # from the pixels read to the photo's
     small = _small_tiles(reading.best, settings, scale[0])
@@ -536,6 +532,18 @@ def _standing(reading: PhotoReading) -> tuple[bool, float]:
     best = reading.best
     apart = set(best.apart) if reading.legal else set()
     return reading.legal, float(sum(row.conf for row in best.shown if row.id not in apart))
+
+
+def _reads_better_turned(reading: PhotoReading, turned: PhotoReading, settings: ReaderSettings) -> bool:
+    """Whether the photo's reading turned half a turn is kept over its reading as it is (`read_photo`): a legal hand
+    as often, no less sure of its faces but for `settings.turned_less_sure`, its boxes' scores summing
+    `settings.turned_by` more, with at most `settings.turned_more_tiles` tiles more (a hand's at most where it alone
+    is a legal hand). Seen upside down, a hand far across the table may lose 5 to 7 of its tiles to the detector: as it
+    is the photo then reads no legal hand, and turned the reading finds them (docs/decisions/across-the-table.md)."""
+    (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
+    most = MAX_HAND_TILES if turned_legal and not legal else len(reading.best.shown) + settings.turned_more_tiles
+    return turned_legal >= legal and turned_held > held + settings.turned_by and len(turned.best.shown) <= most \
+        and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure
 
 
 def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
