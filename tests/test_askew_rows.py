@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from datasets.shared import shared_path
 from scoring.hand import Hand
 from training.evaluate import reading_hand
 from vision.boxes import mapped, match, row_angle
@@ -23,6 +24,7 @@ from vision.read import UPSIDE_DOWN, PhotoView, level_views, read_detections, re
 from vision.settings import READER_DEFAULT, ReaderSettings
 
 from .fake_detections import TILE_W, laid_out, one_hot
+from .shared import needs_shared
 from .test_layout_and_correction import HAND, same_hand
 
 SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
@@ -511,6 +513,21 @@ def test_the_real_detector_reads_a_hand_photographed_from_across_the_table_that_
     assert len(found) == len(codes) == 20
     assert sum(reading.best.shown[j].code == codes[i] for i, j in found.items()) >= 19
     assert sorted(reading_hand(reading).flowers) == ["4f", "6f", "7f"]
+
+
+ROW_BELOW_DISCARDS = ("chinese-mahjong-detection", "images", "val",
+                      "395718530_2252314648305598_5544118639271367857_n_jpg.rf.5a075c7e89b3ee4b6d3e699a0d9a3972.jpg")
+
+
+@needs_shared("data", "real-labelled", *ROW_BELOW_DISCARDS, needed_for="a real row with discards above it")
+def test_a_real_upright_row_with_discards_above_it_is_not_read_turned_into_a_hand(detector):
+    """A real photo, upright: a row of 15 tiles on the table's edge, discards scattered above it. As it is, no legal
+    hand (15 tiles); turned half a turn, the row and two discards read a legal hand, but only by changing a discard
+    the detector is sure is a 7m. That reading is not kept: the row is read as it lies, its 15 tiles and no more."""
+    photo = load_photo(shared_path("data", "real-labelled", *ROW_BELOW_DISCARDS))
+    reading = read_photo(photo, detector)
+    assert not reading.view.half_turn
+    assert len(reading.best.shown) == 15
 
 
 def test_a_photo_read_upside_down_is_seen_the_right_way_up(detector):

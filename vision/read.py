@@ -381,11 +381,11 @@ def read_photo(image: np.ndarray | Photo, detector: Detector, rules: Ruleset | N
     `settings` say): turned level first where its rows lie askew (`read_level`); a photo of a hand read as it is
     is read turned half a turn too, and the turned reading kept where it is a legal hand as often and holds its
     tiles more surely (`_standing`) by `settings.turned_by` in the sum of its boxes' scores, with at most
-    `settings.turned_more_tiles` tiles more (a hand's where it alone is a legal hand), and reads its faces no less
-    surely (`_sureness`) but for `settings.turned_less_sure` (`_reads_better_turned`). Boxes are mapped back to the
-    photo's own pixels, ids kept. The player across the table photographs the hand upside down; the suits read surely
-    either way up, the flowers and characters of an unseen set do not, so how sure the tiles' faces read did not tell
-    which way up the photo lies, but a turned reading much less sure of them is a misread
+    `settings.turned_more_tiles` tiles more (a hand's where it alone is a legal hand, `_as_found`), and reads its
+    faces no less surely (`_sureness`) but for `settings.turned_less_sure` (`_reads_better_turned`). Boxes are
+    mapped back to the photo's own pixels, ids kept. The player across the table photographs the hand upside down;
+    the suits read surely either way up, the flowers and characters of an unseen set do not, so how sure the tiles'
+    faces read did not tell which way up the photo lies, but a turned reading much less sure of them is a misread
     (docs/decisions/which-way-up.md). A photo of more tiles than a hand shows, or of none, is not read turned. A hand
     of tiles smaller than `settings.small_tile` pixels is read with a notice to check them and take the next photo
     closer (`_small_tiles`). The reading carries what each stage took (`PhotoReading.stage_ms`)."""
@@ -538,10 +538,12 @@ def _reads_better_turned(reading: PhotoReading, turned: PhotoReading, settings: 
     """Whether the photo's reading turned half a turn is kept over its reading as it is (`read_photo`): a legal hand
     as often, no less sure of its faces but for `settings.turned_less_sure`, its boxes' scores summing
     `settings.turned_by` more, with at most `settings.turned_more_tiles` tiles more (a hand's at most where it alone
-    is a legal hand). Seen upside down, a hand far across the table may lose 5 to 7 of its tiles to the detector: as it
-    is the photo then reads no legal hand, and turned the reading finds them (docs/decisions/across-the-table.md)."""
+    is a legal hand that keeps its sure boxes' codes, `_as_found`). Seen upside down, a hand far across the table
+    may lose 5 to 7 of its tiles to the detector: as it is the photo then reads no legal hand, and turned the
+    reading finds them (docs/decisions/across-the-table.md)."""
     (legal, held), (turned_legal, turned_held) = _standing(reading), _standing(turned)
-    most = MAX_HAND_TILES if turned_legal and not legal else len(reading.best.shown) + settings.turned_more_tiles
+    alone = turned_legal and not legal and _as_found(turned, settings)
+    most = MAX_HAND_TILES if alone else len(reading.best.shown) + settings.turned_more_tiles
     return turned_legal >= legal and turned_held > held + settings.turned_by and len(turned.best.shown) <= most \
         and _sureness(turned) >= _sureness(reading) - settings.turned_less_sure
 
@@ -549,6 +551,15 @@ def _reads_better_turned(reading: PhotoReading, turned: PhotoReading, settings: 
 def _direction(reading: PhotoReading, settings: ReaderSettings) -> float | None:
     """Which way the rows of the reading's boxes run (`row_direction`), where it is sure."""
     return row_direction(reading.best.boxes, settings.min_for_askew, settings.askew_coherence)
+
+
+def _as_found(reading: PhotoReading, settings: ReaderSettings) -> bool:
+    """The legal reading keeps the code of every box of its hand the detector is sure of (`settings.unsure_box`).
+    Turned, a real row of 15 with discards above it read a legal hand only by changing a sure discard's code; a
+    hand found turned changed faint boxes at most."""
+    apart = set(reading.best.apart)
+    return all(row.code == row.raw_code for row in reading.best.shown
+               if row.id not in apart and row.conf >= settings.unsure_box)
 
 
 def _of_a_hand(reading: PhotoReading) -> bool:
