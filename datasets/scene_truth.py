@@ -100,6 +100,15 @@ class SceneTruth:
         a table is in `surround`)."""
         return tuple(g for g in self.groups if g.role == GroupRole.HAND)
 
+    def shows_win(self) -> bool:
+        """Whether the photo shows which tile won: laid apart from the concealed row, or last in it, where the
+        reader takes it. A hand that sorts it into its row shows it nowhere."""
+        if self.hand is None:
+            return False
+        hand = self.hand_groups()
+        rows = [g for g in hand if g.kind == GroupKind.CONCEALED and not g.win_apart]
+        return any(g.win_apart for g in hand) or bool(rows and rows[0].tiles and rows[0].tiles[-1] == self.hand.win)
+
     def fully_labelled(self) -> bool:
         """Every tile of every group has a label row (none hidden)."""
         return all(None not in g.label_rows for g in self.groups)

@@ -180,6 +180,30 @@ def test_a_readings_tai_are_scored_in_the_scenes_situation_and_exact_only_where_
     assert (north.taps, north.tai_exact) == (3, False)
 
 
+def test_a_readings_tai_miss_says_what_first_differs_from_the_hand():
+    """Right: no miss. The pon read as a concealed 刻子: the groups. The 東 刻子 read as 北: the tiles. The 2z read
+    as the winning tile where the 1m was: the winning tile. A meld's kind unsaid: no whole hand."""
+    pon = ("pon", [14, 15, 16])
+    assert whole_judged([("concealed", list(range(14))), pon]).tai_miss is None
+    assert whole_judged([("concealed", [*range(13), 14, 15, 16, 13])]).tai_miss == "groups"
+    north = [*WHOLE[:9], *["4z"] * 3, *WHOLE[12:]]
+    assert whole_judged([("concealed", list(range(14))), pon], codes=north).tai_miss == "tiles"
+    assert whole_judged([("concealed", [*range(1, 14), 0]), pon]).tai_miss == "winning tile"
+    unsaid = whole_judged([("concealed", list(range(14))), ("unknown", [14, 15, 16])])
+    assert (unsaid.tai_exact, unsaid.tai_miss) == (False, "no whole hand")
+
+
+def test_a_scene_shows_its_winning_tile_laid_apart_or_last_in_its_row_and_not_sorted_into_it():
+    assert WHOLE_SCENE.shows_win()  # the 2z last in the row
+    data = WHOLE_SCENE.to_json()
+    sorted_in = [*WHOLE[:12], "2z", "1z"]  # ... 2z 1z: the 2z won, a 1z last
+    data["groups"][0] |= {"tiles": sorted_in}
+    assert not SceneTruth.from_json(data).shows_win()
+    data["groups"][0] |= {"tiles": WHOLE[:13], "label_rows": list(range(13))}
+    data["groups"].append({"kind": "concealed", "tiles": ["2z"], "label_rows": [13], "win_apart": True})
+    assert SceneTruth.from_json(data).shows_win()
+
+
 def test_a_hand_no_reading_can_be_scored_from_is_not_tai_exact_and_a_toy_hand_is_not_judged():
     shown_not_set = whole_judged([("concealed", list(range(14))), ("unknown", [14, 15, 16])], codes=[*WHOLE[:14],
                                                                                                     "7p", "8p", "1s"])

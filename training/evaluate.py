@@ -247,6 +247,29 @@ def tai_exact(reading: PhotoReading, truth: Hand) -> bool | None:
     return read is not None and tai_of(read) == right
 
 
+# What first differs where a reading's 台 is not its hand's (`tai_miss`), in this order: no whole hand to score (a
+# tile missing, a meld's kind unsaid); the winning tile (the reader takes the row's last tile where none lies
+# apart, and a hand may sort it into its row); the flowers; the tiles; else the groups (a 刻子 read as a pon).
+TAI_MISSES = ("no whole hand", "winning tile", "flowers", "tiles", "groups")
+
+
+def tai_miss(reading: PhotoReading, truth: Hand) -> str | None:
+    """Why the reading's hand scores other 台 than the truth's (`TAI_MISSES`); None where `tai_exact` holds or the
+    truth is no win at the default table."""
+    if tai_exact(reading, truth) is not False:
+        return None
+    read = whole_hand(reading.best.draft, truth.situation)
+    if read is None:
+        return "no whole hand"
+    if read.win != truth.win:
+        return "winning tile"
+    if sorted(read.all_flowers()) != sorted(truth.all_flowers()):
+        return "flowers"
+    if sorted(read.all_tiles()) != sorted(truth.all_tiles()):
+        return "tiles"
+    return "groups"
+
+
 def labelled_hand(label_codes: list[str], win: str) -> Hand | None:
     """The hand a real photo's labels say, `win` its winning tile: its labelled tiles as one concealed hand (the 16
     held and `win`, the flowers labelled as its flowers) in the plain situation the page starts from, where they are a
@@ -337,6 +360,7 @@ class HandJudgement:
     tai_exact: bool | None = None
     causes: dict[str, int] = field(default_factory=dict)  # the taps by what they fix (TAP_CAUSES), summing to taps
     greyed: int = 0  # boxes on no labelled tile set apart, which the page greys: no tap (a real photo only)
+    tai_miss: str | None = None  # where the 台 is not exact on a generated scene: why (`tai_miss`)
 
 
 # What each tap of `judge_hand` fixes: a hand tile shown with a wrong code; a labelled tile that is not the
@@ -396,7 +420,8 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
     whole = truth.hand is not None and not hidden
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
                          reading_groups(reading) == truth_groups(truth) if whole else None,
-                         tai_exact(reading, truth.hand) if whole else None, causes)
+                         tai_exact(reading, truth.hand) if whole else None, causes,
+                         tai_miss=tai_miss(reading, truth.hand) if whole else None)
 
 
 def rate(count: int, of: int) -> float | None:
