@@ -56,7 +56,7 @@ import json
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import cv2
@@ -231,6 +231,15 @@ class Tally:
                 "flowers_by_outcome": self.outcomes() if self.flowers else None,
                 "small_tiles_notice": self.small_tiles()}
 
+    def add(self, other: Tally) -> None:
+        """`other`'s hands added to these: every field, each a list or a Counter."""
+        for f in fields(self):
+            mine = getattr(self, f.name)
+            if isinstance(mine, Counter):
+                mine.update(getattr(other, f.name))
+            else:
+                mine += getattr(other, f.name)
+
     def small_tiles(self) -> dict:
         """How many hands were read with the notice that their tiles are small, and the taps of those and the rest."""
         pairs = list(zip(self.taps, self.small, strict=True))
@@ -357,15 +366,7 @@ def merge(tallies: list[dict[str, Tally]]) -> dict[str, Tally]:
     out: dict[str, Tally] = {}
     for t in tallies:
         for key, tally in t.items():
-            into = out.setdefault(key, Tally())
-            into.taps += tally.taps
-            into.exact += tally.exact
-            into.tai += tally.tai
-            into.flowers += tally.flowers
-            into.codes += tally.codes
-            into.causes += tally.causes
-            into.flowers_by_outcome.update(tally.flowers_by_outcome)
-            into.small += tally.small
+            out.setdefault(key, Tally()).add(tally)
     return out
 
 
