@@ -117,6 +117,7 @@ class Phone:
         dealer = deal.dealer.zh + (f" {names[deal.dealer]}" if names and names.get(deal.dealer) else "")
         streak = f" · 連莊 {deal.streak}" if deal.streak else ""
         self.see(f"牌桌 {self.code} · 第 {seq} 局 · {deal.round.zh}風圈 · 莊家 {dealer}{streak}", exact=True)
+        drawn(self.page)  # the run that drew the line (another phone's hand seen) is over
 
     def choose(self, label: str, option: str) -> None:
         choose(self.page, label, option)

@@ -43,7 +43,7 @@ from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, judge_false_win, seat_hand
 from scoring.seats import SEATS, Seat, Wind
 from tests.example_hands import HAND, TYPED
-from tests.test_browser import screenshot, type_hand
+from tests.test_browser import drawn, screenshot, type_hand
 from tests.test_browser_evening import PLAIN, PLAIN_TYPED, Phone, paying
 from tests.test_browser_evening import evening as evening_fixture
 from tests.test_browser_script import PAGE_WORDS, latin_words
@@ -208,6 +208,7 @@ def page_money(phone: Phone) -> dict[str, int]:
 
 def unfold(phone: Phone, label: str) -> None:
     """The expander whose label has `label` opened, where it is folded."""
+    drawn(phone.page)
     summary = phone.page.locator("[data-testid=stExpander] summary").filter(has_text=label)
     if not summary.evaluate("s => s.parentElement.open"):
         summary.click()
@@ -222,7 +223,7 @@ def history_panel(phone: Phone) -> None:
 def downloaded(phone: Phone, button: str) -> str:
     history_panel(phone)
     with phone.page.expect_download() as download:
-        phone.page.get_by_role("button", name=button, exact=True).click()
+        phone.press(button)
     return Path(download.value.path()).read_text(encoding="utf-8-sig")
 
 
