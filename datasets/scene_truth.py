@@ -28,6 +28,7 @@ from typing import Any
 from datasets.scene_layout import SURROUNDS
 from scoring.hand import Hand, HandError, brief
 from scoring.melds import GroupKind, GroupRole
+from scoring.tiles import BACK
 
 # The file's words for the groups that are not one of a hand's kinds (scoring.melds.GroupKind)
 WIN_APART, LOOSE = "win", "loose"  # the winning tile laid apart from the concealed row; tiles set apart
@@ -100,12 +101,15 @@ class SceneTruth:
         a table is in `surround`)."""
         return tuple(g for g in self.groups if g.role == GroupRole.HAND)
 
-    def shows_win(self) -> bool:
-        """Whether the photo shows which tile won: laid apart from the concealed row, or last in it, where the
-        reader takes it. A hand that sorts it into its row shows it nowhere."""
+    def tells_hand(self) -> bool:
+        """Whether the photo alone can tell the hand's 台: it shows which tile won (laid apart from the concealed
+        row, or last in it, where the reader takes it) and the face of each kong (a concealed kong laid as four
+        backs shows none). A hand that sorts its winning tile into its row shows it nowhere."""
         if self.hand is None:
             return False
         hand = self.hand_groups()
+        if any(g.tiles and all(t == BACK for t in g.tiles) for g in hand):
+            return False
         rows = [g for g in hand if g.kind == GroupKind.CONCEALED and not g.win_apart]
         return any(g.win_apart for g in hand) or bool(rows and rows[0].tiles and rows[0].tiles[-1] == self.hand.win)
 

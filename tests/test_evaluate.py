@@ -193,15 +193,18 @@ def test_a_readings_tai_miss_says_what_first_differs_from_the_hand():
     assert (unsaid.tai_exact, unsaid.tai_miss) == (False, "no whole hand")
 
 
-def test_a_scene_shows_its_winning_tile_laid_apart_or_last_in_its_row_and_not_sorted_into_it():
-    assert WHOLE_SCENE.shows_win()  # the 2z last in the row
+def test_a_photo_tells_its_hand_with_the_winning_tile_apart_or_last_and_not_sorted_in_or_a_kong_face_down():
+    assert WHOLE_SCENE.tells_hand()  # the 2z last in the row
     data = WHOLE_SCENE.to_json()
     sorted_in = [*WHOLE[:12], "2z", "1z"]  # ... 2z 1z: the 2z won, a 1z last
     data["groups"][0] |= {"tiles": sorted_in}
-    assert not SceneTruth.from_json(data).shows_win()
+    assert not SceneTruth.from_json(data).tells_hand()
     data["groups"][0] |= {"tiles": WHOLE[:13], "label_rows": list(range(13))}
     data["groups"].append({"kind": "concealed", "tiles": ["2z"], "label_rows": [13], "win_apart": True})
-    assert SceneTruth.from_json(data).shows_win()
+    assert SceneTruth.from_json(data).tells_hand()
+    data["hand"]["melds"] = [{"type": "ankong", "tiles": ["7p"] * 4}]
+    data["groups"][1] = {"kind": "ankong", "tiles": ["back"] * 4, "label_rows": [14, 15, 16, None]}
+    assert not SceneTruth.from_json(data).tells_hand()  # which tile the kong is, no photo says
 
 
 def test_a_hand_no_reading_can_be_scored_from_is_not_tai_exact_and_a_toy_hand_is_not_judged():

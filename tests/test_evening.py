@@ -68,7 +68,7 @@ def test_the_evening_benchmark_at_a_small_size(detector):
         assert f["taps"] >= 0 and 0 <= f["groups_exact"] <= 1 and 0 <= f["flower_groups_right"] <= 1
         assert 0 <= f["tai_exact"] <= 1 and 0 < f["scored_hands"] <= f["whole_hands"]  # generated hands are wins
         assert sum(f["tai_misses"].values()) == round(f["scored_hands"] * (1 - f["tai_exact"]))  # each miss, once
-        assert f["win_shown_hands"] <= f["scored_hands"]
+        assert f["told_hands"] <= f["scored_hands"]
         assert 0.5 <= f["hand_tiles_read_right"] <= 1
         tiles = f["flowers_by_outcome"]
         assert tiles["of"] == sum(tiles[o] for o in FLOWER_OUTCOMES) >= f["flower_hands"]

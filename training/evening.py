@@ -14,9 +14,10 @@ labelled hand tile at IoU 0.5) with its true code; a tile the player adds by han
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
 without the memory: the hand taps to fix (`training.evaluate.judge_hand`; and by what they fix),
 groups-and-kinds exact over whole hands, *台 exact* over the same hands (`training.evaluate.tai_exact`: the
-reading scored as the page scores it, in the hand's situation, totals its 台; also over the hands whose photo shows
-which tile won, `SceneTruth.shows_win`, as a hand that sorts it into its row does not; and the misses by why,
-`training.evaluate.TAI_MISSES`), and *flower groups right*: the
+reading scored as the page scores it, in the hand's situation, totals its 台; also over the hands whose photo tells
+them, `SceneTruth.tells_hand`: which tile won and each kong's face, as a hand that sorts its winning tile into its row
+or lays a concealed kong as four backs does not; and the misses by why, `training.evaluate.TAI_MISSES`), and
+*flower groups right*: the
 reading's flower group holds exactly the hand's flowers (over the hands whose flowers are all in view), and what
 became of each of those flowers (`FLOWER_OUTCOMES`: read right, read as another flower, kept as no flower, set apart,
 not found) and of each tile the flower group holds that is none of them (`extra`). `--detail` also writes a line
@@ -210,7 +211,7 @@ class Tally:
     taps: list[int] = field(default_factory=list)
     exact: list[bool] = field(default_factory=list)
     tai: list[bool] = field(default_factory=list)  # per whole hand scored at the default table: its 台 read right
-    tai_win_shown: list[bool] = field(default_factory=list)  # the same, of the hands whose photo shows the win
+    tai_told: list[bool] = field(default_factory=list)  # the same, of the hands the photo tells (`tells_hand`)
     tai_misses: Counter = field(default_factory=Counter)  # the hands whose 台 is wrong, by why (TAI_MISSES)
     flowers: list[bool] = field(default_factory=list)
     codes: list[bool] = field(default_factory=list)  # per hand tile found: its face read right (before the search)
@@ -223,7 +224,7 @@ class Tally:
         return {"hands": len(self.taps), "taps": mean_taps(self.taps),
                 "groups_exact": rate(self.exact), "whole_hands": len(self.exact),
                 "tai_exact": rate(self.tai), "scored_hands": len(self.tai),
-                "tai_exact_win_shown": rate(self.tai_win_shown), "win_shown_hands": len(self.tai_win_shown),
+                "tai_exact_told": rate(self.tai_told), "told_hands": len(self.tai_told),
                 "tai_misses": {m: self.tai_misses[m] for m in TAI_MISSES},
                 "flower_groups_right": rate(self.flowers), "flower_hands": len(self.flowers),
                 "hand_tiles_read_right": rate(self.codes),
@@ -265,8 +266,8 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
         tally.exact.append(verdict.groups_exact)
     if verdict.tai_exact is not None:
         tally.tai.append(verdict.tai_exact)
-        if truth.shows_win():
-            tally.tai_win_shown.append(verdict.tai_exact)
+        if truth.tells_hand():
+            tally.tai_told.append(verdict.tai_exact)
     if verdict.tai_miss is not None:
         tally.tai_misses[verdict.tai_miss] += 1
     shown = [g for g in truth.hand_groups() if g.kind == GroupKind.FLOWERS]
