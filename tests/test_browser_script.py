@@ -108,9 +108,12 @@ def hover_until_shown(page, target, shown) -> None:
 
 
 def show_everything(page) -> None:
-    """Every expander open, the chart's tooltip and a help icon's tooltip on the screen."""
+    """Every expander open, the chart's tooltip and a help icon's tooltip on the screen. The page is let finish its
+    run first: an expander tapped while the run still draws may be drawn again, and one open tapped shut."""
+    in_browser.settle(page)
     for summary in page.locator("[data-testid=stExpander] summary").all():
-        summary.click()
+        if not summary.evaluate("s => s.parentElement.open"):
+            summary.click()
     in_browser.settle(page)
     hover_until_shown(page, page.locator("[data-testid=stVegaLiteChart] g.mark-symbol.role-mark path").last,
                       page.locator("#vg-tooltip-element"))  # the last point: not the legend's
