@@ -506,8 +506,10 @@ def test_a_whole_evening_of_two_jiang_on_two_phones(evening, spec):
     def renamed() -> None:  # on one phone; the other, which records the next hand, reloads
         n, who, name = spec.rename
         records = turn(phones, n)
+        renames = b if records is a else a
+        renames.deal_line(len(book.lines) + 1, book.deal, book.seated())  # the hand just written elsewhere, seen
         before = book.money(book.evening)
-        rename(b if records is a else a, book, who, name)
+        rename(renames, book, who, name)
         assert book.money(book.evening) == before  # the same money, by id: the page shows it under the new name
         records.open()  # it names the player anew, the money unmoved
 
