@@ -31,6 +31,8 @@ SAMPLES = Path(__file__).resolve().parent / "data" / "samples"
 ROW_AT_37 = Path(__file__).resolve().parent / "data" / "askew" / "row-at-37-degrees"
 HAND_AT_145 = Path(__file__).resolve().parent / "data" / "askew" / "hand-at-145-degrees"
 ACROSS = Path(__file__).resolve().parent / "data" / "across" / "upside-down-tiles-missed"
+ROW_BELOW_DISCARDS = ("chinese-mahjong-detection", "images", "val",  # under the shared real-labelled
+                      "395718530_2252314648305598_5544118639271367857_n_jpg.rf.5a075c7e89b3ee4b6d3e699a0d9a3972.jpg")
 
 NEVER_LEVEL = ReaderSettings(askew_from=91.0)
 
@@ -513,10 +515,6 @@ def test_the_real_detector_reads_a_hand_photographed_from_across_the_table_that_
     assert len(found) == len(codes) == 20
     assert sum(reading.best.shown[j].code == codes[i] for i, j in found.items()) >= 19
     assert sorted(reading_hand(reading).flowers) == ["4f", "6f", "7f"]
-
-
-ROW_BELOW_DISCARDS = ("chinese-mahjong-detection", "images", "val",
-                      "395718530_2252314648305598_5544118639271367857_n_jpg.rf.5a075c7e89b3ee4b6d3e699a0d9a3972.jpg")
 
 
 @needs_shared("data", "real-labelled", *ROW_BELOW_DISCARDS, needed_for="a real row with discards above it")

@@ -417,10 +417,10 @@ def draw_seats(phone: Phone, book: Book, server) -> None:
     dealer = "抽" if book.spec.drawn_dealer is None else book.spec.drawn_dealer.zh
     seats.get_by_test_id("stRadio").get_by_text(dealer, exact=True).click()
     phone.press("抽位（隨機排座位）")
-    drawn = Ledger(server.db).state(CODE).table.jiang
-    assert drawn.drawn and drawn.number == book.jiang + 1
-    assert book.spec.drawn_dealer in (None, drawn.first_dealer)
-    book.seat_jiang(drawn.seating, drawn.first_dealer)
+    jiang = Ledger(server.db).state(CODE).table.jiang
+    assert jiang.drawn and jiang.number == book.jiang + 1
+    assert book.spec.drawn_dealer in (None, jiang.first_dealer)
+    book.seat_jiang(jiang.seating, jiang.first_dealer)
 
 
 def seats_shown(phone: Phone, book: Book) -> None:

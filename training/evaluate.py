@@ -253,11 +253,8 @@ def tai_exact(reading: PhotoReading, truth: Hand) -> bool | None:
 TAI_MISSES = ("no whole hand", "winning tile", "flowers", "tiles", "groups")
 
 
-def tai_miss(reading: PhotoReading, truth: Hand) -> str | None:
-    """Why the reading's hand scores other 台 than the truth's (`TAI_MISSES`); None where `tai_exact` holds or the
-    truth is no win at the default table."""
-    if tai_exact(reading, truth) is not False:
-        return None
+def tai_miss(reading: PhotoReading, truth: Hand) -> str:
+    """Why the reading's hand scores other 台 than the truth's (`TAI_MISSES`), where `tai_exact` is False."""
     read = whole_hand(reading.best.draft, truth.situation)
     if read is None:
         return "no whole hand"
@@ -418,10 +415,10 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
         return HandJudgement(taps, truth=False, groups_exact=reading_groups(reading) == labelled,
                              tai_exact=real_tai_exact(reading, label_codes), causes=causes, greyed=extra_apart)
     whole = truth.hand is not None and not hidden
+    exact = tai_exact(reading, truth.hand) if whole else None
     return HandJudgement(taps, True, loose_kept, len(label_codes) - len(hand), set_apart, len(hand),
-                         reading_groups(reading) == truth_groups(truth) if whole else None,
-                         tai_exact(reading, truth.hand) if whole else None, causes,
-                         tai_miss=tai_miss(reading, truth.hand) if whole else None)
+                         reading_groups(reading) == truth_groups(truth) if whole else None, exact, causes,
+                         tai_miss=tai_miss(reading, truth.hand) if exact is False else None)
 
 
 def rate(count: int, of: int) -> float | None:
