@@ -123,14 +123,16 @@ def remove_tile(draft: Draft, group: str, index: int) -> Draft:
 
 def add_tile(draft: Draft, group: str, code: str, det: int | None = None) -> Draft:
     """Add a tapped tile to a group (`det`: its box, for a tile of the photo the reader set apart);
-    a flower always goes to the flowers, and a tile added as the winning one replaces the previous
-    winning tile."""
+    a flower always goes to the flowers. A tile added as the winning one is the winning tile, and the
+    previous winning tile joins the concealed, as `set_win` does: the reader names the row's last
+    tile when none lies apart, so adding the winning tile it missed must not drop a tile of the hand."""
     if is_flower(code):
         group = "flowers"
     elif group == "flowers":
         group = "concealed"
     if group == "win":
-        return replace(draft, win=Slot(code, det))
+        kept = () if draft.win is None else (draft.win,)
+        return replace(draft, concealed=draft.concealed + kept, win=Slot(code, det))
     return _with_slots(draft, group, draft.slots(group) + (Slot(code, det),))
 
 

@@ -300,6 +300,17 @@ def test_tiles_set_apart_stay_out_of_the_hand_and_one_tap_pulls_one_in(photo_rea
     assert at.session_state["hand"].draft.melds[0].tiles[-1] == Slot("1z", 18)
 
 
+def test_a_tile_pulled_in_as_the_winning_tile_sends_the_rows_last_back_to_the_hand(photo_read_as):
+    """The reader took the row's last tile as the winning one; the player pulls the tile it set apart in as 胡的那張
+    instead. One tap: that tile wins, and the one the reader had named stays in the hand."""
+    at = photo_read_as(AT_A_TABLE)
+    before = at.session_state["hand"].draft
+    choose(at, "target", "胡的那張")
+    ok(apart_pills(at).set_value(18).run())
+    draft = at.session_state["hand"].draft
+    assert draft.win == Slot("1z", 18) and draft.concealed == (*before.concealed, before.win)
+
+
 def test_a_runner_up_reading_is_one_tap(photo_read_as):
     at = photo_read_as(AT_A_TABLE)
     assert take_button(at, None).label == "✓ 最可能的讀法：3 台" and take_button(at, None).disabled

@@ -157,6 +157,10 @@ def test_edits():
     swapped = set_win(draft, 0)
     assert swapped.win.code == "1m" and codes(swapped.concealed)[0] == "5s"
     assert add_tile(remove_tile(draft, "win", 0), "win", "8s").win.code == "8s"
+    missed = add_tile(draft, "win", "8s", 30)  # the winning tile the reader missed: the row's last goes back
+    assert (missed.win, codes(missed.concealed)) == (Slot("8s", 30), [*codes(draft.concealed), draft.win.code])
+    for group in draft.groups():  # a tile added never costs another
+        assert len(add_tile(draft, group, "9p").all_slots()) == len(draft.all_slots()) + 1
     assert codes(add_tile(draft, "concealed", "3f").flowers) == ["1f", "3f"]
     assert codes(add_tile(draft, "flowers", "3m").concealed)[-1] == "3m"
     kong = set_meld_kind(draft, 0, "kong")
