@@ -62,12 +62,17 @@ def test_taps_count_a_wrong_code_a_missing_tile_and_an_extra_tile_once_each():
 def reading_of(boxes: np.ndarray, codes: list[str], groups: list[tuple[str, list[int]]],
                added: tuple[str, ...] = (), win: int | None = None) -> PhotoReading:
     """A reading as a reader hands it over: these detections (read as `codes`) in these groups ("loose":
-    set apart), the tiles `added` supposed rows of the concealed group, `win` its winning tile where named."""
+    set apart), the tiles `added` supposed rows of the concealed group before its last tile, `win` its winning tile
+    (by default, as the reader names it, the row's last tile)."""
     dets = Detections(np.asarray(boxes, np.float32), one_hot(codes)).with_facts(id=range(len(codes)))
     supposed = tuple(Row(len(codes) + k, code, code, 0.0, 0.0, None, supposed=True) for k, code in enumerate(added))
+
+    def concealed(members: list[int]) -> TileGroup:
+        row = (*members[:-1], *(r.id for r in supposed), *members[-1:])
+        return TileGroup(GroupKind.CONCEALED, row, win=row[-1] if win is None and row else win)
+
     kinds = tuple(TileGroup(GroupKind.UNKNOWN, tuple(members), GroupRole.APART) if kind == "loose" else
-                  TileGroup(GroupKind.CONCEALED, (*members, *(r.id for r in supposed)), win=win) if kind == "concealed"
-                  else TileGroup(GroupKind(kind), tuple(members))
+                  concealed(members) if kind == "concealed" else TileGroup(GroupKind(kind), tuple(members))
                   for kind, members in groups)
     return PhotoReading(Proposal((*shown_rows(dets, codes, [""] * len(codes)), *supposed), kinds), True, 1.0, ())
 
@@ -145,8 +150,40 @@ def test_a_hand_tile_set_apart_costs_one_tap_and_is_one_hand_tile_set_apart():
 def test_a_wrong_code_and_a_meld_of_the_wrong_kind_are_not_the_groups_and_kinds_exact():
     misread = judged(HAND_READ + [("loose", [8])], codes=["1m", "2m", "4m", *LABELS[3:]])
     assert (misread.taps, misread.groups_exact) == (1, False)
-    as_concealed = judged([("concealed", [0, 1, 2, 3, 4, 5, 6, 7]), ("loose", [8])])  # the pon taken as concealed
+    as_concealed = judged([("concealed", [0, 1, 2, 3, 5, 6, 7, 4]), ("loose", [8])])  # the pon taken as concealed
     assert (as_concealed.taps, as_concealed.groups_exact) == (0, False)  # every tile right, its kind not
+
+
+def test_choosing_the_winning_tile_is_a_tap_where_the_reading_won_on_another_code():
+    """The reader names the row's last tile. The scene won on its 5z: a reading whose last tile is the 3m costs the tap
+    of 設為胡的那張, and one whose last tile is the other 5z costs none (the same hand). A winning tile read with a
+    wrong code is fixed by that code's tap alone."""
+    by = lambda j: {c: n for c, n in j.causes.items() if n}  # noqa: E731
+    other_code = judged([("concealed", [0, 1, 3, 4, 2]), ("pon", [5, 6, 7]), ("loose", [8])])
+    assert (by(other_code), other_code.groups_exact) == ({"winning tile": 1}, True)
+    assert judged([("concealed", [0, 1, 2, 4, 3]), ("pon", [5, 6, 7]), ("loose", [8])]).taps == 0
+    misread = judged(HAND_READ + [("loose", [8])], codes=[*LABELS[:4], "6z", *LABELS[5:]])
+    assert by(misread) == {"wrong code": 1}
+    # the 5z laid apart not found, the row's last tile (3m) taken: the 5z added as 胡的那張 is one tap for both
+    missed = judged([("concealed", [0, 1, 3, 2]), ("pon", [4, 5, 6]), ("loose", [7])], keep=[0, 1, 2, 3, 5, 6, 7, 8])
+    assert missed.causes["winning tile"] == 0 and by(missed) == {"missing or supposed": 1}
+    real = real_judged([("concealed", [*range(15), 16, 15])])  # a real photo's labels say no winning tile
+    assert real.causes["winning tile"] == 0
+
+
+def test_a_concealed_kong_laid_as_four_backs_costs_the_tap_that_names_it():
+    """The page asks the face of a concealed kong shown as four backs: one pick names the four. Four backs of the wall
+    read into the hand are four tiles kept, not a kong to name."""
+    kong = {"kind": "table", "hand": {**SCENE.hand.to_json(), "melds": [{"type": "ankong", "tiles": ["7p"] * 4}]},
+            "groups": [{"kind": "ankong", "tiles": ["back"] * 4, "label_rows": [5, 6, 7, 8]},
+                       *SCENE.to_json()["groups"][1:]], "surround": []}
+    scene, codes = SceneTruth.from_json(kong), [*LABELS[:5], "back", "back", "back", "back"]
+    boxes = np.concatenate([LABEL_BOXES[:8], [[60, 50, 70, 64]]]).astype(np.float32)
+    reading = reading_of(boxes, codes, [("concealed", [0, 1, 2, 3, 4]), ("ankong", [5, 6, 7, 8])])
+    j = judge_hand(reading, match(boxes, reading.best.boxes), codes, scene)
+    assert {c: n for c, n in j.causes.items() if n} == {"kong to name": 1}
+    wall = reading_of(LABEL_BOXES, LABELS, [("concealed", [0, 1, 2, 3, 4]), ("pon", [5, 6, 7]), ("ankong", [8])])
+    assert judge_hand(wall, match(LABEL_BOXES, wall.best.boxes), LABELS, SCENE).causes["kong to name"] == 0
 
 
 # A whole hand the default table scores: 2z won by self-draw as 東 in the 東 round, a pon of 7p shown. Label rows

@@ -10,6 +10,7 @@ import pytest
 
 from datasets.photo import photo_effects
 from datasets.scene import render_scene
+from training.evaluate import TAP_CAUSES
 from training.evening import (
     FIRST_HANDS,
     FLOWER_OUTCOMES,
@@ -69,6 +70,8 @@ def test_the_evening_benchmark_at_a_small_size(detector):
         assert 0 <= f["tai_exact"] <= 1 and 0 < f["scored_hands"] <= f["whole_hands"]  # generated hands are wins
         assert sum(f["tai_misses"].values()) == round(f["scored_hands"] * (1 - f["tai_exact"]))  # each miss, once
         assert f["told_hands"] <= f["scored_hands"]
+        assert (f["taps_told"] is None) == (f["told_hands"] == 0)  # taps over the same told hands
+        assert f["taps"] == pytest.approx(sum(f["taps_by_cause"].values()), abs=0.002 * len(TAP_CAUSES))
         assert 0.5 <= f["hand_tiles_read_right"] <= 1
         tiles = f["flowers_by_outcome"]
         assert tiles["of"] == sum(tiles[o] for o in FLOWER_OUTCOMES) >= f["flower_hands"]

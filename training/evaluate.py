@@ -26,9 +26,10 @@ Reports, on each DIR's images:
 - the hand the player is shown (`hand`; `judge_hand` says how each figure is counted): taps to fix
   it (a wrong code, a missing hand tile, one set apart as loose included, and an extra tile, a wall,
   discard or loose tile kept in the hand included, are one tap each; a tile the reading supposes
-  fills a missing one of its code); groups-and-kinds exact over whole hands (the reading's groups
-  but those set apart, as (kind, codes), equal the scene's, its winning tile among the concealed
-  ones, which a photo cannot single out); *台 exact* over the same hands (`tai_exact`: the reading scored as
+  fills a missing one of its code; on a generated scene, choosing the winning tile where the reading's is of another
+  code and naming a concealed kong laid as four backs are one tap each too); groups-and-kinds exact over whole
+  hands (the reading's groups but those set apart, as (kind, codes), equal the scene's, its winning tile among the
+  concealed ones, which a photo cannot single out); *台 exact* over the same hands (`tai_exact`: the reading scored as
   the page scores it, in the scene's situation, totals the scene's 台); tiles not of the hand kept in it
   (`loose_kept`) and hand tiles set apart (`hand_set_apart`), each of the labelled tiles that could be. A real set
   has no hand truth: its taps are then those of every tile shown after correction, set apart or not
@@ -87,9 +88,9 @@ from datasets.scene_truth import SceneTruth, SceneTruthError
 from datasets.yolo import label_path_of
 from scoring.draft import whole_hand
 from scoring.hand import Hand, HandError, Situation
-from scoring.melds import GroupKind, GroupRole
+from scoring.melds import GroupKind, GroupRole, MeldKind
 from scoring.score import score
-from scoring.tiles import FLOWERS
+from scoring.tiles import BACK, FLOWERS
 from scoring.validate import HAND_SIZE
 from vision.boxes import match
 from vision.classes import CLASSES
@@ -362,23 +363,49 @@ class HandJudgement:
 
 # What each tap of `judge_hand` fixes: a hand tile shown with a wrong code; a labelled tile that is not the
 # hand's kept in it (a wall, a discard, a loose tile); a box on no labelled tile kept in it; a hand tile
-# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none. A box on no
-# labelled tile that the reading set apart costs none: the page greys it and leaves it out of the hand, and on a
-# real photo it is most often a wall or a discard the set leaves unlabelled (`HandJudgement.greyed` counts them).
-TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed")
+# missing (not found, or set apart) that no supposed tile fills, or a supposed tile that fills none; the winning
+# tile chosen (設為胡的那張) where the reading's is of another code once its codes are fixed; the face of a concealed
+# kong laid as four backs, which the page asks for (one pick names all four). A box on no labelled tile that the
+# reading set apart costs none: the page greys it and leaves it out of the hand, and on a real photo it is most often
+# a wall or a discard the set leaves unlabelled (`HandJudgement.greyed` counts them). The last two are judged on
+# generated scenes only: a real photo's labels say neither which tile won nor a face-down tile.
+TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed", "winning tile", "kong to name")
+
+
+def win_taps(reading: PhotoReading, labelled: dict[int, str], truth: Hand, unfilled: Counter) -> int:
+    """One tap where the reading's winning tile, once its code is fixed, is not of the truth's winning code: the player
+    taps a tile of it and 設為胡的那張. `labelled`: the labelled hand tile's code under each detection of the hand (by
+    row id). None where a hand tile of the winning code is missing and no supposed tile fills it (`unfilled`): the
+    tap that adds it adds it as 胡的那張 (`scoring.draft.add_tile`). A hand won on a flower is left out (the page writes
+    no flower as the winning tile)."""
+    if truth.flower_win or unfilled[truth.win]:
+        return 0
+    win = reading.best.draft.win
+    if win is None:
+        return 1
+    code = labelled.get(win.det, win.code) if win.det is not None else win.code
+    return int(code != truth.win)
+
+
+def kongs_to_name(reading: PhotoReading, labelled: dict[int, str]) -> int:
+    """A tap for each concealed kong the reading shows as four backs on four labelled backs of the hand: the page
+    asks its face (`vision.read.Proposal.draft`), and one pick names all four (`scoring.draft.replace_tile`)."""
+    return sum(m.kind is MeldKind.ANKONG and all(s.code is None and s.det is not None and labelled.get(s.det) == BACK
+                                                  for s in m.tiles)
+               for m in reading.best.draft.melds)
 
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
                truth: SceneTruth | None, label_boxes: np.ndarray | None = None) -> HandJudgement:
-    """The reading's hand (its detections outside the groups set apart, and its supposed tiles) against
-    the scene's labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap
-    each: a tile shown with a wrong code, a hand tile missing (set apart as loose or not found), an
-    extra tile (a wall, discard or loose tile read into the hand, or no tile at all); supposed tiles:
-    `added_taps`. A scene without a hand (clutter, loose tiles) costs a tap per tile kept. A real
-    photo has no scene truth (`truth` None): every labelled tile is then judged against every detection,
-    loose or not (a box set apart on no labelled tile is greyed on the page: no tap, counted apart), and
-    where its labels (`label_boxes`, `label_codes`) say its hand (`labels_say_hand`) its groups and 台 are
-    judged against that hand all concealed (`real_tai_exact`)."""
+    """The reading's hand (its detections outside the groups set apart, and its supposed tiles) against the scene's
+    labelled hand tiles, `pairs` matching labels to the reading's detections by box. One tap each: a tile shown with
+    a wrong code, a hand tile missing (set apart as loose or not found), an extra tile (a wall, discard or loose
+    tile read into the hand, or no tile at all); supposed tiles: `added_taps`; the winning tile (`win_taps`) and a
+    four-back kong's face (`kongs_to_name`). A scene without a hand (clutter, loose tiles) costs a tap per tile
+    kept. A real photo has no scene truth (`truth` None): every labelled tile is then judged against every
+    detection, loose or not (a box set apart on no labelled tile is greyed on the page: no tap, counted apart), and
+    where its labels (`label_boxes`, `label_codes`) say its hand (`labels_say_hand`) its groups and 台 are judged
+    against that hand all concealed (`real_tai_exact`)."""
     if truth is not None:
         hand_groups = truth.hand_groups()
         hand = {r for g in hand_groups for r in g.label_rows if r is not None}
@@ -403,8 +430,15 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
     apart = set(reading.best.apart) if truth is None else set()
     extra_apart = sum(row.id in apart and k not in by_detection for k, row in enumerate(reading.best.shown))
     supposed = [row.code for row in reading.best.supposed]
+    if truth is not None and truth.hand is not None:
+        shown = reading.best.shown
+        labelled = {shown[p].id: label_codes[t] for t, p in pairs.items() if t in hand and kept[p]}
+        unfilled = Counter(missing) - Counter(supposed)
+        named = (win_taps(reading, labelled, truth.hand, unfilled), kongs_to_name(reading, labelled))
+    else:
+        named = (0, 0)
     causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept - extra_apart,
-                                   added_taps(supposed, missing, hidden)), strict=True))
+                                   added_taps(supposed, missing, hidden), *named), strict=True))
     taps = sum(causes.values())
     if truth is None:
         if label_boxes is None or not labels_say_hand(label_codes, label_boxes):

@@ -12,7 +12,8 @@ table's memory (vision/memory.py) and, beside it, without one. After each read t
 the hand as the player's fixes give it: each hand tile the reading found (a detection matched to a
 labelled hand tile at IoU 0.5) with its true code; a tile the player adds by hand has no box and
 teaches nothing. Reported for hands 1-2 (the memory still empty or nearly) and for hands 3 on, with and
-without the memory: the hand taps to fix (`training.evaluate.judge_hand`; and by what they fix),
+without the memory: the hand taps to fix (`training.evaluate.judge_hand`; by what they fix; and over the hands whose
+photo tells them, `SceneTruth.tells_hand`, as below),
 groups-and-kinds exact over whole hands, *台 exact* over the same hands (`training.evaluate.tai_exact`: the
 reading scored as the page scores it, in the hand's situation, totals its 台; also over the hands whose photo tells
 them, `SceneTruth.tells_hand`: which tile won and each kong's face, as a hand that sorts its winning tile into its row
@@ -209,6 +210,7 @@ class Tally:
     """Taps (and what they fix), groups-and-kinds and 台 exact, flower groups right over some of an evening's hands."""
 
     taps: list[int] = field(default_factory=list)
+    taps_told: list[int] = field(default_factory=list)  # the same, of the hands the photo tells (`tells_hand`)
     exact: list[bool] = field(default_factory=list)
     tai: list[bool] = field(default_factory=list)  # per whole hand scored at the default table: its 台 read right
     tai_told: list[bool] = field(default_factory=list)  # the same, of the hands the photo tells (`tells_hand`)
@@ -221,7 +223,7 @@ class Tally:
 
     def result(self) -> dict:
         rate = lambda v: round(sum(v) / len(v), 4) if v else None  # noqa: E731
-        return {"hands": len(self.taps), "taps": mean_taps(self.taps),
+        return {"hands": len(self.taps), "taps": mean_taps(self.taps), "taps_told": mean_taps(self.taps_told),
                 "groups_exact": rate(self.exact), "whole_hands": len(self.exact),
                 "tai_exact": rate(self.tai), "scored_hands": len(self.tai),
                 "tai_exact_told": rate(self.tai_told), "told_hands": len(self.tai_told),
@@ -258,6 +260,8 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     pairs = match(boxes, reading.best.boxes)
     verdict = judge_hand(reading, pairs, codes, truth)
     tally.taps.append(verdict.taps)
+    if truth.tells_hand():
+        tally.taps_told.append(verdict.taps)
     tally.causes.append(verdict.causes)
     tally.small.append(reading.warning("tiles-small") is not None)
     shown = reading.best.shown
