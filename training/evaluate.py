@@ -375,9 +375,9 @@ TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or sup
 def win_taps(reading: PhotoReading, labelled: dict[int, str], truth: Hand, unfilled: Counter) -> int:
     """One tap where the reading's winning tile, once its code is fixed, is not of the truth's winning code: the player
     taps a tile of it and 設為胡的那張. `labelled`: the labelled hand tile's code under each detection of the hand (by
-    row id). None where a hand tile of the winning code is missing and no supposed tile fills it (`unfilled`): the
-    tap that adds it adds it as 胡的那張 (`scoring.draft.add_tile`). A hand won on a flower is left out (the page writes
-    no flower as the winning tile)."""
+    row id). No tap where a hand tile of the winning code is missing and no supposed tile fills it (`unfilled`):
+    the tap that adds it adds it as 胡的那張 (`scoring.draft.add_tile`). A hand won on a flower is left out (the page
+    writes no flower as the winning tile)."""
     if truth.flower_win or unfilled[truth.win]:
         return 0
     win = reading.best.draft.win
