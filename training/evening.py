@@ -259,8 +259,9 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
     """Add one generated hand's reading to `tally`; the label → detection pairs."""
     pairs = match(boxes, reading.best.boxes)
     verdict = judge_hand(reading, pairs, codes, truth)
+    told = truth.tells_hand()
     tally.taps.append(verdict.taps)
-    if truth.tells_hand():
+    if told:
         tally.taps_told.append(verdict.taps)
     tally.causes.append(verdict.causes)
     tally.small.append(reading.warning("tiles-small") is not None)
@@ -270,7 +271,7 @@ def judged(tally: Tally, reading: PhotoReading, boxes: np.ndarray, codes: list[s
         tally.exact.append(verdict.groups_exact)
     if verdict.tai_exact is not None:
         tally.tai.append(verdict.tai_exact)
-        if truth.tells_hand():
+        if told:
             tally.tai_told.append(verdict.tai_exact)
     if verdict.tai_miss is not None:
         tally.tai_misses[verdict.tai_miss] += 1
