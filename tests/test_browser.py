@@ -234,6 +234,28 @@ def drawn(page) -> None:
         " && !document.querySelector('[data-stale=true]'); }", timeout=SLOW)
 
 
+# One snapshot of the table whose header has a column named `column`: its header and rows, cell by cell, or null
+# while a run is under way (another phone's line seen, or a fragment's rerun) or the table is not there once.
+TABLE_NOW = """column => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return null;
+  if (document.querySelector('[data-stale=true]')) return null;
+  const tables = [...document.querySelectorAll('[data-testid=stTable]')]
+    .filter(t => [...t.querySelectorAll('thead th')].some(th => th.innerText.trim() === column));
+  if (tables.length !== 1) return null;
+  const cells = row => [...row.cells].map(c => c.innerText.trim());
+  const [table] = tables;
+  return {header: cells(table.querySelector('thead tr')), rows: [...table.querySelectorAll('tbody tr')].map(cells)};
+}"""
+
+
+def table_rows(page, column: str, timeout: float = SLOW) -> list[dict[str, str]]:
+    """The rows of the one table that has a column `column`, each by its columns' names, read at one moment when the
+    page is drawn: read in pieces, a rerun between them could pair one table's header with another's rows."""
+    table = page.wait_for_function(TABLE_NOW, arg=column, timeout=timeout).json_value()
+    return [dict(zip(table["header"], row, strict=True)) for row in table["rows"]]
+
+
 def choose(page, label: str, option: str) -> None:
     """Tap `option` in the choice labelled `label` (an option may carry a player's name), and see it chosen."""
     from playwright.sync_api import expect
@@ -271,6 +293,7 @@ def upload(page, name: str, data: bytes, mime: str = "image/jpeg") -> None:
     empty one in place of the old)."""
     from playwright.sync_api import expect
 
+    drawn(page)  # a file set into the old uploader while a run draws the new one is lost
     uploader = page.get_by_test_id("stFileUploaderDropzoneInput")
     expect(uploader).to_have_count(1)
     uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])

@@ -16,7 +16,6 @@ page; the deals are written out by hand.
 import csv
 import io
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -37,6 +36,7 @@ from tests.test_browser import (
     settle,
     start_streamlit,
     table_photo,
+    table_rows,
     type_hand,
     upload,
 )
@@ -142,20 +142,12 @@ class Phone:
     def payments(self) -> list[tuple[str, int]]:
         """The ④ rows, sorted: who pays (the seat) and how much."""
         self.settle()
-        rows = self.page.get_by_test_id("stTable").filter(has_text="誰付").locator("tbody tr")
-        cells = [row.split("\t") for row in rows.all_inner_texts()]
-        return sorted((c[0].split()[0], int(c[2])) for c in cells)
+        return sorted((row["誰付"].split()[0], int(row["金額"])) for row in table_rows(self.page, "誰付", SLOW))
 
     def table(self, column: str) -> list[dict[str, str]]:
         """The rows of the table that has a column `column`, each by its columns' names."""
-        from playwright.sync_api import expect
-
         self.settle()
-        table = self.page.get_by_test_id("stTable").filter(
-            has=self.page.locator("thead th").filter(has_text=re.compile(rf"^{re.escape(column)}$")))
-        expect(table).to_have_count(1)
-        header = [h.strip() for h in table.locator("thead tr").first.inner_text().split("\t")]
-        return [dict(zip(header, row.split("\t"), strict=True)) for row in table.locator("tbody tr").all_inner_texts()]
+        return table_rows(self.page, column, SLOW)
 
     def totals(self) -> dict[Seat, int]:
         """The ⑥ totals table, by seat."""
