@@ -134,6 +134,17 @@ def test_the_player_across_the_table_photographs_the_owners_hand_turned_half_a_t
     assert centre(across[1], row[0]) > centre(across[1], row[-1])
 
 
+def test_the_player_across_the_table_frames_every_tile_of_the_hand():
+    """Framed from the other side, a tile of the owner's hand can fall outside the photo (one of these three):
+    that hand is drawn again, as one the owner's photo cuts is. The evening judges whole hands only."""
+    rng = np.random.default_rng(2)
+    tile_set, effects = tile_set_of(*DESIGN, rng), photo_effects()
+    for _ in range(3):
+        truth = hand_photo(rng, tile_set, 384, effects, "across")[2]
+        assert truth.hand.flowers and truth.hand.melds
+        assert all(None not in g.label_rows for g in truth.hand_groups())
+
+
 @pytest.mark.parametrize(("clockwise", "turn", "quarter"), [(True, cv2.ROTATE_90_CLOCKWISE, 90),
                                                        (False, cv2.ROTATE_90_COUNTERCLOCKWISE, -90)])
 def test_a_photo_taken_with_the_phone_held_sideways_is_the_photo_turned_a_quarter_turn(clockwise, turn, quarter):

@@ -122,16 +122,25 @@ def hand_photo(rng: np.random.Generator, tile_set: SceneSet, size: int, effects,
     """A photo of a whole winning hand (every tile in view, as a player shows it) with flowers and melds in
     `tile_set`, taken by `photographer` (`PHOTOGRAPHERS`): (BGR image, labels, truth), passed through a phone's
     photo effects and JPEG as the generated data sets are. The player across the table photographs the hand
-    its owner would have, drawn from the same state of `rng`, which goes on as after the owner's photo."""
+    its owner would have, drawn from the same state of `rng`, which goes on as after the owner's photo; where one of
+    the two photos leaves a tile of the hand out, both are drawn again."""
     for _ in range(TRIES):
         before = copy.deepcopy(rng)
         image, labels, truth = render_scene(rng, "unseen", size, HANDS_ONLY, tile_set)
-        hand, groups = truth.hand, truth.hand_groups()
-        if hand and hand.flowers and hand.melds and all(None not in g.label_rows for g in groups):
-            if photographer == "across":
-                image, labels, truth = render_scene(before, "unseen", size, HANDS_SHOWN, tile_set, facing_away=True)
-            return photographed(rng, effects, image), labels, truth
+        if not whole_hand_shown(truth):
+            continue
+        if photographer == "across":  # framed from the other side, a tile of the same hand may fall outside the photo
+            image, labels, truth = render_scene(before, "unseen", size, HANDS_SHOWN, tile_set, facing_away=True)
+            if not whole_hand_shown(truth):
+                continue
+        return photographed(rng, effects, image), labels, truth
     raise RuntimeError(f"no hand with flowers and melds in {TRIES} scenes")
+
+
+def whole_hand_shown(truth: SceneTruth) -> bool:
+    """A hand with flowers and melds, every tile of it in the photo."""
+    hand = truth.hand
+    return bool(hand and hand.flowers and hand.melds) and all(None not in g.label_rows for g in truth.hand_groups())
 
 
 def held_sideways(image: np.ndarray, labels: list, truth: SceneTruth,
