@@ -29,6 +29,7 @@ from scoring.draft import (
     add_tile,
     from_text,
     meld_index,
+    meld_to_concealed,
     remove_meld,
     remove_tile,
     replace_tile,
@@ -216,6 +217,12 @@ def on_new_meld(kind: str) -> None:
 def on_remove_meld(m: int) -> None:
     hand = hand_state()
     hand.edit(remove_meld(hand.draft, m))
+    hand.target = "concealed"
+
+
+def on_meld_to_concealed(m: int) -> None:
+    hand = hand_state()
+    hand.edit(meld_to_concealed(hand.draft, m))
     hand.target = "concealed"
 
 
@@ -546,8 +553,11 @@ def add_tiles(run: Run, read: Read) -> None:
     with st.container(horizontal=True):
         for kind in MELD_SIZE:
             st.button(t(f"＋{KIND_NAMES[kind]}"), key=f"new-{kind}", on_click=on_new_meld, args=(kind,))
-        for m in range(len(draft.melds)):
+        for m, meld in enumerate(draft.melds):
             st.button(t(f"刪除副露 {m + 1}"), key=f"drop-meld-{m}-{state.version}", on_click=on_remove_meld, args=(m,))
+            if meld.tiles and None not in (s.code for s in meld.tiles):  # a kong's unnamed backs are no hand tiles
+                st.button(t(f"副露 {m + 1} 放回手牌"), key=f"unmeld-{m}-{state.version}", on_click=on_meld_to_concealed,
+                          args=(m,))
         st.button(t("清空手牌"), on_click=start_over)
     text(t("或用文字輸入手牌"), field("text"), on_text, placeholder="123m 456p 789s 123s 11z 55z 和5z 碰777z 花1f",
          help=t("萬 m、筒 p、條 s、字 z（1-7：東南西北中發白）、花 f；也可寫中文牌名，如 一萬二萬三萬。"

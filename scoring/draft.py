@@ -176,6 +176,12 @@ def remove_meld(draft: Draft, m: int) -> Draft:
     return replace(draft, melds=draft.melds[:m] + draft.melds[m + 1:])
 
 
+def meld_to_concealed(draft: Draft, m: int) -> Draft:
+    """Meld `m` is no meld: its tiles join the concealed tiles, boxes kept (three alike standing in the row, which
+    the reader took for a pon, are a concealed 刻子 again in one tap). The winning tile stays the winning tile."""
+    return replace(remove_meld(draft, m), concealed=draft.concealed + draft.melds[m].tiles)
+
+
 # -- to and from the scorer -------------------------------------------------------------------------
 def to_hand(draft: Draft, situation: Situation, table: Table | None = None) -> Hand:
     """The scorer's Hand; HandError (in words for the player) when a tile or a meld kind is missing."""

@@ -182,6 +182,19 @@ def test_fixing_a_tile_and_a_meld(app):
     assert total_shown(at) == expected_total(HAND.replace(melds=(Meld("kong", ("7z",) * 4),)))
 
 
+def test_a_pon_that_is_three_alike_in_the_hand_goes_back_in_one_tap(app):
+    """Three alike the reader took for a pon, standing in the row: one tap puts them back, and the hand is 門清 with
+    its 暗刻 again, its winning tile unmoved."""
+    at = ok(app(NoModel))
+    ok(box(at, "text").set_value(TYPED).run())
+    assert next(b for b in at.button if b.label == "刪除副露 1")
+    ok(next(b for b in at.button if b.label == "副露 1 放回手牌").click().run())
+    concealed = HAND.replace(concealed=(*HAND.concealed, "7z", "7z", "7z"), melds=())
+    assert to_hand(at.session_state["hand"].draft, HAND.situation) == concealed
+    assert total_shown(at) == expected_total(concealed) != expected_total(HAND)
+    assert not any(b.label == "副露 1 放回手牌" for b in at.button)
+
+
 def save_button(at):
     return next(b for b in at.button if b.label == "把這張照片加入我的資料集")
 

@@ -24,6 +24,7 @@ from scoring.draft import (
     add_tile,
     from_hand,
     from_text,
+    meld_to_concealed,
     remove_tile,
     replace_tile,
     set_kong_origin,
@@ -168,6 +169,9 @@ def test_edits():
     assert len(set_meld_kind(draft, 0, "chi").melds[0].tiles) == 3
     built = add_tile(add_tile(add_tile(add_meld(draft, "chi"), "meld:1", "1p"), "meld:1", "2p"), "meld:1", "3p")
     assert built.melds[1] == MeldDraft("chi", (Slot("1p"), Slot("2p"), Slot("3p")))
+    unmelded = meld_to_concealed(built, 0)  # its tiles, boxes and all, join the concealed; the winning tile stays
+    assert unmelded.melds == built.melds[1:] and unmelded.win == built.win
+    assert unmelded.concealed == built.concealed + built.melds[0].tiles
 
 
 def test_a_concealed_kong_face_down_takes_the_face_the_player_picks():
