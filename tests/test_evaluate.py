@@ -16,6 +16,7 @@ from scoring.melds import GroupKind, GroupRole
 from tests.fake_detections import one_hot
 from tests.shared import needs_shared
 from training.evaluate import (
+    MOVE_TAPS,
     DetectionCache,
     Judged,
     Tally,
@@ -151,7 +152,22 @@ def test_a_wrong_code_and_a_meld_of_the_wrong_kind_are_not_the_groups_and_kinds_
     misread = judged(HAND_READ + [("loose", [8])], codes=["1m", "2m", "4m", *LABELS[3:]])
     assert (misread.taps, misread.groups_exact) == (1, False)
     as_concealed = judged([("concealed", [0, 1, 2, 3, 5, 6, 7, 4]), ("loose", [8])])  # the pon taken as concealed
-    assert (as_concealed.taps, as_concealed.groups_exact) == (0, False)  # every tile right, its kind not
+    assert (as_concealed.taps, as_concealed.groups_exact) == (1 + 3 * MOVE_TAPS, False)  # ＋碰, its 3 tiles moved
+    assert as_concealed.causes["melds"] == as_concealed.taps  # every tile right, its kind not
+
+
+def test_a_meld_of_the_wrong_kind_is_a_tap_and_a_meld_that_is_none_is_put_back_in_one():
+    """The pon read as a chi is one tap (its kind). Three of the concealed tiles read as a meld are one tap (放回手牌);
+    a meld read with a tile of the row besides the pon's moves that tile out."""
+    as_chi = judged([("concealed", [0, 1, 2, 3, 4]), ("chi", [5, 6, 7]), ("loose", [8])],
+                    codes=[*LABELS[:5], "7p", "8p", "9p", "back"])
+    assert as_chi.causes == {**as_chi.causes, "wrong code": 2, "melds": 1}  # two codes, then its kind
+    wrong_kind = judged([("concealed", [0, 1, 2, 3, 4]), ("kong", [5, 6, 7]), ("loose", [8])])
+    assert wrong_kind.causes["melds"] == 1 and wrong_kind.taps == 1
+    put_back = judged([("concealed", [3, 4]), ("chi", [0, 1, 2]), ("pon", [5, 6, 7]), ("loose", [8])])
+    assert (put_back.taps, put_back.causes["melds"], put_back.groups_exact) == (1, 1, False)
+    with_one_more = judged([("concealed", [0, 1, 2, 4]), ("kong", [3, 5, 6, 7]), ("loose", [8])])
+    assert with_one_more.causes["melds"] == 1 + MOVE_TAPS  # its kind, and the 5z moved back to the row
 
 
 def test_choosing_the_winning_tile_is_a_tap_where_the_reading_won_on_another_code():
@@ -211,7 +227,7 @@ def test_a_readings_tai_are_scored_in_the_scenes_situation_and_exact_only_where_
     hand = whole_judged([("concealed", list(range(14))), ("pon", [14, 15, 16])])
     assert (hand.taps, hand.groups_exact, hand.tai_exact) == (0, True, True)
     concealed = whole_judged([("concealed", [*range(13), 14, 15, 16, 13])])
-    assert (concealed.taps, concealed.tai_exact) == (0, False)
+    assert (concealed.taps, concealed.tai_exact) == (1 + 3 * MOVE_TAPS, False)  # the pon made, its tiles moved
     north = whole_judged([("concealed", list(range(14))), ("pon", [14, 15, 16])], codes=[*WHOLE[:9], *["4z"] * 3,
                                                                                           *WHOLE[12:]])
     assert (north.taps, north.tai_exact) == (3, False)
@@ -266,12 +282,12 @@ def real_judged(groups, codes=ROW, labels=ROW, label_boxes=ROW_BOXES):
 def test_a_real_row_read_right_is_tai_exact_and_its_concealed_pung_read_as_a_pon_is_not():
     """A real photo whose labels are one concealed hand in one row: read right in every tile and group it has the 台
     of that hand scored as the page scores it; its 中 刻子 read as a pon (every tile right) loses 門清 and an 暗刻,
-    so neither its groups nor its 台 are right. A 刻子 misread as another of the same 台 (中 as 發) costs 3 taps but
-    is 台 exact: the figure judges the 台, the taps the tiles."""
+    so neither its groups nor its 台 are right, and one tap puts it back in the row (放回手牌). A 刻子 misread as
+    another of the same 台 (中 as 發) costs 3 taps but is 台 exact: the figure judges the 台, the taps the tiles."""
     right = real_judged([("concealed", list(range(17)))])
     assert (right.truth, right.taps, right.groups_exact, right.tai_exact) == (False, 0, True, True)
     pon = real_judged([("concealed", [*range(12), 15, 16]), ("pon", [12, 13, 14])])
-    assert (pon.taps, pon.groups_exact, pon.tai_exact) == (0, False, False)
+    assert (pon.taps, pon.causes["melds"], pon.groups_exact, pon.tai_exact) == (1, 1, False, False)
     wrong = real_judged([("concealed", list(range(17)))], codes=[*ROW[:12], "6z", "6z", "6z", *ROW[15:]])
     assert (wrong.taps, wrong.groups_exact, wrong.tai_exact) == (3, False, True)
 

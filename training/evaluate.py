@@ -368,8 +368,13 @@ class HandJudgement:
 # kong laid as four backs, which the page asks for (one pick names all four). A box on no labelled tile that the
 # reading set apart costs none: the page greys it and leaves it out of the hand, and on a real photo it is most often
 # a wall or a discard the set leaves unlabelled (`HandJudgement.greyed` counts them). The last two are judged on
-# generated scenes only: a real photo's labels say neither which tile won nor a face-down tile.
-TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed", "winning tile", "kong to name")
+# generated scenes only: a real photo's labels say neither which tile won nor a face-down tile. And the melds
+# (`meld_taps`): a meld of the wrong kind, a meld that is none (放回手牌), a meld read into the row.
+TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed", "winning tile", "kong to name",
+              "melds")
+# A hand tile that is a meld's moved out of the concealed row: its face tapped into the meld, then selected in the row
+# and deleted there.
+MOVE_TAPS = 3
 
 
 def win_taps(reading: PhotoReading, labelled: dict[int, str], truth: Hand, unfilled: Counter) -> int:
@@ -393,6 +398,28 @@ def kongs_to_name(reading: PhotoReading, labelled: dict[int, str]) -> int:
     return sum(m.kind is MeldKind.ANKONG and all(s.code is None and s.det is not None and labelled.get(s.det) == BACK
                                                   for s in m.tiles)
                for m in reading.best.draft.melds)
+
+
+def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]]) -> int:
+    """The taps that make the reading's melds the hand's `melds` (each its kind and its tiles' row ids in the
+    reading, those found). A meld read holding two or more of one's tiles (all, where it has fewer) is that meld: a
+    tap where its kind differs (the meld's kind), and each tile it lacks or holds besides moved in or out
+    (`MOVE_TAPS`). A meld of the hand read as none is made (＋碰 …, a tap) and each of its tiles moved in. Any other
+    meld read is no meld of the hand: a tap puts it back in the row (放回手牌, `scoring.draft.meld_to_concealed`).
+    Tiles missing or supposed cost their taps apart (`added_taps`)."""
+    best = reading.best
+    read = {k: g for k, g in enumerate(best.groups) if g.role == GroupRole.HAND and g.kind.meld is not None}
+    taps, matched = 0, set()
+    for kind, ids in melds:
+        held = Counter(k for k in map(best.group_of, ids) if k in read and k not in matched).most_common(1)
+        if held and held[0][1] >= min(2, len(ids)):
+            (k, count), = held
+            matched.add(k)
+            besides = [i for i in read[k].members if i not in ids and not best.row(i).supposed]
+            taps += (read[k].kind != kind) + MOVE_TAPS * (len(ids) - count + len(besides))
+        else:
+            taps += 1 + MOVE_TAPS * len(ids)
+    return taps + len(read.keys() - matched)
 
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
@@ -430,18 +457,22 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
     apart = set(reading.best.apart) if truth is None else set()
     extra_apart = sum(row.id in apart and k not in by_detection for k, row in enumerate(reading.best.shown))
     supposed = [row.code for row in reading.best.supposed]
+    said = truth is None and label_boxes is not None and labels_say_hand(label_codes, label_boxes)
     if truth is not None and truth.hand is not None:
         shown = reading.best.shown
         labelled = {shown[p].id: label_codes[t] for t, p in pairs.items() if t in hand and kept[p]}
         unfilled = Counter(missing) - Counter(supposed)
-        named = (win_taps(reading, labelled, truth.hand, unfilled), kongs_to_name(reading, labelled))
+        melds = [(g.kind, [shown[pairs[r]].id for r in g.label_rows if r in pairs and kept[pairs[r]]])
+                 for g in hand_groups if g.kind.meld is not None]
+        named = (win_taps(reading, labelled, truth.hand, unfilled), kongs_to_name(reading, labelled),
+                 meld_taps(reading, melds))
     else:
-        named = (0, 0)
+        named = (0, 0, meld_taps(reading, []) if said else 0)  # a hand its labels say is all concealed
     causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept - extra_apart,
                                    added_taps(supposed, missing, hidden), *named), strict=True))
     taps = sum(causes.values())
     if truth is None:
-        if label_boxes is None or not labels_say_hand(label_codes, label_boxes):
+        if not said:
             return HandJudgement(taps, truth=False, causes=causes, greyed=extra_apart)
         flowers = [c for c in label_codes if c in FLOWERS]
         concealed = [(GroupKind.CONCEALED, [c for c in label_codes if c != "back" and c not in FLOWERS])]
