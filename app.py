@@ -28,6 +28,7 @@ from scoring.draft import (
     add_meld,
     add_tile,
     from_text,
+    meld_from_concealed,
     meld_index,
     meld_to_concealed,
     remove_meld,
@@ -520,7 +521,7 @@ def meld_kind(run: Run, read: Read, m: int) -> None:
 
 def fix_tile(run: Run, group: str, index: int) -> None:
     """The tile tapped (its group and place): what it is, and the picker that replaces it (or remove it, make it the
-    winning tile)."""
+    winning tile, take it out of the row with the tiles a meld of it needs)."""
     t, script, state = run.t, run.script, hand_state()
     st.markdown(t(f"**已選取**：{run.group_label(state.draft, group)}的「"
                   f"{tile_label(state.draft.slots(group)[index].code, script)}」"))
@@ -528,8 +529,16 @@ def fix_tile(run: Run, group: str, index: int) -> None:
         st.button(t("刪除這張"), on_click=on_tile, args=(lambda d, s: remove_tile(d, *s),))
         if group == "concealed":
             st.button(t("設為胡的那張"), on_click=on_tile, args=(lambda d, s: set_win(d, s[1]),))
+            for kind in MELD_SIZE:  # a meld the reader read into the row, taken out with the tiles it needs
+                if meld_from_concealed(state.draft, index, kind) is not None:
+                    st.button(t(f"拿出來當{KIND_NAMES[kind]}"), key=f"out-{kind}",
+                              on_click=on_tile, args=(partial(_out_as, kind=kind),))
         st.button(t("取消選取"), on_click=on_tile, args=(None,))
     faces(run, t("點一張牌換掉它："))
+
+
+def _out_as(draft: Draft, selected: tuple[str, int], kind: MeldKind) -> Draft:
+    return meld_from_concealed(draft, selected[1], kind) or draft
 
 
 def faces(run: Run, label: str) -> None:

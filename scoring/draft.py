@@ -18,7 +18,7 @@ from scoring.hand import Hand, HandError, Meld, Situation, Table
 from scoring.melds import KongOrigin, MeldKind
 from scoring.notation import format_compact, parse_hand
 from scoring.ruleset import Ruleset
-from scoring.tiles import FLOWERS, is_flower
+from scoring.tiles import FLOWERS, is_flower, is_honour, rank, suit
 from scoring.validate import HAND_SIZE, check_hand
 
 # The most tiles a hand shows: 16 held, the winning tile, one more for each of its kongs (a meld is 3 of the
@@ -174,6 +174,34 @@ def add_meld(draft: Draft, kind: MeldKind | str) -> Draft:
 
 def remove_meld(draft: Draft, m: int) -> Draft:
     return replace(draft, melds=draft.melds[:m] + draft.melds[m + 1:])
+
+
+def meld_codes(code: str, kind: MeldKind) -> tuple[str, ...] | None:
+    """The codes of the meld of `kind` that `code` makes: a chi's from `code` up (its lowest tile), three or four of
+    `code` otherwise; None where there is none (a chi from an honour, or from an 8 or a 9)."""
+    if kind is not MeldKind.CHI:
+        return (code,) * kind.size
+    if is_honour(code) or is_flower(code) or rank(code) > 7:
+        return None
+    return tuple(f"{rank(code) + k}{suit(code)}" for k in range(3))
+
+
+def meld_from_concealed(draft: Draft, index: int, kind: MeldKind | str) -> Draft | None:
+    """Concealed tile `index` and the concealed tiles it needs taken out as a meld of `kind` (a chi: `index` its
+    lowest tile), boxes kept: a meld pushed against the row that the reader read into it, in one tap once a tile of
+    it is selected. None where the concealed tiles do not hold it."""
+    kind, code = MeldKind(kind), draft.concealed[index].code
+    codes = None if code is None else meld_codes(code, kind)
+    if codes is None:
+        return None
+    taken = [index]
+    for wanted in codes[1:]:
+        k = next((k for k, s in enumerate(draft.concealed) if k not in taken and s.code == wanted), None)
+        if k is None:
+            return None
+        taken.append(k)
+    melds = draft.melds + (MeldDraft(kind, tuple(draft.concealed[k] for k in taken)),)
+    return replace(draft, concealed=tuple(s for k, s in enumerate(draft.concealed) if k not in taken), melds=melds)
 
 
 def meld_to_concealed(draft: Draft, m: int) -> Draft:

@@ -195,6 +195,20 @@ def test_a_pon_that_is_three_alike_in_the_hand_goes_back_in_one_tap(app):
     assert not any(b.label == "副露 1 放回手牌" for b in at.button)
 
 
+def test_a_pon_read_into_the_row_comes_out_in_two_taps(app):
+    """A pon pushed against the row, read as concealed tiles: tap one of them, then 拿出來當碰. An honour offers
+    no chi."""
+    at = ok(app(NoModel))
+    ok(box(at, "text").set_value("123456m 789p 2345s 777z 和5s 花1f").run())
+    v = at.session_state["hand"].version
+    ok(at.pills(key=f"tiles-concealed-{v}").set_value(13).run())
+    offered = {b.label for b in at.button if b.label.startswith("拿出來當")}
+    assert offered == {"拿出來當碰"}  # three 中: no 槓, and no 吃 of an honour
+    ok(next(b for b in at.button if b.label == "拿出來當碰").click().run())
+    assert to_hand(at.session_state["hand"].draft, HAND.situation) == HAND
+    assert total_shown(at) == expected_total(HAND)
+
+
 def save_button(at):
     return next(b for b in at.button if b.label == "把這張照片加入我的資料集")
 

@@ -24,6 +24,7 @@ from scoring.draft import (
     add_tile,
     from_hand,
     from_text,
+    meld_from_concealed,
     meld_to_concealed,
     remove_tile,
     replace_tile,
@@ -169,6 +170,11 @@ def test_edits():
     assert len(set_meld_kind(draft, 0, "chi").melds[0].tiles) == 3
     built = add_tile(add_tile(add_tile(add_meld(draft, "chi"), "meld:1", "1p"), "meld:1", "2p"), "meld:1", "3p")
     assert built.melds[1] == MeldDraft("chi", (Slot("1p"), Slot("2p"), Slot("3p")))
+    assert meld_from_concealed(draft, 0, "chi").melds[-1] == MeldDraft("chi", draft.concealed[:3])  # 1m up
+    assert meld_from_concealed(draft, 7, "chi") is None and meld_from_concealed(draft, 11, "chi") is None  # 8p; no 6s
+    assert meld_from_concealed(draft, 0, "pon") is None
+    taken = meld_from_concealed(draft, 1, "chi")
+    assert sorted(s.code for s in taken.all_slots()) == sorted(s.code for s in draft.all_slots())
     unmelded = meld_to_concealed(built, 0)  # its tiles, boxes and all, join the concealed; the winning tile stays
     assert unmelded.melds == built.melds[1:] and unmelded.win == built.win
     assert unmelded.concealed == built.concealed + built.melds[0].tiles
