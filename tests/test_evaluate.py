@@ -17,6 +17,7 @@ from tests.fake_detections import one_hot
 from tests.shared import needs_shared
 from training.evaluate import (
     MOVE_TAPS,
+    TAKE_OUT_TAPS,
     DetectionCache,
     Judged,
     Tally,
@@ -152,8 +153,10 @@ def test_a_wrong_code_and_a_meld_of_the_wrong_kind_are_not_the_groups_and_kinds_
     misread = judged(HAND_READ + [("loose", [8])], codes=["1m", "2m", "4m", *LABELS[3:]])
     assert (misread.taps, misread.groups_exact) == (1, False)
     as_concealed = judged([("concealed", [0, 1, 2, 3, 5, 6, 7, 4]), ("loose", [8])])  # the pon taken as concealed
-    assert (as_concealed.taps, as_concealed.groups_exact) == (1 + 3 * MOVE_TAPS, False)  # ＋碰, its 3 tiles moved
+    assert (as_concealed.taps, as_concealed.groups_exact) == (TAKE_OUT_TAPS, False)  # a 7p, then 拿出來當碰
     assert as_concealed.causes["melds"] == as_concealed.taps  # every tile right, its kind not
+    split = judged([("concealed", [0, 1, 2, 3, 5, 4]), ("unknown", [6, 7]), ("loose", [8])])  # one 7p in the row
+    assert split.causes["melds"] == 1 + 3 * MOVE_TAPS  # ＋碰, its three tiles moved in
 
 
 def test_a_meld_of_the_wrong_kind_is_a_tap_and_a_meld_that_is_none_is_put_back_in_one():
@@ -227,7 +230,7 @@ def test_a_readings_tai_are_scored_in_the_scenes_situation_and_exact_only_where_
     hand = whole_judged([("concealed", list(range(14))), ("pon", [14, 15, 16])])
     assert (hand.taps, hand.groups_exact, hand.tai_exact) == (0, True, True)
     concealed = whole_judged([("concealed", [*range(13), 14, 15, 16, 13])])
-    assert (concealed.taps, concealed.tai_exact) == (1 + 3 * MOVE_TAPS, False)  # the pon made, its tiles moved
+    assert (concealed.taps, concealed.tai_exact) == (TAKE_OUT_TAPS, False)  # a tile of the pon, then 拿出來當碰
     north = whole_judged([("concealed", list(range(14))), ("pon", [14, 15, 16])], codes=[*WHOLE[:9], *["4z"] * 3,
                                                                                           *WHOLE[12:]])
     assert (north.taps, north.tai_exact) == (3, False)

@@ -375,6 +375,7 @@ TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or sup
 # A hand tile that is a meld's moved out of the concealed row: its face tapped into the meld, then selected in the row
 # and deleted there.
 MOVE_TAPS = 3
+TAKE_OUT_TAPS = 2  # a meld read whole into the concealed row: a tile of it selected, then 拿出來當碰 (or 吃, 槓)
 
 
 def win_taps(reading: PhotoReading, labelled: dict[int, str], truth: Hand, unfilled: Counter) -> int:
@@ -404,9 +405,10 @@ def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]]) -
     """The taps that make the reading's melds the hand's `melds` (each its kind and its tiles' row ids in the
     reading, those found). A meld read holding two or more of one's tiles (all, where it has fewer) is that meld: a
     tap where its kind differs (the meld's kind), and each tile it lacks or holds besides moved in or out
-    (`MOVE_TAPS`). A meld of the hand read as none is made (＋碰 …, a tap) and each of its tiles moved in. Any other
-    meld read is no meld of the hand: a tap puts it back in the row (放回手牌, `scoring.draft.meld_to_concealed`).
-    Tiles missing or supposed cost their taps apart (`added_taps`)."""
+    (`MOVE_TAPS`). A meld of the hand read into the concealed row (its tiles found there, any missing added to it) is
+    taken out in two taps (a tile of it, then 拿出來當碰 …: `scoring.draft.meld_from_concealed`); one read otherwise
+    as no meld is made (＋碰 …, a tap) and each of its tiles found moved in. Any other meld read is no meld of the hand: a tap puts it back in the row
+    (放回手牌, `scoring.draft.meld_to_concealed`). Tiles missing or supposed cost their taps apart (`added_taps`)."""
     best = reading.best
     read = {k: g for k, g in enumerate(best.groups) if g.role == GroupRole.HAND and g.kind.meld is not None}
     taps, matched = 0, set()
@@ -417,6 +419,8 @@ def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]]) -
             matched.add(k)
             besides = [i for i in read[k].members if i not in ids and not best.row(i).supposed]
             taps += (read[k].kind != kind) + MOVE_TAPS * (len(ids) - count + len(besides))
+        elif ids and all(best.groups[best.group_of(i)].kind == GroupKind.CONCEALED for i in ids):
+            taps += TAKE_OUT_TAPS
         else:
             taps += 1 + MOVE_TAPS * len(ids)
     return taps + len(read.keys() - matched)
