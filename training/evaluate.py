@@ -367,9 +367,9 @@ class HandJudgement:
 # tile chosen (設為胡的那張) where the reading's is of another code once its codes are fixed; the face of a concealed
 # kong laid as four backs, which the page asks for (one pick names all four). A box on no labelled tile that the
 # reading set apart costs none: the page greys it and leaves it out of the hand, and on a real photo it is most often
-# a wall or a discard the set leaves unlabelled (`HandJudgement.greyed` counts them). The last two are judged on
-# generated scenes only: a real photo's labels say neither which tile won nor a face-down tile. And the melds
-# (`meld_taps`): a meld of the wrong kind, a meld that is none (放回手牌), a meld read into the row.
+# a wall or a discard the set leaves unlabelled (`HandJudgement.greyed` counts them). The winning tile and the kong
+# are judged on generated scenes only: a real photo's labels say neither which tile won nor a face-down tile. Last,
+# the melds (`meld_taps`): a meld of the wrong kind, a meld that is none (放回手牌), a meld read into the row.
 TAP_CAUSES = ("wrong code", "other tile kept", "box on nothing", "missing or supposed", "winning tile", "kong to name",
               "melds")
 # A hand tile that is a meld's moved out of the concealed row: its face tapped into the meld, then selected in the row
@@ -407,8 +407,9 @@ def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]]) -
     tap where its kind differs (the meld's kind), and each tile it lacks or holds besides moved in or out
     (`MOVE_TAPS`). A meld of the hand read into the concealed row (its tiles found there, any missing added to it) is
     taken out in two taps (a tile of it, then 拿出來當碰 …: `scoring.draft.meld_from_concealed`); one read otherwise
-    as no meld is made (＋碰 …, a tap) and each of its tiles found moved in. Any other meld read is no meld of the hand: a tap puts it back in the row
-    (放回手牌, `scoring.draft.meld_to_concealed`). Tiles missing or supposed cost their taps apart (`added_taps`)."""
+    as no meld is made (＋碰 …, a tap) and each of its tiles found moved in. Any other meld read is no meld of the
+    hand: a tap puts it back in the row (放回手牌, `scoring.draft.meld_to_concealed`). Tiles missing or supposed cost
+    their taps apart (`added_taps`)."""
     best = reading.best
     read = {k: g for k, g in enumerate(best.groups) if g.role == GroupRole.HAND and g.kind.meld is not None}
     taps, matched = 0, set()
