@@ -353,6 +353,15 @@ def test_a_tap_on_one_of_equal_tiles_takes_that_tile(page, app_url):
     settle(page)
     expect(pills.nth(2)).to_have_attribute("aria-checked", "true")
     assert [p.get_attribute("aria-checked") for p in pills.all()].count("true") == 1
+    # the selected 一萬 and the three beside it, taken out as a kong in one tap; no chi (no 二萬, 三萬)
+    for kind in ("碰", "明槓", "暗槓"):
+        expect(page.get_by_role("button", name=f"拿出來當{kind}", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="拿出來當吃", exact=True)).to_have_count(0)
+    screenshot(page, "tile-selected-390.png")
+    page.get_by_role("button", name="拿出來當暗槓", exact=True).click()
+    settle(page)
+    expect(tile_row(page, "手牌").locator("button")).to_have_count(11)
+    expect(page.get_by_text("副露 1（暗槓）").first).to_be_visible()
 
 
 def test_a_broken_upload_gets_a_message_and_keeps_the_hand(page, app_url):
