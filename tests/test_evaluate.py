@@ -171,6 +171,8 @@ def test_a_meld_of_the_wrong_kind_is_a_tap_and_a_meld_that_is_none_is_put_back_i
     assert (put_back.taps, put_back.causes["melds"], put_back.groups_exact) == (1, 1, False)
     with_one_more = judged([("concealed", [0, 1, 2, 4]), ("kong", [3, 5, 6, 7]), ("loose", [8])])
     assert with_one_more.causes["melds"] == 1 + MOVE_TAPS  # its kind, and the 5z moved back to the row
+    wall = judged(HAND_READ + [("pon", [8])])  # the wall's tile read as a meld: deleting it is the one tap
+    assert (wall.taps, wall.causes["other tile kept"], wall.causes["melds"]) == (1, 1, 0)
 
 
 def test_choosing_the_winning_tile_is_a_tap_where_the_reading_won_on_another_code():

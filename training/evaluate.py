@@ -401,15 +401,16 @@ def kongs_to_name(reading: PhotoReading, labelled: dict[int, str]) -> int:
                for m in reading.best.draft.melds)
 
 
-def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]]) -> int:
+def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]], hand: set[int]) -> int:
     """The taps that make the reading's melds the hand's `melds` (each its kind and its tiles' row ids in the
-    reading, those found). A meld read holding two or more of one's tiles (all, where it has fewer) is that meld: a
-    tap where its kind differs (the meld's kind), and each tile it lacks or holds besides moved in or out
-    (`MOVE_TAPS`). A meld of the hand read into the concealed row (its tiles found there, any missing added to it) is
-    taken out in two taps (a tile of it, then 拿出來當碰 …: `scoring.draft.meld_from_concealed`); one read otherwise
-    as no meld is made (＋碰 …, a tap) and each of its tiles found moved in. Any other meld read is no meld of the
-    hand: a tap puts it back in the row (放回手牌, `scoring.draft.meld_to_concealed`). Tiles missing or supposed cost
-    their taps apart (`added_taps`)."""
+    reading, those found; `hand`: the row ids of every hand tile found). A meld read holding two or more of one's
+    tiles (all, where it has fewer) is that meld: a tap where its kind differs (the meld's kind), and each hand tile
+    it lacks or holds besides moved in or out (`MOVE_TAPS`; a tile that is not the hand's costs its own tap). A meld
+    of the hand read into the concealed row (its tiles found there, any missing added to it) is taken out in two taps
+    (a tile of it, then 拿出來當碰 …: `scoring.draft.meld_from_concealed`); one read otherwise as no meld is made
+    (＋碰 …, a tap) and each of its tiles found moved in. Any other meld read that holds a hand tile is no meld of the
+    hand: a tap puts it back in the row (放回手牌, `scoring.draft.meld_to_concealed`). Tiles missing, supposed or not
+    the hand's cost their taps apart (`added_taps`, `judge_hand`)."""
     best = reading.best
     read = {k: g for k, g in enumerate(best.groups) if g.role == GroupRole.HAND and g.kind.meld is not None}
     taps, matched = 0, set()
@@ -418,13 +419,13 @@ def meld_taps(reading: PhotoReading, melds: list[tuple[GroupKind, list[int]]]) -
         if held and held[0][1] >= min(2, len(ids)):
             (k, count), = held
             matched.add(k)
-            besides = [i for i in read[k].members if i not in ids and not best.row(i).supposed]
+            besides = [i for i in read[k].members if i not in ids and i in hand]
             taps += (read[k].kind != kind) + MOVE_TAPS * (len(ids) - count + len(besides))
         elif ids and all(best.groups[best.group_of(i)].kind == GroupKind.CONCEALED for i in ids):
             taps += TAKE_OUT_TAPS
         else:
             taps += 1 + MOVE_TAPS * len(ids)
-    return taps + len(read.keys() - matched)
+    return taps + sum(bool(hand.intersection(read[k].members)) for k in read.keys() - matched)
 
 
 def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[str],
@@ -463,16 +464,16 @@ def judge_hand(reading: PhotoReading, pairs: dict[int, int], label_codes: list[s
     extra_apart = sum(row.id in apart and k not in by_detection for k, row in enumerate(reading.best.shown))
     supposed = [row.code for row in reading.best.supposed]
     said = truth is None and label_boxes is not None and labels_say_hand(label_codes, label_boxes)
+    shown = reading.best.shown
+    labelled = {shown[p].id: label_codes[t] for t, p in pairs.items() if t in hand and kept[p]}
     if truth is not None and truth.hand is not None:
-        shown = reading.best.shown
-        labelled = {shown[p].id: label_codes[t] for t, p in pairs.items() if t in hand and kept[p]}
         unfilled = Counter(missing) - Counter(supposed)
         melds = [(g.kind, [shown[pairs[r]].id for r in g.label_rows if r in pairs and kept[pairs[r]]])
                  for g in hand_groups if g.kind.meld is not None]
         named = (win_taps(reading, labelled, truth.hand, unfilled), kongs_to_name(reading, labelled),
-                 meld_taps(reading, melds))
+                 meld_taps(reading, melds, set(labelled)))
     else:
-        named = (0, 0, meld_taps(reading, []) if said else 0)  # a hand its labels say is all concealed
+        named = (0, 0, meld_taps(reading, [], set(labelled)) if said else 0)  # a hand its labels say is all concealed
     causes = dict(zip(TAP_CAUSES, (wrong, loose_kept, extra - loose_kept - extra_apart,
                                    added_taps(supposed, missing, hidden), *named), strict=True))
     taps = sum(causes.values())
