@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from datasets.check import check
 from scoring.draft import (
     HAND_MOST,
+    MELD_SIZE,
     TYPED_MOST,
     Draft,
     MeldDraft,
@@ -24,6 +25,7 @@ from scoring.draft import (
     add_tile,
     from_hand,
     from_text,
+    meld_codes,
     meld_from_concealed,
     meld_to_concealed,
     remove_tile,
@@ -178,6 +180,27 @@ def test_edits():
     unmelded = meld_to_concealed(built, 0)  # its tiles, boxes and all, join the concealed; the winning tile stays
     assert unmelded.melds == built.melds[1:] and unmelded.win == built.win
     assert unmelded.concealed == built.concealed + built.melds[0].tiles
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["1m", "2m", "3m", "7p", "8p", "9p", "5z"]), min_size=1, max_size=16),
+       st.data(), st.sampled_from(list(MELD_SIZE)))
+def test_a_meld_taken_out_of_the_row_and_put_back_keeps_every_tile(codes, data, kind):
+    """拿出來當… takes the selected tile and the tiles its meld needs, each tile with its box, or nothing where the
+    row does not hold them; 放回手牌 gives them all back."""
+    draft = Draft(concealed=tuple(Slot(c, k) for k, c in enumerate(codes)), win=Slot("5z", 99))
+    index = data.draw(st.integers(0, len(codes) - 1))
+    out = meld_from_concealed(draft, index, kind)
+    wanted = meld_codes(codes[index], kind)
+    if out is None:
+        assert wanted is None or any(codes.count(c) < wanted.count(c) for c in wanted)
+        return
+    meld = out.melds[-1]
+    assert meld.kind == kind and sorted(s.code for s in meld.tiles) == sorted(wanted)
+    assert draft.concealed[index] in meld.tiles
+    assert sorted(map(repr, out.all_slots())) == sorted(map(repr, draft.all_slots())) and out.win == draft.win
+    back = meld_to_concealed(out, len(out.melds) - 1)
+    assert sorted(map(repr, back.concealed)) == sorted(map(repr, draft.concealed)) and not back.melds
 
 
 def test_a_concealed_kong_face_down_takes_the_face_the_player_picks():
