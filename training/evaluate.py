@@ -27,7 +27,8 @@ Reports, on each DIR's images:
   it (a wrong code, a missing hand tile, one set apart as loose included, and an extra tile, a wall,
   discard or loose tile kept in the hand included, are one tap each; a tile the reading supposes
   fills a missing one of its code; on a generated scene, choosing the winning tile where the reading's is of another
-  code and naming a concealed kong laid as four backs are one tap each too); groups-and-kinds exact over whole
+  code and naming a concealed kong laid as four backs are one tap each too, and the melds cost the taps that fix
+  them, `meld_taps`); groups-and-kinds exact over whole
   hands (the reading's groups but those set apart, as (kind, codes), equal the scene's, its winning tile among the
   concealed ones, which a photo cannot single out); *台 exact* over the same hands (`tai_exact`: the reading scored as
   the page scores it, in the scene's situation, totals the scene's 台); tiles not of the hand kept in it
