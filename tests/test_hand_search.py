@@ -207,6 +207,23 @@ def test_a_concealed_kong_pushed_against_the_row_is_cut_off_as_a_kong():
     assert kong.members == (0, 1, 2, 3)
 
 
+def test_a_concealed_kong_whose_backs_read_as_white_dragons_is_a_concealed_kong():
+    """As on a generated evening's photo (`@406` seed 11012 hand 2, 1536 px): a set whose backs are as plain as its
+    白板, a concealed kong of 東 laid back, face, face, back, its backs read 白 (0.58, back 0.22). 白 東 東 白 is no
+    set, and the backs were not candidates, so the hand was lost. The kong's ends may be backs."""
+    hand = replace(HAND, melds=(Meld("ankong", ("1z",) * 4),))
+    dets, codes = laid_out(hand)
+    ends = [i for i, c in enumerate(codes) if c == "back"]
+    assert len(ends) == 2
+    scores = dets.scores.copy()
+    scores[ends] = 0.002
+    scores[ends, CLASS_INDEX["7z"]], scores[ends, CLASS_INDEX["back"]] = 0.58, 0.22
+    reading = read_detections(Detections(dets.boxes, scores))
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
+    kong = next(g for g in reading.best.groups if g.kind == "ankong")
+    assert [reading.best.row(i).code for i in kong.members] == ["back", "1z", "1z", "back"]
+
+
 def test_a_row_holed_by_a_missed_tile_keeps_the_set_that_touches_its_end():
     """As on a generated evening's photo (`@406` seed 2005 hand 3, 1536 px): a tile missed inside the concealed row
     cuts it in two, 5m 5m 5m 5p | 7p … 2z 2z 西 西 西. The part after the hole makes no sets but for the 西 pon at its

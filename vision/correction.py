@@ -33,11 +33,16 @@ from vision.settings import READER_DEFAULT, ReaderSettings
 FACES = tuple(c for c in TILE_CODES if c not in FLOWERS)
 
 
-def _allowed(group: TileGroup, raw: str, hidden: bool) -> tuple[str, ...]:
+def _allowed(group: TileGroup, at: int, raw: str, hidden: bool) -> tuple[str, ...]:
+    """The codes the `at`-th tile of `group` may read as (`raw` its top class)."""
     if group.kind == GroupKind.FLOWERS:
         return FLOWERS
     if group.kind == GroupKind.ANKONG and raw == BACK and not hidden:
         return (BACK,)
+    # four tiles laid as no meld may be a concealed kong whose end backs the models took for a face (a set whose
+    # backs are as plain as its 白板)
+    if group.kind == GroupKind.UNKNOWN and len(group.members) == 4 and at in (0, 3):
+        return (*FACES, BACK)
     return FACES
 
 
@@ -107,8 +112,8 @@ def legal_readings(dets: Detections, groups: list[TileGroup], rules: Ruleset,
 
     def options(g: TileGroup) -> list[list[tuple[float, str]]]:
         out = []
-        for i in g.members:
-            allowed = _allowed(g, raw[i], i in hidden)
+        for at, i in enumerate(g.members):
+            allowed = _allowed(g, at, raw[i], i in hidden)
             s = np.array([dets.scores[i, CLASS_INDEX[c]] for c in allowed], np.float64) + 1e-6
             p = s / s.sum()
             # every flower is a candidate: a hand holds each once, so one read twice takes another
