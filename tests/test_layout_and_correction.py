@@ -195,6 +195,28 @@ def test_no_close_legal_reading_returns_the_raw_reading_with_a_warning():
     assert "no-legal-hand" in [w.code for w in reading.warnings]
 
 
+@pytest.mark.parametrize("apart", [2, 4])
+def test_with_no_legal_hand_tiles_that_make_no_set_are_shown_in_the_concealed_row(apart):
+    """A concealed row cut in two by a gap, its first two or four tiles (1m 2m, 1m 2m 3m 4p: no set) apart, and two
+    tiles read surely wrong, so no legal hand is close. Shown as a group of their own, they would need putting back
+    into 手牌 besides the codes fixed; they are shown in the concealed row, in their place (no word of a stray
+    group), and the pon and the flowers as they lie."""
+    dets, codes = laid_out(HAND)
+    boxes = dets.boxes.copy()
+    boxes[:apart, [0, 2]] -= 1.5 * TILE_W  # a gap of a tile and a half
+    scores = dets.scores.copy()
+    for i in (5, 8):  # 6p and 9s read surely as 9p
+        scores[i] = 0.0
+        scores[i, CLASS_INDEX["9p"]] = 0.99
+    reading = read_detections(Detections(boxes, scores))
+    assert not reading.legal and reading.warning("no-legal-hand") is not None
+    assert reading.warning("stray-group") is None
+    hand = [g for g in reading.best.groups if g.role == "hand"]
+    assert [g.kind for g in hand] == ["concealed", "pon", "flowers"]
+    assert hand[0].members == tuple(range(14))  # the row in its order, the winning tile set apart last
+    assert [reading.best.row(i).code for i in hand[1].members] == ["3z"] * 3
+
+
 def test_concealed_kong_shown_with_backs():
     hand = Hand(concealed=("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2m"), win="2m",
                 melds=(Meld("ankong", ("6z",) * 4), Meld("chi", ("3s", "4s", "5s"))), situation=Situation())

@@ -34,7 +34,16 @@ from vision.hand_finding import Part, find_parts, flower_tiles, unsure_boxes
 from vision.layout import group_rows
 from vision.notices import Notice
 from vision.photo import Photo, level_transform, turned_level
-from vision.search import Candidate, HandLayout, Layouts, a_set_laid_out, likely_hand, photo_group, search
+from vision.search import (
+    Candidate,
+    HandLayout,
+    Layouts,
+    a_set_laid_out,
+    likely_hand,
+    merged_into_row,
+    photo_group,
+    search,
+)
 from vision.settings import READER_DEFAULT, ReaderSettings
 from vision.stages import LAYOUT, stage, timing
 
@@ -329,17 +338,24 @@ def _no_legal_hand(dets: Detections, tiles: _Tiles, order: tuple[int, ...], part
     raw = tiles.raw
     ms = likely_hand(parts, order, settings)
     hl = layouts.of(ms.members) if ms.members else None
-    hand, apart = [photo_group(g) for g in hl.groups] if hl else [], ms.apart
+    laid, laid_warnings, problem = [], [], Notice.of("no-hand-like-tiles")
+    if hl:
+        # what makes no set is shown in the concealed row, where the player fixes codes: a group of its own would
+        # be put back as well
+        merged = merged_into_row(hl.groups, hl.runs)
+        laid = merged or hl.groups
+        laid_warnings = [w for w in hl.warnings if not (merged and w.code == "stray-group")]
+        problem = count_problem(laid) or Notice.of("no-close-codes")
+    hand, apart = [photo_group(g) for g in laid], ms.apart
     groups = tuple(hand) + tuple(TileGroup(GroupKind.UNKNOWN, part.members, GroupRole.APART) for part in apart)
     # the flowers shown each once even so (a flower read twice is a misread)
     flowers = {i: c for g in hand if g.kind == GroupKind.FLOWERS
                for i, c in as_distinct_flowers(dets, g.members).items()}
-    problem = (count_problem(hl.groups) if hl else Notice.of("no-hand-like-tiles")) or Notice.of("no-close-codes")
     why = [""] * len(raw)
     for part in apart:
         for i in part.members:
             why[i] = part.why
-    warnings = (hl.warnings if hl else []) + [Notice.of("no-legal-hand", reason=problem)]
+    warnings = laid_warnings + [Notice.of("no-legal-hand", reason=problem)]
     codes = [flowers.get(i, c) for i, c in enumerate(raw)]
     why = [("each flower once" if i in flowers and codes[i] != raw[i] else w) for i, w in enumerate(why)]
     return PhotoReading(Proposal(tiles.shown(order, codes, why), groups), False, 0.0, tuple(warnings))
