@@ -234,6 +234,15 @@ def drawn(page) -> None:
         " && !document.querySelector('[data-stale=true]'); }", timeout=SLOW)
 
 
+def unfold(page, label: str) -> None:
+    """The expander whose label has `label` opened, where it is folded."""
+    drawn(page)
+    summary = page.locator("[data-testid=stExpander] summary").filter(has_text=label)
+    if not summary.evaluate("s => s.parentElement.open"):
+        summary.click()
+        settle(page)
+
+
 # One snapshot of the table whose header has a column named `column`: its header and rows, cell by cell, or null
 # while a run is under way (another phone's line seen, or a fragment's rerun) or the table is not there once.
 TABLE_NOW = """column => {

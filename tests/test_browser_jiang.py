@@ -43,7 +43,7 @@ from scoring.hand import Hand
 from scoring.payout import Deal, Result, judge, judge_false_win, seat_hand
 from scoring.seats import SEATS, Seat, Wind
 from tests.example_hands import HAND, TYPED
-from tests.test_browser import drawn, screenshot, type_hand
+from tests.test_browser import screenshot, type_hand, unfold
 from tests.test_browser_evening import PLAIN, PLAIN_TYPED, Phone, paying
 from tests.test_browser_evening import evening as evening_fixture
 from tests.test_browser_script import PAGE_WORDS, latin_words
@@ -206,18 +206,9 @@ def page_money(phone: Phone) -> dict[str, int]:
     return {_name(r["玩家"]): int(r["合計"]) for r in phone.table("合計")}
 
 
-def unfold(phone: Phone, label: str) -> None:
-    """The expander whose label has `label` opened, where it is folded."""
-    drawn(phone.page)
-    summary = phone.page.locator("[data-testid=stExpander] summary").filter(has_text=label)
-    if not summary.evaluate("s => s.parentElement.open"):
-        summary.click()
-        phone.settle()
-
-
 def history_panel(phone: Phone) -> None:
     """Every player's figures, the history's downloads and 結束這一晚."""
-    unfold(phone, "匯出、結束這一晚")
+    unfold(phone.page, "匯出、結束這一晚")
 
 
 def downloaded(phone: Phone, button: str) -> str:
@@ -364,7 +355,7 @@ def pick_in(phone: Phone, where, label: str, option: str) -> None:
 
 
 def table_settings(phone: Phone) -> None:
-    unfold(phone, "邀請同桌的手機、牌桌設定")
+    unfold(phone.page, "邀請同桌的手機、牌桌設定")
 
 
 def set_names_and_rules(phone: Phone, book: Book) -> None:
@@ -401,7 +392,7 @@ def set_cut(phone: Phone, book: Book) -> None:
 def seat_players(phone: Phone, book: Book, seating: tuple[int, int, int, int], first_dealer: Seat) -> None:
     """The seats given seat by seat and 起莊, on the seating form (folded before a 將's first hand)."""
     if phone.page.locator("[data-testid=stExpander] summary").filter(has_text="排座位（抓位）").count():
-        unfold(phone, "排座位（抓位）")
+        unfold(phone.page, "排座位（抓位）")
     seats = form(phone, "照這樣坐")
     for seat, who in zip(SEATS, seating, strict=True):
         pick_in(phone, seats, seat.zh, book.names[who])

@@ -15,7 +15,7 @@ from ledger import Ledger
 from tests.example_hands import HAND
 from tests.fake_detections import laid_out
 from tests.test_app_script import traditional_in
-from tests.test_browser import ROOT, SLOW, screenshot, upload
+from tests.test_browser import ROOT, SLOW, drawn, screenshot, settle, unfold, upload
 from tests.test_browser_script import PAGE_WORDS, SMALLEST, TARGETS, latin_words
 from vision.detector import TileDetector
 from vision.memory import TableMemory
@@ -31,25 +31,28 @@ FLOWERED = ROOT / "tests" / "data" / "samples" / "unseen-style-000005.jpg"
 
 
 
-def settled(page) -> None:
-    """Until the run a tap started is over (the tap reaches the server a moment after the click)."""
-    page.wait_for_timeout(500)
-    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
+def to_teach_page(page) -> None:
+    """From a table's page just opened to the teach page: the settings unfolded, then 教认这一桌的牌. Each tap waits for
+    the run before it to be over: a tap on an element a run is about to replace is lost."""
+    unfold(page, "邀请同桌的手机")
+    button = page.get_by_role("button", name="教认这一桌的牌（照片常读错时）")
+    expect(button).to_be_visible(timeout=SLOW)
+    drawn(page)
+    button.click()
+    expect(page.get_by_role("heading", name="教认这一桌的牌")).to_be_visible(timeout=SLOW)
 
 
 def test_a_set_is_taught_with_taps_that_fit_a_finger(page, ledger_url):
     url, db = ledger_url
     page.goto(f"{url}?table=0701&script=simplified")
-    page.locator("[data-testid=stExpander] summary").filter(has_text="邀请同桌的手机").click()
-    page.get_by_role("button", name="教认这一桌的牌（照片常读错时）").click()
-    expect(page.get_by_role("heading", name="教认这一桌的牌")).to_be_visible(timeout=SLOW)
+    to_teach_page(page)
     expect(page.get_by_text("这一桌还没有记住任何牌。")).to_be_visible()
-    settled(page)
+    settle(page)
     upload(page, "花牌.jpg", FLOWERED.read_bytes())  # a table and a photo of the player's naming
     expect(page.get_by_text("找到 21 张牌", exact=False)).to_be_visible(timeout=SLOW)
     page.get_by_role("radio", name=re.compile(r"^1 ")).click()  # a pill
     expect(page.get_by_text("第 1 张是：")).to_be_visible(timeout=SLOW)
-    settled(page)
+    settle(page)
 
     shown = page.evaluate(PAGE_WORDS)
     english = {text: sorted(latin_words(text)) for text in shown if latin_words(text)}
@@ -62,7 +65,7 @@ def test_a_set_is_taught_with_taps_that_fit_a_finger(page, ledger_url):
 
     page.get_by_role("radio", name="梅", exact=True).click()
     expect(page.get_by_role("radio", name="1 梅", exact=True)).to_be_visible(timeout=SLOW)
-    settled(page)
+    settle(page)
     page.get_by_role("button", name="记住这 21 张牌").click()
     expect(page.get_by_text("记住了 21 张牌：梅、", exact=False)).to_be_visible(timeout=SLOW)
     assert "1f" in TableMemory.from_bytes(Ledger(db).memory("0701").data).counts()
@@ -74,13 +77,11 @@ def test_a_row_photographed_askew_is_shown_level_to_name(page, ledger_url):
     boxed and numbered along the row (see the screenshot). Screenshot: test-artifacts/browser-teach-askew-390.png."""
     url, _ = ledger_url
     page.goto(f"{url}?table=0702&script=simplified")
-    page.locator("[data-testid=stExpander] summary").filter(has_text="邀请同桌的手机").click()
-    page.get_by_role("button", name="教认这一桌的牌（照片常读错时）").click()
-    expect(page.get_by_role("heading", name="教认这一桌的牌")).to_be_visible(timeout=SLOW)
-    settled(page)
+    to_teach_page(page)
+    settle(page)
     upload(page, "一排.jpg", (ROOT / "tests" / "data" / "askew" / "row-at-37-degrees.jpg").read_bytes())
     expect(page.get_by_text(re.compile(r"找到 2[01] 张牌"))).to_be_visible(timeout=SLOW)
-    settled(page)
+    settle(page)
     screenshot(page, "browser-teach-askew-390.png")
     assert page.get_by_test_id("stException").count() == 0
 
@@ -92,7 +93,7 @@ def test_a_lesson_given_on_another_phone_is_seen_without_a_tap(page, ledger_url)
     page.goto(f"{url}?table=0703&script=simplified")
     ask = page.get_by_text("这副牌还没教过", exact=False)
     expect(ask).to_be_visible(timeout=SLOW)
-    settled(page)
+    settle(page)
     classifier = TileDetector().classifier  # what the other phone teaches: one flower of a committed sample
     memory = TableMemory.for_classifier(classifier)
     memory.teach(classifier, load_photo(FLOWERED.read_bytes()), laid_out(HAND)[0].boxes[:1], ["1f"])
