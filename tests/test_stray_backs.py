@@ -3,6 +3,8 @@ seen through the gap between two melds, or a strip at the photo's edge, for a ba
 a kong laid face down, so the reader also tries the hand with such a back set apart, beside the hand that keeps
 it (a tile lying face down, whose face the reader supposes)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -54,6 +56,36 @@ def test_two_kongs_laid_touching_with_one_back_more_set_the_least_sure_back_betw
     assert stray_backs(*one_group(codes), conf) == frozenset({4})
     assert stray_backs(*one_group(codes)) in {frozenset({3}), frozenset({4}), frozenset({5})}  # kongs whole
     assert stray_backs(*one_group(["back", "9p", "9p", "back", "back", "3p", "3p", "back"])) == frozenset()
+
+
+@pytest.mark.parametrize(("codes", "stray"), [
+    # as on generated evenings' photos (`@406` seed 7000 hand 8, `@600` seed 8006 hand 7, 1536 px): a pon, a kong
+    # face down and the concealed row touching, the table between the kong and the row boxed as a back (0.41)
+    (["2m", "2m", "2m", "back", "back", "back", "back", "back", "4p", "4p", "5p"], {7}),
+    # two kongs, each a back at either end, and the table between them, in the row
+    (["back", "1m", "1m", "back", "back", "back", "7z", "7z", "back", "2p", "2s", "3s"], {4}),
+    (["back", "back", "back", "back", "back", "1m", "1m", "back", "2p", "2s"], set()),  # two kongs whole
+    (["2m", "3m", "back", "back", "back", "4p", "5p"], set()),  # a kong with a back missed: no back makes it whole
+])
+def test_a_back_in_the_row_without_which_its_backs_lie_in_whole_kongs_is_set_apart(codes, stray):
+    conf = np.full(len(codes), 0.9)
+    conf[sorted(stray)] = 0.4
+    assert stray_backs(*one_group(codes), conf) == frozenset(stray)
+
+
+def test_the_table_between_a_kong_and_the_row_boxed_as_a_back_leaves_a_legal_hand():
+    """A concealed kong laid back, face, face, back a little apart from the row's start, the table between them
+    boxed as a narrow back the detector doubts (0.4): with it, the row holds three backs and no legal hand."""
+    hand = replace(HAND, melds=(Meld("ankong", ("9p",) * 4),))
+    dets, _ = laid_out(hand, melds_beside=0.6, win_apart=False)
+    scores = dets.scores.copy()
+    scores[[0, 3]] = one_hot(["back"] * 2)
+    x = float(dets.boxes[3, 2])
+    y1, y2 = float(dets.boxes[3, 1]), float(dets.boxes[3, 3])
+    between = Detections(np.array([[x, y1, x + 0.6 * TILE_W, y2]], np.float32), one_hot(["back"], top=0.4))
+    reading = read_detections(Detections.concat([Detections(dets.boxes, scores), between]))
+    assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
+    assert reading.best.apart == (len(dets),)
 
 
 def test_a_layout_without_some_tiles_keeps_its_other_groups_and_rows():

@@ -57,7 +57,9 @@ def stray_backs(layout: Layout, codes: Codes, conf: Mapping[int, float] | None =
     through a gap between melds, or the strip at a photo's edge, that the detector took for a back; and where a
     group holding backs makes no sets, a back without which it does (two kongs laid face down, touching, and the
     table between them): of several such, the least sure (`conf`, the detections' confidences by id), of those as
-    sure the later along the group."""
+    sure the later along the group. In a group that is no sets (the concealed row, a kong pushed against it), a back
+    without which its backs lie in whole kongs, where with it they do not (`kongs_hold_backs`): the table seen
+    between a kong and the row, chosen as before."""
     stray = set()
     for g in layout.groups:
         plain = [i for i in g if not is_flower(codes[i])]
@@ -74,8 +76,27 @@ def stray_backs(layout: Layout, codes: Codes, conf: Mapping[int, float] | None =
             fits = [(sum(shown_kong([codes[i] for i in g.members]) for g in sets),
                      -float(conf[plain[k]]) if conf is not None else 0.0, k) for k, sets in left.items()
                     if sets is not None]
+            if not fits and not kongs_hold_backs([codes[i] for i in plain]):
+                fits = [(0, -float(conf[plain[k]]) if conf is not None else 0.0, k) for k in backs
+                        if kongs_hold_backs([codes[i] for i in plain[:k] + plain[k + 1:]])]
             stray.update([plain[max(fits)[2]]] if fits else [])
     return frozenset(stray)
+
+
+def kongs_hold_backs(codes: list[str]) -> bool:
+    """Whether every back among `codes` (a run of touching tiles) lies in a concealed kong laid whole: four backs,
+    or a back, two faces and a back. Either starts at a back, so the first back not yet held starts one."""
+    at = 0
+    while at < len(codes):
+        if codes[at] != BACK:
+            at += 1
+            continue
+        kong = codes[at:at + 4]
+        face_down = kong == [BACK] * 4
+        if not face_down and not (shown_kong(kong) and BACK not in kong[1:3]):
+            return False
+        at += 4
+    return True
 
 
 def sets_of(members: tuple[int, ...], codes: Codes) -> list[TileGroup] | None:
