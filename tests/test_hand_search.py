@@ -205,6 +205,8 @@ def test_a_concealed_kong_pushed_against_the_row_is_cut_off_as_a_kong():
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), hand), reading.warnings
     kong = next(g for g in reading.best.groups if g.kind == "ankong")
     assert kong.members == (0, 1, 2, 3)
+    # the layout's one row of 18 tiles has no concealed hand's count; the hand read has, and says nothing of it
+    assert [w.code for w in reading.warnings] == ["win-not-apart"]
 
 
 def test_a_concealed_kong_whose_backs_read_as_white_dragons_is_a_concealed_kong():

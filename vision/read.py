@@ -51,6 +51,11 @@ if TYPE_CHECKING:  # the memory is the detector's to use (`vision.detector.TileD
     from vision.memory import TableMemory
 
 
+# What the layout says of its own groups' tile counts and sets: a legal hand the search found grouped them otherwise
+# (a meld cut off the row, strays joined to it), so these are no word on it.
+_LAYOUT_COUNTS = frozenset({"shown-not-set", "concealed-count-off", "no-concealed-group", "stray-group"})
+
+
 @dataclass(frozen=True)
 class Row:
     """One tile of a reading: a detection of the photo, or a tile the hand supposes the photo does not show."""
@@ -271,7 +276,7 @@ def read_detections(dets: Detections, rules: Ruleset | None = None,
         proposal = tiles.proposal(order, best, parts)
         runner_ups = tuple(replace(tiles.proposal(order, c, parts), probability=math.exp(best.cost - c.cost),
                                    differs=_differs(c, best, tiles.raw, order)) for c in found[1:])
-        warnings = [w for w in laid_out.warnings if w.code != "shown-not-set"]
+        warnings = [w for w in laid_out.warnings if w.code not in _LAYOUT_COUNTS]
         for k, row in enumerate(proposal.shown):
             if row.code != row.raw_code:
                 warnings.append(Notice.of("tile-corrected", number=k + 1, before=row.raw_code, after=row.code))
