@@ -74,3 +74,34 @@ def test_a_pon_set_apart_at_the_rows_end_stays_a_pon(apart):
     reading = read_detections(in_perspective(codes, gaps.tolist(), nearer=0.08))
     assert [g.kind for g in reading.best.groups] == ["concealed", "pon"]
     assert reading_hand(reading) is not None and same_hand(reading_hand(reading), PON_HAND)
+
+
+def without_tile(dets: Detections, missed: int) -> Detections:
+    return dets[np.flatnonzero(np.arange(len(dets)) != missed)]
+
+
+@pytest.mark.parametrize("angle", [0.0, 15.0])
+@pytest.mark.parametrize("missed", [3, 6])
+def test_a_row_holed_by_a_missed_tile_keeps_the_sets_before_the_hole(missed, angle):
+    """The detector misses the 4th (7th) tile of a packed row shot at an angle: the three (six) tiles before the
+    hole are a chi (two chis) laid out apart, and were read as exposed, with the tile supposed among the concealed
+    ones (no 門清). The hole is a tile's width, wider than a meld is laid apart: the row is one, the tile supposed
+    in the hole."""
+    reading = read_detections(without_tile(in_perspective(ROW, packed(0), angle=angle), missed))
+    assert [g.kind for g in reading.best.groups] == ["concealed"], reading.warnings
+    [row] = reading.best.supposed
+    assert reading.best.groups[0].members.index(row.id) == missed
+    shown = [reading.best.row(i).code for i in reading.best.groups[0].members if i != row.id]
+    assert shown == [c for k, c in enumerate(ROW) if k != missed]
+
+
+@pytest.mark.parametrize("missed", [5, 12])
+def test_a_pon_set_apart_stays_a_pon_where_a_tile_of_the_row_is_missed(missed):
+    """The pon laid most of a tile apart from the row's start, the detector missing a tile of the row: the gap is
+    no hole (a meld is laid closer than a tile's width), so the pon stays exposed."""
+    codes = ("5z", "5z", "5z", *PON_HAND.concealed, PON_HAND.win)
+    gaps = np.random.default_rng(0).uniform(0.0, 0.08, len(codes) - 1)
+    gaps[2] = 0.8
+    reading = read_detections(without_tile(in_perspective(codes, gaps.tolist(), nearer=0.05), missed))
+    assert [g.kind for g in reading.best.groups] == ["concealed", "pon"], reading.warnings
+    assert len(reading.best.supposed) == 1

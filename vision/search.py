@@ -30,7 +30,7 @@ from vision.classes import CLASS_INDEX, CLASSES
 from vision.correction import FACES, count_problem, kongs_of_backs, legal_readings
 from vision.detections import Detections
 from vision.groups import Codes, TileGroup, classify, group_kind, shown_kong, stray_backs
-from vision.hand_finding import Part, flower_tiles
+from vision.hand_finding import MELD_TILES, Part, flower_tiles
 from vision.layout import Layout, group_rows, straight_line, tiles_that_fit, without
 from vision.notices import Notice
 from vision.settings import READER_DEFAULT, ReaderSettings
@@ -356,6 +356,55 @@ def with_missing_meld_tile(dets: Detections, groups: list[TileGroup], settings: 
     return dets, out, (len(dets) - 1,)
 
 
+def joined_across_a_hole(dets: Detections, groups: list[TileGroup], runs: tuple[tuple[int, ...], ...],
+                         settings: ReaderSettings = READER_DEFAULT
+                         ) -> tuple[Detections, list[TileGroup], tuple[int, ...]] | None:
+    """The concealed row joined to the run of tiles beside its end across a hole, with the tile the detector missed
+    in the hole supposed (any face): a row holed by a missed tile is laid out in two, and a piece of a meld's length
+    reads as a meld ([a hole beside a meld](../docs/decisions/hole-beside-a-meld.md)). A hole: the run's end and
+    the row's, next to each other in the hand's reading order (`runs`, the layout's), level, their centres a step
+    and at least `hole_beside_meld` steps more apart (the steps either side of the hole, as perspective grows them),
+    the row's side of it more tiles than a meld (a stray joined to the row is none). The run holds chis, pons
+    and tiles that make no set only. None where no such run lies at either end of the row (before its winning tile
+    where that is set apart)."""
+    if not groups or groups[0].kind != GroupKind.CONCEALED or len(groups[0].members) < 3:
+        return None
+    row = groups[0]
+    core = row.members[:-1] if row.win_apart else row.members
+    order = [i for run in runs for i in run]
+    at = {i: k for k, i in enumerate(order)}
+    run_of = {i: run for run in runs for i in run}
+    group_of = {i: g for g in groups[1:] for i in g.members}
+    ends = [(order[at[core[0]] - 1], core[0])] if at[core[0]] else []
+    if not row.win_apart and at[core[-1]] + 1 < len(order):
+        ends.append((core[-1], order[at[core[-1]] + 1]))
+    centres, heights = dets.centers, dets.heights
+    for a, b in ends:
+        before = b == core[0]
+        beside = run_of[a] if before else run_of[b]
+        if any(i not in group_of for i in beside):  # the row's own run, or tiles the grouping left out
+            continue
+        joined = {group_of[i] for i in beside}
+        if any(g.kind not in (GroupKind.CHI, GroupKind.PON, GroupKind.UNKNOWN) for g in joined):
+            continue
+        if len(set(run_of[b] if before else run_of[a]) & set(core)) <= MELD_TILES:
+            continue  # the row's side of the hole a stray joined to it, not the row
+        # the step either side of the hole, as perspective grows the steps along the row
+        inside = core[:2] if before else core[-2:]
+        outside = (beside[-2:] if before else beside[:2]) if len(beside) > 1 else inside
+        step = float(np.mean([centre_steps(dets, inside)[0], centre_steps(dets, outside)[0]]))
+        apart = float(centre_steps(dets, (a, b))[0])
+        level = abs(float(centres[a, 1] - centres[b, 1])) < 0.5 * float(min(heights[a], heights[b]))
+        if not level or tiles_that_fit(apart - step, step, settings.hole_beside_meld) != 1:
+            continue
+        shown = _with_missing(dets, row)
+        added = (len(shown) - 1,)
+        members = beside + added + row.members if before else core + added + beside
+        return shown, [TileGroup(GroupKind.CONCEALED, members, win_apart=row.win_apart),
+                       *(g for g in groups[1:] if g not in joined)], added
+    return None
+
+
 def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Layouts,
                   settings: ReaderSettings = READER_DEFAULT) -> list[Candidate] | None:
     """The legal hands one membership makes, each as a candidate over the whole photo's tiles (`dets`: each tile's
@@ -375,6 +424,8 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         groupings = [v for g in (list(hl.groups), merged) if g is not None for v in row_cuts(dets, g, settings)]
         variants = [(cost, v) for cost, g in groupings for v in
                     (with_missing_tile(dets, g), with_missing_meld_tile(dets, g, settings)) if v is not None]
+        variants += [(cost - settings.filled_hole, v) for cost, g in groupings
+                     if (v := joined_across_a_hole(dets, g, hl.runs, settings)) is not None]
         for shape_cost, (shown, groups, added) in variants:
             if count_problem(groups):
                 continue
