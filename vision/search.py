@@ -362,11 +362,11 @@ def joined_across_a_hole(dets: Detections, groups: list[TileGroup], runs: tuple[
     """The concealed row joined to the run of tiles beside its end across a hole, with the tile the detector missed
     in the hole supposed (any face): a row holed by a missed tile is laid out in two, and a piece of a meld's length
     reads as a meld ([a hole beside a meld](../docs/decisions/hole-beside-a-meld.md)). A hole: the run's end and
-    the row's, next to each other in the hand's reading order (`runs`, the layout's), level, their centres a step
-    and at least `hole_beside_meld` steps more apart (the steps either side of the hole, as perspective grows them),
-    the row's side of it more tiles than a meld (a stray joined to the row is none). The run holds chis, pons
-    and tiles that make no set only. None where no such run lies at either end of the row (before its winning tile
-    where that is set apart)."""
+    the row's, next to each other in the hand's reading order (`runs`, the layout's), level, their centres two
+    steps apart give or take `hole_beside_meld` of a step (the steps either side of the hole, as perspective grows
+    them), the row's side of it more tiles than a meld (a stray joined to the row is none). The run holds chis,
+    pons and tiles that make no set only. None where no such run lies at either end of the row (before its winning
+    tile where that is set apart)."""
     if not groups or groups[0].kind != GroupKind.CONCEALED or len(groups[0].members) < 3:
         return None
     row = groups[0]
@@ -395,7 +395,7 @@ def joined_across_a_hole(dets: Detections, groups: list[TileGroup], runs: tuple[
         step = float(np.mean([centre_steps(dets, inside)[0], centre_steps(dets, outside)[0]]))
         apart = float(centre_steps(dets, (a, b))[0])
         level = abs(float(centres[a, 1] - centres[b, 1])) < 0.5 * float(min(heights[a], heights[b]))
-        if not level or tiles_that_fit(apart - step, step, settings.hole_beside_meld) != 1:
+        if not level or abs(apart / step - 2.0) > settings.hole_beside_meld:
             continue
         shown = _with_missing(dets, row)
         added = (len(shown) - 1,)

@@ -79,7 +79,7 @@ class ReaderSettings(Settings):
     max_cut_cost: float = 3.0  # groupings with melds cut off the row dearer than this are not tried
     hole: float = 1.5  # a step with room for a tile: a missed tile as much as a cut, no more evidence than this
     missing_cost: float = 4.0  # a tile the photo does not show: as unlikely as a code read at e^-4
-    hole_beside_meld: float = 0.85  # the row's end this many steps from a meld's or more: a hole [hole-beside-a-meld]
+    hole_beside_meld: float = 0.15  # row and meld ends two steps apart, give or take this: a hole [hole-beside-a-meld]
     filled_hole: float = 1.0  # a tile supposed in that hole costs this less than one no hole shows [hole-beside-a-meld]
     stray_back_cost: float = 1.0  # backs no concealed kong holds, set apart, tried at this cost
     # vision.search: what is shown where no legal hand is found [hand-without-a-legal-reading]
