@@ -95,13 +95,15 @@ def test_a_row_holed_by_a_missed_tile_keeps_the_sets_before_the_hole(missed, ang
     assert shown == [c for k, c in enumerate(ROW) if k != missed]
 
 
-@pytest.mark.parametrize("missed", [5, 12])
-def test_a_pon_set_apart_stays_a_pon_where_a_tile_of_the_row_is_missed(missed):
-    """The pon laid most of a tile apart from the row's start, the detector missing a tile of the row: the gap is
-    no hole (a meld is laid closer than a tile's width), so the pon stays exposed."""
+@pytest.mark.parametrize("apart", [0.8, 1.4])
+@pytest.mark.parametrize("missed", [5, 12, 14])
+def test_a_pon_set_apart_stays_a_pon_where_a_tile_of_the_row_is_missed(missed, apart):
+    """The pon laid most of a tile, or more than one, apart from the row's start, the detector missing a tile of the
+    row: the gap is no hole (a missed tile leaves a tile's width and the gaps beside it), so the pon stays
+    exposed."""
     codes = ("5z", "5z", "5z", *PON_HAND.concealed, PON_HAND.win)
     gaps = np.random.default_rng(0).uniform(0.0, 0.08, len(codes) - 1)
-    gaps[2] = 0.8
+    gaps[2] = apart
     reading = read_detections(without_tile(in_perspective(codes, gaps.tolist(), nearer=0.05), missed))
     assert [g.kind for g in reading.best.groups] == ["concealed", "pon"], reading.warnings
     assert len(reading.best.supposed) == 1
