@@ -72,12 +72,12 @@ def stray_backs(layout: Layout, codes: Codes, conf: Mapping[int, float] | None =
         if len(backs) >= 2 and not stray & set(plain) and sets_of(tuple(plain), codes) is None:
             # concealed kongs laid touching, the table seen between them boxed as one back more: the back without
             # which the group is sets, each kong back, face, face, back where one can be, the least sure of those
+            doubt = [-float(conf[i]) if conf is not None else 0.0 for i in plain]
             left = {k: sets_of(tuple(plain[:k] + plain[k + 1:]), codes) for k in backs}
-            fits = [(sum(shown_kong([codes[i] for i in g.members]) for g in sets),
-                     -float(conf[plain[k]]) if conf is not None else 0.0, k) for k, sets in left.items()
-                    if sets is not None]
+            fits = [(sum(shown_kong([codes[i] for i in g.members]) for g in sets), doubt[k], k)
+                    for k, sets in left.items() if sets is not None]
             if not fits and not kongs_hold_backs([codes[i] for i in plain]):
-                fits = [(0, -float(conf[plain[k]]) if conf is not None else 0.0, k) for k in backs
+                fits = [(0, doubt[k], k) for k in backs
                         if kongs_hold_backs([codes[i] for i in plain[:k] + plain[k + 1:]])]
             stray.update([plain[max(fits)[2]]] if fits else [])
     return frozenset(stray)

@@ -356,24 +356,24 @@ def with_missing_meld_tile(dets: Detections, groups: list[TileGroup], settings: 
     return dets, out, (len(dets) - 1,)
 
 
-def joined_across_a_hole(dets: Detections, groups: list[TileGroup], runs: tuple[tuple[int, ...], ...],
+def joined_across_a_hole(dets: Detections, groups: list[TileGroup], layout: HandLayout,
                          settings: ReaderSettings = READER_DEFAULT
                          ) -> tuple[Detections, list[TileGroup], tuple[int, ...]] | None:
     """The concealed row joined to the run of tiles beside its end across a hole, with the tile the detector missed
     in the hole supposed (any face): a row holed by a missed tile is laid out in two, and a piece of a meld's length
     reads as a meld ([a hole beside a meld](../docs/decisions/hole-beside-a-meld.md)). A hole: the run's end and
-    the row's, next to each other in the hand's reading order (`runs`, the layout's), level, their centres two
-    steps apart give or take `hole_beside_meld` of a step (the steps either side of the hole, as perspective grows
-    them), the row's side of it more tiles than a meld (a stray joined to the row is none). The run holds chis,
+    the row's, next to each other in the hand's reading order (`layout`'s runs), in one row (`row_tolerance`), two
+    steps apart give or take `hole_beside_meld` of a step (the steps either side of the hole, as perspective
+    grows them), the row's side of it more tiles than a meld (a stray joined to the row is none). The run holds chis,
     pons and tiles that make no set only. None where no such run lies at either end of the row (before its winning
     tile where that is set apart)."""
     if not groups or groups[0].kind != GroupKind.CONCEALED or len(groups[0].members) < 3:
         return None
     row = groups[0]
     core = row.members[:-1] if row.win_apart else row.members
-    order = [i for run in runs for i in run]
+    order = layout.order
     at = {i: k for k, i in enumerate(order)}
-    run_of = {i: run for run in runs for i in run}
+    run_of = {i: run for run in layout.runs for i in run}
     group_of = {i: g for g in groups[1:] for i in g.members}
     ends = [(order[at[core[0]] - 1], core[0])] if at[core[0]] else []
     if not row.win_apart and at[core[-1]] + 1 < len(order):
@@ -394,7 +394,7 @@ def joined_across_a_hole(dets: Detections, groups: list[TileGroup], runs: tuple[
         outside = (beside[-2:] if before else beside[:2]) if len(beside) > 1 else inside
         step = float(np.mean([centre_steps(dets, inside)[0], centre_steps(dets, outside)[0]]))
         apart = float(centre_steps(dets, (a, b))[0])
-        level = abs(float(centres[a, 1] - centres[b, 1])) < 0.5 * float(min(heights[a], heights[b]))
+        level = abs(float(centres[a, 1] - centres[b, 1])) < settings.row_tolerance * float(min(heights[a], heights[b]))
         if not level or abs(apart / step - 2.0) > settings.hole_beside_meld:
             continue
         shown = _with_missing(dets, row)
@@ -425,7 +425,7 @@ def hand_readings(dets: Detections, ms: Membership, rules: Ruleset, layouts: Lay
         variants = [(cost, v) for cost, g in groupings for v in
                     (with_missing_tile(dets, g), with_missing_meld_tile(dets, g, settings)) if v is not None]
         variants += [(cost - settings.filled_hole, v) for cost, g in groupings
-                     if (v := joined_across_a_hole(dets, g, hl.runs, settings)) is not None]
+                     if (v := joined_across_a_hole(dets, g, hl, settings)) is not None]
         for shape_cost, (shown, groups, added) in variants:
             if count_problem(groups):
                 continue
